@@ -1,0 +1,168 @@
+import { Readable } from 'node:stream';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome } from './transport.ts';
+
+/**
+ * Where an SMTP session got to. Everything up to `content` ends before the server can hold
+ * the message; `final` is the window after the whole message went out and before the
+ * server's answer, where a lost connection leaves the outcome unknown.
+ */
+export type SmtpStage = 'connect' | 'ehlo' | 'starttls' | 'auth' | 'mail' | 'rcpt' | 'data' | 'content' | 'final';
+
+export type StartTlsPolicy = 'required' | 'opportunistic' | 'off';
+
+export type SmtpSessionOptions = {
+  host: string;
+  port: number;
+  /** Implicit TLS from the first byte (port 465 style). */
+  secure?: boolean;
+  /** STARTTLS on a plain connection; ignored when `secure`. Default opportunistic. */
+  starttls?: StartTlsPolicy;
+  /** Verify the server certificate. Default true. */
+  rejectUnauthorized?: boolean;
+  /** TLS SNI name, when `host` is an IP address picked for a named server. */
+  servername?: string;
+  auth?: { user: string; pass: string } | null;
+  /** Our EHLO hostname. */
+  name: string;
+  connectionTimeoutMs: number;
+  greetingTimeoutMs: number;
+  /** Inactivity limit for every later reply, the final one included. */
+  socketTimeoutMs: number;
+};
+
+export type SmtpSessionResult = { outcome: DeliveryOutcome; stage: SmtpStage };
+
+type SmtpError = Error & { code?: string; responseCode?: number; command?: string };
+
+// Bounds the polite QUIT so a silent server cannot hold the caller after the outcome is known.
+const QUIT_WAIT_MS = 2000;
+
+/** Delivers one message to one recipient over one connection, which is always closed after. */
+export function deliverOverSmtp(
+  o: SmtpSessionOptions,
+  envelope: DeliveryEnvelope,
+  raw: Uint8Array,
+  meta: DeliveryMeta,
+): Promise<SmtpSessionResult> {
+  return new Promise((resolve) => {
+    let stage: SmtpStage = 'connect';
+    let settled = false;
+    const conn = new SMTPConnection({
+      host: o.host,
+      port: o.port,
+      secure: !!o.secure,
+      requireTLS: !o.secure && o.starttls === 'required',
+      opportunisticTLS: o.starttls === undefined || o.starttls === 'opportunistic',
+      ignoreTLS: o.starttls === 'off',
+      servername: o.servername,
+      tls: { rejectUnauthorized: o.rejectUnauthorized ?? true },
+      name: o.name,
+      connectionTimeout: o.connectionTimeoutMs,
+      greetingTimeout: o.greetingTimeoutMs,
+      socketTimeout: o.socketTimeoutMs,
+      socketCloseTimeout: QUIT_WAIT_MS,
+      logger: false,
+    });
+
+    const finish = (outcome: DeliveryOutcome, at: SmtpStage) => {
+      if (settled) return;
+      settled = true;
+      // Deferred: on a socket failure nodemailer emits 'error' first and closes right after.
+      setImmediate(() => closeConnection(conn).then(() => resolve({ outcome, stage: at })));
+    };
+    const fail = (err: SmtpError) => {
+      // A TLS handshake failure surfaces as a plain socket error; `upgrading` tells it apart.
+      const at = conn.upgrading ? 'starttls' : stageOf(err, stage, !!o.secure);
+      finish(outcomeFor(err, at, `${o.host}:${o.port}`), at);
+    };
+
+    // Connection-phase failures arrive only as 'error' events; an unhandled one would throw.
+    conn.on('error', fail);
+    // A close without an error (e.g. between commands) is still a lost connection.
+    conn.on('end', () => fail(Object.assign(new Error('Connection closed'), { code: 'ECONNECTION' })));
+
+    const send = () => {
+      stage = 'mail';
+      const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+      // nodemailer only starts reading the message after the 354 reply to DATA; when the
+      // source has been read to the end, the terminating dot goes out right behind it.
+      const source = new Readable({
+        read() {
+          if (stage === 'content') return;
+          stage = 'content';
+          this.push(body);
+          this.push(null);
+        },
+      });
+      source.once('end', () => {
+        stage = 'final';
+      });
+      conn.send({ from: envelope.from, to: [envelope.to], size: body.length }, source, (err, info) => {
+        if (err) return fail(err as SmtpError);
+        const response = info?.response ?? '';
+        finish({ kind: 'sent', providerMessageId: queueIdOf(response) ?? meta.messageId, response }, 'final');
+      });
+    };
+
+    conn.connect((err) => {
+      if (err) return fail(err as SmtpError);
+      if (!o.auth || !conn.allowsAuth) return send();
+      stage = 'auth';
+      conn.login({ user: o.auth.user, pass: o.auth.pass }, (loginErr) => {
+        if (loginErr) return fail(loginErr as SmtpError);
+        send();
+      });
+    });
+  });
+}
+
+/** The server's queue id from a 250 reply, when it names one (Postfix, Exim and the like). */
+export function queueIdOf(response: string): string | null {
+  const m = /\bqueued as ([A-Za-z0-9][\w.@-]*)/i.exec(response) ?? /\bid=([A-Za-z0-9][\w.@-]*)/i.exec(response);
+  return m ? m[1]! : null;
+}
+
+function stageOf(err: SmtpError, tracked: SmtpStage, secure: boolean): SmtpStage {
+  // Once the message is being written, our own tracking is the only trustworthy source:
+  // nodemailer reports a lost connection the same way at every stage.
+  if (tracked === 'content' || tracked === 'final') return tracked;
+  const command = err.command ?? '';
+  if (command === 'MAIL FROM') return 'mail';
+  if (command === 'RCPT TO') return 'rcpt';
+  if (command === 'DATA') return 'data';
+  if (command === 'EHLO' || command === 'HELO' || command === 'LHLO') return 'ehlo';
+  if (command === 'STARTTLS' || (err.code === 'ETLS' && !secure)) return 'starttls';
+  if (command.startsWith('AUTH')) return 'auth';
+  return tracked;
+}
+
+function outcomeFor(err: SmtpError, stage: SmtpStage, server: string): DeliveryOutcome {
+  const code = typeof err.responseCode === 'number' ? err.responseCode : undefined;
+  const error = `${server} ${stage}: ${err.message}`;
+  if (code !== undefined && code >= 500) return { kind: 'permanent', error, responseCode: code };
+  if (code !== undefined && code >= 400) return { kind: 'transient', error, responseCode: code };
+  // The server had the whole message and we never heard its verdict: it may have taken it.
+  if (stage === 'final') return { kind: 'unknown', error };
+  // Refused before a byte was sent: nodemailer's own checks (bad address, over the SIZE limit).
+  if ((err.code === 'EENVELOPE' || err.code === 'EMESSAGE') && (err.command === 'API' || err.command === 'MAIL FROM')) {
+    return { kind: 'permanent', error };
+  }
+  return { kind: 'transient', error };
+}
+
+/** QUIT when the session is still up, then make sure the socket is gone. */
+function closeConnection(conn: SMTPConnection): Promise<void> {
+  if (conn.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      conn.close();
+      resolve();
+    }, QUIT_WAIT_MS);
+    conn.once('end', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    conn.quit();
+  });
+}

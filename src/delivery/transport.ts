@@ -1,0 +1,27 @@
+/**
+ * The contract every outbound transport (local, SMTP relay, direct MX) keeps.
+ *
+ * The outcome kinds map one to one onto the send responses: `sent` → 201, `permanent` → 400
+ * (`retryable` false), `transient` → 502 `retryable` true, `unknown` → 502
+ * `delivery_outcome_unknown`. `unknown` means the receiving server may hold the message: the
+ * caller must never resend it blindly.
+ */
+export type DeliveryOutcome =
+  | { kind: 'sent'; providerMessageId: string; response: string }
+  | { kind: 'permanent'; error: string; responseCode?: number }
+  | { kind: 'transient'; error: string; responseCode?: number }
+  | { kind: 'unknown'; error: string };
+
+export type DeliveryEnvelope = { from: string; to: string };
+
+export type DeliveryMeta = {
+  /** The Message-ID of the message, without angle brackets. */
+  messageId: string;
+};
+
+export interface DeliveryTransport {
+  name: string;
+  /** Never throws for delivery failures: every failure is a DeliveryOutcome. */
+  deliver(envelope: DeliveryEnvelope, raw: Uint8Array, meta: DeliveryMeta): Promise<DeliveryOutcome>;
+  close?(): Promise<void>;
+}

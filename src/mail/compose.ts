@@ -1,0 +1,134 @@
+import MailComposer from 'nodemailer/lib/mail-composer';
+import DKIM from 'nodemailer/lib/dkim';
+
+export type ComposeInput = {
+  from: string;
+  fromName?: string | null;
+  to: string;
+  subject: string;
+  text: string;
+  /** Without angle brackets. */
+  messageId: string;
+  /** Message-ID of the message replied to, with or without angle brackets. */
+  inReplyTo?: string | null;
+  references?: string[];
+  /** RFC 8058 one-click unsubscribe: an https URL and a mailto address or URI. */
+  unsubscribe?: { url: string; mailto: string } | null;
+  dkim?: { domainName: string; keySelector: string; privateKey: string } | null;
+  date?: Date;
+};
+
+// RFC 8058 §4 asks that List-Unsubscribe and List-Unsubscribe-Post be covered by the
+// signature; the rest is what a receiver needs to trust who sent what, and the thread.
+const SIGNED_HEADERS = [
+  'From', 'Sender', 'Reply-To', 'To', 'Cc', 'Subject', 'Date', 'Message-ID',
+  'In-Reply-To', 'References', 'MIME-Version', 'Content-Type', 'Content-Transfer-Encoding',
+  'List-Unsubscribe', 'List-Unsubscribe-Post',
+].join(':');
+
+// Long threads keep the root and the most recent ids (RFC 5322 §3.6.4 allows trimming).
+const MAX_REFERENCES = 20;
+const MAX_URL = 900;
+const BARE_ADDRESS = /^[^\s<>,;:"@()\[\]\\]+@[^\s<>,;:"@()\[\]\\]+$/;
+const MSG_ID = /^[\x21-\x3b\x3d\x3f-\x7e]+@[\x21-\x3b\x3d\x3f-\x7e]+$/;
+
+/** Builds the RFC 5322 bytes of a one-recipient text/plain UTF-8 message, DKIM-signed when asked. */
+export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
+  // Every value below lands in a header; a line break there is header injection.
+  for (const [name, value] of Object.entries({
+    from: m.from, fromName: m.fromName, to: m.to, subject: m.subject, messageId: m.messageId,
+    inReplyTo: m.inReplyTo, unsubscribeUrl: m.unsubscribe?.url, unsubscribeMailto: m.unsubscribe?.mailto,
+  })) {
+    assertNoLineBreak(name, value);
+  }
+  for (const ref of m.references ?? []) assertNoLineBreak('references', ref);
+
+  // The callers pass addr-specs from parseSingleAddress; anything list-like here is a bug.
+  for (const [name, value] of [['from', m.from], ['to', m.to]] as const) {
+    if (!BARE_ADDRESS.test(value)) throw new Error(`${name} must be a single bare email address`);
+  }
+
+  const messageId = bareMessageId(m.messageId);
+  if (!messageId) throw new Error('messageId must look like local@domain without angle brackets');
+  const inReplyTo = m.inReplyTo ? bareMessageId(m.inReplyTo) : null;
+  if (m.inReplyTo && !inReplyTo) throw new Error('inReplyTo is not a valid message id');
+
+  const headers: Record<string, { prepared: true; value: string }> = {};
+  if (m.unsubscribe) {
+    headers['List-Unsubscribe'] = { prepared: true, value: listUnsubscribeValue(m.unsubscribe) };
+    headers['List-Unsubscribe-Post'] = { prepared: true, value: 'List-Unsubscribe=One-Click' };
+  }
+
+  const references = trimReferences(m.references ?? [], inReplyTo);
+  const composer = new MailComposer({
+    from: m.fromName ? { name: m.fromName, address: m.from } : { address: m.from },
+    to: { address: m.to },
+    subject: m.subject,
+    text: { content: m.text, contentType: 'text/plain; charset=utf-8' },
+    messageId: `<${messageId}>`,
+    inReplyTo: inReplyTo ? `<${inReplyTo}>` : undefined,
+    references: references.length ? references.map((id) => `<${id}>`) : undefined,
+    date: m.date ?? new Date(),
+    headers,
+    newline: 'win',
+    // Content never comes from files or URLs; refuse them outright.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  const built = await composer.compile().build();
+  if (!m.dkim) return new Uint8Array(built);
+  return dkimSign(built, m.dkim);
+}
+
+function assertNoLineBreak(name: string, value: string | null | undefined): void {
+  if (typeof value === 'string' && /[\r\n]/.test(value)) {
+    throw new Error(`${name} must not contain CR or LF`);
+  }
+}
+
+/** The id without surrounding angle brackets, or null when it is not a plausible msg-id. */
+function bareMessageId(raw: string): string | null {
+  const id = raw.trim().replace(/^<(.*)>$/, '$1');
+  return MSG_ID.test(id) ? id : null;
+}
+
+/**
+ * References from inbound mail can be anything; malformed entries are dropped rather than
+ * failing the reply, which still threads through In-Reply-To.
+ */
+function trimReferences(refs: string[], inReplyTo: string | null): string[] {
+  const ids = refs.map(bareMessageId).filter((id): id is string => id !== null);
+  // RFC 5322 §3.6.4: a reply's References ends with the parent's Message-ID.
+  if (inReplyTo && ids[ids.length - 1] !== inReplyTo) ids.push(inReplyTo);
+  if (ids.length <= MAX_REFERENCES) return ids;
+  return [ids[0]!, ...ids.slice(ids.length - (MAX_REFERENCES - 1))];
+}
+
+function listUnsubscribeValue(u: { url: string; mailto: string }): string {
+  const url = u.url.trim();
+  // RFC 8058 §3: the one-click URI must be HTTPS.
+  if (!/^https:\/\/[\x21-\x7e]+$/.test(url) || /[<>]/.test(url) || url.length > MAX_URL) {
+    throw new Error('unsubscribe.url must be an https URL without spaces or angle brackets');
+  }
+  const mailto = u.mailto.trim().startsWith('mailto:') ? u.mailto.trim() : `mailto:${u.mailto.trim()}`;
+  if (!/^mailto:[^\s<>@]+@[^\s<>@]+$/.test(mailto) || !/^[\x21-\x7e]+$/.test(mailto) || mailto.length > MAX_URL) {
+    throw new Error('unsubscribe.mailto must be a mailto URI or an email address');
+  }
+  return `<${url}>, <${mailto}>`;
+}
+
+async function dkimSign(
+  message: Buffer,
+  key: { domainName: string; keySelector: string; privateKey: string },
+): Promise<Uint8Array> {
+  const signer = new DKIM({ ...key, headerFieldNames: SIGNED_HEADERS });
+  const chunks: Buffer[] = [];
+  for await (const chunk of signer.sign(message)) chunks.push(chunk as Buffer);
+  const signed = Buffer.concat(chunks);
+  // nodemailer passes the message through unsigned when the key cannot sign (a bad PEM):
+  // sending it would fail DMARC silently, so it is an error here.
+  if (!signed.subarray(0, 15).toString('latin1').startsWith('DKIM-Signature:')) {
+    throw new Error('DKIM signing failed: check the private key');
+  }
+  return new Uint8Array(signed);
+}
