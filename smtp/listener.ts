@@ -1,0 +1,114 @@
+// The inbound SMTP listener: mail servers on the internet deliver straight to it. It accepts mail
+// only for our mailboxes (never an open relay) and answers 250 only after the message and its
+// processing job are committed; any failure to store answers 4xx so the sender retries.
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import { acceptInbound, lookupRecipient } from "../src/core/inbound.ts";
+import type { Mailbox } from "../src/core/mailboxes.ts";
+import type { Services } from "../src/core/services.ts";
+import { errorFields } from "../src/log.ts";
+import { messageLimitViolation } from "./limits.ts";
+import { loadTlsMaterial } from "./tls.ts";
+
+export type SmtpListener = { port: number; close(): Promise<void> };
+
+class SmtpReply extends Error {
+  constructor(readonly responseCode: number, message: string) {
+    super(message);
+  }
+}
+
+export async function startSmtpListener(svc: Services, options: { port?: number; host?: string } = {}): Promise<SmtpListener> {
+  const { config, log } = svc;
+  const tls = await loadTlsMaterial(config);
+
+  const server = new SMTPServer({
+    name: config.smtp.hostname,
+    banner: "agent mailbox service ESMTP",
+    key: tls.key,
+    cert: tls.cert,
+    size: config.smtp.maxMessageBytes,
+    authOptional: true,
+    disabledCommands: ["AUTH"],
+    maxClients: config.smtp.maxConnections,
+    socketTimeout: config.smtp.idleTimeoutMs,
+    closeTimeout: 5_000,
+    logger: false,
+
+    onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (error?: Error | null) => void) {
+      if (session.envelope.rcptTo.length >= config.smtp.maxRecipients) {
+        return callback(new SmtpReply(452, "4.5.3 Too many recipients"));
+      }
+      lookupRecipient(svc, address.address).then(
+        (found) => {
+          if (found.kind === "not_our_domain") return callback(new SmtpReply(550, "5.7.1 Relaying denied: not a domain of this service"));
+          if (found.kind === "unknown_mailbox") return callback(new SmtpReply(550, "5.1.1 No such mailbox"));
+          callback();
+        },
+        (error) => {
+          log.error("smtp.rcpt_lookup_failed", { session_id: session.id, ...errorFields(error) });
+          callback(new SmtpReply(451, "4.3.0 Temporary failure, try again later"));
+        },
+      );
+    },
+
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (error?: Error | null, message?: string) => void) {
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      stream.on("data", (chunk: Uint8Array) => {
+        size += chunk.byteLength;
+        // Past the limit smtp-server flags sizeExceeded; stop buffering, keep draining.
+        if (size <= config.smtp.maxMessageBytes) chunks.push(chunk);
+      });
+      stream.on("error", (error) => callback(error));
+      stream.on("end", () => {
+        if (stream.sizeExceeded || size > config.smtp.maxMessageBytes) {
+          return callback(new SmtpReply(552, "5.3.4 Message exceeds the maximum size"));
+        }
+        const raw = Buffer.concat(chunks);
+        const violation = messageLimitViolation(raw);
+        if (violation) return callback(new SmtpReply(552, `5.3.4 Message refused: ${violation}`));
+        store(raw, session).then(
+          (ids) => callback(null, `2.0.0 Ok: stored ${ids.length} message${ids.length === 1 ? "" : "s"}`),
+          (error) => {
+            log.error("smtp.store_failed", { session_id: session.id, size, ...errorFields(error) });
+            callback(new SmtpReply(451, "4.3.0 Could not store the message, try again later"));
+          },
+        );
+      });
+    },
+
+    onClose(session: SMTPServerSession) {
+      log.info("smtp.session", { session_id: session.id, remote_ip: session.remoteAddress, transactions: session.transaction });
+    },
+  });
+
+  async function store(raw: Uint8Array, session: SMTPServerSession): Promise<string[]> {
+    // Look the recipients up again: a mailbox may have changed between RCPT and the end of DATA.
+    const mailboxes: Mailbox[] = [];
+    for (const recipient of session.envelope.rcptTo) {
+      const found = await lookupRecipient(svc, recipient.address);
+      if (found.kind === "mailbox") mailboxes.push(found.mailbox);
+    }
+    if (mailboxes.length === 0) throw new Error("no recipient mailbox left");
+    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
+    return acceptInbound(svc, raw, mailboxes, {
+      remoteIp: session.remoteAddress ?? null,
+      helo: session.hostNameAppearsAs ?? null,
+      mailFrom: mailFrom || null,
+    });
+  }
+
+  server.on("error", (error) => log.error("smtp.server_error", errorFields(error)));
+  const port = await new Promise<number>((resolve, reject) => {
+    server.server.once("error", reject);
+    server.listen(options.port ?? config.smtpPort, options.host ?? config.host, () => {
+      server.server.off("error", reject);
+      resolve((server.server.address() as { port: number }).port);
+    });
+  });
+  log.info("smtp.listening", { port });
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

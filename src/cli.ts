@@ -1,0 +1,214 @@
+// The operator CLI (`bun run cli <resource> <action> ...`): the control plane until the dashboard
+// exists, calling the same core functions the dashboard will. `--json` prints machine output.
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig } from "./config.ts";
+import { makeSql, migrate, startEmbeddedPostgres, type Sql } from "./db.ts";
+import { createAccount, updateAccount, type Plan } from "./core/accounts.ts";
+import { ApiError } from "./core/errors.ts";
+import { createKey, listKeys, revokeKey } from "./core/keys.ts";
+import { updateMailboxSettings } from "./core/mailboxes.ts";
+import type { Scope } from "./core/principal.ts";
+import { createExtractionSchema } from "./core/schemas.ts";
+import { addSuppression, listSuppressions, removeSuppression } from "./core/suppressions.ts";
+import { createUser } from "./core/users.ts";
+
+class UsageError extends Error {}
+
+type Flags = Record<string, string | boolean | undefined>;
+type Command = { usage: string; options: Record<string, { type: "string" | "boolean" }>; run(sql: Sql, flags: Flags, positionals: string[]): Promise<unknown> };
+
+const str = (flags: Flags, name: string): string | undefined => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
+function required(flags: Flags, name: string): string {
+  const value = str(flags, name);
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(", ")}`);
+  return value as T;
+}
+function onOff(value: string | undefined, name: string): boolean | undefined {
+  const choice = oneOf(value, ["on", "off"] as const, name);
+  return choice === undefined ? undefined : choice === "on";
+}
+function count(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+function positional(positionals: string[], name: string): string {
+  const value = positionals[0];
+  if (!value) throw new UsageError(`${name} is required`);
+  return value;
+}
+
+const commands: Record<string, Command> = {
+  "account create": {
+    usage: "account create --name N [--plan free|paid] [--monthly-quota N]",
+    options: { name: { type: "string" }, plan: { type: "string" }, "monthly-quota": { type: "string" } },
+    run: (sql, f) =>
+      createAccount(sql, { name: required(f, "name"), plan: oneOf<Plan>(str(f, "plan"), ["free", "paid"], "plan"), monthlySendQuota: count(str(f, "monthly-quota"), "monthly-quota") }),
+  },
+  "account update": {
+    usage: "account update ID [--name N] [--plan free|paid] [--monthly-quota N|default]",
+    options: { name: { type: "string" }, plan: { type: "string" }, "monthly-quota": { type: "string" } },
+    run: (sql, f, p) => {
+      const quota = str(f, "monthly-quota");
+      return updateAccount(sql, positional(p, "account ID"), {
+        name: str(f, "name"),
+        plan: oneOf<Plan>(str(f, "plan"), ["free", "paid"], "plan"),
+        monthlySendQuota: quota === "default" ? null : count(quota, "monthly-quota"),
+      });
+    },
+  },
+  "key create": {
+    usage: "key create --account ID --scope bootstrap|api|mcp [--mailbox ID] [--no-read] [--no-send] [--name N]",
+    options: { account: { type: "string" }, scope: { type: "string" }, mailbox: { type: "string" }, "no-read": { type: "boolean" }, "no-send": { type: "boolean" }, name: { type: "string" } },
+    run: async (sql, f) => {
+      const scope = oneOf<Scope>(str(f, "scope"), ["bootstrap", "api", "mcp"], "scope");
+      if (!scope) throw new UsageError("--scope is required");
+      const { key, secret } = await createKey(sql, {
+        accountId: required(f, "account"),
+        scope,
+        mailboxId: str(f, "mailbox") ?? null,
+        canRead: !f["no-read"],
+        canSend: !f["no-send"],
+        name: str(f, "name") ?? null,
+      });
+      return { ...key, secret, note: "the secret is shown once; store it now" };
+    },
+  },
+  "key revoke": {
+    usage: "key revoke ID",
+    options: {},
+    run: async (sql, _f, p) => ({ revoked: await revokeKey(sql, positional(p, "key ID")) }),
+  },
+  "key list": {
+    usage: "key list --account ID",
+    options: { account: { type: "string" } },
+    run: (sql, f) => listKeys(sql, required(f, "account")),
+  },
+  "mailbox set": {
+    usage: "mailbox set ID [--require-approval on|off] [--deliver-spam on|off]",
+    options: { "require-approval": { type: "string" }, "deliver-spam": { type: "string" } },
+    run: (sql, f, p) =>
+      updateMailboxSettings(sql, positional(p, "mailbox ID"), {
+        requireApproval: onOff(str(f, "require-approval"), "require-approval"),
+        deliverSpam: onOff(str(f, "deliver-spam"), "deliver-spam"),
+      }),
+  },
+  "schema create": {
+    usage: "schema create --account ID --file F [--name N]",
+    options: { account: { type: "string" }, file: { type: "string" }, name: { type: "string" } },
+    run: (sql, f) => {
+      const file = required(f, "file");
+      let schema: unknown;
+      try {
+        schema = JSON.parse(readFileSync(file, "utf8"));
+      } catch (error) {
+        throw new UsageError(`--file ${file} is not a readable JSON file (${(error as Error).message})`);
+      }
+      return createExtractionSchema(sql, { accountId: required(f, "account"), name: str(f, "name") ?? file.replace(/^.*\//, ""), schema });
+    },
+  },
+  "user create": {
+    usage: "user create --account ID --email E --password P",
+    options: { account: { type: "string" }, email: { type: "string" }, password: { type: "string" } },
+    run: (sql, f) => createUser(sql, { accountId: required(f, "account"), email: required(f, "email"), password: required(f, "password") }),
+  },
+  "suppression add": {
+    usage: "suppression add --account ID --address A [--reason bounce|complaint|unsubscribe|manual]",
+    options: { account: { type: "string" }, address: { type: "string" }, reason: { type: "string" } },
+    run: (sql, f) =>
+      addSuppression(sql, {
+        accountId: required(f, "account"),
+        address: required(f, "address"),
+        reason: oneOf(str(f, "reason"), ["bounce", "complaint", "unsubscribe", "manual"] as const, "reason") ?? "manual",
+      }),
+  },
+  "suppression list": {
+    usage: "suppression list --account ID",
+    options: { account: { type: "string" } },
+    run: (sql, f) => listSuppressions(sql, required(f, "account")),
+  },
+  "suppression remove": {
+    usage: "suppression remove ID",
+    options: {},
+    run: async (sql, _f, p) => ({ removed: await removeSuppression(sql, positional(p, "suppression ID")) }),
+  },
+};
+
+export function usage(): string {
+  return ["usage: bun run cli <command> [options] [--json]", ...Object.values(commands).map((c) => `  ${c.usage}`)].join("\n");
+}
+
+function print(result: unknown, asJson: boolean): void {
+  if (asJson) return console.log(JSON.stringify(result, null, 2));
+  const rows = Array.isArray(result) ? result : [result];
+  if (rows.length === 0) return console.log("(none)");
+  for (const row of rows) {
+    console.log(Object.entries(row as Record<string, unknown>).map(([k, v]) => `${k}: ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}`).join("\n"));
+    if (rows.length > 1) console.log("");
+  }
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const name = argv.slice(0, 2).join(" ");
+  const command = commands[name];
+  if (!command) {
+    console.error(argv.length ? `unknown command: ${name}\n${usage()}` : usage());
+    return 2;
+  }
+  let flags: Flags;
+  let positionals: string[];
+  try {
+    ({ values: flags, positionals } = parseArgs({ args: argv.slice(2), options: { ...command.options, json: { type: "boolean" } }, allowPositionals: true, strict: true }));
+  } catch (error) {
+    console.error(`${(error as Error).message}\nusage: bun run cli ${command.usage}`);
+    return 2;
+  }
+
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  let url = config.databaseUrl;
+  let stopEmbedded: (() => Promise<void>) | null = null;
+  if (!url) {
+    const embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, () => {});
+    url = embedded.url;
+    // Only stop a server this command started itself; a running one belongs to the service.
+    if (!embedded.adopted) stopEmbedded = embedded.stop;
+  }
+  await migrate(url);
+  const sql = makeSql(url, { max: 2 });
+  try {
+    print(await command.run(sql, flags, positionals), flags.json === true);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\nusage: bun run cli ${command.usage}`);
+      return 2;
+    }
+    if (error instanceof ApiError) {
+      console.error(`error: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await sql.end();
+    if (stopEmbedded) await stopEmbedded().catch(() => {});
+  }
+}
+
+if (import.meta.main) {
+  process.exit(await runCli(process.argv.slice(2)));
+}

@@ -1,0 +1,165 @@
+// Every environment variable the service reads, parsed and validated once.
+// Nothing else in the code base reads process.env: pass a Config around instead.
+
+export type Role = "api" | "smtp" | "worker";
+export type DeliveryTransportName = "local" | "smtp" | "mx";
+export type AuthMode = "off" | "verify" | "trust";
+
+export type Config = {
+  databaseUrl: string | null;
+  dataDir: string;
+  embeddedPostgresPort: number;
+  roles: Role[];
+  host: string;
+  httpPort: number;
+  smtpPort: number;
+  publicBaseUrl: string;
+  sharedDomain: string;
+  mxHost: string;
+  dkimSelector: string;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  maxRequestBytes: number;
+  dnsServers: string[];
+  dnsTimeoutMs: number;
+  freePlanMonthlyQuota: number;
+  paidPlanMonthlyQuota: number;
+  smtp: {
+    hostname: string;
+    maxMessageBytes: number;
+    maxRecipients: number;
+    maxConnections: number;
+    idleTimeoutMs: number;
+    tlsCertFile: string | null;
+    tlsKeyFile: string | null;
+  };
+  bodyCleanMaxChars: number;
+  authMode: AuthMode;
+  trustedAuthservIds: string[];
+  deliveryTransport: DeliveryTransportName;
+  smtpRelayUrl: string | null;
+  deliveryTimeoutMs: number;
+  reconcileGraceSeconds: number;
+  unsubscribeSecret: string | null;
+  workerConcurrency: number;
+};
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === "" ? fallback : value;
+}
+
+function optionalText(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value === "" ? null : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got '${raw}'`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = text(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(", ")}, got '${raw}'`);
+  }
+  return raw as T;
+}
+
+function list(env: Env, name: string, fallback: string): string[] {
+  return text(env, name, fallback)
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name, fallback);
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error();
+  } catch {
+    throw new ConfigError(name, `must be an http(s) URL, got '${raw}'`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+const hostnamePattern = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+function hostname(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name, fallback).toLowerCase();
+  if (!hostnamePattern.test(raw)) throw new ConfigError(name, `must be a host name, got '${raw}'`);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const roles = list(env, "ROLES", "api,smtp,worker");
+  for (const role of roles) {
+    if (role !== "api" && role !== "smtp" && role !== "worker") {
+      throw new ConfigError("ROLES", `may contain only api, smtp, worker; got '${role}'`);
+    }
+  }
+  if (roles.length === 0) throw new ConfigError("ROLES", "must name at least one role");
+
+  const sharedDomain = hostname(env, "SHARED_DOMAIN", "agents.localhost");
+  const httpPort = integer(env, "HTTP_PORT", 3000, 0, 65535);
+  const databaseUrl = optionalText(env, "DATABASE_URL");
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError("DATABASE_URL", "must be a postgres:// URL");
+  }
+  const relay = optionalText(env, "SMTP_RELAY_URL");
+  const deliveryTransport = oneOf(env, "DELIVERY_TRANSPORT", "local", ["local", "smtp", "mx"] as const);
+  if (deliveryTransport === "smtp" && relay === null) {
+    throw new ConfigError("SMTP_RELAY_URL", "is required when DELIVERY_TRANSPORT=smtp");
+  }
+
+  return {
+    databaseUrl,
+    dataDir: text(env, "DATA_DIR", "./.data"),
+    embeddedPostgresPort: integer(env, "EMBEDDED_PG_PORT", 5433, 1, 65535),
+    roles: [...new Set(roles)] as Role[],
+    host: text(env, "HOST", "127.0.0.1"),
+    httpPort,
+    smtpPort: integer(env, "SMTP_PORT", 2525, 0, 65535),
+    publicBaseUrl: url(env, "PUBLIC_BASE_URL", `http://localhost:${httpPort}`),
+    sharedDomain,
+    mxHost: hostname(env, "MX_HOST", `mx.${sharedDomain}`),
+    dkimSelector: hostname(env, "DKIM_SELECTOR", "svc1"),
+    logLevel: oneOf(env, "LOG_LEVEL", "info", ["debug", "info", "warn", "error", "silent"] as const),
+    maxRequestBytes: integer(env, "MAX_REQUEST_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    dnsServers: list(env, "DNS_SERVERS", ""),
+    dnsTimeoutMs: integer(env, "DNS_TIMEOUT_MS", 3000, 50, 60000),
+    freePlanMonthlyQuota: integer(env, "FREE_PLAN_MONTHLY_QUOTA", 3000, 0, 1_000_000_000),
+    paidPlanMonthlyQuota: integer(env, "PAID_PLAN_MONTHLY_QUOTA", 100_000, 0, 1_000_000_000),
+    smtp: {
+      hostname: hostname(env, "SMTP_HOSTNAME", `mx.${sharedDomain}`),
+      maxMessageBytes: integer(env, "SMTP_MAX_MESSAGE_BYTES", 25 * 1024 * 1024, 1024, 200 * 1024 * 1024),
+      maxRecipients: integer(env, "SMTP_MAX_RECIPIENTS", 50, 1, 1000),
+      maxConnections: integer(env, "SMTP_MAX_CONNECTIONS", 200, 1, 100000),
+      idleTimeoutMs: integer(env, "SMTP_IDLE_TIMEOUT_S", 60, 1, 3600) * 1000,
+      tlsCertFile: optionalText(env, "SMTP_TLS_CERT_FILE"),
+      tlsKeyFile: optionalText(env, "SMTP_TLS_KEY_FILE"),
+    },
+    bodyCleanMaxChars: integer(env, "BODY_CLEAN_MAX_CHARS", 50_000, 100, 10_000_000),
+    authMode: oneOf(env, "INBOUND_AUTH_MODE", "verify", ["off", "verify", "trust"] as const),
+    trustedAuthservIds: list(env, "TRUSTED_AUTHSERV_IDS", ""),
+    deliveryTransport,
+    smtpRelayUrl: relay,
+    deliveryTimeoutMs: integer(env, "DELIVERY_TIMEOUT_MS", 30_000, 100, 600_000),
+    reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 3600, 0, 30 * 24 * 3600),
+    unsubscribeSecret: optionalText(env, "UNSUBSCRIBE_SECRET"),
+    workerConcurrency: integer(env, "WORKER_CONCURRENCY", 4, 1, 100),
+  };
+}

@@ -1,0 +1,78 @@
+// Accepting inbound mail: the one path for the SMTP listener and for local delivery. The raw
+// message, one row per recipient mailbox and the processing job commit in one transaction;
+// a caller answers success only after this returns.
+import { parseInbound } from "../mail/parse.ts";
+import { sanitizeBody } from "../mail/sanitize.ts";
+import { newId } from "./ids.ts";
+import { enqueueJob } from "./jobs.ts";
+import type { Mailbox } from "./mailboxes.ts";
+import { sha256Hex } from "./secrets.ts";
+import type { Services } from "./services.ts";
+import { threadFor } from "./threading.ts";
+
+export type InboundEnvelope = {
+  remoteIp: string | null;
+  helo: string | null;
+  mailFrom: string | null;
+};
+
+export type RecipientLookup =
+  | { kind: "mailbox"; mailbox: Mailbox }
+  | { kind: "unknown_mailbox" }
+  | { kind: "not_our_domain" };
+
+/** Whether an address is one of our mailboxes. Sub-addresses (`local+tag@`) reach `local@`. */
+export async function lookupRecipient(svc: Services, address: string): Promise<RecipientLookup> {
+  const at = address.lastIndexOf("@");
+  if (at < 1) return { kind: "not_our_domain" };
+  const domain = address.slice(at + 1).toLowerCase().replace(/\.$/, "");
+  const localPart = address.slice(0, at).toLowerCase().replace(/\+.*$/, "");
+  if (domain !== svc.config.sharedDomain) {
+    const [verified] = await svc.sql`select 1 from domains where name = ${domain} and status = 'verified'`;
+    if (!verified) return { kind: "not_our_domain" };
+  }
+  const [mailbox] = await svc.sql<Mailbox[]>`select * from mailboxes where address = ${`${localPart}@${domain}`}`;
+  return mailbox ? { kind: "mailbox", mailbox } : { kind: "unknown_mailbox" };
+}
+
+export async function acceptInbound(
+  svc: Services,
+  raw: Uint8Array,
+  mailboxes: Mailbox[],
+  envelope: InboundEnvelope,
+): Promise<string[]> {
+  const parsed = await parseInbound(raw);
+  const body = sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars });
+  const unique = [...new Map(mailboxes.map((mailbox) => [mailbox.id, mailbox])).values()];
+  const rawId = newId("raw");
+  const digest = await sha256Hex(raw);
+
+  const ids = await svc.sql.begin(async (tx) => {
+    await tx`
+      insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from)
+      values (${rawId}, ${raw.byteLength}, ${digest}, ${raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom})`;
+    const ids: string[] = [];
+    for (const mailbox of unique) {
+      const id = newId("msg");
+      const threadId = await threadFor(tx, mailbox.id, parsed.inReplyTo, parsed.references);
+      await tx`
+        insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
+          "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings)
+        values (${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${parsed.rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
+          ${parsed.references}::text[], ${parsed.fromAddr ?? envelope.mailFrom ?? ""}, ${mailbox.address}, ${parsed.subject},
+          ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${tx.json(body.report as never)}, ${body.hidden_text || null},
+          ${parsed.warnings}::text[])`;
+      for (const attachment of parsed.attachments) {
+        await tx`
+          insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content)
+          values (${newId("att")}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
+            ${attachment.contentId}, ${attachment.disposition}, ${attachment.content})`;
+      }
+      await enqueueJob(tx, "process_inbound", { message_id: id }, { jobKey: `inbound:${id}` });
+      ids.push(id);
+    }
+    return ids;
+  });
+  svc.log.info("inbound.accepted", { raw_message_id: rawId, message_ids: ids, size: raw.byteLength, warnings: parsed.warnings.length });
+  return ids;
+}

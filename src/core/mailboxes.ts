@@ -1,0 +1,102 @@
+// Mailboxes: created by keys on the shared domain or a verified custom domain; their approval and
+// spam settings are changed by humans only.
+import type { Db } from "../db.ts";
+import { errors } from "./errors.ts";
+import { newId } from "./ids.ts";
+import type { Principal } from "./principal.ts";
+import { hex, randomBytes } from "./secrets.ts";
+import type { Services } from "./services.ts";
+
+export const SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,40}$";
+
+export type MailboxInput = {
+  slug?: string;
+  display_name?: string;
+  extraction_schema_id?: string;
+  domain_id?: string;
+};
+
+export type MailboxSummary = { id: string; address: string; display_name: string | null; created_at: string };
+
+export type Mailbox = MailboxSummary & {
+  account_id: string;
+  domain_id: string | null;
+  local_part: string;
+  domain_name: string;
+  extraction_schema_id: string | null;
+  require_approval: boolean;
+  deliver_spam: boolean;
+};
+
+export async function createMailbox(svc: Services, principal: Principal, input: MailboxInput): Promise<{ id: string; address: string }> {
+  const { sql, config } = svc;
+  const slug = input.slug ?? hex(randomBytes(6));
+  if (!new RegExp(SLUG_PATTERN).test(slug)) {
+    throw errors.validation(`slug must match ${SLUG_PATTERN}`);
+  }
+
+  let address = `agent-${slug}@${config.sharedDomain}`;
+  let domainName = config.sharedDomain;
+  let localPart = `agent-${slug}`;
+  if (input.domain_id !== undefined) {
+    if (principal.plan !== "paid") throw errors.paidPlanRequired();
+    const [domain] = await sql`select name, status from domains where id = ${input.domain_id} and account_id = ${principal.accountId}`;
+    if (!domain) throw errors.notFound("domain");
+    if (domain.status !== "verified") throw errors.validation("domain is not verified");
+    domainName = domain.name;
+    localPart = slug;
+    address = `${slug}@${domain.name}`;
+  }
+
+  if (input.extraction_schema_id !== undefined) {
+    const [schema] = await sql`select 1 from extraction_schemas where id = ${input.extraction_schema_id} and account_id = ${principal.accountId}`;
+    if (!schema) throw errors.notFound("extraction schema");
+  }
+
+  const id = newId("mbx");
+  const rows = await sql`
+    insert into mailboxes (id, account_id, domain_id, local_part, domain_name, address, display_name, extraction_schema_id)
+    values (${id}, ${principal.accountId}, ${input.domain_id ?? null}, ${localPart}, ${domainName}, ${address},
+            ${input.display_name ?? null}, ${input.extraction_schema_id ?? null})
+    on conflict (address) do nothing
+    returning id`;
+  if (rows.length === 0) throw errors.conflict("mailbox address already in use");
+  svc.log.info("mailbox.created", { mailbox_id: id, account_id: principal.accountId });
+  return { id, address };
+}
+
+export async function listMailboxes(sql: Db, principal: Principal, limit: number): Promise<MailboxSummary[]> {
+  return sql<MailboxSummary[]>`
+    select id, address, display_name, created_at from mailboxes
+    where account_id = ${principal.accountId}
+      and (${principal.mailboxId}::text is null or id = ${principal.mailboxId})
+    order by created_at desc, id desc
+    limit ${limit}`;
+}
+
+/** A mailbox of the principal's account, or null; a bound key sees only its own mailbox. */
+export async function findMailbox(sql: Db, accountId: string, mailboxId: string): Promise<Mailbox | null> {
+  const [mailbox] = await sql<Mailbox[]>`select * from mailboxes where id = ${mailboxId} and account_id = ${accountId}`;
+  return mailbox ?? null;
+}
+
+export async function getMailboxById(sql: Db, mailboxId: string): Promise<Mailbox | null> {
+  const [mailbox] = await sql<Mailbox[]>`select * from mailboxes where id = ${mailboxId}`;
+  return mailbox ?? null;
+}
+
+/** Human-only settings (CLI and dashboard). */
+export async function updateMailboxSettings(
+  sql: Db,
+  mailboxId: string,
+  settings: { requireApproval?: boolean; deliverSpam?: boolean },
+): Promise<Mailbox> {
+  const [mailbox] = await sql<Mailbox[]>`
+    update mailboxes set
+      require_approval = coalesce(${settings.requireApproval ?? null}::boolean, require_approval),
+      deliver_spam = coalesce(${settings.deliverSpam ?? null}::boolean, deliver_spam)
+    where id = ${mailboxId}
+    returning *`;
+  if (!mailbox) throw errors.notFound("mailbox");
+  return mailbox;
+}

