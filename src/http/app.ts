@@ -8,10 +8,11 @@ import { referencePage } from "./reference-page.ts";
 import { describeValidationFailure } from "./validation.ts";
 import { domainRoutes } from "./routes/domains.ts";
 import { mailboxRoutes } from "./routes/mailboxes.ts";
+import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
-const routeSets = [mailboxRoutes, domainRoutes];
+const routeSets = [mailboxRoutes, domainRoutes, messageRoutes];
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });

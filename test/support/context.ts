@@ -1,4 +1,7 @@
 // Builds the real services and HTTP app over a fresh database, plus fixtures for accounts and keys.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { makeSql, type Sql } from "../../src/db.ts";
 import { createAccount, type Plan } from "../../src/core/accounts.ts";
@@ -9,6 +12,13 @@ import { makeApp } from "../../src/http/app.ts";
 import { makeLogger } from "../../src/log.ts";
 import { makeResolver } from "../../src/mail/resolver.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+
+let sharedDataDir: string | null = null;
+/** One scratch data directory per test process (the SMTP listener keeps its TLS certificate there). */
+function testDataDir(): string {
+  sharedDataDir ??= mkdtempSync(join(tmpdir(), "mailbox-test-data-"));
+  return sharedDataDir;
+}
 
 export type TestContext = {
   svc: Services;
@@ -21,7 +31,9 @@ export type TestContext = {
 
 export async function makeTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const database: TestDatabase = await createTestDatabase();
-  const config = loadConfig({ LOG_LEVEL: "silent", ...env, DATABASE_URL: database.url });
+  // Inbound auth is off unless a test points DNS_SERVERS at its own DNS server: no test may
+  // depend on the outside world's DNS.
+  const config = loadConfig({ LOG_LEVEL: "silent", INBOUND_AUTH_MODE: "off", DATA_DIR: testDataDir(), ...env, DATABASE_URL: database.url });
   const sql = makeSql(database.url, { max: 10 });
   const svc: Services = {
     sql,

@@ -1,0 +1,85 @@
+// Reading messages: the list of a mailbox (newest first) and one message in full, with the same
+// 404 for a missing id, another account's id, or another mailbox's id under a bound key.
+import type { Db } from "../db.ts";
+import type { AuthResults } from "../mail/authenticate.ts";
+import { errors } from "./errors.ts";
+import type { Principal } from "./principal.ts";
+
+export type AttachmentSummary = { id: string; filename: string | null; content_type: string; size: number; sha256: string };
+
+export type MessageDetail = {
+  id: string;
+  mailbox_id: string;
+  direction: "in" | "out";
+  provider_message_id: string | null;
+  rfc_message_id: string | null;
+  thread_id: string;
+  in_reply_to: string | null;
+  from_addr: string;
+  to_addr: string;
+  subject: string;
+  body_raw: string | null;
+  body_clean: string | null;
+  truncated: boolean;
+  created_at: string;
+  comprehension: Record<string, unknown> | null;
+  attachments: AttachmentSummary[];
+  auth_results: AuthResults | null;
+  spam_risk: "low" | "high" | "error" | null;
+  virus_risk: "low" | "high" | null;
+};
+
+export type MessageListItem = {
+  id: string;
+  direction: "in" | "out";
+  from_addr: string;
+  to_addr: string;
+  subject: string;
+  created_at: string;
+  comprehension: { status: string; classification: string | null } | null;
+};
+
+/** A message the principal may see, or the one 404 every invisible message gets. */
+async function visibleMessage(db: Db, principal: Principal, id: string) {
+  const [message] = await db`
+    select id, mailbox_id, direction, provider_message_id, rfc_message_id, thread_id, in_reply_to, from_addr, to_addr,
+      subject, body_raw, body_clean, truncated, created_at, comprehension, auth_results, spam_risk, virus_risk
+    from messages
+    where id = ${id} and account_id = ${principal.accountId}
+      and (${principal.mailboxId}::text is null or mailbox_id = ${principal.mailboxId})`;
+  if (!message) throw errors.notFound("message");
+  return message;
+}
+
+export async function getMessage(db: Db, principal: Principal, id: string): Promise<MessageDetail> {
+  const message = await visibleMessage(db, principal, id);
+  const attachments = await db<AttachmentSummary[]>`
+    select id, filename, content_type, size, sha256 from attachments where message_id = ${id} order by id`;
+  return { ...(message as Omit<MessageDetail, "attachments">), attachments: [...attachments] };
+}
+
+export async function listMessages(db: Db, principal: Principal, mailboxId: string, limit: number): Promise<MessageListItem[]> {
+  const rows = await db`
+    select id, direction, from_addr, to_addr, subject, created_at,
+      case when comprehension is null then null
+        else jsonb_build_object('status', comprehension->>'status', 'classification', comprehension->'classification'->>'label')
+      end as comprehension
+    from messages
+    where mailbox_id = ${mailboxId} and account_id = ${principal.accountId}
+    order by created_at desc, id desc
+    limit ${limit}`;
+  return rows as unknown as MessageListItem[];
+}
+
+export async function getAttachment(
+  db: Db,
+  principal: Principal,
+  messageId: string,
+  attachmentId: string,
+): Promise<{ filename: string | null; content_type: string; content: Uint8Array }> {
+  await visibleMessage(db, principal, messageId);
+  const [attachment] = await db`
+    select filename, content_type, content from attachments where id = ${attachmentId} and message_id = ${messageId}`;
+  if (!attachment) throw errors.notFound("attachment");
+  return { filename: attachment.filename, content_type: attachment.content_type, content: attachment.content };
+}

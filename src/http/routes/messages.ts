@@ -1,0 +1,101 @@
+// GET /api/v1/messages, GET /api/v1/messages/{id} and the attachment download.
+import { t } from "elysia";
+import { getAttachment, getMessage, listMessages } from "../../core/messages.ts";
+import type { Services } from "../../core/services.ts";
+import { assertMailboxAllowed } from "../auth.ts";
+import { authErrors, ErrorBody, strictObject } from "../models.ts";
+import { apiRoutes, clampLimit } from "../route-kit.ts";
+
+const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+const Verdict = t.Union(["pass", "fail", "softfail", "neutral", "none", "temperror", "permerror"].map((v) => t.Literal(v)));
+
+const Attachment = t.Object(
+  { id: t.String(), filename: nullable(t.String()), content_type: t.String(), size: t.Integer(), sha256: t.String() },
+  { description: "download with GET /api/v1/messages/{id}/attachments/{attachment_id}" },
+);
+
+export const MessageDetail = strictObject({
+  id: t.String(),
+  mailbox_id: t.String(),
+  direction: t.Union([t.Literal("in"), t.Literal("out")]),
+  provider_message_id: nullable(t.String()),
+  rfc_message_id: nullable(t.String()),
+  thread_id: t.String(),
+  in_reply_to: nullable(t.String()),
+  from_addr: t.String(),
+  to_addr: t.String(),
+  subject: t.String(),
+  body_raw: nullable(t.String({ description: "pre-sanitization original, kept for audit" })),
+  body_clean: nullable(t.String({ description: "sanitized text" })),
+  truncated: t.Boolean(),
+  created_at: t.String(),
+  comprehension: nullable(t.Record(t.String(), t.Unknown())),
+  attachments: t.Array(Attachment),
+  auth_results: nullable(strictObject({ spf: Verdict, dkim: Verdict, dmarc: Verdict })),
+  spam_risk: nullable(t.Union([t.Literal("low"), t.Literal("high"), t.Literal("error")])),
+  virus_risk: nullable(t.Union([t.Literal("low"), t.Literal("high")])),
+});
+
+const MessageListItem = strictObject({
+  id: t.String(),
+  direction: t.Union([t.Literal("in"), t.Literal("out")]),
+  from_addr: t.String(),
+  to_addr: t.String(),
+  subject: t.String(),
+  created_at: t.String(),
+  comprehension: t.Optional(nullable(strictObject({ status: t.String(), classification: nullable(t.String()) }))),
+});
+
+const Id = t.String({ minLength: 1, maxLength: 100 });
+
+/** Attachments are served as downloads that a browser will neither render nor sniff. */
+function attachmentResponse(attachment: { filename: string | null; content_type: string; content: Uint8Array }): Response {
+  const filename = attachment.filename ?? "attachment";
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return new Response(attachment.content as Uint8Array<ArrayBuffer>, {
+    headers: {
+      "content-type": /^[\w.+-]+\/[\w.+-]+$/.test(attachment.content_type) ? attachment.content_type : "application/octet-stream",
+      "content-disposition": `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
+      "x-content-type-options": "nosniff",
+      "content-security-policy": "sandbox; default-src 'none'",
+    },
+  });
+}
+
+export const messageRoutes = (svc: Services) =>
+  apiRoutes(svc, "messages")
+    .get("/messages", ({ principal, query }) => {
+      assertMailboxAllowed(principal, query.mailbox_id);
+      return listMessages(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 50, 100)).then((messages) => ({ messages })) as Promise<{ messages: (typeof MessageListItem.static)[] }>;
+    }, {
+      auth: "read",
+      query: strictObject({
+        mailbox_id: t.String({ minLength: 1, maxLength: 100 }),
+        limit: t.Optional(t.Integer({ minimum: 1, description: "default 50; values above 100 are clamped to 100" })),
+      }),
+      response: { 200: strictObject({ messages: t.Array(MessageListItem) }), 400: ErrorBody, ...authErrors },
+      detail: {
+        summary: "List a mailbox's messages",
+        description: "Newest first, inbound and outbound. A mailbox_id that is not the account's yields an empty list. A bound key may list only its own mailbox (403 key_scope).",
+      },
+    })
+    .get("/messages/:id", ({ principal, params }) => getMessage(svc.sql, principal, params.id) as Promise<any>, {
+      auth: "read",
+      params: t.Object({ id: Id }),
+      response: { 200: MessageDetail, ...authErrors, 404: ErrorBody },
+      detail: { summary: "Get a message", description: "404 `message not found` for a missing id, another account's, or another mailbox's under a bound key." },
+    })
+    .get("/messages/:id/attachments/:attachment_id", async ({ principal, params }) =>
+      attachmentResponse(await getAttachment(svc.sql, principal, params.id, params.attachment_id)), {
+      auth: "read",
+      params: t.Object({ id: Id, attachment_id: Id }),
+      response: {
+        200: t.Any({ description: "the attachment's bytes, served as a download with its content type" }),
+        ...authErrors,
+        404: ErrorBody,
+      },
+      detail: {
+        summary: "Download an attachment",
+        description: "Same authorization and 404 rules as the message; `attachment not found` when the message has no such attachment.",
+      },
+    });
