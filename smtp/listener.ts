@@ -4,6 +4,7 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import { acceptInbound, lookupRecipient } from "../src/core/inbound.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
+import { unsubscribeWithToken } from "../src/core/unsubscribe.ts";
 import type { Services } from "../src/core/services.ts";
 import { errorFields } from "../src/log.ts";
 import { messageLimitViolation } from "./limits.ts";
@@ -68,7 +69,7 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
         const violation = messageLimitViolation(raw);
         if (violation) return callback(new SmtpReply(552, `5.3.4 Message refused: ${violation}`));
         store(raw, session).then(
-          (ids) => callback(null, `2.0.0 Ok: stored ${ids.length} message${ids.length === 1 ? "" : "s"}`),
+          (ids) => callback(null, `2.0.0 Ok: ${ids.length === 0 ? "accepted" : `stored ${ids.length} message${ids.length === 1 ? "" : "s"}`}`),
           (error) => {
             log.error("smtp.store_failed", { session_id: session.id, size, ...errorFields(error) });
             callback(new SmtpReply(451, "4.3.0 Could not store the message, try again later"));
@@ -88,8 +89,10 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
     for (const recipient of session.envelope.rcptTo) {
       const found = await lookupRecipient(svc, recipient.address);
       if (found.kind === "mailbox") mailboxes.push(found.mailbox);
+      // The mailto: half of List-Unsubscribe: the message itself is not kept.
+      if (found.kind === "unsubscribe") await unsubscribeWithToken(svc.sql, config, found.token);
     }
-    if (mailboxes.length === 0) throw new Error("no recipient mailbox left");
+    if (mailboxes.length === 0) return [];
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
     return acceptInbound(svc, raw, mailboxes, {
       remoteIp: session.remoteAddress ?? null,

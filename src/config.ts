@@ -39,6 +39,8 @@ export type Config = {
   smtpRelayUrl: string | null;
   deliveryTimeoutMs: number;
   reconcileGraceSeconds: number;
+  deliveryRetrySeconds: number;
+  deliveryRetryLimit: number;
   unsubscribeSecret: string | null;
   workerConcurrency: number;
 };
@@ -159,6 +161,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpRelayUrl: relay,
     deliveryTimeoutMs: integer(env, "DELIVERY_TIMEOUT_MS", 30_000, 100, 600_000),
     reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 3600, 0, 30 * 24 * 3600),
+    deliveryRetrySeconds: integer(env, "DELIVERY_RETRY_S", 60, 0, 24 * 3600),
+    deliveryRetryLimit: integer(env, "DELIVERY_RETRY_LIMIT", 5, 1, 100),
     unsubscribeSecret: optionalText(env, "UNSUBSCRIBE_SECRET"),
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 4, 1, 100),
   };

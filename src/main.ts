@@ -3,7 +3,8 @@
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { makeSql, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from "./db.ts";
 import { createDefaultAccountOnFirstStart, type FirstStartSecrets } from "./core/bootstrap.ts";
-import type { Services } from "./core/services.ts";
+import { makeServices } from "./core/services.ts";
+import { makeTransport } from "./delivery/index.ts";
 import { makeApp } from "./http/app.ts";
 import { startHttpServer } from "./http/server.ts";
 import { errorFields, makeLogger } from "./log.ts";
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
   await migrate(databaseUrl, (message) => log.info("database.migration", { message }));
 
   const sql = makeSql(databaseUrl);
-  const svc: Services = { sql, config, log, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) };
+  const svc = makeServices({ sql, config, log, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) }, makeTransport);
   const secrets = await createDefaultAccountOnFirstStart(sql, config.sharedDomain);
   if (secrets) printFirstStartSecrets(secrets, config);
 

@@ -9,6 +9,7 @@ import type { Mailbox } from "./mailboxes.ts";
 import { sha256Hex } from "./secrets.ts";
 import type { Services } from "./services.ts";
 import { threadFor } from "./threading.ts";
+import { MAILTO_LOCAL_PREFIX } from "./unsubscribe.ts";
 
 export type InboundEnvelope = {
   remoteIp: string | null;
@@ -18,6 +19,7 @@ export type InboundEnvelope = {
 
 export type RecipientLookup =
   | { kind: "mailbox"; mailbox: Mailbox }
+  | { kind: "unsubscribe"; token: string }
   | { kind: "unknown_mailbox" }
   | { kind: "not_our_domain" };
 
@@ -27,6 +29,9 @@ export async function lookupRecipient(svc: Services, address: string): Promise<R
   if (at < 1) return { kind: "not_our_domain" };
   const domain = address.slice(at + 1).toLowerCase().replace(/\.$/, "");
   const localPart = address.slice(0, at).toLowerCase().replace(/\+.*$/, "");
+  if (domain === svc.config.sharedDomain && localPart.startsWith(MAILTO_LOCAL_PREFIX)) {
+    return { kind: "unsubscribe", token: localPart.slice(MAILTO_LOCAL_PREFIX.length) };
+  }
   if (domain !== svc.config.sharedDomain) {
     const [verified] = await svc.sql`select 1 from domains where name = ${domain} and status = 'verified'`;
     if (!verified) return { kind: "not_our_domain" };

@@ -1,5 +1,6 @@
 // Reading messages: the list of a mailbox (newest first) and one message in full, with the same
 // 404 for a missing id, another account's id, or another mailbox's id under a bound key.
+// Outbound messages are visible once sent; one whose delivery is in doubt is not shown yet.
 import type { Db } from "../db.ts";
 import type { AuthResults } from "../mail/authenticate.ts";
 import { errors } from "./errors.ts";
@@ -46,7 +47,8 @@ async function visibleMessage(db: Db, principal: Principal, id: string) {
       subject, body_raw, body_clean, truncated, created_at, comprehension, auth_results, spam_risk, virus_risk
     from messages
     where id = ${id} and account_id = ${principal.accountId}
-      and (${principal.mailboxId}::text is null or mailbox_id = ${principal.mailboxId})`;
+      and (${principal.mailboxId}::text is null or mailbox_id = ${principal.mailboxId})
+      and (delivery_status is null or delivery_status = 'sent')`;
   if (!message) throw errors.notFound("message");
   return message;
 }
@@ -66,6 +68,8 @@ export async function listMessages(db: Db, principal: Principal, mailboxId: stri
       end as comprehension
     from messages
     where mailbox_id = ${mailboxId} and account_id = ${principal.accountId}
+      -- outbound mail appears once it has left (or reconciliation recorded it as sent)
+      and (delivery_status is null or delivery_status = 'sent')
     order by created_at desc, id desc
     limit ${limit}`;
   return rows as unknown as MessageListItem[];

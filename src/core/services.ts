@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { Sql } from "../db.ts";
 import type { Logger } from "../log.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
+import type { DeliveryTransport } from "../delivery/transport.ts";
 
 export type { ResolveFn };
 
@@ -12,4 +13,12 @@ export type Services = {
   config: Config;
   log: Logger;
   resolve: ResolveFn;
+  transport: DeliveryTransport;
 };
+
+/** Builds the services; the transport is made last because the local one delivers through them. */
+export function makeServices(base: Omit<Services, "transport">, makeTransport: (svc: Omit<Services, "transport">) => DeliveryTransport): Services {
+  const svc = base as Services;
+  svc.transport = makeTransport(base);
+  return svc;
+}

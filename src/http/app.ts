@@ -10,9 +10,12 @@ import { domainRoutes } from "./routes/domains.ts";
 import { mailboxRoutes } from "./routes/mailboxes.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
+import { draftRoutes } from "./routes/drafts.ts";
+import { sendRoutes } from "./routes/send.ts";
+import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
-const routeSets = [mailboxRoutes, domainRoutes, messageRoutes];
+const routeSets = [mailboxRoutes, domainRoutes, messageRoutes, sendRoutes, draftRoutes, unsubscribeRoutes];
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });

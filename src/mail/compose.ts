@@ -12,8 +12,11 @@ export type ComposeInput = {
   /** Message-ID of the message replied to, with or without angle brackets. */
   inReplyTo?: string | null;
   references?: string[];
-  /** RFC 8058 one-click unsubscribe: an https URL and a mailto address or URI. */
-  unsubscribe?: { url: string; mailto: string } | null;
+  /**
+   * RFC 8058 one-click unsubscribe: an https URL and a mailto address or URI. Without an https
+   * URL (a service run on plain http) only the mailto is offered and no one-click header is set.
+   */
+  unsubscribe?: { url: string | null; mailto: string } | null;
   dkim?: { domainName: string; keySelector: string; privateKey: string } | null;
   date?: Date;
 };
@@ -56,7 +59,7 @@ export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
   const headers: Record<string, { prepared: true; value: string }> = {};
   if (m.unsubscribe) {
     headers['List-Unsubscribe'] = { prepared: true, value: listUnsubscribeValue(m.unsubscribe) };
-    headers['List-Unsubscribe-Post'] = { prepared: true, value: 'List-Unsubscribe=One-Click' };
+    if (m.unsubscribe.url) headers['List-Unsubscribe-Post'] = { prepared: true, value: 'List-Unsubscribe=One-Click' };
   }
 
   const references = trimReferences(m.references ?? [], inReplyTo);
@@ -104,17 +107,17 @@ function trimReferences(refs: string[], inReplyTo: string | null): string[] {
   return [ids[0]!, ...ids.slice(ids.length - (MAX_REFERENCES - 1))];
 }
 
-function listUnsubscribeValue(u: { url: string; mailto: string }): string {
-  const url = u.url.trim();
+function listUnsubscribeValue(u: { url: string | null; mailto: string }): string {
+  const url = u.url?.trim() ?? null;
   // RFC 8058 §3: the one-click URI must be HTTPS.
-  if (!/^https:\/\/[\x21-\x7e]+$/.test(url) || /[<>]/.test(url) || url.length > MAX_URL) {
+  if (url !== null && (!/^https:\/\/[\x21-\x7e]+$/.test(url) || /[<>]/.test(url) || url.length > MAX_URL)) {
     throw new Error('unsubscribe.url must be an https URL without spaces or angle brackets');
   }
   const mailto = u.mailto.trim().startsWith('mailto:') ? u.mailto.trim() : `mailto:${u.mailto.trim()}`;
   if (!/^mailto:[^\s<>@]+@[^\s<>@]+$/.test(mailto) || !/^[\x21-\x7e]+$/.test(mailto) || mailto.length > MAX_URL) {
     throw new Error('unsubscribe.mailto must be a mailto URI or an email address');
   }
-  return `<${url}>, <${mailto}>`;
+  return url === null ? `<${mailto}>` : `<${url}>, <${mailto}>`;
 }
 
 async function dkimSign(

@@ -7,7 +7,8 @@ import { makeSql, type Sql } from "../../src/db.ts";
 import { createAccount, type Plan } from "../../src/core/accounts.ts";
 import { createKey, type NewKey } from "../../src/core/keys.ts";
 import { createMailbox } from "../../src/core/mailboxes.ts";
-import type { Services } from "../../src/core/services.ts";
+import { makeServices, type Services } from "../../src/core/services.ts";
+import { makeTransport } from "../../src/delivery/index.ts";
 import { makeApp } from "../../src/http/app.ts";
 import { makeLogger } from "../../src/log.ts";
 import { makeResolver } from "../../src/mail/resolver.ts";
@@ -35,12 +36,10 @@ export async function makeTestContext(env: Record<string, string> = {}): Promise
   // depend on the outside world's DNS.
   const config = loadConfig({ LOG_LEVEL: "silent", INBOUND_AUTH_MODE: "off", DATA_DIR: testDataDir(), ...env, DATABASE_URL: database.url });
   const sql = makeSql(database.url, { max: 10 });
-  const svc: Services = {
-    sql,
-    config,
-    log: makeLogger(config.logLevel),
-    resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
-  };
+  const svc: Services = makeServices(
+    { sql, config, log: makeLogger(config.logLevel), resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) },
+    makeTransport,
+  );
   const app = makeApp(svc);
   return {
     svc,

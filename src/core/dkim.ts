@@ -1,0 +1,28 @@
+// The DKIM key a message is signed with: a custom domain's own key, or the shared domain's key,
+// generated once and kept in the database (publish it with `bun run cli dkim show`).
+import type { Config } from "../config.ts";
+import type { Db } from "../db.ts";
+import { generateDkimKeyPair } from "../mail/dkim-keys.ts";
+import type { Mailbox } from "./mailboxes.ts";
+
+export type SigningKey = { domainName: string; keySelector: string; privateKey: string };
+
+export async function sharedDomainKey(db: Db, config: Config): Promise<{ selector: string; privateKey: string; publicKey: string }> {
+  const [existing] = await db`select selector, private_key, public_key from service_dkim_keys where domain = ${config.sharedDomain}`;
+  if (existing) return { selector: existing.selector, privateKey: existing.private_key, publicKey: existing.public_key };
+  const keys = await generateDkimKeyPair();
+  await db`
+    insert into service_dkim_keys (domain, selector, private_key, public_key)
+    values (${config.sharedDomain}, ${config.dkimSelector}, ${keys.privateKeyPem}, ${keys.publicKeyBase64})
+    on conflict do nothing`;
+  return sharedDomainKey(db, config);
+}
+
+export async function signingKeyFor(db: Db, config: Config, mailbox: Mailbox): Promise<SigningKey> {
+  if (mailbox.domain_id) {
+    const [domain] = await db`select name, dkim_selector, dkim_private_key from domains where id = ${mailbox.domain_id}`;
+    if (domain) return { domainName: domain.name, keySelector: domain.dkim_selector, privateKey: domain.dkim_private_key };
+  }
+  const shared = await sharedDomainKey(db, config);
+  return { domainName: config.sharedDomain, keySelector: shared.selector, privateKey: shared.privateKey };
+}

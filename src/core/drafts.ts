@@ -1,0 +1,251 @@
+// Drafts and the approval queue. Every transition is one conditional UPDATE ... WHERE status = ...
+// RETURNING, so the loser of a race between send, edit and delete gets approval_conflict.
+//
+//   draft ──send (approval off)──▶ sending ──▶ sent          (tombstoned)
+//   draft ──send (approval on)───▶ pending_approval ──approve──▶ sending ──▶ sent
+//                                  pending_approval ──reject───▶ rejected (tombstoned)
+//   sending ──permanent rejection──▶ draft (error recorded, fix and send again)
+//   draft ──delete──▶ deleted (tombstoned)
+import type { Db } from "../db.ts";
+import { dispatchMessage } from "./dispatch.ts";
+import { errors } from "./errors.ts";
+import { newId } from "./ids.ts";
+import type { StoredResponse } from "./idempotency.ts";
+import { getMailboxById } from "./mailboxes.ts";
+import { outcomeResponse } from "./outcome.ts";
+import { resolveMailbox, resolveOutgoing, validateRecipient, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
+import { checkRecipientPolicy } from "./policy.ts";
+import type { Principal } from "./principal.ts";
+import { releaseSend, reserveSend } from "./quota.ts";
+import type { Services } from "./services.ts";
+
+export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
+
+export type Draft = {
+  id: string;
+  mailbox_id: string;
+  status: DraftStatus;
+  to: string | null;
+  subject: string;
+  text: string;
+  reply_to_message_id: string | null;
+  requires_human: boolean;
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+};
+
+type DraftRow = Draft & {
+  account_id: string;
+  in_reply_to: string | null;
+  references: string[];
+  deleted_at: string | null;
+  last_error: string | null;
+};
+
+const DRAFT_COLUMNS = `id, account_id, mailbox_id, status, to_addr as "to", subject, text, reply_to_message_id, requires_human,
+  thread_id, created_at, updated_at, in_reply_to, "references", deleted_at, last_error`;
+
+export function draftView(row: DraftRow): Draft {
+  return {
+    id: row.id,
+    mailbox_id: row.mailbox_id,
+    status: row.status,
+    to: row.to,
+    subject: row.subject,
+    text: row.text,
+    reply_to_message_id: row.reply_to_message_id,
+    requires_human: row.requires_human,
+    thread_id: row.thread_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+async function insertDraft(db: Db, principal: Principal, outgoing: ResolvedOutgoing, status: DraftStatus, clientId: string | null): Promise<DraftRow> {
+  const [row] = await db.unsafe<DraftRow[]>(
+    `insert into drafts (id, account_id, mailbox_id, status, to_addr, subject, text, reply_to_message_id, in_reply_to, "references",
+       requires_human, thread_id, client_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11, $12, $13)
+     returning ${DRAFT_COLUMNS}`,
+    [
+      newId("drf"), principal.accountId, outgoing.mailbox.id, status, outgoing.to, outgoing.subject, outgoing.text,
+      outgoing.reply?.messageId ?? null, outgoing.reply?.inReplyTo ?? null, outgoing.reply?.references ?? [],
+      status === "pending_approval", outgoing.threadId, clientId,
+    ] as never[],
+  );
+  return row!;
+}
+
+export async function createDraft(svc: Services, principal: Principal, body: OutgoingRequest): Promise<{ id: string; status: "draft" }> {
+  // A draft may be saved without a recipient when the original it replies to has no usable one;
+  // sending it is then 422 until a recipient is set.
+  const outgoing = await resolveOutgoing(svc.sql, principal, body, { allowMissingRecipient: true });
+  const row = await insertDraft(svc.sql, principal, outgoing, "draft", body.client_id ?? null);
+  svc.log.info("draft.created", { draft_id: row.id, mailbox_id: row.mailbox_id });
+  return { id: row.id, status: "draft" };
+}
+
+/** The draft POST /send creates when the mailbox requires approval. */
+export async function createForcedDraft(db: Db, principal: Principal, outgoing: ResolvedOutgoing, clientId: string | null): Promise<Draft> {
+  return draftView(await insertDraft(db, principal, outgoing, "pending_approval", clientId));
+}
+
+/** A live draft the principal may see; tombstoned, deleted and foreign drafts are the one 404. */
+async function findDraft(db: Db, principal: Principal, id: string): Promise<DraftRow | null> {
+  const [row] = await db.unsafe<DraftRow[]>(
+    `select ${DRAFT_COLUMNS} from drafts
+     where id = $1 and account_id = $2 and ($3::text is null or mailbox_id = $3) and deleted_at is null`,
+    [id, principal.accountId, principal.mailboxId] as never[],
+  );
+  return row ?? null;
+}
+
+async function visibleDraft(db: Db, principal: Principal, id: string): Promise<DraftRow> {
+  const row = await findDraft(db, principal, id);
+  if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
+  return row;
+}
+
+export async function getDraft(db: Db, principal: Principal, id: string): Promise<Draft> {
+  return draftView(await visibleDraft(db, principal, id));
+}
+
+export async function listDrafts(db: Db, principal: Principal, mailboxId: string): Promise<Draft[]> {
+  if (principal.mailboxId !== null && principal.mailboxId !== mailboxId) throw errors.keyScope("differentMailbox");
+  const rows = await db.unsafe<DraftRow[]>(
+    `select ${DRAFT_COLUMNS} from drafts
+     where mailbox_id = $1 and account_id = $2 and deleted_at is null and status not in ('sent', 'rejected')
+     order by created_at desc, id desc limit 500`,
+    [mailboxId, principal.accountId] as never[],
+  );
+  return rows.map(draftView);
+}
+
+/** After a conditional update matched nothing: 404 if the draft is gone, else 409. */
+async function conflictOrMissing(db: Db, principal: Principal, id: string): Promise<never> {
+  const row = await findDraft(db, principal, id);
+  if (!row) throw errors.notFound("draft");
+  throw errors.approvalConflict();
+}
+
+export type DraftPatch = { to?: string; subject?: string; text?: string; reply_to_message_id?: unknown };
+
+export async function updateDraft(db: Db, principal: Principal, id: string, patch: DraftPatch): Promise<Draft> {
+  if (patch.reply_to_message_id !== undefined) throw errors.validation("reply_to_message_id cannot be changed");
+  if (patch.subject !== undefined && /[\r\n]/.test(patch.subject)) throw errors.validation("subject must not contain line breaks");
+  if (patch.text !== undefined && patch.text.length === 0) throw errors.validation("text must be at least 1 character");
+  const to = patch.to === undefined ? undefined : validateRecipient(patch.to, true);
+  const [row] = await db.unsafe<DraftRow[]>(
+    `update drafts set
+       to_addr = case when $4::boolean then $5 else to_addr end,
+       subject = coalesce($6, subject),
+       text = coalesce($7, text),
+       updated_at = now()
+     where id = $1 and account_id = $2 and ($3::text is null or mailbox_id = $3) and deleted_at is null and status = 'draft'
+     returning ${DRAFT_COLUMNS}`,
+    [id, principal.accountId, principal.mailboxId, to !== undefined, to ?? null, patch.subject ?? null, patch.text ?? null] as never[],
+  );
+  if (!row) return conflictOrMissing(db, principal, id);
+  return draftView(row);
+}
+
+export async function deleteDraft(db: Db, principal: Principal, id: string): Promise<void> {
+  const rows = await db`
+    update drafts set deleted_at = now(), updated_at = now()
+    where id = ${id} and account_id = ${principal.accountId} and (${principal.mailboxId}::text is null or mailbox_id = ${principal.mailboxId})
+      and deleted_at is null and status = 'draft'
+    returning id`;
+  if (rows.length === 0) await conflictOrMissing(db, principal, id);
+}
+
+const pendingResponse = (id: string): StoredResponse => ({ status: 202, body: { draft_id: id, status: "pending_approval" } });
+
+export async function sendDraft(svc: Services, principal: Principal, id: string): Promise<StoredResponse> {
+  const draft = await visibleDraft(svc.sql, principal, id);
+  if (draft.status === "pending_approval") return pendingResponse(id);
+  if (draft.status !== "draft") throw errors.approvalConflict();
+  if (!draft.to) throw errors.draftWithoutRecipient();
+  await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
+
+  const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
+  if (mailbox.require_approval) {
+    const queued = await svc.sql`
+      update drafts set status = 'pending_approval', requires_human = true, updated_at = now()
+      where id = ${id} and status = 'draft' and deleted_at is null returning id`;
+    if (queued.length === 0) {
+      const now = await findDraft(svc.sql, principal, id);
+      if (now?.status === "pending_approval") return pendingResponse(id);
+      return conflictOrMissing(svc.sql, principal, id);
+    }
+    svc.log.info("draft.queued_for_approval", { draft_id: id });
+    return pendingResponse(id);
+  }
+  return deliverDraft(svc, draft, "draft");
+}
+
+/**
+ * Moves a draft from `from` to sending and delivers it through the shared pipeline. Used by draft
+ * send (from draft) and by a human's approval (from pending_approval).
+ */
+async function deliverDraft(svc: Services, draft: DraftRow, from: "draft" | "pending_approval"): Promise<StoredResponse> {
+  const mailbox = await getMailboxById(svc.sql, draft.mailbox_id);
+  if (!mailbox) throw errors.notFound("mailbox");
+  await reserveSend(svc.sql, svc.config, draft.account_id);
+  const claimed = await svc.sql`
+    update drafts set status = 'sending', last_error = null, updated_at = now()
+    where id = ${draft.id} and status = ${from} and deleted_at is null returning id`;
+  if (claimed.length === 0) {
+    await releaseSend(svc.sql, draft.account_id);
+    throw errors.approvalConflict();
+  }
+
+  const result = await dispatchMessage(svc, {
+    mailbox,
+    to: draft.to!,
+    subject: draft.subject,
+    text: draft.text,
+    threadId: draft.thread_id,
+    inReplyTo: draft.in_reply_to,
+    references: draft.references,
+    draftId: draft.id,
+  });
+  const { outcome } = result;
+  if (outcome.kind === "sent") {
+    await svc.sql`update drafts set status = 'sent', sent_message_id = ${result.messageId}, updated_at = now() where id = ${draft.id}`;
+  } else if (outcome.kind === "permanent") {
+    await svc.sql`update drafts set status = 'draft', last_error = ${outcome.error}, updated_at = now() where id = ${draft.id}`;
+  }
+  // transient and unknown: the draft stays sending; the reconcile task retries or resolves it.
+  return outcomeResponse(result, draft.id);
+}
+
+/** A human approves a pending draft (dashboard, CLI): it goes out through the same pipeline. */
+export async function approveDraft(svc: Services, draftId: string, decidedBy: string): Promise<StoredResponse> {
+  const [row] = await svc.sql.unsafe<DraftRow[]>(`select ${DRAFT_COLUMNS} from drafts where id = $1 and deleted_at is null`, [draftId]);
+  if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
+  if (row.status !== "pending_approval") throw errors.approvalConflict();
+  if (!row.to) throw errors.draftWithoutRecipient();
+  await svc.sql`update drafts set decided_by = ${decidedBy} where id = ${draftId}`;
+  await checkRecipientPolicy(svc.sql, row.account_id, row.mailbox_id, row.to);
+  svc.log.info("draft.approved", { draft_id: draftId, decided_by: decidedBy });
+  return deliverDraft(svc, row, "pending_approval");
+}
+
+export async function rejectDraft(db: Db, draftId: string, decidedBy: string): Promise<void> {
+  const rows = await db`
+    update drafts set status = 'rejected', decided_by = ${decidedBy}, updated_at = now()
+    where id = ${draftId} and status = 'pending_approval' and deleted_at is null returning id`;
+  if (rows.length > 0) return;
+  const [row] = await db`select status from drafts where id = ${draftId} and deleted_at is null`;
+  if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
+  throw errors.approvalConflict();
+}
+
+export async function listPendingDrafts(db: Db, accountId: string): Promise<Draft[]> {
+  const rows = await db.unsafe<DraftRow[]>(
+    `select ${DRAFT_COLUMNS} from drafts where account_id = $1 and status = 'pending_approval' and deleted_at is null order by created_at`,
+    [accountId],
+  );
+  return rows.map(draftView);
+}

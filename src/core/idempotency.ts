@@ -1,0 +1,82 @@
+// client_id idempotency for POST /api/v1/send: one row per (account, mailbox, client_id) holding
+// the payload's hash, a state and the stored response. The row's primary key is what makes two
+// racing requests deliver exactly once: only the request that inserted it proceeds.
+import type { Db } from "../db.ts";
+import { errors } from "./errors.ts";
+import { sha256Hex } from "./secrets.ts";
+
+export type StoredResponse = { status: number; body: Record<string, unknown> };
+export type IdempotencyKey = { accountId: string; mailboxId: string; clientId: string };
+
+/** How long an in_progress claim whose holder never started delivery blocks a retry. */
+const CLAIM_SECONDS = 120;
+
+export async function payloadHash(payload: Record<string, unknown>): Promise<string> {
+  const canonical = JSON.stringify(Object.keys(payload).sort().map((key) => [key, payload[key] ?? null]));
+  return sha256Hex(canonical);
+}
+
+/**
+ * Claims the key for this request, or answers for it: the stored response of a completed or
+ * terminally failed send, 409 idempotency_conflict for another payload, 409
+ * idempotency_in_progress while another request (or an unknown outcome) holds it.
+ */
+export async function claimIdempotencyKey(db: Db, key: IdempotencyKey, hash: string): Promise<{ claimed: true } | { claimed: false; replay: StoredResponse }> {
+  const inserted = await db`
+    insert into idempotency_keys (account_id, mailbox_id, client_id, payload_hash, state, locked_until)
+    values (${key.accountId}, ${key.mailboxId}, ${key.clientId}, ${hash}, 'in_progress', now() + make_interval(secs => ${CLAIM_SECONDS}))
+    on conflict do nothing
+    returning client_id`;
+  if (inserted.length > 0) return { claimed: true };
+
+  const [existing] = await db`
+    select payload_hash, state, response_status, response_body, message_id, locked_until < now() as expired
+    from idempotency_keys
+    where account_id = ${key.accountId} and mailbox_id = ${key.mailboxId} and client_id = ${key.clientId}`;
+  if (!existing) return claimIdempotencyKey(db, key, hash); // released between our two statements
+  if (existing.payload_hash !== hash) throw errors.idempotencyConflict();
+  if (existing.state === "completed" || existing.state === "failed_terminal") {
+    return { claimed: false, replay: { status: existing.response_status, body: existing.response_body } };
+  }
+  // A holder that died before it recorded a delivery attempt left nothing to reconcile: take over.
+  if (existing.expired && existing.message_id === null) {
+    const taken = await db`
+      update idempotency_keys set locked_until = now() + make_interval(secs => ${CLAIM_SECONDS}), updated_at = now()
+      where account_id = ${key.accountId} and mailbox_id = ${key.mailboxId} and client_id = ${key.clientId}
+        and state = 'in_progress' and message_id is null and locked_until < now()
+      returning client_id`;
+    if (taken.length > 0) return { claimed: true };
+  }
+  throw errors.idempotencyInProgress();
+}
+
+/** Ties the claim to the outbound message before the transport is called (see reconcile). */
+export async function attachMessage(db: Db, key: IdempotencyKey, messageId: string): Promise<void> {
+  await db`
+    update idempotency_keys set message_id = ${messageId}, updated_at = now()
+    where account_id = ${key.accountId} and mailbox_id = ${key.mailboxId} and client_id = ${key.clientId}`;
+}
+
+export async function finishIdempotencyKey(db: Db, key: IdempotencyKey, state: "completed" | "failed_terminal", response: StoredResponse): Promise<void> {
+  await db`
+    update idempotency_keys set state = ${state}, response_status = ${response.status}, response_body = ${db.json(response.body as never)}, updated_at = now()
+    where account_id = ${key.accountId} and mailbox_id = ${key.mailboxId} and client_id = ${key.clientId}`;
+}
+
+/**
+ * Forgets the claim so that a retry with the same client_id runs again (transient failures,
+ * policy refusals). A claim whose message still exists may have been delivered: it stays.
+ */
+export async function releaseIdempotencyKey(db: Db, key: IdempotencyKey): Promise<void> {
+  await db`
+    delete from idempotency_keys k
+    where k.account_id = ${key.accountId} and k.mailbox_id = ${key.mailboxId} and k.client_id = ${key.clientId} and k.state = 'in_progress'
+      and (k.message_id is null or not exists (select 1 from messages m where m.id = k.message_id))`;
+}
+
+/** Reconciliation found the outcome of the send a claim was waiting on. */
+export async function completeByMessage(db: Db, messageId: string, response: StoredResponse): Promise<void> {
+  await db`
+    update idempotency_keys set state = 'completed', response_status = ${response.status}, response_body = ${db.json(response.body as never)}, updated_at = now()
+    where message_id = ${messageId} and state = 'in_progress'`;
+}

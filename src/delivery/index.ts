@@ -1,0 +1,18 @@
+// Chooses the outbound transport from DELIVERY_TRANSPORT.
+import type { Services } from "../core/services.ts";
+import { makeLocalTransport } from "./local.ts";
+import { makeMxTransport } from "./mx.ts";
+import { makeSmtpRelayTransport } from "./smtp-relay.ts";
+import type { DeliveryTransport } from "./transport.ts";
+
+export function makeTransport(svc: Omit<Services, "transport">): DeliveryTransport {
+  const { config } = svc;
+  switch (config.deliveryTransport) {
+    case "local":
+      return makeLocalTransport(svc);
+    case "smtp":
+      return makeSmtpRelayTransport(config.smtpRelayUrl!, { ehloName: config.smtp.hostname, timeoutMs: config.deliveryTimeoutMs });
+    case "mx":
+      return makeMxTransport({ resolve: svc.resolve, ehloName: config.smtp.hostname, timeoutMs: config.deliveryTimeoutMs });
+  }
+}

@@ -1,0 +1,102 @@
+// The draft endpoints: create, list, get, edit, delete and send.
+import { t } from "elysia";
+import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft } from "../../core/drafts.ts";
+import type { Services } from "../../core/services.ts";
+import { authErrors, ConflictError, ErrorBody, strictObject } from "../models.ts";
+import { apiRoutes } from "../route-kit.ts";
+import { DeliveryFailure, OutgoingFields, PendingApproval, PermanentRejection, SendBlocked } from "./outgoing-models.ts";
+
+const nullableString = t.Union([t.String(), t.Null()]);
+export const Draft = strictObject({
+  id: t.String(),
+  mailbox_id: t.String(),
+  status: t.Union([t.Literal("draft"), t.Literal("pending_approval"), t.Literal("sending"), t.Literal("sent"), t.Literal("rejected")]),
+  to: nullableString,
+  subject: t.String(),
+  text: t.String(),
+  reply_to_message_id: nullableString,
+  requires_human: t.Boolean(),
+  thread_id: t.String(),
+  created_at: t.String(),
+  updated_at: t.String(),
+});
+const Id = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
+const notFound = { 404: ErrorBody };
+
+export const draftRoutes = (svc: Services) =>
+  apiRoutes(svc, "drafts")
+    .post("/drafts", async ({ principal, body, set }) => {
+      set.status = 201;
+      return createDraft(svc, principal, body);
+    }, {
+      auth: "write",
+      body: strictObject({ ...OutgoingFields, client_id: t.Optional(t.String({ minLength: 1, maxLength: 256 })) }),
+      response: { 201: strictObject({ id: t.String(), status: t.Literal("draft") }), 400: ErrorBody, ...authErrors, ...notFound, 413: ErrorBody },
+      detail: {
+        summary: "Create a draft",
+        description: "Same body and validation as send. No idempotency: a retried create can duplicate a draft. Never queued for approval at creation.",
+      },
+    })
+    .get("/drafts", async ({ principal, query }) => ({ drafts: await listDrafts(svc.sql, principal, query.mailbox_id) }), {
+      auth: "read",
+      query: strictObject({ mailbox_id: t.String({ minLength: 1, maxLength: 100 }) }),
+      response: { 200: strictObject({ drafts: t.Array(Draft) }), 400: ErrorBody, ...authErrors },
+      detail: { summary: "List live drafts", description: "Non-tombstoned, non-terminal drafts of the mailbox, newest first." },
+    })
+    .get("/drafts/:id", ({ principal, params }) => getDraft(svc.sql, principal, params.id), {
+      auth: "read",
+      params: Id,
+      response: { 200: Draft, ...authErrors, ...notFound },
+      detail: { summary: "Get a draft", description: "404 `draft not found` for missing, foreign and tombstoned drafts alike." },
+    })
+    .patch("/drafts/:id", ({ principal, params, body }) => updateDraft(svc.sql, principal, params.id, body ?? {}), {
+      auth: "write",
+      params: Id,
+      body: t.Optional(
+        strictObject({
+          to: t.Optional(t.String({ minLength: 1, maxLength: 998 })),
+          subject: t.Optional(t.String({ maxLength: 998 })),
+          text: t.Optional(t.String({ minLength: 1, maxLength: 500_000 })),
+          reply_to_message_id: t.Optional(t.Unknown({ description: "immutable: supplying it is 400" })),
+        }),
+      ),
+      response: { 200: Draft, 400: ErrorBody, ...authErrors, ...notFound, 409: ConflictError, 413: ErrorBody },
+      detail: {
+        summary: "Edit a draft",
+        description: "Omitted fields keep their value; the recipient is re-validated. Only a `draft` can be edited: pending_approval, sending, sent and rejected drafts answer 409 approval_conflict.",
+      },
+    })
+    .delete("/drafts/:id", async ({ principal, params, set }) => {
+      await deleteDraft(svc.sql, principal, params.id);
+      set.status = 204;
+    }, {
+      auth: "write",
+      params: Id,
+      response: { 204: t.Void({ description: "deleted" }), ...authErrors, ...notFound, 409: ConflictError },
+      detail: { summary: "Delete a draft", description: "Soft-deletes a `draft`; any other live status answers 409 approval_conflict." },
+    })
+    .post("/drafts/:id/send", async ({ principal, params, set }) => {
+      const response = await sendDraft(svc, principal, params.id);
+      set.status = response.status;
+      return response.body as never;
+    }, {
+      auth: "write",
+      params: Id,
+      response: {
+        201: strictObject({ id: t.String(), draft_id: t.String(), thread_id: t.String(), provider_message_id: t.String() }),
+        202: PendingApproval,
+        400: PermanentRejection,
+        ...authErrors,
+        402: ErrorBody,
+        403: t.Union([SendBlocked, authErrors[403]]),
+        ...notFound,
+        409: ConflictError,
+        422: ErrorBody,
+        502: DeliveryFailure,
+      },
+      detail: {
+        summary: "Send a draft",
+        description:
+          "The mailbox's current require_approval decides: 202 queues it (again 202 when already queued), otherwise it is delivered (201). A permanent rejection (400) returns the draft to `draft` with the error recorded. On 502 the draft stays `sending`: a transient failure is retried by the service, an unknown outcome is reconciled. 422 when the draft has no recipient or the recipient is suppressed.",
+      },
+    });

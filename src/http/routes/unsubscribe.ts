@@ -1,0 +1,25 @@
+// The public one-click unsubscribe endpoint (RFC 8058) linked from every outbound message.
+// GET shows a confirmation form (link scanners must not unsubscribe anyone); POST unsubscribes.
+import { Elysia } from "elysia";
+import type { Services } from "../../core/services.ts";
+import { unsubscribeWithToken } from "../../core/unsubscribe.ts";
+import { escapeHtml } from "../reference-page.ts";
+
+function page(status: number, title: string, body: string): Response {
+  return new Response(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body style="font-family:system-ui;max-width:32rem;margin:3rem auto">${body}</body></html>`,
+    { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } },
+  );
+}
+
+export const unsubscribeRoutes = (svc: Services) =>
+  new Elysia({ name: "routes:unsubscribe" })
+    .get("/unsubscribe/:token", ({ params }) =>
+      page(200, "Unsubscribe", `<h1>Unsubscribe</h1><p>Stop receiving mail from this sender?</p>
+<form method="post" action="/unsubscribe/${encodeURIComponent(params.token)}"><button type="submit">Unsubscribe</button></form>`), { detail: { hide: true } })
+    .post("/unsubscribe/:token", async ({ params }) => {
+      const done = await unsubscribeWithToken(svc.sql, svc.config, params.token);
+      if (!done) return page(404, "Unsubscribe", "<h1>This unsubscribe link is not valid.</h1>");
+      svc.log.info("unsubscribe.link_used", {});
+      return page(200, "Unsubscribed", "<h1>You are unsubscribed.</h1><p>You will not receive further mail from this sender.</p>");
+    }, { parse: "text", detail: { hide: true } });

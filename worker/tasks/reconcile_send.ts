@@ -1,0 +1,57 @@
+// reconcile_send: resolves an outbound message whose delivery outcome was not recorded.
+//  - 'retry' (a draft's transient failure, known not delivered): deliver again, up to
+//    DELIVERY_RETRY_LIMIT attempts, then give the draft back to its author with the error.
+//  - 'sending' or 'unknown' after the grace period: our transports cannot be asked whether the
+//    receiving server kept the message, so it is recorded as sent and marked assumed; this never
+//    risks a duplicate. The waiting idempotency claim and the draft follow.
+import type { Services } from "../../src/core/services.ts";
+import { completeByMessage } from "../../src/core/idempotency.ts";
+import { recordOutcome } from "../../src/core/dispatch.ts";
+import { releaseSend } from "../../src/core/quota.ts";
+
+export async function reconcileSend(svc: Services, payload: { message_id: string }): Promise<void> {
+  const { sql, log, config } = svc;
+  const [message] = await sql`
+    select id, account_id, mailbox_id, thread_id, draft_id, delivery_status, delivery_attempts, from_addr, to_addr, rfc_message_id, raw_outbound
+    from messages where id = ${payload.message_id} and direction = 'out'`;
+  if (!message || message.delivery_status === "sent") return;
+
+  if (message.delivery_status === "retry") {
+    if (message.delivery_attempts >= config.deliveryRetryLimit) {
+      await sql.begin(async (tx) => {
+        await tx`update drafts set status = 'draft', last_error = ${"delivery kept failing temporarily; send again"}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
+        await tx`delete from messages where id = ${message.id}`;
+        await releaseSend(tx, message.account_id);
+      });
+      log.warn("reconcile.gave_up", { message_id: message.id, draft_id: message.draft_id, attempts: message.delivery_attempts });
+      return;
+    }
+    await sql`update messages set delivery_attempts = delivery_attempts + 1, delivery_status = 'sending' where id = ${message.id}`;
+    const outcome = await svc.transport.deliver({ from: message.from_addr, to: message.to_addr }, message.raw_outbound, {
+      messageId: String(message.rfc_message_id).replace(/^<|>$/g, ""),
+    });
+    await recordOutcome(svc, message.id, message.account_id, outcome, { keepForRetry: true });
+    if (outcome.kind === "sent") await markDraftSent(svc, message.draft_id, message.id);
+    if (outcome.kind === "permanent") {
+      await sql`update drafts set status = 'draft', last_error = ${outcome.error}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
+    }
+    log.info("reconcile.redelivered", { message_id: message.id, outcome: outcome.kind });
+    return;
+  }
+
+  // 'sending' or 'unknown': the outcome cannot be learned; record it as sent, marked assumed.
+  await sql`
+    update messages set delivery_status = 'sent', outcome_assumed = true, provider_message_id = coalesce(provider_message_id, ${`assumed:${message.id}`}), raw_outbound = null
+    where id = ${message.id} and delivery_status in ('sending', 'unknown')`;
+  await completeByMessage(sql, message.id, {
+    status: 201,
+    body: { id: message.id, thread_id: message.thread_id, provider_message_id: `assumed:${message.id}` },
+  });
+  await markDraftSent(svc, message.draft_id, message.id);
+  log.info("reconcile.assumed_sent", { message_id: message.id, draft_id: message.draft_id });
+}
+
+async function markDraftSent(svc: Services, draftId: string | null, messageId: string): Promise<void> {
+  if (!draftId) return;
+  await svc.sql`update drafts set status = 'sent', sent_message_id = ${messageId}, updated_at = now() where id = ${draftId} and status = 'sending'`;
+}
