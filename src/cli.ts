@@ -12,11 +12,24 @@ import type { Scope } from "./core/principal.ts";
 import { createExtractionSchema } from "./core/schemas.ts";
 import { addSuppression, listSuppressions, removeSuppression } from "./core/suppressions.ts";
 import { createUser } from "./core/users.ts";
+import { approveDraft, listPendingDrafts, rejectDraft } from "./core/drafts.ts";
+import { sharedDomainKey } from "./core/dkim.ts";
+import { listOutbox, showOutboxMessage } from "./core/outbox.ts";
+import { makeServices, type Services } from "./core/services.ts";
+import { addSendListEntry, listSendListEntries, removeSendListEntry } from "./core/sendlists.ts";
+import { makeTransport } from "./delivery/index.ts";
+import { makeLogger } from "./log.ts";
+import { makeResolver } from "./mail/resolver.ts";
 
 class UsageError extends Error {}
 
 type Flags = Record<string, string | boolean | undefined>;
-type Command = { usage: string; options: Record<string, { type: "string" | "boolean" }>; run(sql: Sql, flags: Flags, positionals: string[]): Promise<unknown> };
+type Command = {
+  usage: string;
+  options: Record<string, { type: "string" | "boolean" }>;
+  /** `services` builds the full services (transport included) for commands that send mail. */
+  run(sql: Sql, flags: Flags, positionals: string[], services?: () => Services): Promise<unknown>;
+};
 
 const str = (flags: Flags, name: string): string | undefined => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
 function required(flags: Flags, name: string): string {
@@ -118,6 +131,65 @@ const commands: Record<string, Command> = {
     options: { account: { type: "string" }, email: { type: "string" }, password: { type: "string" } },
     run: (sql, f) => createUser(sql, { accountId: required(f, "account"), email: required(f, "email"), password: required(f, "password") }),
   },
+  "sendlist add": {
+    usage: "sendlist add --account ID [--mailbox ID] --kind allow|block --pattern P",
+    options: { account: { type: "string" }, mailbox: { type: "string" }, kind: { type: "string" }, pattern: { type: "string" } },
+    run: (sql, f) => {
+      const kind = oneOf(str(f, "kind"), ["allow", "block"] as const, "kind");
+      if (!kind) throw new UsageError("--kind is required");
+      return addSendListEntry(sql, { accountId: required(f, "account"), mailboxId: str(f, "mailbox") ?? null, kind, pattern: required(f, "pattern") });
+    },
+  },
+  "sendlist remove": {
+    usage: "sendlist remove ID",
+    options: {},
+    run: async (sql, _f, p) => ({ removed: await removeSendListEntry(sql, positional(p, "entry ID")) }),
+  },
+  "sendlist list": {
+    usage: "sendlist list --account ID",
+    options: { account: { type: "string" } },
+    run: (sql, f) => listSendListEntries(sql, required(f, "account")),
+  },
+  "draft pending": {
+    usage: "draft pending --account ID",
+    options: { account: { type: "string" } },
+    run: (sql, f) => listPendingDrafts(sql, required(f, "account")),
+  },
+  "draft approve": {
+    usage: "draft approve ID [--by NAME]",
+    options: { by: { type: "string" } },
+    run: async (sql, f, p, svc) => {
+      const result = await approveDraft(svc!(), positional(p, "draft ID"), str(f, "by") ?? "cli");
+      return { status: result.status, ...result.body };
+    },
+  },
+  "draft reject": {
+    usage: "draft reject ID [--by NAME]",
+    options: { by: { type: "string" } },
+    run: async (sql, f, p) => {
+      await rejectDraft(sql, positional(p, "draft ID"), str(f, "by") ?? "cli");
+      return { rejected: true };
+    },
+  },
+  "outbox list": {
+    usage: "outbox list [--limit N]",
+    options: { limit: { type: "string" } },
+    run: (sql, f) => listOutbox(sql, count(str(f, "limit"), "limit") ?? 20),
+  },
+  "outbox show": {
+    usage: "outbox show ID",
+    options: {},
+    run: (sql, _f, p) => showOutboxMessage(sql, positional(p, "outbox ID")),
+  },
+  "dkim show": {
+    usage: "dkim show",
+    options: {},
+    run: async (sql, _f, _p, svc) => {
+      const { config } = svc!();
+      const key = await sharedDomainKey(sql, config);
+      return { name: `${key.selector}._domainkey.${config.sharedDomain}`, type: "TXT", value: `v=DKIM1; k=rsa; p=${key.publicKey}` };
+    },
+  },
   "suppression add": {
     usage: "suppression add --account ID --address A [--reason bounce|complaint|unsubscribe|manual]",
     options: { account: { type: "string" }, address: { type: "string" }, reason: { type: "string" } },
@@ -191,7 +263,9 @@ export async function runCli(argv: string[]): Promise<number> {
   await migrate(url);
   const sql = makeSql(url, { max: 2 });
   try {
-    print(await command.run(sql, flags, positionals), flags.json === true);
+    const services = () =>
+      makeServices({ sql, config, log: makeLogger("warn"), resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) }, makeTransport);
+    print(await command.run(sql, flags, positionals, services), flags.json === true);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
