@@ -18,6 +18,7 @@ import { listOutbox, showOutboxMessage } from "./core/outbox.ts";
 import { makeServices, type Services } from "./core/services.ts";
 import { addSendListEntry, listSendListEntries, removeSendListEntry } from "./core/sendlists.ts";
 import { makeTransport } from "./delivery/index.ts";
+import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks.ts";
 import { makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
 
@@ -188,6 +189,42 @@ const commands: Record<string, Command> = {
       const { config } = svc!();
       const key = await sharedDomainKey(sql, config);
       return { name: `${key.selector}._domainkey.${config.sharedDomain}`, type: "TXT", value: `v=DKIM1; k=rsa; p=${key.publicKey}` };
+    },
+  },
+  "webhook set": {
+    usage: "webhook set --account ID --url U [--secret S]",
+    options: { account: { type: "string" }, url: { type: "string" }, secret: { type: "string" } },
+    run: async (sql, f) => {
+      const { endpoint, secret } = await setWebhook(sql, { accountId: required(f, "account"), url: required(f, "url"), secret: str(f, "secret") ?? null });
+      return { ...endpoint, secret, note: str(f, "secret") ? "secret set as given" : "generated secret, shown once; store it now" };
+    },
+  },
+  "webhook show": {
+    usage: "webhook show --account ID",
+    options: { account: { type: "string" } },
+    run: async (sql, f) => (await showWebhook(sql, required(f, "account"))) ?? { configured: false },
+  },
+  "webhook disable": {
+    usage: "webhook disable --account ID",
+    options: { account: { type: "string" } },
+    run: async (sql, f) => ({ disabled: await disableWebhook(sql, required(f, "account")) }),
+  },
+  "webhook deliveries": {
+    usage: "webhook deliveries --account ID [--dead] [--limit N]",
+    options: { account: { type: "string" }, dead: { type: "boolean" }, limit: { type: "string" } },
+    run: (sql, f) => listDeliveries(sql, required(f, "account"), { deadOnly: f.dead === true, limit: count(str(f, "limit"), "limit") }),
+  },
+  "webhook attempts": {
+    usage: "webhook attempts DELIVERY_ID",
+    options: {},
+    run: (sql, _f, p) => listAttempts(sql, positional(p, "delivery ID")),
+  },
+  "webhook redrive": {
+    usage: "webhook redrive DELIVERY_ID",
+    options: {},
+    run: async (sql, _f, p) => {
+      await redriveDelivery(sql, positional(p, "delivery ID"));
+      return { redriven: true };
     },
   },
   "suppression add": {

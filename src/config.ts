@@ -43,6 +43,22 @@ export type Config = {
   deliveryRetryLimit: number;
   unsubscribeSecret: string | null;
   workerConcurrency: number;
+  webhook: {
+    timeoutMs: number;
+    retryScheduleSeconds: number[];
+    allowPrivateNetworks: boolean;
+  };
+  screening: {
+    clamdAddress: string | null;
+    spamdAddress: string | null;
+    timeoutMs: number;
+  };
+  llm: {
+    url: string | null;
+    model: string | null;
+    apiKey: string | null;
+    timeoutMs: number;
+  };
 };
 
 export class ConfigError extends Error {
@@ -85,6 +101,23 @@ function list(env: Env, name: string, fallback: string): string[] {
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (/^(true|1|yes|on)$/i.test(raw)) return true;
+  if (/^(false|0|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got '${raw}'`);
+}
+
+function secondsList(env: Env, name: string, fallback: string): number[] {
+  const items = list(env, name, fallback);
+  if (items.length === 0) throw new ConfigError(name, "must list at least one delay");
+  return items.map((item) => {
+    if (!/^\d+(\.\d+)?$/.test(item)) throw new ConfigError(name, `must be comma-separated seconds, got '${item}'`);
+    return Number(item);
+  });
 }
 
 function url(env: Env, name: string, fallback: string): string {
@@ -165,5 +198,21 @@ export function loadConfig(env: Env = process.env): Config {
     deliveryRetryLimit: integer(env, "DELIVERY_RETRY_LIMIT", 5, 1, 100),
     unsubscribeSecret: optionalText(env, "UNSUBSCRIBE_SECRET"),
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 4, 1, 100),
+    webhook: {
+      timeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
+      retryScheduleSeconds: secondsList(env, "WEBHOOK_RETRY_SCHEDULE", "60,300,1800,7200,43200"),
+      allowPrivateNetworks: boolean(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
+    },
+    screening: {
+      clamdAddress: optionalText(env, "CLAMD_ADDRESS"),
+      spamdAddress: optionalText(env, "SPAMD_ADDRESS"),
+      timeoutMs: integer(env, "SCANNER_TIMEOUT_MS", 30_000, 100, 600_000),
+    },
+    llm: {
+      url: optionalText(env, "COMPREHENSION_LLM_URL"),
+      model: optionalText(env, "COMPREHENSION_LLM_MODEL"),
+      apiKey: optionalText(env, "COMPREHENSION_LLM_KEY"),
+      timeoutMs: integer(env, "COMPREHENSION_LLM_TIMEOUT_MS", 20_000, 100, 600_000),
+    },
   };
 }

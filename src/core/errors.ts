@@ -33,7 +33,7 @@ export const messages = {
 } as const;
 
 export type KeyScopeReason = "cannotSend" | "cannotRead" | "differentMailbox" | "singleMailbox";
-export type NotFoundSubject = "account" | "key" | "user" | "message" | "draft" | "mailbox" | "domain" | "extraction schema" | "attachment" | "original message";
+export type NotFoundSubject = "account" | "key" | "user" | "message" | "draft" | "mailbox" | "domain" | "extraction schema" | "attachment" | "original message" | "delivery";
 
 export const errors = {
   missingBearer: () => new ApiError(401, { error: messages.missingBearer }),

@@ -2,7 +2,7 @@
 // it processes does (a rolled-back transaction leaves no job). Payloads carry ids only.
 import type { Db } from "../db.ts";
 
-export type TaskName = "process_inbound" | "reconcile_send";
+export type TaskName = "process_inbound" | "reconcile_send" | "deliver_webhook";
 
 export async function enqueueJob(
   db: Db,

@@ -3,10 +3,12 @@ import type { Task } from "graphile-worker";
 import type { Services } from "../../src/core/services.ts";
 import { processInbound } from "./process_inbound.ts";
 import { reconcileSend } from "./reconcile_send.ts";
+import { deliverWebhook } from "./deliver_webhook.ts";
 
 export function taskList(svc: Services): Record<string, Task> {
   return {
     process_inbound: async (payload) => processInbound(svc, payload as { message_id: string }),
     reconcile_send: async (payload) => reconcileSend(svc, payload as { message_id: string }),
+    deliver_webhook: async (payload) => deliverWebhook(svc, payload as { delivery_id: string }),
   };
 }

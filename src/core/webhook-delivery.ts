@@ -1,0 +1,114 @@
+// One attempt at delivering a webhook, and what follows from its result: delivered on any 2xx;
+// otherwise the next retry is scheduled (about 1 min, 5 min, 30 min, 2 h, 12 h, ±20% jitter, or a
+// 429's numeric Retry-After up to 24 h), and after the 6th failed attempt the delivery is dead.
+// Every attempt is recorded. An attempt holds a lease and leaves a safety job behind, so a worker
+// killed mid-attempt is followed by another attempt with the same payload and event_id.
+import { postWebhook } from "../delivery/webhook-post.ts";
+import { enqueueJob } from "./jobs.ts";
+import type { Services } from "./services.ts";
+import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from "./webhook-signature.ts";
+import { resolveWebhookTarget } from "./webhook-target.ts";
+
+const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
+const JITTER = 0.2;
+
+export type AttemptResult = "delivered" | "retry_scheduled" | "dead" | "skipped";
+
+/** The delay before retry number `retry` (1-based), jittered ±20%. */
+export function retryDelaySeconds(schedule: number[], retry: number, random: () => number = Math.random): number {
+  const base = schedule[Math.min(retry, schedule.length) - 1]!;
+  return base * (1 - JITTER + 2 * JITTER * random());
+}
+
+/** A numeric Retry-After (seconds) up to 24 h, or null when absent or not a number. */
+export function retryAfterSeconds(header: string | null): number | null {
+  if (header === null || !/^\s*\d+\s*$/.test(header)) return null;
+  const seconds = Number(header);
+  return seconds <= MAX_RETRY_AFTER_SECONDS ? seconds : null;
+}
+
+export async function attemptWebhookDelivery(svc: Services, deliveryId: string): Promise<AttemptResult> {
+  const { sql, config, log } = svc;
+  const { timeoutMs, retryScheduleSeconds, allowPrivateNetworks } = config.webhook;
+  const maxAttempts = retryScheduleSeconds.length + 1;
+  const leaseMs = timeoutMs + 30_000;
+  const safetyJob = `webhook-lease:${deliveryId}`;
+
+  // Take the lease; the safety job commits with it and fires if this attempt never reports back.
+  const claimed = await sql.begin(async (tx) => {
+    const [row] = await tx`
+      update webhook_deliveries d set lease_until = now() + make_interval(secs => ${leaseMs / 1000})
+      where d.id = ${deliveryId} and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
+      returning d.id, d.account_id, d.attempts, (select payload from webhook_events e where e.id = d.event_id) as payload`;
+    if (!row) return null;
+    await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: safetyJob, runAt: new Date(Date.now() + leaseMs + 1000), maxAttempts: 3 });
+    return row;
+  });
+  if (!claimed) return "skipped";
+
+  const [endpoint] = await sql`select url, secret, enabled from webhook_endpoints where account_id = ${claimed.account_id}`;
+  const attempt = claimed.attempts + 1;
+  let status: number | null = null;
+  let error: string | null = null;
+  let snippet: string | null = null;
+  let latency: number | null = null;
+  let retryAfter: number | null = null;
+  const url: string = endpoint?.url ?? "";
+
+  if (!endpoint || !endpoint.enabled) {
+    error = "webhook is not configured or disabled";
+  } else {
+    try {
+      const target = await resolveWebhookTarget(endpoint.url, svc.resolve, allowPrivateNetworks);
+      const timestamp = Date.now();
+      const body: string = claimed.payload;
+      const response = await postWebhook(
+        target,
+        body,
+        { [SIGNATURE_HEADER]: await signWebhook(endpoint.secret, timestamp, body), [TIMESTAMP_HEADER]: String(timestamp), "user-agent": "agent-mailbox-webhooks/1" },
+        timeoutMs,
+      );
+      status = response.status;
+      snippet = response.snippet;
+      latency = response.latencyMs;
+      if (status === 429) retryAfter = retryAfterSeconds(response.retryAfter);
+    } catch (failure) {
+      error = (failure as Error).message.slice(0, 500);
+    }
+  }
+
+  const delivered = status !== null && status >= 200 && status < 300;
+  let result: AttemptResult;
+  await sql.begin(async (tx) => {
+    await tx`
+      insert into webhook_attempts (delivery_id, url, status, latency_ms, error, response_snippet)
+      values (${deliveryId}, ${url}, ${status}, ${latency}, ${error}, ${snippet})`;
+    await tx`select graphile_worker.remove_job(${safetyJob})`;
+    if (delivered) {
+      result = "delivered";
+      await tx`
+        update webhook_deliveries set state = 'delivered', attempts = ${attempt}, last_status = ${status}, last_error = null,
+          delivered_at = now(), lease_until = null, next_attempt_at = null
+        where id = ${deliveryId}`;
+      return;
+    }
+    const failure = error ?? `HTTP ${status}`;
+    if (attempt >= maxAttempts) {
+      result = "dead";
+      await tx`
+        update webhook_deliveries set state = 'dead', attempts = ${attempt}, last_status = ${status}, last_error = ${failure},
+          dead_at = now(), lease_until = null, next_attempt_at = null
+        where id = ${deliveryId}`;
+      return;
+    }
+    result = "retry_scheduled";
+    const delay = retryAfter ?? retryDelaySeconds(retryScheduleSeconds, attempt);
+    const runAt = new Date(Date.now() + delay * 1000);
+    await tx`
+      update webhook_deliveries set attempts = ${attempt}, last_status = ${status}, last_error = ${failure}, lease_until = null, next_attempt_at = ${runAt}
+      where id = ${deliveryId}`;
+    await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, runAt, maxAttempts: 3 });
+  });
+  log.info("webhook.attempt", { delivery_id: deliveryId, attempt, status, latency_ms: latency, result: result!, error });
+  return result!;
+}

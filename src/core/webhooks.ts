@@ -1,0 +1,109 @@
+// An account's webhook (set by a human), the message.received events and their deliveries, and
+// redrive of dead letters. Delivery attempts live in webhook-delivery.ts.
+import type { Db } from "../db.ts";
+import { errors } from "./errors.ts";
+import { newId } from "./ids.ts";
+import { enqueueJob } from "./jobs.ts";
+import { base64url, randomBytes } from "./secrets.ts";
+import { validateWebhookUrl } from "./webhook-target.ts";
+
+export type WebhookEndpoint = { account_id: string; url: string; enabled: boolean; secret_hint: string; updated_at: string };
+
+export async function setWebhook(db: Db, input: { accountId: string; url: string; secret?: string | null }): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  validateWebhookUrl(input.url);
+  const secret = input.secret ?? `whsec_${base64url(randomBytes(32))}`;
+  if (secret.length < 16 || secret.length > 256) throw errors.validation("webhook secret must be 16 to 256 characters");
+  const [account] = await db`select 1 from accounts where id = ${input.accountId}`;
+  if (!account) throw errors.notFound("account");
+  await db`
+    insert into webhook_endpoints (account_id, url, secret, enabled)
+    values (${input.accountId}, ${input.url}, ${secret}, true)
+    on conflict (account_id) do update set url = excluded.url, secret = excluded.secret, enabled = true, updated_at = now()`;
+  return { endpoint: (await showWebhook(db, input.accountId))!, secret };
+}
+
+export async function showWebhook(db: Db, accountId: string): Promise<WebhookEndpoint | null> {
+  const [row] = await db`select account_id, url, enabled, secret, updated_at from webhook_endpoints where account_id = ${accountId}`;
+  if (!row) return null;
+  return { account_id: row.account_id, url: row.url, enabled: row.enabled, secret_hint: `${String(row.secret).slice(0, 10)}…`, updated_at: row.updated_at };
+}
+
+export async function disableWebhook(db: Db, accountId: string): Promise<boolean> {
+  return (await db`update webhook_endpoints set enabled = false, updated_at = now() where account_id = ${accountId} returning account_id`).length > 0;
+}
+
+export type MessageReceivedPayload = {
+  event_id: string;
+  type: "message.received";
+  message_id: string;
+  mailbox_id: string;
+  thread_id: string;
+  from: string;
+  subject: string;
+  body: string;
+  truncated: boolean;
+  sanitization: Record<string, unknown>;
+  comprehension_status: string;
+  classification: Record<string, unknown> | null;
+  extraction: Record<string, unknown> | null;
+  extraction_error: Record<string, unknown> | null;
+  confidence: number;
+};
+
+/**
+ * Records the event and its delivery in the caller's transaction (the one that records the
+ * screening result), and enqueues the first attempt to run at once. Nothing happens unless the
+ * account has an enabled webhook with a URL and a secret.
+ */
+export async function createMessageReceivedEvent(db: Db, accountId: string, payload: Omit<MessageReceivedPayload, "event_id" | "type">): Promise<string | null> {
+  const [endpoint] = await db`select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> ''`;
+  if (!endpoint) return null;
+  const eventId = newId("evt");
+  const body: MessageReceivedPayload = { event_id: eventId, type: "message.received", ...payload };
+  const inserted = await db`
+    insert into webhook_events (id, account_id, message_id, payload) values (${eventId}, ${accountId}, ${payload.message_id}, ${JSON.stringify(body)})
+    on conflict (message_id, type) do nothing returning id`;
+  if (inserted.length === 0) return null; // a retried screening job: the event already exists
+  const deliveryId = newId("whd");
+  await db`insert into webhook_deliveries (id, event_id, account_id, next_attempt_at) values (${deliveryId}, ${eventId}, ${accountId}, now())`;
+  await enqueueJob(db, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, maxAttempts: 3 });
+  return eventId;
+}
+
+export type DeliverySummary = {
+  id: string;
+  event_id: string;
+  state: "pending" | "delivered" | "dead";
+  attempts: number;
+  redrives: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+};
+
+export async function listDeliveries(db: Db, accountId: string, options: { deadOnly?: boolean; limit?: number } = {}): Promise<DeliverySummary[]> {
+  return db<DeliverySummary[]>`
+    select id, event_id, state, attempts, redrives, last_status, last_error, next_attempt_at, created_at
+    from webhook_deliveries
+    where account_id = ${accountId} and (${options.deadOnly ?? false}::boolean = false or state = 'dead')
+    order by created_at desc, id desc limit ${Math.min(options.limit ?? 50, 500)}`;
+}
+
+export async function listAttempts(db: Db, deliveryId: string) {
+  return db`select attempted_at, url, status, latency_ms, error, response_snippet from webhook_attempts where delivery_id = ${deliveryId} order by id`;
+}
+
+/** A human re-sends a dead-lettered delivery: same payload, same event_id, a fresh attempt cycle. */
+export async function redriveDelivery(db: Db, deliveryId: string, accountId?: string): Promise<void> {
+  const rows = await db`
+    update webhook_deliveries set state = 'pending', attempts = 0, redrives = redrives + 1, dead_at = null, next_attempt_at = now(), lease_until = null
+    where id = ${deliveryId} and state = 'dead' and (${accountId ?? null}::text is null or account_id = ${accountId ?? null})
+    returning id`;
+  if (rows.length === 0) {
+    const [exists] = await db`select state from webhook_deliveries where id = ${deliveryId} and (${accountId ?? null}::text is null or account_id = ${accountId ?? null})`;
+    if (!exists) throw errors.notFound("delivery");
+    throw errors.conflict(`only a dead-lettered delivery can be redriven (this one is ${exists.state})`);
+  }
+  await enqueueJob(db, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, maxAttempts: 3 });
+}

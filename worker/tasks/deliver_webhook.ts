@@ -1,0 +1,7 @@
+// deliver_webhook: one attempt at a webhook delivery (see src/core/webhook-delivery.ts).
+import type { Services } from "../../src/core/services.ts";
+import { attemptWebhookDelivery } from "../../src/core/webhook-delivery.ts";
+
+export async function deliverWebhook(svc: Services, payload: { delivery_id: string }): Promise<void> {
+  await attemptWebhookDelivery(svc, payload.delivery_id);
+}
