@@ -2,7 +2,7 @@
 // exists, calling the same core functions the dashboard will. `--json` prints machine output.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { makeSql, migrate, startEmbeddedPostgres, type Sql } from "./db.ts";
 import { createAccount, updateAccount, type Plan } from "./core/accounts.ts";
 import { ApiError } from "./core/errors.ts";
@@ -28,8 +28,11 @@ type Flags = Record<string, string | boolean | undefined>;
 type Command = {
   usage: string;
   options: Record<string, { type: "string" | "boolean" }>;
-  /** `services` builds the full services (transport included) for commands that send mail. */
-  run(sql: Sql, flags: Flags, positionals: string[], services?: () => Services): Promise<unknown>;
+  /**
+   * Validates its arguments first (a UsageError touches no database), then asks for the database
+   * through `db()`, or for the full services (transport included) through `services()`.
+   */
+  run(db: () => Promise<Sql>, flags: Flags, positionals: string[], services: () => Promise<Services>): Promise<unknown>;
 };
 
 const str = (flags: Flags, name: string): string | undefined => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
@@ -62,131 +65,164 @@ const commands: Record<string, Command> = {
   "account create": {
     usage: "account create --name N [--plan free|paid] [--monthly-quota N]",
     options: { name: { type: "string" }, plan: { type: "string" }, "monthly-quota": { type: "string" } },
-    run: (sql, f) =>
-      createAccount(sql, { name: required(f, "name"), plan: oneOf<Plan>(str(f, "plan"), ["free", "paid"], "plan"), monthlySendQuota: count(str(f, "monthly-quota"), "monthly-quota") }),
+    run: async (db, f) => {
+      const input = { name: required(f, "name"), plan: oneOf<Plan>(str(f, "plan"), ["free", "paid"], "plan"), monthlySendQuota: count(str(f, "monthly-quota"), "monthly-quota") };
+      return createAccount(await db(), input);
+    },
   },
   "account update": {
     usage: "account update ID [--name N] [--plan free|paid] [--monthly-quota N|default]",
     options: { name: { type: "string" }, plan: { type: "string" }, "monthly-quota": { type: "string" } },
-    run: (sql, f, p) => {
+    run: async (db, f, p) => {
       const quota = str(f, "monthly-quota");
-      return updateAccount(sql, positional(p, "account ID"), {
+      const id = positional(p, "account ID");
+      const changes = {
         name: str(f, "name"),
         plan: oneOf<Plan>(str(f, "plan"), ["free", "paid"], "plan"),
         monthlySendQuota: quota === "default" ? null : count(quota, "monthly-quota"),
-      });
+      };
+      return updateAccount(await db(), id, changes);
     },
   },
   "key create": {
     usage: "key create --account ID --scope bootstrap|api|mcp [--mailbox ID] [--no-read] [--no-send] [--name N]",
     options: { account: { type: "string" }, scope: { type: "string" }, mailbox: { type: "string" }, "no-read": { type: "boolean" }, "no-send": { type: "boolean" }, name: { type: "string" } },
-    run: async (sql, f) => {
+    run: async (db, f) => {
       const scope = oneOf<Scope>(str(f, "scope"), ["bootstrap", "api", "mcp"], "scope");
       if (!scope) throw new UsageError("--scope is required");
-      const { key, secret } = await createKey(sql, {
+      const input = {
         accountId: required(f, "account"),
         scope,
         mailboxId: str(f, "mailbox") ?? null,
         canRead: !f["no-read"],
         canSend: !f["no-send"],
         name: str(f, "name") ?? null,
-      });
+      };
+      const { key, secret } = await createKey(await db(), input);
       return { ...key, secret, note: "the secret is shown once; store it now" };
     },
   },
   "key revoke": {
     usage: "key revoke ID",
     options: {},
-    run: async (sql, _f, p) => ({ revoked: await revokeKey(sql, positional(p, "key ID")) }),
+    run: async (db, _f, p) => {
+      const id = positional(p, "key ID");
+      return { revoked: await revokeKey(await db(), id) };
+    },
   },
   "key list": {
     usage: "key list --account ID",
     options: { account: { type: "string" } },
-    run: (sql, f) => listKeys(sql, required(f, "account")),
+    run: async (db, f) => {
+      const account = required(f, "account");
+      return listKeys(await db(), account);
+    },
   },
   "mailbox set": {
     usage: "mailbox set ID [--require-approval on|off] [--deliver-spam on|off]",
     options: { "require-approval": { type: "string" }, "deliver-spam": { type: "string" } },
-    run: (sql, f, p) =>
-      updateMailboxSettings(sql, positional(p, "mailbox ID"), {
-        requireApproval: onOff(str(f, "require-approval"), "require-approval"),
-        deliverSpam: onOff(str(f, "deliver-spam"), "deliver-spam"),
-      }),
+    run: async (db, f, p) => {
+      const id = positional(p, "mailbox ID");
+      const settings = { requireApproval: onOff(str(f, "require-approval"), "require-approval"), deliverSpam: onOff(str(f, "deliver-spam"), "deliver-spam") };
+      return updateMailboxSettings(await db(), id, settings);
+    },
   },
   "schema create": {
     usage: "schema create --account ID --file F [--name N]",
     options: { account: { type: "string" }, file: { type: "string" }, name: { type: "string" } },
-    run: (sql, f) => {
+    run: async (db, f) => {
       const file = required(f, "file");
+      const accountId = required(f, "account");
       let schema: unknown;
       try {
         schema = JSON.parse(readFileSync(file, "utf8"));
       } catch (error) {
         throw new UsageError(`--file ${file} is not a readable JSON file (${(error as Error).message})`);
       }
-      return createExtractionSchema(sql, { accountId: required(f, "account"), name: str(f, "name") ?? file.replace(/^.*\//, ""), schema });
+      return createExtractionSchema(await db(), { accountId, name: str(f, "name") ?? file.replace(/^.*\//, ""), schema });
     },
   },
   "user create": {
     usage: "user create --account ID --email E --password P",
     options: { account: { type: "string" }, email: { type: "string" }, password: { type: "string" } },
-    run: (sql, f) => createUser(sql, { accountId: required(f, "account"), email: required(f, "email"), password: required(f, "password") }),
+    run: async (db, f) => {
+      const input = { accountId: required(f, "account"), email: required(f, "email"), password: required(f, "password") };
+      return createUser(await db(), input);
+    },
   },
   "sendlist add": {
     usage: "sendlist add --account ID [--mailbox ID] --kind allow|block --pattern P",
     options: { account: { type: "string" }, mailbox: { type: "string" }, kind: { type: "string" }, pattern: { type: "string" } },
-    run: (sql, f) => {
+    run: async (db, f) => {
       const kind = oneOf(str(f, "kind"), ["allow", "block"] as const, "kind");
       if (!kind) throw new UsageError("--kind is required");
-      return addSendListEntry(sql, { accountId: required(f, "account"), mailboxId: str(f, "mailbox") ?? null, kind, pattern: required(f, "pattern") });
+      const input = { accountId: required(f, "account"), mailboxId: str(f, "mailbox") ?? null, kind, pattern: required(f, "pattern") };
+      return addSendListEntry(await db(), input);
     },
   },
   "sendlist remove": {
     usage: "sendlist remove ID",
     options: {},
-    run: async (sql, _f, p) => ({ removed: await removeSendListEntry(sql, positional(p, "entry ID")) }),
+    run: async (db, _f, p) => {
+      const id = positional(p, "entry ID");
+      return { removed: await removeSendListEntry(await db(), id) };
+    },
   },
   "sendlist list": {
     usage: "sendlist list --account ID",
     options: { account: { type: "string" } },
-    run: (sql, f) => listSendListEntries(sql, required(f, "account")),
+    run: async (db, f) => {
+      const account = required(f, "account");
+      return listSendListEntries(await db(), account);
+    },
   },
   "draft pending": {
     usage: "draft pending --account ID",
     options: { account: { type: "string" } },
-    run: (sql, f) => listPendingDrafts(sql, required(f, "account")),
+    run: async (db, f) => {
+      const account = required(f, "account");
+      return listPendingDrafts(await db(), account);
+    },
   },
   "draft approve": {
     usage: "draft approve ID [--by NAME]",
     options: { by: { type: "string" } },
-    run: async (sql, f, p, svc) => {
-      const result = await approveDraft(svc!(), positional(p, "draft ID"), str(f, "by") ?? "cli");
+    run: async (_db, f, p, services) => {
+      const id = positional(p, "draft ID");
+      const result = await approveDraft(await services(), id, str(f, "by") ?? "cli");
       return { status: result.status, ...result.body };
     },
   },
   "draft reject": {
     usage: "draft reject ID [--by NAME]",
     options: { by: { type: "string" } },
-    run: async (sql, f, p) => {
-      await rejectDraft(sql, positional(p, "draft ID"), str(f, "by") ?? "cli");
+    run: async (db, f, p) => {
+      const id = positional(p, "draft ID");
+      await rejectDraft(await db(), id, str(f, "by") ?? "cli");
       return { rejected: true };
     },
   },
   "outbox list": {
     usage: "outbox list [--limit N]",
     options: { limit: { type: "string" } },
-    run: (sql, f) => listOutbox(sql, count(str(f, "limit"), "limit") ?? 20),
+    run: async (db, f) => {
+      const limit = count(str(f, "limit"), "limit") ?? 20;
+      return listOutbox(await db(), limit);
+    },
   },
   "outbox show": {
     usage: "outbox show ID",
     options: {},
-    run: (sql, _f, p) => showOutboxMessage(sql, positional(p, "outbox ID")),
+    run: async (db, _f, p) => {
+      const id = positional(p, "outbox ID");
+      return showOutboxMessage(await db(), id);
+    },
   },
   "dkim show": {
     usage: "dkim show",
     options: {},
-    run: async (sql, _f, _p, svc) => {
-      const { config } = svc!();
+    run: async (_db, _f, _p, services) => {
+      const { sql, config } = await services();
       const key = await sharedDomainKey(sql, config);
       return { name: `${key.selector}._domainkey.${config.sharedDomain}`, type: "TXT", value: `v=DKIM1; k=rsa; p=${key.publicKey}` };
     },
@@ -194,58 +230,81 @@ const commands: Record<string, Command> = {
   "webhook set": {
     usage: "webhook set --account ID --url U [--secret S]",
     options: { account: { type: "string" }, url: { type: "string" }, secret: { type: "string" } },
-    run: async (sql, f) => {
-      const { endpoint, secret } = await setWebhook(sql, { accountId: required(f, "account"), url: required(f, "url"), secret: str(f, "secret") ?? null });
+    run: async (db, f) => {
+      const input = { accountId: required(f, "account"), url: required(f, "url"), secret: str(f, "secret") ?? null };
+      const { endpoint, secret } = await setWebhook(await db(), input);
       return { ...endpoint, secret, note: str(f, "secret") ? "secret set as given" : "generated secret, shown once; store it now" };
     },
   },
   "webhook show": {
     usage: "webhook show --account ID",
     options: { account: { type: "string" } },
-    run: async (sql, f) => (await showWebhook(sql, required(f, "account"))) ?? { configured: false },
+    run: async (db, f) => {
+      const account = required(f, "account");
+      return (await showWebhook(await db(), account)) ?? { configured: false };
+    },
   },
   "webhook disable": {
     usage: "webhook disable --account ID",
     options: { account: { type: "string" } },
-    run: async (sql, f) => ({ disabled: await disableWebhook(sql, required(f, "account")) }),
+    run: async (db, f) => {
+      const account = required(f, "account");
+      return { disabled: await disableWebhook(await db(), account) };
+    },
   },
   "webhook deliveries": {
     usage: "webhook deliveries --account ID [--dead] [--limit N]",
     options: { account: { type: "string" }, dead: { type: "boolean" }, limit: { type: "string" } },
-    run: (sql, f) => listDeliveries(sql, required(f, "account"), { deadOnly: f.dead === true, limit: count(str(f, "limit"), "limit") }),
+    run: async (db, f) => {
+      const account = required(f, "account");
+      const options = { deadOnly: f.dead === true, limit: count(str(f, "limit"), "limit") };
+      return listDeliveries(await db(), account, options);
+    },
   },
   "webhook attempts": {
     usage: "webhook attempts DELIVERY_ID",
     options: {},
-    run: (sql, _f, p) => listAttempts(sql, positional(p, "delivery ID")),
+    run: async (db, _f, p) => {
+      const id = positional(p, "delivery ID");
+      return listAttempts(await db(), id);
+    },
   },
   "webhook redrive": {
     usage: "webhook redrive DELIVERY_ID",
     options: {},
-    run: async (sql, _f, p) => {
-      await redriveDelivery(sql, positional(p, "delivery ID"));
+    run: async (db, _f, p) => {
+      const id = positional(p, "delivery ID");
+      await redriveDelivery(await db(), id);
       return { redriven: true };
     },
   },
   "suppression add": {
     usage: "suppression add --account ID --address A [--reason bounce|complaint|unsubscribe|manual]",
     options: { account: { type: "string" }, address: { type: "string" }, reason: { type: "string" } },
-    run: (sql, f) =>
-      addSuppression(sql, {
+    run: async (db, f) => {
+      const input = {
         accountId: required(f, "account"),
         address: required(f, "address"),
         reason: oneOf(str(f, "reason"), ["bounce", "complaint", "unsubscribe", "manual"] as const, "reason") ?? "manual",
-      }),
+      };
+      return addSuppression(await db(), input);
+    },
   },
   "suppression list": {
     usage: "suppression list --account ID",
     options: { account: { type: "string" } },
-    run: (sql, f) => listSuppressions(sql, required(f, "account")),
+    run: async (db, f) => {
+      const account = required(f, "account");
+      return listSuppressions(await db(), account);
+    },
   },
   "suppression remove": {
     usage: "suppression remove ID",
     options: {},
-    run: async (sql, _f, p) => ({ removed: await removeSuppression(sql, positional(p, "suppression ID")) }),
+    run: async (db, _f, p) => {
+      const id = positional(p, "suppression ID");
+      return { removed: await removeSuppression(await db(), id) };
+    },
   },
 };
 
@@ -279,7 +338,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   }
 
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -289,34 +348,40 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  let url = config.databaseUrl;
+
+  // The database is opened only when a command asks for it, after its arguments are valid.
+  let sql: Sql | null = null;
   let stopEmbedded: (() => Promise<void>) | null = null;
-  if (!url) {
-    const embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, () => {});
-    url = embedded.url;
-    // Only stop a server this command started itself; a running one belongs to the service.
-    if (!embedded.adopted) stopEmbedded = embedded.stop;
-  }
-  await migrate(url);
-  const sql = makeSql(url, { max: 2 });
+  const db = async (): Promise<Sql> => {
+    if (sql) return sql;
+    let url = config.databaseUrl;
+    if (!url) {
+      const embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, () => {});
+      url = embedded.url;
+      // Only stop a server this command started itself; a running one belongs to the service.
+      if (!embedded.adopted) stopEmbedded = embedded.stop;
+    }
+    await migrate(url);
+    sql = makeSql(url, { max: 2 });
+    return sql;
+  };
+  const services = async (): Promise<Services> =>
+    makeServices({ sql: await db(), config, log: makeLogger("warn"), resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) }, makeTransport);
+
   try {
-    const services = () =>
-      makeServices({ sql, config, log: makeLogger("warn"), resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) }, makeTransport);
-    print(await command.run(sql, flags, positionals, services), flags.json === true);
+    print(await command.run(db, flags, positionals, services), flags.json === true);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`${error.message}\nusage: bun run cli ${command.usage}`);
       return 2;
     }
-    if (error instanceof ApiError) {
-      console.error(`error: ${error.message}`);
-      return 1;
-    }
-    throw error;
+    // Anything else is one line for the operator, never a stack trace.
+    console.error(`error: ${error instanceof ApiError ? error.message : (error as Error)?.message ?? String(error)}`);
+    return 1;
   } finally {
-    await sql.end();
-    if (stopEmbedded) await stopEmbedded().catch(() => {});
+    if (sql) await (sql as Sql).end();
+    if (stopEmbedded) await (stopEmbedded as () => Promise<void>)().catch(() => {});
   }
 }
 

@@ -1,5 +1,6 @@
 // Every environment variable the service reads, parsed and validated once.
 // Nothing else in the code base reads process.env: pass a Config around instead.
+import { isIP } from "node:net";
 
 export type Role = "api" | "smtp" | "worker";
 export type DeliveryTransportName = "local" | "smtp" | "mx";
@@ -139,6 +140,26 @@ function hostname(env: Env, name: string, fallback: string): string {
   return raw;
 }
 
+function listenHost(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name, fallback);
+  if (isIP(raw.replace(/^\[|\]$/g, "")) === 0 && !hostnamePattern.test(raw.toLowerCase())) {
+    throw new ConfigError(name, `must be an IP address or a host name, got '${raw}'`);
+  }
+  return raw;
+}
+
+function dnsServers(env: Env, name: string): string[] {
+  const servers = list(env, name, "");
+  for (const server of servers) {
+    const match = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(server) ?? /^([0-9.]+)(?::(\d+))?$/.exec(server) ?? /^([0-9a-fA-F:]+)()$/.exec(server);
+    const port = match?.[2] ? Number(match[2]) : 53;
+    if (!match || isIP(match[1]!) === 0 || port < 1 || port > 65535) {
+      throw new ConfigError(name, `entries must be IP addresses with an optional port (1.2.3.4:53, [::1]:53), got '${server}'`);
+    }
+  }
+  return servers;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const roles = list(env, "ROLES", "api,smtp,worker");
   for (const role of roles) {
@@ -165,7 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: text(env, "DATA_DIR", "./.data"),
     embeddedPostgresPort: integer(env, "EMBEDDED_PG_PORT", 5433, 1, 65535),
     roles: [...new Set(roles)] as Role[],
-    host: text(env, "HOST", "127.0.0.1"),
+    host: listenHost(env, "HOST", "127.0.0.1"),
     httpPort,
     smtpPort: integer(env, "SMTP_PORT", 2525, 0, 65535),
     publicBaseUrl: url(env, "PUBLIC_BASE_URL", `http://localhost:${httpPort}`),
@@ -174,7 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     dkimSelector: hostname(env, "DKIM_SELECTOR", "svc1"),
     logLevel: oneOf(env, "LOG_LEVEL", "info", ["debug", "info", "warn", "error", "silent"] as const),
     maxRequestBytes: integer(env, "MAX_REQUEST_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
-    dnsServers: list(env, "DNS_SERVERS", ""),
+    dnsServers: dnsServers(env, "DNS_SERVERS"),
     dnsTimeoutMs: integer(env, "DNS_TIMEOUT_MS", 3000, 50, 60000),
     freePlanMonthlyQuota: integer(env, "FREE_PLAN_MONTHLY_QUOTA", 3000, 0, 1_000_000_000),
     paidPlanMonthlyQuota: integer(env, "PAID_PLAN_MONTHLY_QUOTA", 100_000, 0, 1_000_000_000),

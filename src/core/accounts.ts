@@ -14,7 +14,12 @@ export type Account = {
   created_at: string;
 };
 
+function validateName(name: string | undefined): void {
+  if (name !== undefined && (name.trim().length === 0 || name.length > 200)) throw errors.validation("account name must be 1 to 200 characters");
+}
+
 export async function createAccount(db: Db, input: { name: string; plan?: Plan; monthlySendQuota?: number | null }): Promise<Account> {
+  validateName(input.name);
   const [account] = await db<Account[]>`
     insert into accounts (id, name, plan, monthly_send_quota)
     values (${newId("acc")}, ${input.name}, ${input.plan ?? "free"}, ${input.monthlySendQuota ?? null})
@@ -27,6 +32,7 @@ export async function updateAccount(
   id: string,
   changes: { name?: string; plan?: Plan; monthlySendQuota?: number | null },
 ): Promise<Account> {
+  validateName(changes.name);
   const [account] = await db<Account[]>`
     update accounts set
       name = coalesce(${changes.name ?? null}, name),

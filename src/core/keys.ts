@@ -32,6 +32,8 @@ export type KeyRecord = {
 /** Creates a key and returns its secret: the only time the secret exists outside the caller. */
 export async function createKey(db: Db, input: NewKey): Promise<{ key: KeyRecord; secret: string }> {
   const secret = KEY_PREFIX + base64url(randomBytes(32));
+  const [account] = await db`select 1 from accounts where id = ${input.accountId}`;
+  if (!account) throw errors.notFound("account");
   if (input.mailboxId) {
     const [mailbox] = await db`select 1 from mailboxes where id = ${input.mailboxId} and account_id = ${input.accountId}`;
     if (!mailbox) throw errors.notFound("mailbox");

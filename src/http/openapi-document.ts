@@ -14,6 +14,13 @@ export function buildOpenApiDocument(app: AnyElysia): Record<string, any> {
     paths: Record<string, Record<string, any>>;
     components: Record<string, unknown>;
   };
+  for (const methods of Object.values(generated.paths)) {
+    for (const operation of Object.values(methods)) {
+      // A 204 has no body; the generator renders t.Void() as a malformed content map.
+      const noContent = operation.responses?.["204"];
+      if (noContent) operation.responses["204"] = { description: noContent.description ?? "No content" };
+    }
+  }
   for (const route of app.routes) {
     const body = (route.hooks as { body?: Record<string | symbol, unknown> } | undefined)?.body;
     const path = route.path.replace(/:([A-Za-z_]+)/g, "{$1}");

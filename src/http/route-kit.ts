@@ -13,7 +13,7 @@ export function apiRoutes(svc: Services, name: string) {
       // reported before a bad body, whichever hook a route has.
       async parse({ request }: { request: Request }) {
         await decide(request, endpointClass);
-        return parseJsonBody(request);
+        return parseJsonBody(request, svc.config.maxRequestBytes);
       },
       async transform({ request }: { request: Request }) {
         await decide(request, endpointClass);
@@ -26,17 +26,67 @@ export function apiRoutes(svc: Services, name: string) {
 }
 
 /**
- * Every body is JSON, whatever the content type says. An empty body reads as `{}` (so optional
- * bodies may be omitted); anything unparsable is 400, never silently dropped.
+ * Every body is a JSON object, whatever the content type says. An empty body reads as `{}` (so
+ * optional bodies may be omitted); anything else that is not an object is 400, never dropped.
  */
-async function parseJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
+async function parseJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const text = await readLimited(request, maxBytes);
   if (text.trim() === "") return {};
+  // Postgres text cannot hold NUL, and nothing legitimate needs it.
+  if (text.includes("\\u0000") || text.includes("\0")) throw errors.validation("strings must not contain NUL characters");
+  if (nestingDepth(text) > MAX_JSON_DEPTH) throw errors.validation(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw errors.malformedJson();
   }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw errors.validation("request body must be a JSON object");
+  return value;
+}
+
+const MAX_JSON_DEPTH = 16;
+
+// Counted before parsing, so a hostile body costs a linear scan, not a deep parse and validation.
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === "\\") i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === "{" || char === "[") deepest = Math.max(deepest, ++depth);
+    else if (char === "}" || char === "]") depth--;
+  }
+  return deepest;
+}
+
+/** Reads the body up to the limit, also when no Content-Length announced its size. */
+async function readLimited(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw errors.bodyTooLarge();
+    }
+    chunks.push(value);
+  }
+  const joined = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(joined);
 }
 
 /** Clamps an optional `limit` query value the way SPEC describes for messages. */

@@ -33,8 +33,8 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
     const server = Bun.serve({
       hostname: config.host,
       port: config.httpPort,
-      // Backstop for bodies without Content-Length; the app answers 413 itself when it has one.
-      maxRequestBodySize: config.maxRequestBytes,
+      // A backstop only: the app reads bodies itself and answers 413 as JSON at MAX_REQUEST_BYTES.
+      maxRequestBodySize: config.maxRequestBytes * 2 + 65536,
       fetch: handle,
     });
     return { port: server.port ?? config.httpPort, stop: async () => void (await server.stop(false)) };

@@ -6,8 +6,9 @@ export function describeValidationFailure(error: unknown): string {
   const all: ValueError[] = (error as { all?: ValueError[] }).all ?? [];
   const first = pickMostUseful(all);
   if (!first) return "request is invalid";
-  const where = (error as { type?: string }).type === "query" ? "query parameter" : "field";
-  const field = first.path.replace(/^\//, "").replace(/\//g, ".");
+  const where = ["query", "property"].includes(String((error as { type?: string }).type)) ? "query parameter" : "field";
+  // Elysia checks a coerced query value on its own, without its name: routes give such schemas a title.
+  const field = first.path.replace(/^\//, "").replace(/\//g, ".") || String(first.schema?.title ?? "");
   if (first.message === "Unexpected property") return `unknown ${where} '${field}'`;
   if (first.message.startsWith("Expected required property")) return `${field} is required`;
   if (!field) return "request body must be a JSON object";
@@ -33,6 +34,7 @@ function pickMostUseful(all: ValueError[]): ValueError | undefined {
   return (
     all.find((e) => e.message === "Unexpected property") ??
     all.find((e) => e.message.startsWith("Expected required property")) ??
+    all.find((e) => e.path !== "" && e.path !== "/") ??
     all[0]
   );
 }

@@ -39,7 +39,7 @@ export const domainRoutes = (svc: Services) =>
     .post("/domains/:id/verify", ({ principal, params }) => verifyDomain(svc, principal, params.id), {
       auth: "accountPlane",
       params: t.Object({ id: t.String({ maxLength: 100 }) }),
-      response: { 200: strictObject({ status: DomainStatus }), ...authErrors, 404: ErrorBody },
+      response: { 200: strictObject({ status: DomainStatus }), 400: ErrorBody, ...authErrors, 404: ErrorBody },
       detail: {
         summary: "Verify a custom domain",
         description:

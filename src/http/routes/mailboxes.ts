@@ -48,7 +48,7 @@ export const mailboxRoutes = (svc: Services) =>
       mailboxes: await listMailboxes(svc.sql, principal, clampLimit(query.limit, 100, 1000)),
     }), {
       auth: "mailboxList",
-      query: strictObject({ limit: t.Optional(t.Integer({ minimum: 1, description: "default 100, values above 1000 are clamped to 1000" })) }),
+      query: strictObject({ limit: t.Optional(t.Integer({ title: "limit", minimum: 1, description: "default 100, values above 1000 are clamped to 1000" })) }),
       response: { 200: strictObject({ mailboxes: t.Array(MailboxSummary) }), 400: ErrorBody, ...authErrors },
       detail: {
         summary: "List mailboxes",
