@@ -7,7 +7,7 @@ import { deliverWebhook } from "./deliver_webhook.ts";
 
 export function taskList(svc: Services): Record<string, Task> {
   return {
-    process_inbound: async (payload) => processInbound(svc, payload as { message_id: string }),
+    process_inbound: async (payload, helpers) => processInbound(svc, payload as { message_id: string }, helpers),
     reconcile_send: async (payload) => reconcileSend(svc, payload as { message_id: string }),
     deliver_webhook: async (payload) => deliverWebhook(svc, payload as { delivery_id: string }),
   };

@@ -1,0 +1,170 @@
+// Screening and comprehension of one inbound message, run by the process_inbound task after the
+// listener committed it: sender authentication, bounce handling, virus and spam verdicts,
+// prompt-injection risk, then classification and extraction. The result and the webhook event
+// commit in one transaction; a message already processed is left alone (the task is idempotent).
+import { checkWithSpamd } from "../comprehension/spamd.ts";
+import { scanWithClamd } from "../comprehension/clamd.ts";
+import { classifySpam } from "../comprehension/spam-classifier.ts";
+import { scoreInjectionRisk } from "../comprehension/injection.ts";
+import { chooseEngine } from "../comprehension/engine.ts";
+import { classifyMessage } from "../comprehension/classify.ts";
+import { authenticateInbound, type AuthOutcome } from "../mail/authenticate.ts";
+import { parseInbound } from "../mail/parse.ts";
+import { applyDeliveryReports } from "./bounces.ts";
+import type { Services } from "./services.ts";
+import { createMessageReceivedEvent } from "./webhooks.ts";
+import { comprehensionInput, edgeSpamVerdict } from "./screening-inputs.ts";
+
+/** Scanner failures retry the job this many times before the message goes on without a verdict. */
+export const SCANNER_ATTEMPTS = 3;
+
+type ScreeningRow = {
+  id: string;
+  account_id: string;
+  mailbox_id: string;
+  thread_id: string;
+  from_addr: string;
+  subject: string;
+  body_clean: string | null;
+  hidden_text: string | null;
+  truncated: boolean;
+  sanitization: Record<string, unknown> | null;
+  processed_at: string | null;
+  content: Uint8Array | null;
+  remote_ip: string | null;
+  helo: string | null;
+  mail_from: string | null;
+  deliver_spam: boolean;
+  extraction_schema: Record<string, unknown> | null;
+};
+
+export type ComprehensionStatus = "complete" | "partial" | "skipped_injection_risk" | "skipped_spam" | "skipped_virus";
+
+export async function screenMessage(svc: Services, messageId: string, jobAttempt = 1): Promise<void> {
+  const { sql, config, log } = svc;
+  const [message] = await sql<ScreeningRow[]>`
+    select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.hidden_text, m.truncated,
+      m.sanitization, m.processed_at, r.content, r.remote_ip, r.helo, r.mail_from,
+      b.deliver_spam, s.schema as extraction_schema
+    from messages m
+      left join raw_messages r on r.id = m.raw_message_id
+      join mailboxes b on b.id = m.mailbox_id
+      left join extraction_schemas s on s.id = b.extraction_schema_id
+    where m.id = ${messageId}`;
+  if (!message) return log.warn("inbound.missing", { message_id: messageId });
+  if (message.processed_at) return;
+  const raw: Uint8Array = message.content ?? new Uint8Array();
+  const lastChance = jobAttempt >= SCANNER_ATTEMPTS;
+
+  const auth: AuthOutcome = await authenticateInbound({
+    raw,
+    remoteIp: message.remote_ip ?? "",
+    helo: message.helo ?? "",
+    mailFrom: message.mail_from ?? "",
+    // Local deliveries have no connection to check.
+    mode: message.remote_ip ? config.authMode : "off",
+    trustedAuthservIds: config.trustedAuthservIds,
+    resolver: svc.resolve,
+    mtaHostname: config.smtp.hostname,
+  });
+  const report = await applyDeliveryReports(sql, { id: message.id, account_id: message.account_id });
+
+  // Virus: high is stored but never delivered; null when no scanner is configured.
+  let virusRisk: "low" | "high" | null = null;
+  if (config.screening.clamdAddress) {
+    try {
+      virusRisk = (await scanWithClamd(config.screening.clamdAddress, raw, config.screening.timeoutMs)).infected ? "high" : "low";
+    } catch (error) {
+      if (!lastChance) throw error; // the job is retried; after the last try the message goes on
+      log.error("screening.clamd_failed", { message_id: messageId, error: String((error as Error).message) });
+    }
+  }
+
+  const parsed = await parseInbound(raw);
+  let spamRisk: "low" | "high" | "error" | null = null;
+  const spamDetails: Record<string, unknown> = {};
+  if (virusRisk !== "high") {
+    let edgeFlagged = edgeSpamVerdict(parsed.headers, auth, config);
+    spamDetails.edge = { flagged: edgeFlagged, source: edgeFlagged ? "header_or_dmarc" : "none" };
+    if (config.screening.spamdAddress) {
+      try {
+        const spamd = await checkWithSpamd(config.screening.spamdAddress, raw, config.screening.timeoutMs);
+        edgeFlagged ||= spamd.spam;
+        spamDetails.edge = { flagged: edgeFlagged, source: "spamd", score: spamd.score, threshold: spamd.threshold };
+      } catch (error) {
+        if (!lastChance) throw error;
+        log.error("screening.spamd_failed", { message_id: messageId, error: String((error as Error).message) });
+      }
+    }
+    try {
+      const verdict = await classifySpam(raw);
+      spamDetails.classifier = { spam: verdict.spam, score: verdict.score };
+      spamRisk = edgeFlagged || verdict.spam ? "high" : "low";
+    } catch (error) {
+      log.error("screening.classifier_failed", { message_id: messageId, error: String((error as Error).message) });
+      spamDetails.classifier = { error: true };
+      // The edge's verdict still stands; otherwise the message proceeds unquarantined.
+      spamRisk = edgeFlagged ? "high" : "error";
+    }
+  }
+
+  const input = comprehensionInput(message, parsed);
+  const injection = scoreInjectionRisk({
+    subject: message.subject,
+    bodyClean: message.body_clean ?? "",
+    hiddenText: message.hidden_text ?? "",
+    report: (message.sanitization ?? {}) as Record<string, number>,
+  });
+  const injectionSummary = { score: injection.score, risky: injection.risky, threshold: injection.threshold, signals: injection.signals };
+
+  let comprehension: Record<string, unknown>;
+  if (virusRisk === "high") {
+    comprehension = { status: "skipped_virus", classification: null, extraction: null, extraction_error: null, confidence: 0 };
+  } else if (spamRisk === "high") {
+    const classification = classifyMessage(input);
+    comprehension = { status: "skipped_spam", classification, extraction: null, extraction_error: null, confidence: classification.confidence };
+  } else if (injection.risky) {
+    comprehension = { status: "skipped_injection_risk", classification: null, extraction: null, extraction_error: null, confidence: injection.score };
+  } else {
+    const engine = chooseEngine({ llmUrl: config.llm.url, llmModel: config.llm.model, llmApiKey: config.llm.apiKey, llmTimeoutMs: config.llm.timeoutMs });
+    const result = await engine.comprehend(input);
+    comprehension = { ...result };
+  }
+  comprehension.injection = injectionSummary;
+  comprehension.spam = spamDetails;
+
+  const status = comprehension.status as ComprehensionStatus;
+  const deliver = status !== "skipped_virus" && (status !== "skipped_spam" || message.deliver_spam === true);
+  await sql.begin(async (tx) => {
+    const updated = await tx`
+      update messages set auth_results = ${auth.results ? tx.json(auth.results) : null}, spam_risk = ${spamRisk}, virus_risk = ${virusRisk},
+        comprehension = ${tx.json(comprehension as never)}, processed_at = now()
+      where id = ${messageId} and processed_at is null returning id`;
+    if (updated.length === 0 || !deliver) return;
+    await createMessageReceivedEvent(tx, message.account_id, {
+      message_id: message.id,
+      mailbox_id: message.mailbox_id,
+      thread_id: message.thread_id,
+      from: message.from_addr,
+      subject: message.subject,
+      body: message.body_clean ?? "",
+      truncated: message.truncated,
+      sanitization: message.sanitization ?? {},
+      comprehension_status: status,
+      classification: (comprehension.classification as Record<string, unknown> | null) ?? null,
+      extraction: status === "skipped_spam" ? null : ((comprehension.extraction as Record<string, unknown> | null) ?? null),
+      extraction_error: (comprehension.extraction_error as Record<string, unknown> | null) ?? null,
+      confidence: Number(comprehension.confidence ?? 0),
+    });
+  });
+  log.info("inbound.processed", {
+    message_id: messageId,
+    auth: auth.results,
+    report: report.kind,
+    virus_risk: virusRisk,
+    spam_risk: spamRisk,
+    injection_score: injection.score,
+    comprehension_status: status,
+    webhook: deliver,
+  });
+}
