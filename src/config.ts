@@ -53,6 +53,7 @@ export type Config = {
     clamdAddress: string | null;
     spamdAddress: string | null;
     timeoutMs: number;
+    spamModelPath: string | null;
   };
   llm: {
     url: string | null;
@@ -228,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
       clamdAddress: optionalText(env, "CLAMD_ADDRESS"),
       spamdAddress: optionalText(env, "SPAMD_ADDRESS"),
       timeoutMs: integer(env, "SCANNER_TIMEOUT_MS", 30_000, 100, 600_000),
+      spamModelPath: optionalText(env, "SPAM_MODEL_PATH"),
     },
     llm: {
       url: optionalText(env, "COMPREHENSION_LLM_URL"),

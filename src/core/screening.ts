@@ -4,7 +4,7 @@
 // commit in one transaction; a message already processed is left alone (the task is idempotent).
 import { checkWithSpamd } from "../comprehension/spamd.ts";
 import { scanWithClamd } from "../comprehension/clamd.ts";
-import { classifySpam } from "../comprehension/spam-classifier.ts";
+import { classifySpam, loadSpamModel, type SpamModel } from "../comprehension/spam-classifier.ts";
 import { scoreInjectionRisk } from "../comprehension/injection.ts";
 import { chooseEngine } from "../comprehension/engine.ts";
 import { classifyMessage } from "../comprehension/classify.ts";
@@ -14,6 +14,20 @@ import { applyDeliveryReports } from "./bounces.ts";
 import type { Services } from "./services.ts";
 import { createMessageReceivedEvent } from "./webhooks.ts";
 import { comprehensionInput, edgeSpamVerdict } from "./screening-inputs.ts";
+
+// A model file other than the shipped one (SPAM_MODEL_PATH), read once per path; a failed read is
+// not cached, so fixing the file fixes the next message.
+const spamModels = new Map<string, Promise<SpamModel>>();
+function configuredSpamModel(path: string | null): Promise<SpamModel> | undefined {
+  if (!path) return undefined;
+  let model = spamModels.get(path);
+  if (!model) {
+    model = loadSpamModel(path);
+    model.catch(() => spamModels.delete(path));
+    spamModels.set(path, model);
+  }
+  return model;
+}
 
 /** Scanner failures retry the job this many times before the message goes on without a verdict. */
 export const SCANNER_ATTEMPTS = 3;
@@ -97,7 +111,7 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
       }
     }
     try {
-      const verdict = await classifySpam(raw);
+      const verdict = await classifySpam(raw, await configuredSpamModel(config.screening.spamModelPath));
       spamDetails.classifier = { spam: verdict.spam, score: verdict.score };
       spamRisk = edgeFlagged || verdict.spam ? "high" : "low";
     } catch (error) {
