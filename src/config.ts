@@ -48,6 +48,7 @@ export type Config = {
     timeoutMs: number;
     retryScheduleSeconds: number[];
     allowPrivateNetworks: boolean;
+    leaseGraceMs: number;
   };
   screening: {
     clamdAddress: string | null;
@@ -224,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
       retryScheduleSeconds: secondsList(env, "WEBHOOK_RETRY_SCHEDULE", "60,300,1800,7200,43200"),
       allowPrivateNetworks: boolean(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
+      leaseGraceMs: integer(env, "WEBHOOK_LEASE_GRACE_MS", 30_000, 0, 3_600_000),
     },
     screening: {
       clamdAddress: optionalText(env, "CLAMD_ADDRESS"),

@@ -29,9 +29,9 @@ export function retryAfterSeconds(header: string | null): number | null {
 
 export async function attemptWebhookDelivery(svc: Services, deliveryId: string): Promise<AttemptResult> {
   const { sql, config, log } = svc;
-  const { timeoutMs, retryScheduleSeconds, allowPrivateNetworks } = config.webhook;
+  const { timeoutMs, retryScheduleSeconds, allowPrivateNetworks, leaseGraceMs } = config.webhook;
   const maxAttempts = retryScheduleSeconds.length + 1;
-  const leaseMs = timeoutMs + 30_000;
+  const leaseMs = timeoutMs + leaseGraceMs;
   const safetyJob = `webhook-lease:${deliveryId}`;
 
   // Take the lease; the safety job commits with it and fires if this attempt never reports back.
