@@ -8,13 +8,26 @@ import type { Services } from "../../src/core/services.ts";
 import { completeByMessage } from "../../src/core/idempotency.ts";
 import { recordOutcome } from "../../src/core/dispatch.ts";
 import { releaseSend } from "../../src/core/quota.ts";
+import { enqueueJob } from "../../src/core/jobs.ts";
 
 export async function reconcileSend(svc: Services, payload: { message_id: string }): Promise<void> {
   const { sql, log, config } = svc;
   const [message] = await sql`
-    select id, account_id, mailbox_id, thread_id, draft_id, delivery_status, delivery_attempts, from_addr, to_addr, rfc_message_id, raw_outbound
+    select id, account_id, mailbox_id, thread_id, draft_id, delivery_status, delivery_attempts, from_addr, to_addr, rfc_message_id, raw_outbound,
+      extract(epoch from now() - created_at) * 1000 as age_ms
     from messages where id = ${payload.message_id} and direction = 'out'`;
   if (!message || message.delivery_status === "sent") return;
+
+  // 'sending' may still be a live attempt (the grace period can be shorter than a slow delivery):
+  // only a row older than any attempt could last belongs to a process that died mid-delivery.
+  const attemptLimitMs = config.deliveryTimeoutMs + 60_000;
+  if (message.delivery_status === "sending" && Number(message.age_ms) < attemptLimitMs) {
+    await enqueueJob(sql, "reconcile_send", { message_id: message.id }, {
+      jobKey: `reconcile:${message.id}`,
+      runAt: new Date(Date.now() + attemptLimitMs - Number(message.age_ms)),
+    });
+    return;
+  }
 
   if (message.delivery_status === "retry") {
     if (message.delivery_attempts >= config.deliveryRetryLimit) {
