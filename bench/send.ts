@@ -1,0 +1,261 @@
+// POST /api/v1/send through the whole pipeline (HTTP, auth, checks, compose, DKIM, the smtp
+// transport to a loopback SMTP sink, outcome recorded) against the bare cost of the SQL writes a
+// send makes, run with no HTTP, no compose and no SMTP. Both are driven by the same bounded loop:
+// N workers issuing one operation after another for a fixed time.
+//
+//   bun run bench send [--duration 8] [--warmup 2] [--concurrency 10]   (or bun bench/send.ts ...)
+//
+// The API runs in one child process and the SMTP sink in another, so that the load generator, the
+// server and the "relay" do not share one event loop. The database is a fresh one, dropped after.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../src/config.ts";
+import { makeSql, type Sql } from "../src/db.ts";
+import { createAccount } from "../src/core/accounts.ts";
+import { newId, randomBase32 } from "../src/core/ids.ts";
+import { createKey } from "../src/core/keys.ts";
+import { createMailbox } from "../src/core/mailboxes.ts";
+import { makeServices } from "../src/core/services.ts";
+import { makeTransport } from "../src/delivery/index.ts";
+import { makeApp } from "../src/http/app.ts";
+import { startHttpServer } from "../src/http/server.ts";
+import { makeLogger } from "../src/log.ts";
+import { makeResolver } from "../src/mail/resolver.ts";
+import { createTestDatabase } from "../test/support/database.ts";
+import { startSmtpSink } from "../test/support/smtp-sink.ts";
+
+type Options = { duration: number; warmup: number; concurrency: number };
+type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number };
+
+const TEXT = "Hello,\n\nthis is a benchmark message of ordinary length, one paragraph of plain text.\n\nRegards,\nthe bench\n";
+
+function parseOptions(args: string[]): Options {
+  const options: Options = { duration: 8, warmup: 2, concurrency: 10 };
+  for (let i = 0; i < args.length; i += 2) {
+    const [flag, value] = [args[i], args[i + 1]];
+    if ((flag === "--duration" || flag === "--warmup" || flag === "--concurrency") && value && /^\d+$/.test(value)) {
+      options[flag.slice(2) as keyof Options] = Number(value);
+    } else {
+      throw new Error(`usage: bun run bench send [--duration S] [--warmup S] [--concurrency N]; bad argument ${flag}`);
+    }
+  }
+  // Three measured targets plus set-up: keep the whole run under a minute.
+  if (3 * (options.duration + options.warmup) > 45) throw new Error("3 × (duration + warmup) must stay within 45 s");
+  if (options.duration < 1 || options.concurrency < 1) throw new Error("--duration and --concurrency must be at least 1");
+  return options;
+}
+
+/** Runs `op` from `concurrency` workers back to back for `seconds`; latency of every call. */
+async function drive(concurrency: number, seconds: number, op: () => Promise<boolean>): Promise<Stats> {
+  const latencies: number[] = [];
+  let failures = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const t = performance.now();
+        const ok = await op().catch(() => false);
+        latencies.push(performance.now() - t);
+        if (!ok) failures++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { count: latencies.length, failures, seconds: elapsed, perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+}
+
+/** Child: the SMTP sink standing in for the relay. Reports its port, then how much it received. */
+async function sinkMain(): Promise<void> {
+  const sink = await startSmtpSink();
+  process.send?.({ port: sink.port });
+  process.on("message", (message) => {
+    if (message === "stats") {
+      const sizes = sink.messages.map((m) => m.raw.length);
+      process.send?.({ received: sink.messages.length, averageSize: sizes.length ? Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length) : 0 });
+    }
+  });
+}
+
+/** Child: the real API (Bun.serve, request log, auth, validation) with the smtp transport. */
+async function serveMain(databaseUrl: string, sinkPort: string): Promise<void> {
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    HOST: "127.0.0.1",
+    HTTP_PORT: "0",
+    LOG_LEVEL: "info",
+    INBOUND_AUTH_MODE: "off",
+    DELIVERY_TRANSPORT: "smtp",
+    SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}`,
+    PUBLIC_BASE_URL: "https://mail.bench.test",
+    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-data-")),
+  });
+  const sql = makeSql(databaseUrl, { max: 10 });
+  const svc = makeServices(
+    { sql, config, log: makeLogger(config.logLevel), resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }) },
+    makeTransport,
+  );
+  const server = startHttpServer(svc, makeApp(svc));
+  process.send?.({ port: server.port });
+}
+
+function spawnChild(args: string[], stdout: "ignore" | "inherit"): { child: ReturnType<typeof Bun.spawn>; next: () => Promise<any> } {
+  const inbox: unknown[] = [];
+  const waiting: ((message: unknown) => void)[] = [];
+  const child = Bun.spawn([process.execPath, import.meta.path, ...args], {
+    stdout,
+    stderr: "inherit",
+    ipc: (message) => {
+      const waiter = waiting.shift();
+      if (waiter) waiter(message);
+      else inbox.push(message);
+    },
+  });
+  const next = () =>
+    inbox.length
+      ? Promise.resolve(inbox.shift())
+      : Promise.race([
+          new Promise((resolve) => waiting.push(resolve)),
+          Bun.sleep(15_000).then(() => Promise.reject(new Error(`child ${args[0]} did not answer within 15 s`))),
+        ]);
+  return { child, next };
+}
+
+/**
+ * The SQL writes of one send, as dispatch and quota run them: the usage counter (with the account
+ * read it is conditional on), then in one transaction the unsubscribe token, the message row with
+ * its composed bytes and the reconcile job. `withOutcome` adds the outcome record after delivery.
+ */
+function sqlWrites(sql: Sql, accountId: string, mailbox: { id: string; address: string }, rawSize: number, withOutcome: boolean) {
+  const raw = Buffer.alloc(rawSize, "x");
+  return async (): Promise<boolean> => {
+    const [account] = await sql`select plan, monthly_send_quota from accounts where id = ${accountId}`;
+    const reserved = await sql`
+      insert into send_usage (account_id, month, sent)
+      select ${accountId}, date_trunc('month', now() at time zone 'utc')::date, 1 where ${account!.monthly_send_quota}::int > 0
+      on conflict (account_id, month) do update set sent = send_usage.sent + 1 where send_usage.sent < ${account!.monthly_send_quota}::int
+      returning sent`;
+    if (reserved.length === 0) return false;
+    const messageId = newId("msg");
+    await sql.begin(async (tx) => {
+      await tx`insert into unsubscribe_tokens (id, account_id, address, message_id) values (${randomBase32(16)}, ${accountId}, ${"reader@example.org"}, ${messageId})`;
+      await tx`
+        insert into messages (id, account_id, mailbox_id, direction, rfc_message_id, thread_id, in_reply_to, "references",
+          from_addr, to_addr, subject, body_raw, body_clean, truncated, delivery_status, delivery_attempts, draft_id, raw_outbound)
+        values (${messageId}, ${accountId}, ${mailbox.id}, 'out', ${`<${messageId}@bench.test>`}, ${newId("thr")},
+          ${null}, ${[]}::text[], ${mailbox.address}, ${"reader@example.org"}, ${"Bench"}, ${TEXT}, ${TEXT}, false, 'sending', 1, ${null}, ${raw})`;
+      await tx`
+        select graphile_worker.add_job('reconcile_send', json_build_object('message_id', ${messageId}::text),
+          job_key => ${`reconcile:${messageId}`}::text, run_at => now() + interval '1 hour', max_attempts => 25)`;
+    });
+    if (withOutcome) {
+      await sql.begin(async (tx) => {
+        await tx`update messages set delivery_status = 'sent', provider_message_id = ${"Q1"}, delivery_error = null, raw_outbound = null where id = ${messageId}`;
+        await tx`select graphile_worker.remove_job(${`reconcile:${messageId}`})`;
+      });
+    }
+    return true;
+  };
+}
+
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+
+export default async function run(args: string[]): Promise<void> {
+  const options = parseOptions(args);
+  const started = performance.now();
+  const database = await createTestDatabase();
+  const children: ReturnType<typeof Bun.spawn>[] = [];
+  const sql = makeSql(database.url, { max: options.concurrency });
+  try {
+    // A quota no run can exhaust: a 402 would measure the wrong thing.
+    const account = await createAccount(sql, { name: "bench", monthlySendQuota: 1_000_000_000 });
+    const { key, secret } = await createKey(sql, { accountId: account.id, scope: "api" });
+    const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const fixturesConfig = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" });
+    const svcForFixtures = { sql, config: fixturesConfig, log: makeLogger("silent") } as never;
+    const mailbox = await createMailbox(svcForFixtures, principal, { slug: "bench-sender" });
+    const baselineMailbox = await createMailbox(svcForFixtures, principal, { slug: "bench-baseline" });
+
+    const sink = spawnChild(["--sink"], "inherit");
+    children.push(sink.child);
+    const { port: sinkPort } = await sink.next();
+    // The request log goes to stdout, written as in production but not kept.
+    const api = spawnChild(["--serve", database.url, String(sinkPort)], "ignore");
+    children.push(api.child);
+    const { port: apiPort } = await api.next();
+
+    const url = `http://127.0.0.1:${apiPort}/api/v1/send`;
+    const body = JSON.stringify({ mailbox_id: mailbox.id, to: "reader@example.org", subject: "Bench", text: TEXT });
+    const headers = { authorization: `Bearer ${secret}`, "content-type": "application/json" };
+    const send = async () => {
+      const response = await fetch(url, { method: "POST", headers, body });
+      await response.arrayBuffer();
+      return response.status === 201;
+    };
+    const probe = await fetch(url, { method: "POST", headers, body });
+    if (probe.status !== 201) throw new Error(`POST /api/v1/send answered ${probe.status}: ${await probe.text()}`);
+
+    if (options.warmup > 0) await drive(options.concurrency, options.warmup, send);
+    const [before] = await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id} and delivery_status = 'sent'`;
+    sink.child.send("stats");
+    const sinkBefore = await sink.next();
+    const http = await drive(options.concurrency, options.duration, send);
+    const [after] = await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id} and delivery_status = 'sent'`;
+    sink.child.send("stats");
+    const sinkAfter = await sink.next();
+
+    // The baseline writes a message of the size the sink actually received.
+    const writes = sqlWrites(sql, account.id, baselineMailbox, sinkAfter.averageSize, false);
+    const allWrites = sqlWrites(sql, account.id, baselineMailbox, sinkAfter.averageSize, true);
+    if (options.warmup > 0) await drive(options.concurrency, options.warmup, writes);
+    const bare = await drive(options.concurrency, options.duration, writes);
+    if (options.warmup > 0) await drive(options.concurrency, options.warmup, allWrites);
+    const bareAll = await drive(options.concurrency, options.duration, allWrites);
+
+    const delivered = sinkAfter.received - sinkBefore.received;
+    const stored = after!.n - before!.n;
+    const row = (name: string, s: Stats) =>
+      `${name.padEnd(46)}${fixed(s.perSecond).padStart(10)}${fixed(s.p50, 2).padStart(10)}${fixed(s.p99, 2).padStart(10)}${String(s.count).padStart(8)}${String(s.failures).padStart(9)}`;
+    console.log(
+      [
+        "",
+        `POST /api/v1/send → smtp transport → loopback SMTP sink, against the bare SQL writes of a send (no HTTP, compose or SMTP).`,
+        `${options.concurrency} concurrent workers, ${options.duration} s measured after ${options.warmup} s warm-up each; loopback; message ${sinkAfter.averageSize} B.`,
+        "",
+        `${"target".padEnd(46)}${"ops/s".padStart(10)}${"p50 ms".padStart(10)}${"p99 ms".padStart(10)}${"ops".padStart(8)}${"failed".padStart(9)}`,
+        row("POST /api/v1/send (full pipeline)", http),
+        row("bare SQL: usage + token + message + job", bare),
+        row("bare SQL: the same + outcome update", bareAll),
+        "",
+        `send / bare writes:              throughput ${fixed(http.perSecond / bare.perSecond, 2)}x   p50 ${fixed(http.p50 / bare.p50, 2)}x   p99 ${fixed(http.p99 / bare.p99, 2)}x`,
+        `send / bare writes with outcome: throughput ${fixed(http.perSecond / bareAll.perSecond, 2)}x   p50 ${fixed(http.p50 / bareAll.p50, 2)}x   p99 ${fixed(http.p99 / bareAll.p99, 2)}x`,
+        `delivered at the sink during the measured run: ${delivered}; stored as sent: ${stored}; 201 answers: ${http.count - http.failures}`,
+        `total time ${fixed((performance.now() - started) / 1000)} s`,
+        "",
+      ].join("\n"),
+    );
+    if (http.failures > 0 || bare.failures > 0 || bareAll.failures > 0) throw new Error("some operations failed: the figures above are not comparable");
+    if (delivered !== http.count || stored !== http.count) throw new Error("the sink or the store does not match the 201 answers");
+  } finally {
+    await sql.end();
+    for (const child of children) {
+      child.kill();
+      await child.exited;
+    }
+    await database.drop();
+  }
+}
+
+if (import.meta.main) {
+  const role = process.argv[2];
+  if (role === "--sink") await sinkMain();
+  else if (role === "--serve") await serveMain(process.argv[3]!, process.argv[4]!);
+  else {
+    // Also runnable on its own: `bun bench/send.ts [options]`.
+    await run(process.argv.slice(2));
+    process.exit(0);
+  }
+}
