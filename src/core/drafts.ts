@@ -181,25 +181,37 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
     svc.log.info("draft.queued_for_approval", { draft_id: id });
     return pendingResponse(id);
   }
-  return deliverDraft(svc, draft, "draft");
+  return deliverDraft(svc, draft.id, draft.account_id, "draft");
 }
 
 /**
  * Moves a draft from `from` to sending and delivers it through the shared pipeline. Used by draft
- * send (from draft) and by a human's approval (from pending_approval).
+ * send (from draft) and by a human's approval (from pending_approval). The row is locked, checked
+ * and claimed in one transaction, and the claimed row is what goes out: an edit that was accepted
+ * before the claim is in the mail, one that comes after it gets approval_conflict.
  */
-async function deliverDraft(svc: Services, draft: DraftRow, from: "draft" | "pending_approval"): Promise<StoredResponse> {
-  const mailbox = await getMailboxById(svc.sql, draft.mailbox_id);
-  if (!mailbox) throw errors.notFound("mailbox");
-  await reserveSend(svc.sql, svc.config, draft.account_id);
-  const claimed = await svc.sql`
-    update drafts set status = 'sending', last_error = null, updated_at = now()
-    where id = ${draft.id} and status = ${from} and deleted_at is null returning id`;
-  if (claimed.length === 0) {
-    await releaseSend(svc.sql, draft.account_id);
-    throw errors.approvalConflict();
+async function deliverDraft(svc: Services, draftId: string, accountId: string, from: "draft" | "pending_approval"): Promise<StoredResponse> {
+  await reserveSend(svc.sql, svc.config, accountId);
+  let draft: DraftRow;
+  try {
+    draft = await svc.sql.begin(async (tx) => {
+      const [row] = await tx.unsafe<DraftRow[]>(
+        `select ${DRAFT_COLUMNS} from drafts where id = $1 and status = $2 and deleted_at is null for update`,
+        [draftId, from],
+      );
+      if (!row) throw errors.approvalConflict();
+      if (!row.to) throw errors.draftWithoutRecipient();
+      await checkRecipientPolicy(tx, row.account_id, row.mailbox_id, row.to);
+      await tx`update drafts set status = 'sending', last_error = null, updated_at = now() where id = ${draftId}`;
+      return row;
+    });
+  } catch (error) {
+    await releaseSend(svc.sql, accountId);
+    throw error;
   }
 
+  const mailbox = await getMailboxById(svc.sql, draft.mailbox_id);
+  if (!mailbox) throw errors.notFound("mailbox");
   const result = await dispatchMessage(svc, {
     mailbox,
     to: draft.to!,
@@ -226,10 +238,10 @@ export async function approveDraft(svc: Services, draftId: string, decidedBy: st
   if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
   if (row.status !== "pending_approval") throw errors.approvalConflict();
   if (!row.to) throw errors.draftWithoutRecipient();
-  await svc.sql`update drafts set decided_by = ${decidedBy} where id = ${draftId}`;
   await checkRecipientPolicy(svc.sql, row.account_id, row.mailbox_id, row.to);
+  await svc.sql`update drafts set decided_by = ${decidedBy} where id = ${draftId}`;
   svc.log.info("draft.approved", { draft_id: draftId, decided_by: decidedBy });
-  return deliverDraft(svc, row, "pending_approval");
+  return deliverDraft(svc, row.id, row.account_id, "pending_approval");
 }
 
 export async function rejectDraft(db: Db, draftId: string, decidedBy: string): Promise<void> {
