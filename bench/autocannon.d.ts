@@ -1,0 +1,23 @@
+// The part of autocannon's programmatic API the benchmarks use (the package ships no types).
+declare module "autocannon" {
+  type Options = {
+    url: string;
+    connections?: number;
+    duration?: number;
+    pipelining?: number;
+    headers?: Record<string, string>;
+    timeout?: number;
+  };
+  type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p99: number; total?: number };
+  export type Result = {
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    duration: number;
+  };
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
+}

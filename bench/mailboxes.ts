@@ -1,0 +1,174 @@
+// GET /api/v1/mailboxes through the real app (Bun.serve, request log, auth macro, validation)
+// against bare Elysia routes on the same pool: the same SQL with no auth, and the key look-up plus
+// the same SQL. One account, one key, 20 mailboxes; autocannon on loopback.
+//
+//   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info]
+//
+// The servers run in a child process (one event loop, as in production) so that the load
+// generator does not share their CPU time slices; the database is a fresh one, dropped after.
+import autocannon, { type Result } from "autocannon";
+import { Elysia } from "elysia";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../src/config.ts";
+import { makeSql } from "../src/db.ts";
+import { createAccount } from "../src/core/accounts.ts";
+import { createKey } from "../src/core/keys.ts";
+import { createMailbox } from "../src/core/mailboxes.ts";
+import { makeServices } from "../src/core/services.ts";
+import { makeTransport } from "../src/delivery/index.ts";
+import { makeApp } from "../src/http/app.ts";
+import { authenticate } from "../src/http/auth.ts";
+import { startHttpServer } from "../src/http/server.ts";
+import { makeLogger } from "../src/log.ts";
+import { makeResolver } from "../src/mail/resolver.ts";
+import { createTestDatabase } from "../test/support/database.ts";
+
+const MAILBOXES = 20;
+const LIST_LIMIT = 100; // the route's default
+
+type Ports = { ours: number; bare: number; bareAuth: number };
+type Options = { duration: number; warmup: number; connections: number; logLevel: string };
+
+function parseOptions(args: string[]): Options {
+  const options: Options = { duration: 10, warmup: 2, connections: 10, logLevel: "info" };
+  for (let i = 0; i < args.length; i += 2) {
+    const [flag, value] = [args[i], args[i + 1]];
+    if (flag === "--log-level" && value) options.logLevel = value;
+    else if ((flag === "--duration" || flag === "--warmup" || flag === "--connections") && value && /^\d+$/.test(value)) {
+      options[flag.slice(2) as "duration" | "warmup" | "connections"] = Number(value);
+    } else {
+      throw new Error(`usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L]; bad argument ${flag}`);
+    }
+  }
+  // Three targets, each warmed up then measured: keep the whole run under a minute.
+  if (3 * (options.duration + options.warmup) > 50) throw new Error("3 × (duration + warmup) must stay within 50 s");
+  return options;
+}
+
+/** The child: all three servers on loopback, sharing one postgres.js pool. */
+async function serve(databaseUrl: string, accountId: string, logLevel: string): Promise<void> {
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    HOST: "127.0.0.1",
+    HTTP_PORT: "0",
+    LOG_LEVEL: logLevel,
+    INBOUND_AUTH_MODE: "off",
+    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-data-")),
+  });
+  const sql = makeSql(databaseUrl, { max: 10 });
+  const svc = makeServices(
+    { sql, config, log: makeLogger(config.logLevel), resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }) },
+    makeTransport,
+  );
+  const ours = startHttpServer(svc, makeApp(svc));
+
+  // The same statement listMailboxes runs, written out: the baseline is the SQL and nothing else.
+  const list = (account: string, mailboxId: string | null) => sql`
+    select id, address, display_name, created_at from mailboxes
+    where account_id = ${account}
+      and (${mailboxId}::text is null or id = ${mailboxId})
+    order by created_at desc, id desc
+    limit ${LIST_LIMIT}`;
+  const bare = new Elysia().get("/bare/mailboxes", async () => ({ mailboxes: await list(accountId, null) }));
+  const bareAuth = new Elysia().get("/bare-auth/mailboxes", async ({ request }) => {
+    const principal = await authenticate(sql, request.headers.get("authorization"));
+    return { mailboxes: await list(principal.accountId, principal.mailboxId) };
+  });
+  const bareServer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: bare.fetch });
+  const bareAuthServer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: bareAuth.fetch });
+
+  const ports: Ports = { ours: ours.port, bare: bareServer.port!, bareAuth: bareAuthServer.port! };
+  process.send?.(ports);
+}
+
+async function measure(url: string, key: string, options: Options, seconds: number): Promise<Result> {
+  return autocannon({ url, connections: options.connections, duration: seconds, headers: { authorization: `Bearer ${key}` }, timeout: 10 });
+}
+
+const fixed = (value: number, digits = 2) => value.toFixed(digits);
+
+export default async function run(args: string[]): Promise<void> {
+  const options = parseOptions(args);
+  const started = performance.now();
+  const database = await createTestDatabase();
+  let child: ReturnType<typeof Bun.spawn> | null = null;
+  try {
+    const sql = makeSql(database.url, { max: 2 });
+    const account = await createAccount(sql, { name: "bench" });
+    const { key, secret } = await createKey(sql, { accountId: account.id, scope: "api" });
+    const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const fixturesConfig = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" });
+    for (let i = 0; i < MAILBOXES; i++) {
+      await createMailbox({ sql, config: fixturesConfig, log: makeLogger("silent") } as never, principal, { slug: `bench-${i}`, display_name: `Bench ${i}` });
+    }
+    await sql.end();
+
+    let ready!: (ports: Ports) => void;
+    const portsReady = new Promise<Ports>((resolve) => (ready = resolve));
+    child = Bun.spawn([process.execPath, import.meta.path, "--serve", database.url, account.id, options.logLevel], {
+      stdout: "ignore", // the request log: written, as in production, but not kept
+      stderr: "inherit",
+      ipc: (message) => ready(message as Ports),
+    });
+    const ports = await Promise.race([
+      portsReady,
+      Bun.sleep(15000).then(() => Promise.reject(new Error("servers did not start within 15 s"))),
+    ]);
+
+    const targets = [
+      { name: "ours: GET /api/v1/mailboxes", url: `http://127.0.0.1:${ports.ours}/api/v1/mailboxes` },
+      { name: "bare: same SQL, no auth", url: `http://127.0.0.1:${ports.bare}/bare/mailboxes` },
+      { name: "bare: key look-up + same SQL", url: `http://127.0.0.1:${ports.bareAuth}/bare-auth/mailboxes` },
+    ];
+
+    // All three must do the same work: the same 20 mailboxes, byte for byte.
+    const bodies = await Promise.all(
+      targets.map(async (target) => {
+        const response = await fetch(target.url, { headers: { authorization: `Bearer ${secret}` } });
+        if (response.status !== 200) throw new Error(`${target.name} answered ${response.status}`);
+        return response.text();
+      }),
+    );
+    if (new Set(bodies).size !== 1 || JSON.parse(bodies[0]!).mailboxes.length !== MAILBOXES) {
+      throw new Error("the targets do not return the same list of mailboxes");
+    }
+
+    const results: Result[] = [];
+    for (const target of targets) {
+      if (options.warmup > 0) await measure(target.url, secret, options, options.warmup);
+      results.push(await measure(target.url, secret, options, options.duration));
+    }
+
+    const [ours, bare, bareAuth] = results as [Result, Result, Result];
+    const lines = [
+      "",
+      `GET /api/v1/mailboxes (${MAILBOXES} mailboxes, ${bodies[0]!.length} B body); autocannon, ${options.connections} connections, ` +
+        `${options.duration} s each after ${options.warmup} s warm-up, loopback; request log level ${options.logLevel}`,
+      "",
+      `${"target".padEnd(32)}${"req/s".padStart(10)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"non-2xx".padStart(9)}${"errors".padStart(8)}`,
+      ...targets.map((target, i) => {
+        const r = results[i]!;
+        return `${target.name.padEnd(32)}${fixed(r.requests.average, 0).padStart(10)}${fixed(r.latency.p50).padStart(9)}${fixed(r.latency.p99).padStart(9)}${String(r.non2xx).padStart(9)}${String(r.errors + r.timeouts).padStart(8)}`;
+      }),
+      "",
+      `ours / bare (no auth):       req/s ${fixed(ours.requests.average / bare.requests.average)}   p50 ${fixed(ours.latency.p50 / bare.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bare.latency.p99)}x`,
+      `ours / bare (key look-up):   req/s ${fixed(ours.requests.average / bareAuth.requests.average)}   p50 ${fixed(ours.latency.p50 / bareAuth.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bareAuth.latency.p99)}x`,
+      `total time ${fixed((performance.now() - started) / 1000, 1)} s`,
+      "",
+    ];
+    console.log(lines.join("\n"));
+    if (results.some((r) => r.non2xx > 0 || r.errors > 0)) throw new Error("some requests failed: the figures above are not comparable");
+  } finally {
+    if (child) {
+      child.kill();
+      await child.exited;
+    }
+    await database.drop();
+  }
+}
+
+if (import.meta.main && process.argv[2] === "--serve") {
+  await serve(process.argv[3]!, process.argv[4]!, process.argv[5] ?? "info");
+}

@@ -1,0 +1,161 @@
+// loadConfig: the defaults, what is derived from what, and that every bad variable is refused with
+// a message naming it (at load time, not later when some part first uses it).
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+const source = readFileSync(new URL("../src/config.ts", import.meta.url), "utf8");
+/** Variable names the module reads through one of its parsers, e.g. every `integer(env, "X", …)`. */
+const readBy = (parser: string) => [...source.matchAll(new RegExp(`\\b${parser}\\(env, "([A-Z0-9_]+)"`, "g"))].map((m) => m[1]!);
+
+function refusal(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe("defaults", () => {
+  test("an empty environment gives the documented defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      databaseUrl: null,
+      dataDir: "./.data",
+      roles: ["api", "smtp", "worker"],
+      host: "127.0.0.1",
+      httpPort: 3000,
+      smtpPort: 2525,
+      publicBaseUrl: "http://localhost:3000",
+      sharedDomain: "agents.localhost",
+      mxHost: "mx.agents.localhost",
+      logLevel: "info",
+      maxRequestBytes: 1024 * 1024,
+      dnsServers: [],
+      freePlanMonthlyQuota: 3000,
+      paidPlanMonthlyQuota: 100000,
+    });
+  });
+
+  test("an empty string means the default", () => {
+    expect(loadConfig({ HTTP_PORT: "", SHARED_DOMAIN: "", LOG_LEVEL: "", ROLES: "" })).toMatchObject({
+      httpPort: 3000,
+      sharedDomain: "agents.localhost",
+      logLevel: "info",
+      roles: ["api", "smtp", "worker"],
+    });
+  });
+
+  test("loadConfig() with no argument reads process.env", () => {
+    expect(loadConfig().databaseUrl).toBe(process.env.DATABASE_URL || null);
+  });
+});
+
+describe("values and what is derived from them", () => {
+  test("PUBLIC_BASE_URL follows HTTP_PORT unless set, and loses trailing slashes", () => {
+    expect(loadConfig({ HTTP_PORT: "8080" }).publicBaseUrl).toBe("http://localhost:8080");
+    expect(loadConfig({ PUBLIC_BASE_URL: "https://mail.example.com/" }).publicBaseUrl).toBe("https://mail.example.com");
+  });
+
+  test("MX_HOST follows SHARED_DOMAIN unless set; host names are lower-cased", () => {
+    expect(loadConfig({ SHARED_DOMAIN: "Agents.Example.COM" })).toMatchObject({ sharedDomain: "agents.example.com", mxHost: "mx.agents.example.com" });
+    expect(loadConfig({ SHARED_DOMAIN: "a.example", MX_HOST: "inbound.a.example" }).mxHost).toBe("inbound.a.example");
+  });
+
+  test("ROLES is trimmed and de-duplicated; any subset is allowed", () => {
+    expect(loadConfig({ ROLES: " api , worker,api " }).roles).toEqual(["api", "worker"]);
+    expect(loadConfig({ ROLES: "smtp" }).roles).toEqual(["smtp"]);
+  });
+
+  test("DATABASE_URL accepts postgres:// and postgresql://", () => {
+    expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/d" }).databaseUrl).toBe("postgres://u@h:5432/d");
+    expect(loadConfig({ DATABASE_URL: "postgresql://u@h/d" }).databaseUrl).toBe("postgresql://u@h/d");
+  });
+
+  test("DNS_SERVERS is a comma-separated list", () => {
+    expect(loadConfig({ DNS_SERVERS: "127.0.0.1:5300, [::1]:53,9.9.9.9" }).dnsServers).toEqual(["127.0.0.1:5300", "[::1]:53", "9.9.9.9"]);
+  });
+
+  test("integers at their bounds are accepted", () => {
+    expect(loadConfig({ HTTP_PORT: "0", SMTP_PORT: "65535", MAX_REQUEST_BYTES: "1024" })).toMatchObject({ httpPort: 0, smtpPort: 65535, maxRequestBytes: 1024 });
+  });
+
+  test("LOG_LEVEL takes each of its values", () => {
+    for (const level of ["debug", "info", "warn", "error", "silent"]) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level as never);
+  });
+});
+
+describe("bad variables fail naming the variable", () => {
+  const cases: [string, string, RegExp][] = [
+    ["ROLES", "api,web", /ROLES .*'web'/],
+    ["ROLES", " , ", /ROLES must name at least one role/],
+    ["HTTP_PORT", "http", /HTTP_PORT must be a whole number, got 'http'/],
+    ["HTTP_PORT", "65536", /HTTP_PORT must be between 0 and 65535, got 65536/],
+    ["HTTP_PORT", "-1", /HTTP_PORT/],
+    ["HTTP_PORT", "80.5", /HTTP_PORT/],
+    ["SMTP_PORT", "25x", /SMTP_PORT/],
+    ["MAX_REQUEST_BYTES", "10", /MAX_REQUEST_BYTES must be between/],
+    ["DATABASE_URL", "mysql://localhost/db", /DATABASE_URL must be a postgres:\/\/ URL/],
+    ["PUBLIC_BASE_URL", "ftp://example.com", /PUBLIC_BASE_URL must be an http\(s\) URL/],
+    ["PUBLIC_BASE_URL", "localhost:3000", /PUBLIC_BASE_URL/],
+    ["SHARED_DOMAIN", "not a domain", /SHARED_DOMAIN must be a host name/],
+    ["SHARED_DOMAIN", "-bad.example", /SHARED_DOMAIN/],
+    ["MX_HOST", "mx_1.example", /MX_HOST/],
+    ["DKIM_SELECTOR", "sel ector", /DKIM_SELECTOR/],
+    ["LOG_LEVEL", "verbose", /LOG_LEVEL must be one of debug, info, warn, error, silent, got 'verbose'/],
+    ["DELIVERY_TRANSPORT", "pigeon", /DELIVERY_TRANSPORT/],
+    ["INBOUND_AUTH_MODE", "maybe", /INBOUND_AUTH_MODE/],
+  ];
+  for (const [name, value, message] of cases) {
+    test(`${name}=${JSON.stringify(value)}`, () => {
+      const text = refusal({ [name]: value });
+      expect(text).toStartWith(`invalid configuration: ${name} `);
+      expect(text).toMatch(message);
+    });
+  }
+
+  test("DELIVERY_TRANSPORT=smtp without SMTP_RELAY_URL names SMTP_RELAY_URL", () => {
+    expect(refusal({ DELIVERY_TRANSPORT: "smtp" })).toMatch(/SMTP_RELAY_URL is required when DELIVERY_TRANSPORT=smtp/);
+  });
+
+  test("every integer variable refuses a non-number and says which", () => {
+    const names = readBy("integer");
+    expect(names).toContain("HTTP_PORT");
+    expect(names.length).toBeGreaterThanOrEqual(10);
+    for (const name of names) {
+      expect(refusal({ [name]: "lots" })).toStartWith(`invalid configuration: ${name} must be a whole number`);
+      expect(refusal({ [name]: "99999999999" })).toStartWith(`invalid configuration: ${name} must be between`);
+    }
+  });
+
+  test("every host-name and enumerated variable refuses garbage and says which", () => {
+    const names = [...readBy("hostname"), ...readBy("oneOf"), ...readBy("url"), ...readBy("boolean")];
+    expect(names).toEqual(expect.arrayContaining(["SHARED_DOMAIN", "LOG_LEVEL", "PUBLIC_BASE_URL"]));
+    for (const name of names) expect(refusal({ [name]: "not valid at all!" })).toStartWith(`invalid configuration: ${name} `);
+  });
+
+  test("DNS_SERVERS with something that is not an IP address is refused at load, naming DNS_SERVERS", () => {
+    // Otherwise the resolver throws later, at start-up after migrations, without naming the variable.
+    expect(refusal({ DNS_SERVERS: "dns.example.com" })).toStartWith("invalid configuration: DNS_SERVERS ");
+    expect(refusal({ DNS_SERVERS: "127.0.0.1:99999" })).toStartWith("invalid configuration: DNS_SERVERS ");
+  });
+
+  test("HOST that is neither an IP address nor a host name is refused, naming HOST", () => {
+    expect(refusal({ HOST: "not a host!" })).toStartWith("invalid configuration: HOST ");
+  });
+
+  test("the service refuses to start on a bad variable: exit 1, the message on stderr, no stack", () => {
+    const run = Bun.spawnSync([process.execPath, "src/main.ts"], {
+      cwd: new URL("..", import.meta.url).pathname,
+      env: { PATH: process.env.PATH ?? "", HTTP_PORT: "eighty", DATABASE_URL: "postgres://127.0.0.1:1/none" },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 20000,
+    });
+    expect(run.exitCode).toBe(1);
+    const stderr = run.stderr.toString();
+    expect(stderr.trim()).toBe("invalid configuration: HTTP_PORT must be a whole number, got 'eighty'");
+  });
+});
