@@ -182,7 +182,8 @@ describe("trust mode", () => {
       " dkim=fail header.d=other.example; dkim=pass (2048-bit key) header.d=sender.example header.s=s1;",
       " dmarc=pass (p=REJECT) header.from=sender.example",
     );
-    expect(await trust(raw)).toEqual({ results: { spf: "softfail", dkim: "pass", dmarc: "pass" }, dmarcPolicy: null });
+    // The published policy is read from the dmarc clause's comment, as OpenDMARC and Gmail write it.
+    expect(await trust(raw)).toEqual({ results: { spf: "softfail", dkim: "pass", dmarc: "pass" }, dmarcPolicy: "reject" });
   });
 
   test("does no DNS at all", async () => {
@@ -260,5 +261,16 @@ describe("parseAuthenticationResults (RFC 8601)", () => {
 
   test("an empty value has no authserv-id", () => {
     expect(parseAuthenticationResults("   ")).toBeNull();
+  });
+});
+
+describe("trust mode: the DMARC policy a trusted verifier wrote", () => {
+  const trustOnly = (header: string) =>
+    authenticateInbound({ raw: Buffer.from(`${header}\r\nFrom: a@b.example\r\n\r\nhi\r\n`), remoteIp: "192.0.2.1", helo: "x", mailFrom: "a@b.example", mode: "trust", trustedAuthservIds: ["mx.relay.test"], resolver: async () => { throw Object.assign(new Error("no dns"), { code: "ENOTFOUND" }); }, mtaHostname: "mx.test" });
+
+  test("policy.dmarc property and the p= comment are both understood; other clauses' p= are not", async () => {
+    expect((await trustOnly("Authentication-Results: mx.relay.test; dmarc=fail policy.dmarc=quarantine header.from=b.example")).dmarcPolicy).toBe("quarantine");
+    expect((await trustOnly("Authentication-Results: mx.relay.test; dmarc=fail (p=none dis=none) header.from=b.example")).dmarcPolicy).toBe("none");
+    expect((await trustOnly("Authentication-Results: mx.relay.test; spf=pass (p=reject) smtp.mailfrom=b.example; dmarc=fail header.from=b.example")).dmarcPolicy).toBe(null);
   });
 });

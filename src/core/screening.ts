@@ -98,13 +98,21 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   let spamRisk: "low" | "high" | "error" | null = null;
   const spamDetails: Record<string, unknown> = {};
   if (virusRisk !== "high") {
-    let edgeFlagged = edgeSpamVerdict(parsed.headers, auth, config);
-    spamDetails.edge = { flagged: edgeFlagged, source: edgeFlagged ? "header_or_dmarc" : "none" };
+    // The edge verdict: a trusted upstream's flag or DMARC under p=reject, then spamd if configured.
+    const flaggedByHeaders = edgeSpamVerdict(parsed.headers, auth, config);
+    let edgeFlagged = flaggedByHeaders;
+    spamDetails.edge = { flagged: flaggedByHeaders, source: flaggedByHeaders ? "header_or_dmarc" : "none" };
     if (config.screening.spamdAddress) {
       try {
         const spamd = await checkWithSpamd(config.screening.spamdAddress, raw, config.screening.timeoutMs);
-        edgeFlagged ||= spamd.spam;
-        spamDetails.edge = { flagged: edgeFlagged, source: "spamd", score: spamd.score, threshold: spamd.threshold };
+        edgeFlagged = flaggedByHeaders || spamd.spam;
+        spamDetails.edge = {
+          flagged: edgeFlagged,
+          source: flaggedByHeaders ? "header_or_dmarc" : "spamd",
+          // spamd's own figures, whichever source decided
+          score: spamd.score,
+          threshold: spamd.threshold,
+        };
       } catch (error) {
         if (!lastChance) throw error;
         log.error("screening.spamd_failed", { message_id: messageId, error: String((error as Error).message) });

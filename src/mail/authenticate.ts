@@ -131,10 +131,19 @@ function trustedResults(headers: string[], trustedIds: string[]): AuthOutcome {
         dkim: dkim.includes("pass") ? "pass" : toVerdict(dkim[0]),
         dmarc: toVerdict(first("dmarc")),
       },
-      dmarcPolicy: null, // the header does not carry the published policy
+      dmarcPolicy: trustedDmarcPolicy(header),
     };
   }
   return { results: null, dmarcPolicy: null };
+}
+
+// RFC 8601 has no field for the published DMARC policy, but common verifiers write it in the
+// dmarc result's comment (OpenDMARC, Gmail: "dmarc=fail (p=reject dis=none)") or as the
+// policy.dmarc property; read it from the dmarc clause only.
+function trustedDmarcPolicy(header: string): DmarcPolicy | null {
+  const clause = header.split(";").find((part) => /^\s*dmarc\s*=/i.test(part));
+  const match = clause ? /\b(?:policy\.dmarc|p)\s*=\s*(reject|quarantine|none)\b/i.exec(clause) : null;
+  return match ? (match[1]!.toLowerCase() as DmarcPolicy) : null;
 }
 
 // The values of every Authentication-Results header, topmost first.
