@@ -104,12 +104,13 @@ describe("capabilities restrict only the classes that name them", () => {
     expect((await ctx.request("POST", `/api/v1/domains/${domainId}/verify`, { key })).status).toBe(200);
   });
 
-  test("can_read false does not stop mailbox creation or the account plane", async () => {
-    // Decided by the endpoint-class table: account-plane routes carry no capability.
+  test("can_read false does not stop mailbox creation or account-plane writes, but stops GET /domains", async () => {
+    // SPEC: "can_read governs GET" — on the account plane too; writes there carry no capability.
     const key = await makeKey(ctx, { accountId: paid.accountId, scope: "mcp", canRead: false });
     expect((await ctx.request("POST", "/api/v1/mailboxes", { key, body: {} })).status).toBe(201);
-    expect((await ctx.request("GET", "/api/v1/domains", { key })).status).toBe(200);
     expect((await ctx.request("POST", "/api/v1/domains", { key, body: { name: "noread.example" } })).status).toBe(200);
+    const list = await ctx.request("GET", "/api/v1/domains", { key });
+    expect({ status: list.status, body: list.body }).toEqual({ status: 403, body: { error: "this api key cannot read messages", code: "key_scope" } });
   });
 
   test("a bootstrap key with both capabilities off still creates mailboxes", async () => {
@@ -119,6 +120,13 @@ describe("capabilities restrict only the classes that name them", () => {
 });
 
 describe("the bearer header", () => {
+  test("the scheme name is case-insensitive (RFC 7235)", async () => {
+    for (const scheme of ["bearer", "BEARER", "Bearer"]) {
+      const response = await ctx.request("GET", "/api/v1/domains", { headers: { authorization: `${scheme} ${keys.api}` } });
+      expect(response.status).toBe(200);
+    }
+  });
+
   test("surrounding whitespace is tolerated (HTTP strips it from header values)", async () => {
     const response = await ctx.request("GET", "/api/v1/domains", { headers: { authorization: `  Bearer ${keys.api}  ` } });
     expect(response.status).toBe(200);

@@ -5,7 +5,7 @@ import { errors } from "../core/errors.ts";
 import { principalForSecret } from "../core/keys.ts";
 import type { Principal, Scope } from "../core/principal.ts";
 
-export type EndpointClass = "mailboxCreate" | "accountPlane" | "mailboxList" | "read" | "write";
+export type EndpointClass = "mailboxCreate" | "accountPlane" | "accountRead" | "mailboxList" | "read" | "write";
 
 type ClassRule = {
   scopes: readonly Scope[];
@@ -17,8 +17,10 @@ type ClassRule = {
 export const endpointClasses: Record<EndpointClass, ClassRule> = {
   // POST /api/v1/mailboxes: the only endpoint a bootstrap key may call
   mailboxCreate: { scopes: ["bootstrap", "api", "mcp"], boundKeys: "reject", capability: null },
-  // domains
+  // POST /domains and verify
   accountPlane: { scopes: ["api", "mcp"], boundKeys: "reject", capability: null },
+  // GET /domains: "can_read governs GET", on the account plane too
+  accountRead: { scopes: ["api", "mcp"], boundKeys: "reject", capability: "read" },
   // GET /api/v1/mailboxes: a bound key sees its own mailbox
   mailboxList: { scopes: ["api", "mcp"], boundKeys: "own", capability: "read" },
   // GET messages and drafts
@@ -27,7 +29,8 @@ export const endpointClasses: Record<EndpointClass, ClassRule> = {
   write: { scopes: ["api", "mcp"], boundKeys: "own", capability: "send" },
 };
 
-const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/;
+// The scheme name is case-insensitive (RFC 7235); the token is one token68.
+const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]+=*)$/i;
 const MAX_SECRET_LENGTH = 512;
 
 export async function authenticate(sql: Sql, header: string | null): Promise<Principal> {

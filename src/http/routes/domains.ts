@@ -32,9 +32,9 @@ export const domainRoutes = (svc: Services) =>
       },
     })
     .get("/domains", async ({ principal }) => ({ domains: await listDomains(svc, principal) }), {
-      auth: "accountPlane",
+      auth: "accountRead",
       response: { 200: strictObject({ domains: t.Array(Domain) }), ...authErrors },
-      detail: { summary: "List custom domains" },
+      detail: { summary: "List custom domains", description: "Needs `can_read`; a mailbox-bound key is refused." },
     })
     .post("/domains/:id/verify", ({ principal, params }) => verifyDomain(svc, principal, params.id), {
       auth: "accountPlane",
