@@ -123,6 +123,13 @@ function secondsList(env: Env, name: string, fallback: string): number[] {
   });
 }
 
+// SPEC fixes 6 attempts (1 + 5 retries); only the delays are configurable.
+function retrySchedule(env: Env, name: string): number[] {
+  const delays = secondsList(env, name, "60,300,1800,7200,43200");
+  if (delays.length !== 5) throw new ConfigError(name, `must list exactly 5 delays (one per retry), got ${delays.length}`);
+  return delays;
+}
+
 function url(env: Env, name: string, fallback: string): string {
   const raw = text(env, name, fallback);
   try {
@@ -223,7 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 4, 1, 100),
     webhook: {
       timeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
-      retryScheduleSeconds: secondsList(env, "WEBHOOK_RETRY_SCHEDULE", "60,300,1800,7200,43200"),
+      retryScheduleSeconds: retrySchedule(env, "WEBHOOK_RETRY_SCHEDULE"),
       allowPrivateNetworks: boolean(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
       leaseGraceMs: integer(env, "WEBHOOK_LEASE_GRACE_MS", 30_000, 0, 3_600_000),
     },

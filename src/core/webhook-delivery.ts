@@ -48,6 +48,7 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
 
   const [endpoint] = await sql`select url, secret, enabled from webhook_endpoints where account_id = ${claimed.account_id}`;
   const attempt = claimed.attempts + 1;
+  const attemptedAt = new Date();
   let status: number | null = null;
   let error: string | null = null;
   let snippet: string | null = null;
@@ -81,8 +82,8 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
   let result: AttemptResult;
   await sql.begin(async (tx) => {
     await tx`
-      insert into webhook_attempts (delivery_id, url, status, latency_ms, error, response_snippet)
-      values (${deliveryId}, ${url}, ${status}, ${latency}, ${error}, ${snippet})`;
+      insert into webhook_attempts (delivery_id, attempted_at, url, status, latency_ms, error, response_snippet)
+      values (${deliveryId}, ${attemptedAt}, ${url}, ${status}, ${latency}, ${error}, ${snippet})`;
     await tx`select graphile_worker.remove_job(${safetyJob})`;
     if (delivered) {
       result = "delivered";

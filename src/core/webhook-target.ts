@@ -63,7 +63,11 @@ function isBlockedV6(address: string): boolean {
   const h = expandV6(address);
   const embeddedV4 = () => `${h[6]! >> 8}.${h[6]! & 255}.${h[7]! >> 8}.${h[7]! & 255}`;
   if (h.slice(0, 7).every((x) => x === 0)) return true; // :: and ::1
+  if (h.slice(0, 6).every((x) => x === 0)) return isBlockedV4(embeddedV4()); // IPv4-compatible (deprecated)
   if (h.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff) return isBlockedV4(embeddedV4()); // IPv4-mapped
+  if (h[0] === 0x2002) return isBlockedV4(`${h[1]! >> 8}.${h[1]! & 255}.${h[2]! >> 8}.${h[2]! & 255}`); // 6to4
+  if (h[0] === 0x2001 && h[1] === 0) return true; // Teredo: the IPv4 behind it cannot be checked
+  if (h[0] === 0x64 && h[1] === 0xff9b && h[2] === 1) return true; // local-use NAT64
   if (h[0] === 0x64 && h[1] === 0xff9b && h.slice(2, 6).every((x) => x === 0)) return isBlockedV4(embeddedV4()); // NAT64
   if ((h[0]! & 0xfe00) === 0xfc00) return true; // unique local (includes fd00:ec2::254 metadata)
   if ((h[0]! & 0xffc0) === 0xfe80) return true; // link-local
