@@ -1,0 +1,219 @@
+// Inbound SMTP: messages per second our listener accepts (250 only after the raw message, the
+// message row and its job are committed), against a bare smtp-server that accepts and discards.
+// Both are driven the same way: N connections over loopback, each sending one message after
+// another on its own session (nodemailer's SMTPConnection, pipelined envelope), for a fixed time.
+//
+//   bun run bench smtp [--duration 8] [--warmup 2] [--concurrency 10] [--size 10240]
+//
+// Each server runs in its own child process, so the load generator does not share its event
+// loop. The database is a fresh one on DATABASE_URL's server (or an embedded one), dropped after.
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import SMTPConnection from "nodemailer/lib/smtp-connection";
+import { SMTPServer } from "smtp-server";
+import { loadConfig } from "../src/config.ts";
+import { makeSql } from "../src/db.ts";
+import { createAccount } from "../src/core/accounts.ts";
+import { createMailbox } from "../src/core/mailboxes.ts";
+import { makeServices } from "../src/core/services.ts";
+import { makeTransport } from "../src/delivery/index.ts";
+import { makeLogger } from "../src/log.ts";
+import { makeResolver } from "../src/mail/resolver.ts";
+import { startSmtpListener } from "../smtp/listener.ts";
+import { createTestDatabase } from "../test/support/database.ts";
+
+type Options = { duration: number; warmup: number; concurrency: number; size: number };
+type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number };
+
+function parseOptions(args: string[]): Options {
+  const options: Options = { duration: 8, warmup: 2, concurrency: 10, size: 10_240 };
+  for (let i = 0; i < args.length; i += 2) {
+    const [flag, value] = [args[i], args[i + 1]];
+    const name = flag?.slice(2) as keyof Options;
+    if (flag?.startsWith("--") && name in options && value && /^\d+$/.test(value)) options[name] = Number(value);
+    else throw new Error(`usage: bun run bench smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES]; bad argument ${flag}`);
+  }
+  // Two measured targets plus set-up: keep the whole run well under a minute.
+  if (2 * (options.duration + options.warmup) > 40) throw new Error("2 × (duration + warmup) must stay within 40 s");
+  if (options.duration < 1 || options.concurrency < 1 || options.size < 512) throw new Error("--duration, --concurrency ≥ 1 and --size ≥ 512");
+  return options;
+}
+
+/** A plain-text message of exactly `size` bytes, with a Message-ID unique to `n`. */
+function message(size: number, n: number): Buffer {
+  const head = [
+    "From: Bench Sender <sender@bench.example>",
+    "To: agent-bench@agents.localhost",
+    "Subject: Inbound benchmark message",
+    `Message-ID: <bench-${n}-${process.pid}@bench.example>`,
+    "Date: Mon, 2 Jun 2025 10:00:00 +0000",
+    "MIME-Version: 1.0",
+    "Content-Type: text/plain; charset=us-ascii",
+    "",
+    "",
+  ].join("\r\n");
+  const line = "The quick brown fox jumps over the lazy dog while the agent reads its mail.\r\n";
+  let body = line.repeat(Math.ceil(size / line.length));
+  body = body.slice(0, Math.max(0, size - head.length - 2)) + "\r\n";
+  return Buffer.from(head + body);
+}
+
+function connect(port: number): Promise<SMTPConnection> {
+  const connection = new SMTPConnection({ host: "127.0.0.1", port, ignoreTLS: true, name: "bench.client", socketTimeout: 30_000, logger: false });
+  return new Promise((resolve, reject) => {
+    connection.once("error", reject);
+    connection.connect(() => {
+      connection.removeListener("error", reject);
+      connection.on("error", () => {});
+      resolve(connection);
+    });
+  });
+}
+
+/**
+ * `concurrency` connections, opened before the clock starts, each sending back to back for
+ * `seconds`; the latency of a message is from its MAIL FROM to the final reply.
+ */
+async function drive(port: number, to: string, o: Options, seconds: number): Promise<Stats> {
+  const connections = await Promise.all(Array.from({ length: o.concurrency }, () => connect(port)));
+  const latencies: number[] = [];
+  let failures = 0;
+  let n = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    connections.map(async (connection) => {
+      while (performance.now() < deadline) {
+        const t = performance.now();
+        // A fresh envelope per message: nodemailer keeps its transaction state on this object.
+        const ok = await new Promise<boolean>((resolve) =>
+          connection.send({ from: "sender@bench.example", to: [to] }, message(o.size, n++), (error, info) => resolve(!error && /^250/.test(info?.response ?? ""))),
+        );
+        latencies.push(performance.now() - t);
+        if (!ok) failures++;
+      }
+      connection.quit();
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  const ok = latencies.length - failures;
+  return { count: latencies.length, failures, seconds: elapsed, perSecond: ok / elapsed, p50: at(0.5), p99: at(0.99) };
+}
+
+/** Child: our listener, exactly as the smtp role starts it, over the bench database. */
+async function oursMain(databaseUrl: string): Promise<void> {
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    HOST: "127.0.0.1",
+    SMTP_PORT: "0",
+    LOG_LEVEL: "warn",
+    INBOUND_AUTH_MODE: "off",
+    DATA_DIR: join(tmpdir(), "mailbox-bench-smtp-data"),
+  });
+  const svc = makeServices(
+    { sql: makeSql(databaseUrl), config, log: makeLogger(config.logLevel), resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }) },
+    makeTransport,
+  );
+  const smtp = await startSmtpListener(svc, { port: 0 });
+  process.send?.({ port: smtp.port });
+}
+
+/** Child: the floor. The same server library, accepting every recipient and discarding the data. */
+async function bareMain(): Promise<void> {
+  const server = new SMTPServer({
+    logger: false,
+    authOptional: true,
+    disabledCommands: ["AUTH"],
+    size: 25 * 1024 * 1024,
+    onRcptTo: (_address, _session, callback) => callback(),
+    onData(stream, _session, callback) {
+      stream.on("data", () => {});
+      stream.on("end", () => callback(null, "2.0.0 Ok: discarded"));
+    },
+  });
+  server.listen(0, "127.0.0.1", () => process.send?.({ port: (server.server.address() as { port: number }).port }));
+}
+
+function spawnChild(args: string[]): { child: ReturnType<typeof Bun.spawn>; ready: Promise<{ port: number }> } {
+  let answer: (message: { port: number }) => void = () => {};
+  const ready = new Promise<{ port: number }>((resolve, reject) => {
+    answer = resolve;
+    setTimeout(() => reject(new Error(`child ${args[0]} did not start within 20 s`)), 20_000).unref();
+  });
+  const child = Bun.spawn([process.execPath, import.meta.path, ...args], { stdout: "inherit", stderr: "inherit", ipc: (message) => answer(message) });
+  return { child, ready };
+}
+
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+
+export default async function run(args: string[]): Promise<void> {
+  const options = parseOptions(args);
+  const started = performance.now();
+  const database = await createTestDatabase();
+  const sql = makeSql(database.url, { max: 2 });
+  const children: ReturnType<typeof Bun.spawn>[] = [];
+  try {
+    const account = await createAccount(sql, { name: "bench" });
+    const principal = { keyId: "key_bench", accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const fixtures = { sql, config: loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" }), log: makeLogger("silent") } as never;
+    const mailbox = await createMailbox(fixtures, principal, { slug: "bench" });
+
+    const ours = spawnChild(["--ours", database.url]);
+    const bare = spawnChild(["--bare"]);
+    children.push(ours.child, bare.child);
+    const [{ port: oursPort }, { port: barePort }] = await Promise.all([ours.ready, bare.ready]);
+
+    const stored = async () => (await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id}`)[0]!.n as number;
+    if (options.warmup > 0) await drive(oursPort, mailbox.address, options, options.warmup);
+    const before = await stored();
+    const listener = await drive(oursPort, mailbox.address, options, options.duration);
+    const after = await stored();
+    const [jobs] = await sql`
+      select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = 'process_inbound'`;
+
+    if (options.warmup > 0) await drive(barePort, mailbox.address, options, options.warmup);
+    const floor = await drive(barePort, mailbox.address, options, options.duration);
+
+    const row = (name: string, s: Stats) =>
+      `${name.padEnd(44)}${fixed(s.perSecond).padStart(10)}${fixed(s.p50, 2).padStart(10)}${fixed(s.p99, 2).padStart(10)}${String(s.count).padStart(8)}${String(s.failures).padStart(9)}`;
+    console.log(
+      [
+        "",
+        "Inbound SMTP on loopback: our listener (250 after the message and its job commit) against a bare smtp-server that discards.",
+        `${options.concurrency} connections, ${options.size} B messages, ${options.duration} s measured after ${options.warmup} s warm-up each.`,
+        "",
+        `${"target".padEnd(44)}${"msg/s".padStart(10)}${"p50 ms".padStart(10)}${"p99 ms".padStart(10)}${"sent".padStart(8)}${"failed".padStart(9)}`,
+        row("our listener (parse, sanitize, store, enqueue)", listener),
+        row("bare smtp-server (accept and discard)", floor),
+        "",
+        `listener / bare: throughput ${fixed(listener.perSecond / floor.perSecond, 3)}x   p50 ${fixed(listener.p50 / floor.p50, 1)}x   p99 ${fixed(listener.p99 / floor.p99, 1)}x`,
+        `stored during the measured run: ${after - before} rows for ${listener.count - listener.failures} answers 250; process_inbound jobs queued: ${jobs!.n}`,
+        `total time ${fixed((performance.now() - started) / 1000)} s`,
+        "",
+      ].join("\n"),
+    );
+    if (listener.failures > 0 || floor.failures > 0) throw new Error("some messages were not accepted: the figures above are not comparable");
+    if (after - before !== listener.count) throw new Error("stored rows do not match the 250 answers");
+  } finally {
+    await sql.end({ timeout: 5 });
+    for (const child of children) {
+      child.kill();
+      await child.exited;
+    }
+    await database.drop();
+  }
+}
+
+if (import.meta.main) {
+  const role = process.argv[2];
+  if (role === "--ours") await oursMain(process.argv[3]!);
+  else if (role === "--bare") await bareMain();
+  else {
+    // Also runnable on its own: `bun bench/smtp.ts [options]`.
+    await run(process.argv.slice(2));
+    process.exit(0);
+  }
+}
