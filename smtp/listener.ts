@@ -30,6 +30,8 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
     size: config.smtp.maxMessageBytes,
     authOptional: true,
     disabledCommands: ["AUTH"],
+    // Nothing uses the client's reverse DNS name, and the lookup would delay every greeting.
+    disableReverseLookup: true,
     maxClients: config.smtp.maxConnections,
     socketTimeout: config.smtp.idleTimeoutMs,
     closeTimeout: 5_000,

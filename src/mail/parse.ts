@@ -40,7 +40,9 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
       skipTextToHtml: true,
       skipImageLinks: true,
       skipTextLinks: true,
-    });
+      // Keep message/delivery-status as a part: bounce handling reads it (mailparser folds it into the text otherwise).
+      keepDeliveryStatus: true,
+    } as Parameters<typeof simpleParser>[1]);
   } catch (error) {
     warnings.push(`unparsable message: ${String((error as Error)?.message ?? error).slice(0, 200)}`);
   }
@@ -52,11 +54,11 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
   for (const attachment of mail.attachments ?? []) {
     const content = new Uint8Array(attachment.content ?? new Uint8Array());
     attachments.push({
-      filename: attachment.filename ? attachment.filename.slice(0, 255) : null,
+      filename: attachment.filename ? storable(attachment.filename).slice(0, 255) : null,
       contentType: (attachment.contentType || "application/octet-stream").slice(0, 255),
       size: content.byteLength,
       sha256: await sha256Hex(content),
-      contentId: attachment.contentId ? attachment.contentId.slice(0, 255) : null,
+      contentId: attachment.contentId ? storable(attachment.contentId).slice(0, 255) : null,
       disposition: attachment.contentDisposition ?? null,
       content,
     });
@@ -64,7 +66,7 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
 
   return {
     fromAddr: firstAddress(mail.from),
-    subject: (mail.subject ?? "").replace(/[\r\n]+/g, " ").slice(0, MAX_SUBJECT_LENGTH),
+    subject: storable(mail.subject ?? "").replace(/[\r\n]+/g, " ").slice(0, MAX_SUBJECT_LENGTH),
     rfcMessageId: messageIdOrNull(mail.messageId),
     inReplyTo: messageIdOrNull(mail.inReplyTo),
     references: normalizeReferences(mail.references),
@@ -77,12 +79,17 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
   };
 }
 
+/** Postgres text cannot hold NUL; a hostile header must not make a message unstorable. */
+function storable(text: string): string {
+  return text.replace(/\0/g, "\uFFFD");
+}
+
 function firstAddress(field: AddressObject | AddressObject[] | undefined): string | null {
   const objects = Array.isArray(field) ? field : field ? [field] : [];
   for (const object of objects) {
     for (const entry of object.value ?? []) {
-      if (entry.address) return entry.address.slice(0, 320);
-      for (const member of entry.group ?? []) if (member.address) return member.address.slice(0, 320);
+      if (entry.address) return storable(entry.address).slice(0, 320);
+      for (const member of entry.group ?? []) if (member.address) return storable(member.address).slice(0, 320);
     }
   }
   return null;
@@ -90,7 +97,7 @@ function firstAddress(field: AddressObject | AddressObject[] | undefined): strin
 
 function messageIdOrNull(value: string | undefined): string | null {
   if (!value) return null;
-  const trimmed = value.trim();
+  const trimmed = storable(value).trim();
   if (!trimmed || trimmed.length > MAX_ID_LENGTH) return null;
   return trimmed;
 }
@@ -98,6 +105,6 @@ function messageIdOrNull(value: string | undefined): string | null {
 // mailparser gives one string or a list; some senders put several ids in one header value.
 function normalizeReferences(value: string | string[] | undefined): string[] {
   const list = Array.isArray(value) ? value : value ? [value] : [];
-  const ids = list.flatMap((entry) => entry.match(/<[^<>\s]+>/g) ?? []);
+  const ids = list.flatMap((entry) => storable(entry).match(/<[^<>\s]+>/g) ?? []);
   return [...new Set(ids)].filter((id) => id.length <= MAX_ID_LENGTH).slice(-MAX_REFERENCES);
 }

@@ -65,7 +65,8 @@ export async function makeTestContext(env: Record<string, string> = {}): Promise
       return { status: response.status, body: parsed, text, headers: response.headers };
     },
     async close() {
-      await sql.end();
+      // A bounded end: a test may have killed this pool's connections.
+      await sql.end({ timeout: 5 });
       await database.drop();
     },
   };
