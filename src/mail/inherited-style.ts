@@ -1,0 +1,95 @@
+// What a text node inherits from its ancestors that decides whether it can be read: colour,
+// background, font size and visibility, each with the element that set it, so that a hide
+// is blamed on (and removes) the element responsible.
+
+import type { Declarations } from "./css-declarations.ts";
+import {
+  BLACK, LINK_BLUE, type Rgba, WHITE, colorsBlend, parseColor, parseFontSize, splitTopLevel,
+} from "./css-values.ts";
+import type { Element } from "./html-nodes.ts";
+
+export type InheritedStyle = {
+  color: Rgba;
+  colorFrom: Element | null;
+  background: Rgba | null; // null: an image or unknown paint, so colour cannot be judged
+  backgroundFrom: Element | null;
+  fontPx: number;
+  fontFrom: Element | null;
+  invisibleFrom: Element | null; // the element whose visibility:hidden is in force
+};
+
+export function rootStyle(paintsUnplacedBackground: boolean): InheritedStyle {
+  return {
+    color: BLACK,
+    colorFrom: null,
+    // Clients paint white unless the stylesheet paints something we cannot place.
+    background: paintsUnplacedBackground ? null : WHITE,
+    backgroundFrom: null,
+    fontPx: 16,
+    fontFrom: null,
+    invisibleFrom: null,
+  };
+}
+
+// The element to blame when inherited values hide a text node; null when it is visible.
+export function hiddenTextOrigin(ctx: InheritedStyle): Element | null {
+  if (ctx.invisibleFrom !== null) return ctx.invisibleFrom;
+  if (ctx.fontPx < 2 && ctx.fontFrom !== null) return ctx.fontFrom;
+  if (colorsBlend(ctx.color, ctx.background, 8)) return ctx.colorFrom ?? ctx.backgroundFrom;
+  return null;
+}
+
+// The style `el`'s children inherit; the parent's own object when `el` changes nothing.
+export function inherit(ctx: InheritedStyle, el: Element, decls: Declarations): InheritedStyle {
+  const { attribs } = el;
+  const legacyColor = el.name === "font" ? attribs.color : el.name === "body" ? attribs.text : undefined;
+  const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined;
+  if (plain && attribs.bgcolor === undefined && attribs.background === undefined) return ctx;
+  const next: InheritedStyle = { ...ctx };
+  const visibility = decls.get("visibility");
+  if (visibility === "hidden" || visibility === "collapse") next.invisibleFrom = el;
+  else if (visibility === "visible") next.invisibleFrom = null;
+
+  const fontSize = decls.get("font-size");
+  const font = fontSize ?? decls.get("font");
+  const px = font === undefined ? null : parseFontSize(font, ctx.fontPx, fontSize !== undefined);
+  if (px !== null) {
+    next.fontPx = px;
+    next.fontFrom = el;
+  }
+
+  const cssColor = decls.get("color");
+  const colorValue = cssColor ?? legacyColor;
+  const color = colorValue === undefined ? null : parseColor(colorValue, cssColor === undefined);
+  if (color !== null) {
+    next.color = color;
+    next.colorFrom = el;
+  } else if (el.name === "a" && colorValue === undefined) {
+    // Clients draw links in their own colour, not the inherited one.
+    next.color = LINK_BLUE;
+    next.colorFrom = null;
+  }
+
+  const background = backgroundOf(el, decls);
+  if (background !== undefined) {
+    next.background = background;
+    next.backgroundFrom = el;
+  }
+  return next;
+}
+
+// The element's own opaque background; null when it is an image or gradient (unknown);
+// undefined when it paints none and the parent's shows through.
+function backgroundOf(el: Element, decls: Declarations): Rgba | null | undefined {
+  const shorthand = decls.get("background") ?? "";
+  const image = decls.get("background-image");
+  if ((image !== undefined && image !== "none") || /url\(|gradient\(/.test(shorthand) || (el.attribs.background ?? "").trim() !== "") {
+    return null;
+  }
+  for (const value of [decls.get("background-color"), ...splitTopLevel(shorthand)]) {
+    const color = value === undefined ? null : parseColor(value, false);
+    if (color !== null) return color.a >= 0.5 ? color : undefined;
+  }
+  const legacy = el.attribs.bgcolor === undefined ? null : parseColor(el.attribs.bgcolor, true);
+  return legacy !== null && legacy.a >= 0.5 ? legacy : undefined;
+}
