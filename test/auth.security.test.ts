@@ -97,7 +97,7 @@ describe("cross-account domain ids", () => {
     const foreign = await ctx.request("POST", `/api/v1/domains/${bobDomain}/verify`, { key: alice.key });
     const missing = await ctx.request("POST", "/api/v1/domains/dom_000000000000000000000000/verify", { key: alice.key });
     expect(foreign.status).toBe(404);
-    expect(foreign.text).toBe('{"error":"domain not found"}');
+    expect(foreign.text).toBe('{"error":"not found"}');
     expect(missing.status).toBe(404);
     expect(missing.text).toBe(foreign.text);
     expect(foreign.headers.get("content-type")).toBe(missing.headers.get("content-type"));

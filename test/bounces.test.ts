@@ -149,6 +149,49 @@ describe("delivery status notifications", () => {
   });
 });
 
+describe("forged reports", () => {
+  // Any recipient of our mail knows its Message-ID; a report may only suppress that recipient.
+  test("a DSN about our message naming another address suppresses nobody", async () => {
+    await sentMessage(owner.accountId, inbox, "bob@remote.example", "<offer-forged-1@agents.localhost>");
+    await deliverReport(inbox.address, dsn({ subject: "forged bounce", to: inbox.address, recipient: "ceo@important.example", action: "failed", status: "5.1.1", originalMessageId: "<offer-forged-1@agents.localhost>" }));
+    const addresses = (await listSuppressions(ctx.sql, owner.accountId)).map((s) => s.address);
+    expect(addresses).not.toContain("ceo@important.example");
+    expect(addresses).not.toContain("bob@remote.example");
+  });
+
+  test("a complaint about our message naming another address suppresses nobody", async () => {
+    await sentMessage(owner.accountId, inbox, "bob2@remote.example", "<offer-forged-2@agents.localhost>");
+    await deliverReport(inbox.address, [
+      "From: bob2@remote.example",
+      `To: ${inbox.address}`,
+      "Subject: forged complaint",
+      "Message-ID: <arf-forged@remote.example>",
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/report; report-type=feedback-report; boundary="arf-boundary"',
+      "",
+      "--arf-boundary",
+      "Content-Type: message/feedback-report",
+      "",
+      "Feedback-Type: abuse",
+      "Version: 1",
+      "Original-Rcpt-To: <ceo@important.example>",
+      "",
+      "--arf-boundary",
+      "Content-Type: text/rfc822-headers",
+      "",
+      `From: ${inbox.address}`,
+      "To: bob2@remote.example",
+      "Message-ID: <offer-forged-2@agents.localhost>",
+      "",
+      "--arf-boundary--",
+      "",
+    ].join("\r\n"));
+    const addresses = (await listSuppressions(ctx.sql, owner.accountId)).map((s) => s.address);
+    expect(addresses).not.toContain("ceo@important.example");
+    expect(addresses).not.toContain("bob2@remote.example");
+  });
+});
+
 describe("feedback reports (ARF)", () => {
   test("an abuse report about our message suppresses the complainer as complaint", async () => {
     await sentMessage(owner.accountId, inbox, "annoyed@remote.example", "<offer-3@agents.localhost>");

@@ -297,7 +297,7 @@ describe("verify", () => {
 
   test("an unknown id is 404 domain not found", async () => {
     const response = await verify(paid.key, "dom_000000000000000000000000");
-    expect({ status: response.status, text: response.text }).toEqual({ status: 404, text: '{"error":"domain not found"}' });
+    expect({ status: response.status, text: response.text }).toEqual({ status: 404, text: '{"error":"not found"}' });
   });
 
   test("a DNS server that never answers leaves the domain pending, within the configured timeout", async () => {

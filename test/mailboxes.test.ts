@@ -138,7 +138,7 @@ describe("ids named in the body must belong to the account", () => {
     const schema = await createExtractionSchema(ctx.sql, { accountId: stranger.accountId, name: "theirs", schema: { type: "object" } });
     const foreign = await create(free.key, { slug: "foreign-schema", extraction_schema_id: schema.id });
     const missing = await create(free.key, { slug: "missing-schema", extraction_schema_id: "sch_000000000000000000000000" });
-    expect({ status: foreign.status, text: foreign.text }).toEqual({ status: 404, text: '{"error":"extraction schema not found"}' });
+    expect({ status: foreign.status, text: foreign.text }).toEqual({ status: 404, text: '{"error":"not found"}' });
     expect({ status: missing.status, text: missing.text }).toEqual({ status: 404, text: foreign.text });
     expect((await ctx.sql`select 1 from mailboxes where local_part = 'agent-foreign-schema'`).length).toBe(0);
   });
@@ -147,7 +147,7 @@ describe("ids named in the body must belong to the account", () => {
     const theirs = await domainOf(stranger, "stranger.example", "verified");
     const foreign = await create(paid.key, { slug: "foreign-domain", domain_id: theirs });
     const missing = await create(paid.key, { slug: "foreign-domain", domain_id: "dom_000000000000000000000000" });
-    expect({ status: foreign.status, text: foreign.text }).toEqual({ status: 404, text: '{"error":"domain not found"}' });
+    expect({ status: foreign.status, text: foreign.text }).toEqual({ status: 404, text: '{"error":"not found"}' });
     expect({ status: missing.status, text: missing.text }).toEqual({ status: 404, text: foreign.text });
   });
 });
@@ -193,25 +193,25 @@ describe("custom domains", () => {
 });
 
 describe("address conflicts", () => {
-  test("a slug taken on the shared domain is 409, in the same or another account", async () => {
+  test("a slug taken on the shared domain is 400, in the same or another account", async () => {
     expect((await create(free.key, { slug: "taken" })).status).toBe(201);
     const again = await create(free.key, { slug: "taken" });
     const elsewhere = await create(stranger.key, { slug: "taken" });
-    expect({ status: again.status, text: again.text }).toEqual({ status: 409, text: '{"error":"mailbox address already in use"}' });
-    expect({ status: elsewhere.status, text: elsewhere.text }).toEqual({ status: 409, text: again.text });
+    expect({ status: again.status, text: again.text }).toEqual({ status: 400, text: '{"error":"mailbox address already in use"}' });
+    expect({ status: elsewhere.status, text: elsewhere.text }).toEqual({ status: 400, text: again.text });
   });
 
-  test("a slug taken on a custom domain is 409", async () => {
+  test("a slug taken on a custom domain is 400", async () => {
     const domainId = await domainOf(paid, "dup.example", "verified");
     expect((await create(paid.key, { slug: "one", domain_id: domainId })).status).toBe(201);
     const again = await create(paid.key, { slug: "one", domain_id: domainId });
-    expect(again.status).toBe(409);
+    expect(again.status).toBe(400);
     expect(again.body).toEqual({ error: "mailbox address already in use" });
   });
 
   test("concurrent creations of one slug: exactly one wins", async () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => create(free.key, { slug: "race" })));
-    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400]);
   });
 });
 

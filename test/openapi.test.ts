@@ -169,7 +169,6 @@ describe("every documented status of the foundation is really returned, in the d
       { status: 401, run: () => ctx.request("POST", "/api/v1/mailboxes", { body: {} }) },
       { status: 403, run: async () => ctx.request("POST", "/api/v1/mailboxes", { key: await makeKey(ctx, { accountId: paid.accountId, scope: "api", mailboxId: (await makeMailbox(ctx, paid)).id }) }) },
       { status: 404, run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: { extraction_schema_id: "sch_missing" } }) },
-      { status: 409, run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: { slug: "documented" } }) },
       { status: 413, run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: oversized, headers: { "content-length": String(oversized.length) } }) },
     ],
     "get /api/v1/mailboxes": [

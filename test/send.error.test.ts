@@ -98,7 +98,7 @@ describe("404", () => {
   test("an unknown mailbox", async () => {
     const response = await o.send({ mailbox_id: "mbx_doesnotexist", to: "alice@example.org", text: "Hello" });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ error: "mailbox not found" });
+    expect(response.body).toEqual({ error: "not found" });
   });
 
   test("another account's mailbox is the same 404", async () => {
@@ -413,6 +413,6 @@ describe("the order of checks (DESIGN.md)", () => {
 
   test("the mailbox 404 comes before the reply's original 404", async () => {
     const response = await o.send({ mailbox_id: "mbx_doesnotexist", reply_to_message_id: "msg_doesnotexist", text: "re" });
-    expect(response.body).toEqual({ error: "mailbox not found" });
+    expect(response.body).toEqual({ error: "not found" });
   });
 });

@@ -69,7 +69,7 @@ describe("sendlist", () => {
     const foreign = await makeMailbox(o.ctx, stranger, "cli-foreign");
     const wrong = await runCli(o.ctx, ["sendlist", "add", "--account", o.owner.accountId, "--mailbox", foreign.id, "--kind", "block", "--pattern", "x.example"]);
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain("mailbox not found");
+    expect(wrong.stderr).toContain("not found");
     expect(await cliJson(["sendlist", "list", "--account", o.owner.accountId])).toEqual([]);
   });
 });

@@ -366,7 +366,7 @@ describe("attachments", () => {
     const [plain] = (await messagesOf(inbox.id)).filter((m) => m.subject === "Hello agent");
     const wrong = await ctx.request("GET", `/api/v1/messages/${plain.id}/attachments/${attachments[0].id}`, { key: owner.key });
     expect(wrong.status).toBe(404);
-    expect(wrong.body).toEqual({ error: "attachment not found" });
+    expect(wrong.body).toEqual({ error: "not found" });
   });
 });
 

@@ -32,13 +32,15 @@ export async function applyDeliveryReports(db: Db, message: { id: string; accoun
     await addSuppression(db, { accountId: message.account_id, address, reason, sourceMessageId: message.id });
     return address;
   };
+  // Anyone who received one of our messages knows its Message-ID: a report may only suppress that
+  // message's own (single) recipient, never another address it names.
+  const recipient = String(sent.to_addr).toLowerCase();
   if (dsn) {
-    const failed = parseDeliveryStatus(dsn).filter(isPermanentFailure);
-    const suppressed = [];
-    for (const status of failed) suppressed.push(await suppress(status.recipient, "bounce"));
-    return { kind: "bounce", suppressed };
+    const failed = parseDeliveryStatus(dsn).filter((status) => isPermanentFailure(status) && status.recipient === recipient);
+    return { kind: "bounce", suppressed: failed.length > 0 ? [await suppress(recipient, "bounce")] : [] };
   }
   const report = parseFeedbackReport(arf!);
-  const complainer = report.originalRcptTo ?? addressOf(originalHeaders.get("to")) ?? sent.to_addr;
-  return { kind: "complaint", suppressed: [await suppress(complainer, "complaint")] };
+  const complainer = report.originalRcptTo ?? addressOf(originalHeaders.get("to")) ?? recipient;
+  if (complainer !== recipient) return { kind: "complaint", suppressed: [] };
+  return { kind: "complaint", suppressed: [await suppress(recipient, "complaint")] };
 }

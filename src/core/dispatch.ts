@@ -1,18 +1,25 @@
 // The send pipeline's last step, shared by POST /send, draft send and approval: record the
 // outbound message, compose and sign it, hand it to the transport, record the outcome.
-// The message row and its reconcile job commit before the transport is called, so a crash at any
-// point leaves something the reconcile task can resolve; nothing is ever sent twice blindly.
+//
+// Two transactions bracket the transport call, and everything that must agree commits together:
+//  1. record: the caller's claim (a draft moved to sending, an idempotency key tied to the
+//     message), the quota reservation, the message row and its reconcile job. Anything that
+//     throws here (a bad header, a lost claim) rolls all of it back: nothing was sent.
+//  2. outcome: the message's new state, the quota given back when nothing left, and the caller's
+//     follow-up (the stored idempotent response, the draft's new status).
+// A crash between the two leaves the message and its job: the reconcile task resolves it.
 import { composeMessage } from "../mail/compose.ts";
 import type { DeliveryOutcome } from "../delivery/transport.ts";
+import type { Tx } from "../db.ts";
 import { signingKeyFor } from "./dkim.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
 import type { Mailbox } from "./mailboxes.ts";
-import { releaseSend } from "./quota.ts";
+import { releaseSend, reserveSend } from "./quota.ts";
 import type { Services } from "./services.ts";
 import { createUnsubscribeLinks } from "./unsubscribe.ts";
 
-export type Dispatch = {
+export type DispatchContent = {
   mailbox: Mailbox;
   to: string;
   subject: string;
@@ -21,96 +28,97 @@ export type Dispatch = {
   inReplyTo: string | null;
   references: string[];
   draftId: string | null;
-  /** Runs in the transaction that records the message (e.g. to tie an idempotency claim to it). */
-  beforeDelivery?: (tx: Services["sql"] | any, messageId: string) => Promise<void>;
 };
 
-export type DispatchResult = { messageId: string; threadId: string; outcome: DeliveryOutcome };
+export type DispatchResult = { messageId: string; threadId: string; draftId: string | null; outcome: DeliveryOutcome };
+
+export type Dispatch = {
+  accountId: string;
+  /** Inside the record transaction: lock and claim what is being sent, and say what it is. */
+  prepare(tx: Tx): Promise<DispatchContent>;
+  /** Inside the record transaction, once the message id exists. */
+  afterRecord?(tx: Tx, messageId: string): Promise<void>;
+  /** Inside the outcome transaction. */
+  onOutcome?(tx: Tx, result: DispatchResult): Promise<void>;
+};
 
 export async function dispatchMessage(svc: Services, input: Dispatch): Promise<DispatchResult> {
   const { sql, config } = svc;
   const messageId = newId("msg");
-  const domain = input.mailbox.domain_name;
-  const rfcMessageId = `${messageId}@${domain}`;
 
-  const raw = await sql.begin(async (tx) => {
-    const unsubscribe = await createUnsubscribeLinks(tx, config, { accountId: input.mailbox.account_id, address: input.to, messageId });
+  const { content, raw, rfcMessageId } = await sql.begin(async (tx) => {
+    const content = await input.prepare(tx);
+    // The quota is the last check before delivery (DESIGN's order), and commits with the message.
+    await reserveSend(tx, config, input.accountId);
+    const rfcMessageId = `${messageId}@${content.mailbox.domain_name}`;
+    const unsubscribe = await createUnsubscribeLinks(tx, config, { accountId: input.accountId, address: content.to, messageId });
     const raw = await composeMessage({
-      from: input.mailbox.address,
-      fromName: input.mailbox.display_name,
-      to: input.to,
-      subject: input.subject,
-      text: input.text,
+      from: content.mailbox.address,
+      fromName: content.mailbox.display_name,
+      to: content.to,
+      subject: content.subject,
+      text: content.text,
       messageId: rfcMessageId,
-      inReplyTo: input.inReplyTo,
-      references: input.references,
+      inReplyTo: content.inReplyTo,
+      references: content.references,
       unsubscribe,
-      dkim: await signingKeyFor(tx, config, input.mailbox),
+      dkim: await signingKeyFor(tx, config, content.mailbox),
     });
     await tx`
       insert into messages (id, account_id, mailbox_id, direction, rfc_message_id, thread_id, in_reply_to, "references",
         from_addr, to_addr, subject, body_raw, body_clean, truncated, delivery_status, delivery_attempts, draft_id, raw_outbound)
-      values (${messageId}, ${input.mailbox.account_id}, ${input.mailbox.id}, 'out', ${`<${rfcMessageId}>`}, ${input.threadId},
-        ${input.inReplyTo}, ${input.references}::text[], ${input.mailbox.address}, ${input.to}, ${input.subject},
-        ${input.text}, ${input.text}, false, 'sending', 1, ${input.draftId}, ${raw})`;
-    // Runs after the grace period whatever happens; it does nothing once the outcome is recorded.
+      values (${messageId}, ${input.accountId}, ${content.mailbox.id}, 'out', ${`<${rfcMessageId}>`}, ${content.threadId},
+        ${content.inReplyTo}, ${content.references}::text[], ${content.mailbox.address}, ${content.to}, ${content.subject},
+        ${content.text}, ${content.text}, false, 'sending', 1, ${content.draftId}, ${raw})`;
+    // Runs after the grace period whatever happens; removed once the outcome is recorded.
     await enqueueJob(tx, "reconcile_send", { message_id: messageId }, {
       jobKey: `reconcile:${messageId}`,
       runAt: new Date(Date.now() + config.reconcileGraceSeconds * 1000),
     });
-    if (input.beforeDelivery) await input.beforeDelivery(tx, messageId);
-    return raw;
+    if (input.afterRecord) await input.afterRecord(tx, messageId);
+    return { content, raw, rfcMessageId };
   });
 
-  const outcome = await svc.transport.deliver({ from: input.mailbox.address, to: input.to }, raw, { messageId: rfcMessageId });
-  await recordOutcome(svc, messageId, input.mailbox.account_id, outcome, { keepForRetry: input.draftId !== null });
-  svc.log.info("outbound.delivery", { message_id: messageId, transport: svc.transport.name, outcome: outcome.kind, draft_id: input.draftId });
-  return { messageId, threadId: input.threadId, outcome };
+  const outcome = await svc.transport.deliver({ from: content.mailbox.address, to: content.to }, raw, { messageId: rfcMessageId });
+  const result: DispatchResult = { messageId, threadId: content.threadId, draftId: content.draftId, outcome };
+  await recordOutcome(svc, result, input.accountId, { keepForRetry: content.draftId !== null, onOutcome: input.onOutcome });
+  svc.log.info("outbound.delivery", { message_id: messageId, transport: svc.transport.name, outcome: outcome.kind, draft_id: content.draftId });
+  return result;
 }
 
 /**
  * sent → the message is visible as sent. permanent or transient → it never left: the row goes
  * (a draft's transient failure keeps it for the reconcile task to retry) and the quota is given
- * back. unknown → it stays for reconciliation.
+ * back. unknown → it stays for reconciliation. The caller's follow-up commits in the same
+ * transaction.
  */
 export async function recordOutcome(
   svc: Services,
-  messageId: string,
+  result: DispatchResult,
   accountId: string,
-  outcome: DeliveryOutcome,
-  options: { keepForRetry: boolean },
+  options: { keepForRetry: boolean; onOutcome?: (tx: Tx, result: DispatchResult) => Promise<void> },
 ): Promise<void> {
-  const { sql, config } = svc;
+  const { config } = svc;
+  const { messageId, outcome } = result;
   const reconcileJob = `reconcile:${messageId}`;
-  switch (outcome.kind) {
-    case "sent":
-      await sql.begin(async (tx) => {
-        await tx`
-          update messages set delivery_status = 'sent', provider_message_id = ${outcome.providerMessageId}, delivery_error = null, raw_outbound = null
-          where id = ${messageId}`;
-        await tx`select graphile_worker.remove_job(${reconcileJob})`;
-      });
-      return;
-    case "unknown":
-      await sql`update messages set delivery_status = 'unknown', delivery_error = ${outcome.error} where id = ${messageId}`;
-      return;
-    case "transient":
-      if (options.keepForRetry) {
-        await sql.begin(async (tx) => {
-          await tx`update messages set delivery_status = 'retry', delivery_error = ${outcome.error} where id = ${messageId}`;
-          // Same job key: the pending reconcile job moves earlier instead of a second one appearing.
-          await enqueueJob(tx, "reconcile_send", { message_id: messageId }, { jobKey: reconcileJob, runAt: new Date(Date.now() + config.deliveryRetrySeconds * 1000) });
-        });
-        return;
-      }
-      break;
-    case "permanent":
-      break;
-  }
-  await sql.begin(async (tx) => {
-    await tx`select graphile_worker.remove_job(${reconcileJob})`;
-    await tx`delete from unsubscribe_tokens where message_id = ${messageId}`;
-    await tx`delete from messages where id = ${messageId}`;
-    await releaseSend(tx, accountId);
+  await svc.sql.begin(async (tx) => {
+    if (outcome.kind === "sent") {
+      await tx`
+        update messages set delivery_status = 'sent', provider_message_id = ${outcome.providerMessageId}, delivery_error = null, raw_outbound = null
+        where id = ${messageId}`;
+      await tx`select graphile_worker.remove_job(${reconcileJob})`;
+    } else if (outcome.kind === "unknown") {
+      await tx`update messages set delivery_status = 'unknown', delivery_error = ${outcome.error} where id = ${messageId}`;
+    } else if (outcome.kind === "transient" && options.keepForRetry) {
+      await tx`update messages set delivery_status = 'retry', delivery_error = ${outcome.error} where id = ${messageId}`;
+      // Same job key: the pending reconcile job moves earlier instead of a second one appearing.
+      await enqueueJob(tx, "reconcile_send", { message_id: messageId }, { jobKey: reconcileJob, runAt: new Date(Date.now() + config.deliveryRetrySeconds * 1000) });
+    } else {
+      await tx`select graphile_worker.remove_job(${reconcileJob})`;
+      await tx`delete from unsubscribe_tokens where message_id = ${messageId}`;
+      await tx`delete from messages where id = ${messageId}`;
+      await releaseSend(tx, accountId);
+    }
+    if (options.onOutcome) await options.onOutcome(tx, result);
   });
 }

@@ -13,10 +13,9 @@ import { newId } from "./ids.ts";
 import type { StoredResponse } from "./idempotency.ts";
 import { getMailboxById } from "./mailboxes.ts";
 import { outcomeResponse } from "./outcome.ts";
-import { resolveMailbox, resolveOutgoing, validateRecipient, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
+import { assertSendingEntitled, resolveMailbox, resolveOutgoing, validateRecipient, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 import type { Principal } from "./principal.ts";
-import { releaseSend, reserveSend } from "./quota.ts";
 import type { Services } from "./services.ts";
 
 export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
@@ -169,6 +168,7 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
 
   const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
+  assertSendingEntitled(principal.plan, mailbox);
   if (mailbox.require_approval) {
     const queued = await svc.sql`
       update drafts set status = 'pending_approval', requires_human = true, updated_at = now()
@@ -186,15 +186,14 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
 
 /**
  * Moves a draft from `from` to sending and delivers it through the shared pipeline. Used by draft
- * send (from draft) and by a human's approval (from pending_approval). The row is locked, checked
- * and claimed in one transaction, and the claimed row is what goes out: an edit that was accepted
- * before the claim is in the mail, one that comes after it gets approval_conflict.
+ * send (from draft) and by a human's approval (from pending_approval). The draft is locked,
+ * checked and claimed in the transaction that records the message, and the claimed row is what
+ * goes out: an edit accepted before the claim is in the mail, a later one gets approval_conflict.
  */
 async function deliverDraft(svc: Services, draftId: string, accountId: string, from: "draft" | "pending_approval"): Promise<StoredResponse> {
-  await reserveSend(svc.sql, svc.config, accountId);
-  let draft: DraftRow;
-  try {
-    draft = await svc.sql.begin(async (tx) => {
+  const result = await dispatchMessage(svc, {
+    accountId,
+    async prepare(tx) {
       const [row] = await tx.unsafe<DraftRow[]>(
         `select ${DRAFT_COLUMNS} from drafts where id = $1 and status = $2 and deleted_at is null for update`,
         [draftId, from],
@@ -202,34 +201,31 @@ async function deliverDraft(svc: Services, draftId: string, accountId: string, f
       if (!row) throw errors.approvalConflict();
       if (!row.to) throw errors.draftWithoutRecipient();
       await checkRecipientPolicy(tx, row.account_id, row.mailbox_id, row.to);
+      const mailbox = await getMailboxById(tx, row.mailbox_id);
+      if (!mailbox) throw errors.notFound("mailbox");
       await tx`update drafts set status = 'sending', last_error = null, updated_at = now() where id = ${draftId}`;
-      return row;
-    });
-  } catch (error) {
-    await releaseSend(svc.sql, accountId);
-    throw error;
-  }
-
-  const mailbox = await getMailboxById(svc.sql, draft.mailbox_id);
-  if (!mailbox) throw errors.notFound("mailbox");
-  const result = await dispatchMessage(svc, {
-    mailbox,
-    to: draft.to!,
-    subject: draft.subject,
-    text: draft.text,
-    threadId: draft.thread_id,
-    inReplyTo: draft.in_reply_to,
-    references: draft.references,
-    draftId: draft.id,
+      return {
+        mailbox,
+        to: row.to,
+        subject: row.subject,
+        text: row.text,
+        threadId: row.thread_id,
+        inReplyTo: row.in_reply_to,
+        references: row.references,
+        draftId,
+      };
+    },
+    async onOutcome(tx, dispatched) {
+      const { outcome } = dispatched;
+      if (outcome.kind === "sent") {
+        await tx`update drafts set status = 'sent', sent_message_id = ${dispatched.messageId}, updated_at = now() where id = ${draftId}`;
+      } else if (outcome.kind === "permanent") {
+        await tx`update drafts set status = 'draft', last_error = ${outcome.error}, updated_at = now() where id = ${draftId}`;
+      }
+      // transient and unknown: the draft stays sending; the reconcile task retries or resolves it.
+    },
   });
-  const { outcome } = result;
-  if (outcome.kind === "sent") {
-    await svc.sql`update drafts set status = 'sent', sent_message_id = ${result.messageId}, updated_at = now() where id = ${draft.id}`;
-  } else if (outcome.kind === "permanent") {
-    await svc.sql`update drafts set status = 'draft', last_error = ${outcome.error}, updated_at = now() where id = ${draft.id}`;
-  }
-  // transient and unknown: the draft stays sending; the reconcile task retries or resolves it.
-  return outcomeResponse(result, draft.id);
+  return outcomeResponse(result);
 }
 
 /** A human approves a pending draft (dashboard, CLI): it goes out through the same pipeline. */
@@ -238,6 +234,9 @@ export async function approveDraft(svc: Services, draftId: string, decidedBy: st
   if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
   if (row.status !== "pending_approval") throw errors.approvalConflict();
   if (!row.to) throw errors.draftWithoutRecipient();
+  const [account] = await svc.sql`select plan from accounts where id = ${row.account_id}`;
+  const mailbox = await getMailboxById(svc.sql, row.mailbox_id);
+  if (mailbox) assertSendingEntitled(account?.plan ?? "free", mailbox);
   await checkRecipientPolicy(svc.sql, row.account_id, row.mailbox_id, row.to);
   await svc.sql`update drafts set decided_by = ${decidedBy} where id = ${draftId}`;
   svc.log.info("draft.approved", { draft_id: draftId, decided_by: decidedBy });

@@ -35,6 +35,8 @@ export const messages = {
 export type KeyScopeReason = "cannotSend" | "cannotRead" | "differentMailbox" | "singleMailbox";
 export type NotFoundSubject = "account" | "key" | "user" | "message" | "draft" | "mailbox" | "domain" | "extraction schema" | "attachment" | "original message" | "delivery";
 
+const specificNotFound = new Set<NotFoundSubject>(["message", "draft", "account", "key", "user", "delivery"]);
+
 export const errors = {
   missingBearer: () => new ApiError(401, { error: messages.missingBearer }),
   invalidApiKey: () => new ApiError(401, { error: messages.invalidApiKey }),
@@ -42,7 +44,10 @@ export const errors = {
   keyScope: (reason: KeyScopeReason) => new ApiError(403, { error: messages[reason], code: "key_scope" }),
   paidPlanRequired: () => new ApiError(403, { error: messages.paidPlanRequired }),
   validation: (message: string) => new ApiError(400, { error: message }),
-  notFound: (subject: NotFoundSubject) => new ApiError(404, { error: `${subject} not found` }),
+  // SPEC's 404 strings: `message not found`, `draft not found`, and `not found` for anything else
+  // an API caller can name. Operator-only subjects (CLI) keep their name for a clearer message.
+  notFound: (subject: NotFoundSubject) =>
+    new ApiError(404, { error: specificNotFound.has(subject) ? `${subject} not found` : messages.routeNotFound }),
   routeNotFound: () => new ApiError(404, { error: messages.routeNotFound }),
   conflict: (message: string) => new ApiError(409, { error: message }),
   quotaExhausted: () => new ApiError(402, { error: messages.quotaExhausted }),

@@ -3,10 +3,13 @@
 // racing requests deliver exactly once: only the request that inserted it proceeds.
 import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
+import { randomBase32 } from "./ids.ts";
 import { sha256Hex } from "./secrets.ts";
 
 export type StoredResponse = { status: number; body: Record<string, unknown> };
 export type IdempotencyKey = { accountId: string; mailboxId: string; clientId: string };
+/** A claimed key: only the holder of this token may attach a delivery to it or finish it. */
+export type IdempotencyClaim = IdempotencyKey & { token: string };
 
 /** How long an in_progress claim whose holder never started delivery blocks a retry. */
 const CLAIM_SECONDS = 120;
@@ -21,13 +24,18 @@ export async function payloadHash(payload: Record<string, unknown>): Promise<str
  * terminally failed send, 409 idempotency_conflict for another payload, 409
  * idempotency_in_progress while another request (or an unknown outcome) holds it.
  */
-export async function claimIdempotencyKey(db: Db, key: IdempotencyKey, hash: string): Promise<{ claimed: true } | { claimed: false; replay: StoredResponse }> {
+export async function claimIdempotencyKey(
+  db: Db,
+  key: IdempotencyKey,
+  hash: string,
+): Promise<{ claimed: true; claim: IdempotencyClaim } | { claimed: false; replay: StoredResponse }> {
+  const token = randomBase32(20);
   const inserted = await db`
-    insert into idempotency_keys (account_id, mailbox_id, client_id, payload_hash, state, locked_until)
-    values (${key.accountId}, ${key.mailboxId}, ${key.clientId}, ${hash}, 'in_progress', now() + make_interval(secs => ${CLAIM_SECONDS}))
+    insert into idempotency_keys (account_id, mailbox_id, client_id, payload_hash, state, locked_until, claim_token)
+    values (${key.accountId}, ${key.mailboxId}, ${key.clientId}, ${hash}, 'in_progress', now() + make_interval(secs => ${CLAIM_SECONDS}), ${token})
     on conflict do nothing
     returning client_id`;
-  if (inserted.length > 0) return { claimed: true };
+  if (inserted.length > 0) return { claimed: true, claim: { ...key, token } };
 
   const [existing] = await db`
     select payload_hash, state, response_status, response_body, message_id, locked_until < now() as expired
@@ -41,36 +49,47 @@ export async function claimIdempotencyKey(db: Db, key: IdempotencyKey, hash: str
   // A holder that died before it recorded a delivery attempt left nothing to reconcile: take over.
   if (existing.expired && existing.message_id === null) {
     const taken = await db`
-      update idempotency_keys set locked_until = now() + make_interval(secs => ${CLAIM_SECONDS}), updated_at = now()
+      update idempotency_keys set locked_until = now() + make_interval(secs => ${CLAIM_SECONDS}), claim_token = ${token}, updated_at = now()
       where account_id = ${key.accountId} and mailbox_id = ${key.mailboxId} and client_id = ${key.clientId}
         and state = 'in_progress' and message_id is null and locked_until < now()
       returning client_id`;
-    if (taken.length > 0) return { claimed: true };
+    if (taken.length > 0) return { claimed: true, claim: { ...key, token } };
   }
   throw errors.idempotencyInProgress();
 }
 
-/** Ties the claim to the outbound message before the transport is called (see reconcile). */
-export async function attachMessage(db: Db, key: IdempotencyKey, messageId: string): Promise<void> {
-  await db`
+/**
+ * Ties the claim to the outbound message, in the transaction that records it, before the
+ * transport is called. A claim taken over by another request meanwhile is 409: nothing is sent.
+ */
+export async function attachMessage(db: Db, claim: IdempotencyClaim, messageId: string): Promise<void> {
+  const rows = await db`
     update idempotency_keys set message_id = ${messageId}, updated_at = now()
-    where account_id = ${key.accountId} and mailbox_id = ${key.mailboxId} and client_id = ${key.clientId}`;
+    where account_id = ${claim.accountId} and mailbox_id = ${claim.mailboxId} and client_id = ${claim.clientId}
+      and claim_token = ${claim.token} and state = 'in_progress' and message_id is null
+    returning client_id`;
+  if (rows.length === 0) throw errors.idempotencyInProgress();
 }
 
-export async function finishIdempotencyKey(db: Db, key: IdempotencyKey, state: "completed" | "failed_terminal", response: StoredResponse): Promise<void> {
-  await db`
+/** Stores the response for replays; 409 if the claim is no longer this request's. */
+export async function finishIdempotencyKey(db: Db, claim: IdempotencyClaim, state: "completed" | "failed_terminal", response: StoredResponse): Promise<void> {
+  const rows = await db`
     update idempotency_keys set state = ${state}, response_status = ${response.status}, response_body = ${db.json(response.body as never)}, updated_at = now()
-    where account_id = ${key.accountId} and mailbox_id = ${key.mailboxId} and client_id = ${key.clientId}`;
+    where account_id = ${claim.accountId} and mailbox_id = ${claim.mailboxId} and client_id = ${claim.clientId}
+      and claim_token = ${claim.token} and state = 'in_progress'
+    returning client_id`;
+  if (rows.length === 0) throw errors.idempotencyInProgress();
 }
 
 /**
  * Forgets the claim so that a retry with the same client_id runs again (transient failures,
  * policy refusals). A claim whose message still exists may have been delivered: it stays.
  */
-export async function releaseIdempotencyKey(db: Db, key: IdempotencyKey): Promise<void> {
+export async function releaseIdempotencyKey(db: Db, claim: IdempotencyClaim): Promise<void> {
   await db`
     delete from idempotency_keys k
-    where k.account_id = ${key.accountId} and k.mailbox_id = ${key.mailboxId} and k.client_id = ${key.clientId} and k.state = 'in_progress'
+    where k.account_id = ${claim.accountId} and k.mailbox_id = ${claim.mailboxId} and k.client_id = ${claim.clientId}
+      and k.claim_token = ${claim.token} and k.state = 'in_progress'
       and (k.message_id is null or not exists (select 1 from messages m where m.id = k.message_id))`;
 }
 

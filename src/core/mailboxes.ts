@@ -60,7 +60,8 @@ export async function createMailbox(svc: Services, principal: Principal, input: 
             ${input.display_name ?? null}, ${input.extraction_schema_id ?? null})
     on conflict (address) do nothing
     returning id`;
-  if (rows.length === 0) throw errors.conflict("mailbox address already in use");
+  // 400, not 409: every 409 of the contract carries a code, and this is a validation failure.
+  if (rows.length === 0) throw errors.validation("mailbox address already in use");
   svc.log.info("mailbox.created", { mailbox_id: id, account_id: principal.accountId });
   return { id, address };
 }

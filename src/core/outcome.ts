@@ -3,8 +3,8 @@ import type { DispatchResult } from "./dispatch.ts";
 import { errors } from "./errors.ts";
 import type { StoredResponse } from "./idempotency.ts";
 
-export function outcomeResponse(result: DispatchResult, draftId: string | null): StoredResponse {
-  const { outcome } = result;
+export function outcomeResponse(result: DispatchResult): StoredResponse {
+  const { outcome, draftId } = result;
   switch (outcome.kind) {
     case "sent":
       return {

@@ -53,6 +53,11 @@ export function replySubject(original: string): string {
   return /^re\s*:/i.test(trimmed) ? trimmed : `Re: ${trimmed}`.trim();
 }
 
+/** Sending from a custom-domain mailbox needs a paid plan (403), checked with the mailbox binding. */
+export function assertSendingEntitled(plan: "free" | "paid", mailbox: Mailbox): void {
+  if (mailbox.domain_id !== null && plan !== "paid") throw errors.paidPlanRequired();
+}
+
 /** Checks binding (403) before existence (404), as SPEC's anti-enumeration exception requires. */
 export async function resolveMailbox(db: Db, principal: Principal, mailboxId: string): Promise<Mailbox> {
   if (principal.mailboxId !== null && principal.mailboxId !== mailboxId) throw errors.keyScope("differentMailbox");

@@ -1,6 +1,6 @@
 // POST /api/v1/send. Checks run in the order DESIGN.md fixes: body validation, mailbox and key
-// binding, idempotency, send lists, suppression, approval, quota, delivery. A blocked or
-// suppressed recipient never reaches the queue.
+// binding (with the custom-domain entitlement), idempotency, send lists, suppression, approval,
+// quota, delivery. A blocked or suppressed recipient never reaches the queue.
 import { dispatchMessage } from "./dispatch.ts";
 import { createForcedDraft } from "./drafts.ts";
 import { ApiError } from "./errors.ts";
@@ -10,25 +10,26 @@ import {
   finishIdempotencyKey,
   payloadHash,
   releaseIdempotencyKey,
-  type IdempotencyKey,
+  type IdempotencyClaim,
   type StoredResponse,
 } from "./idempotency.ts";
-import { resolveOutgoing, type OutgoingRequest } from "./outgoing.ts";
+import { assertSendingEntitled, resolveOutgoing, type OutgoingRequest } from "./outgoing.ts";
+import { outcomeResponse } from "./outcome.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 import type { Principal } from "./principal.ts";
-import { reserveSend } from "./quota.ts";
 import type { Services } from "./services.ts";
-import { outcomeResponse } from "./outcome.ts";
 
 export async function sendMessage(svc: Services, principal: Principal, body: OutgoingRequest): Promise<StoredResponse> {
   const outgoing = await resolveOutgoing(svc.sql, principal, body);
-  const key: IdempotencyKey | null = body.client_id
-    ? { accountId: principal.accountId, mailboxId: outgoing.mailbox.id, clientId: body.client_id }
-    : null;
+  assertSendingEntitled(principal.plan, outgoing.mailbox);
 
-  if (key) {
-    const claim = await claimIdempotencyKey(svc.sql, key, await payloadHash({ ...body }));
-    if (!claim.claimed) return { status: claim.replay.status === 201 ? 200 : claim.replay.status, body: claim.replay.body };
+  let claim: IdempotencyClaim | null = null;
+  if (body.client_id) {
+    const key = { accountId: principal.accountId, mailboxId: outgoing.mailbox.id, clientId: body.client_id };
+    const result = await claimIdempotencyKey(svc.sql, key, await payloadHash({ ...body }));
+    // A completed send is replayed as 200 with its stored body; other stored answers as they were.
+    if (!result.claimed) return { status: result.replay.status === 201 ? 200 : result.replay.status, body: result.replay.body };
+    claim = result.claim;
   }
 
   try {
@@ -36,41 +37,47 @@ export async function sendMessage(svc: Services, principal: Principal, body: Out
     await checkRecipientPolicy(svc.sql, principal.accountId, outgoing.mailbox.id, to);
 
     if (outgoing.mailbox.require_approval) {
-      const draft = await createForcedDraft(svc.sql, principal, outgoing, body.client_id ?? null);
-      const response = { status: 202, body: { draft_id: draft.id, status: "pending_approval" } };
-      if (key) await finishIdempotencyKey(svc.sql, key, "completed", response);
-      return response;
+      return await svc.sql.begin(async (tx) => {
+        const draft = await createForcedDraft(tx, principal, outgoing, body.client_id ?? null);
+        const response = { status: 202, body: { draft_id: draft.id, status: "pending_approval" } };
+        if (claim) await finishIdempotencyKey(tx, claim, "completed", response);
+        return response;
+      });
     }
 
-    await reserveSend(svc.sql, svc.config, principal.accountId);
     const result = await dispatchMessage(svc, {
-      mailbox: outgoing.mailbox,
-      to,
-      subject: outgoing.subject,
-      text: outgoing.text,
-      threadId: outgoing.threadId,
-      inReplyTo: outgoing.reply?.inReplyTo ?? null,
-      references: outgoing.reply?.references ?? [],
-      draftId: null,
-      beforeDelivery: key ? (tx, messageId) => attachMessage(tx, key, messageId) : undefined,
+      accountId: principal.accountId,
+      prepare: async () => ({
+        mailbox: outgoing.mailbox,
+        to,
+        subject: outgoing.subject,
+        text: outgoing.text,
+        threadId: outgoing.threadId,
+        inReplyTo: outgoing.reply?.inReplyTo ?? null,
+        references: outgoing.reply?.references ?? [],
+        draftId: null,
+      }),
+      afterRecord: claim ? (tx, messageId) => attachMessage(tx, claim!, messageId) : undefined,
+      // The stored answer commits with the outcome; after an unknown outcome the claim waits
+      // for the reconcile task, and after a transient failure it is released for a retry.
+      onOutcome: claim
+        ? async (tx, dispatched) => {
+            const response = outcomeResponse(dispatched);
+            if (dispatched.outcome.kind === "sent") await finishIdempotencyKey(tx, claim!, "completed", response);
+            if (dispatched.outcome.kind === "permanent") await finishIdempotencyKey(tx, claim!, "failed_terminal", response);
+            if (dispatched.outcome.kind === "transient") await releaseIdempotencyKey(tx, claim!);
+          }
+        : undefined,
     });
-    const response = outcomeResponse(result, null);
-    if (key) {
-      if (result.outcome.kind === "sent") await finishIdempotencyKey(svc.sql, key, "completed", response);
-      else if (result.outcome.kind === "permanent") await finishIdempotencyKey(svc.sql, key, "failed_terminal", response);
-      else if (result.outcome.kind === "transient") await releaseIdempotencyKey(svc.sql, key);
-      // unknown: the claim stays in_progress until the reconcile task records the outcome.
-    }
-    return response;
+    return outcomeResponse(result);
   } catch (error) {
-    if (key && error instanceof ApiError) {
-      // 402 is terminal for this client_id; policy refusals (403, 422) are re-evaluated on retry.
-      if (error.status === 402) await finishIdempotencyKey(svc.sql, key, "failed_terminal", { status: 402, body: error.body });
-      else await releaseIdempotencyKey(svc.sql, key);
-    } else if (key) {
-      await releaseIdempotencyKey(svc.sql, key).catch(() => {});
+    if (claim && error instanceof ApiError && error.status === 402) {
+      // 402 is terminal for this client_id: a retry returns 402 again.
+      await finishIdempotencyKey(svc.sql, claim, "failed_terminal", { status: 402, body: error.body }).catch(() => {});
+    } else if (claim) {
+      // Policy refusals (403, 422) and failures before delivery are evaluated again on retry.
+      await releaseIdempotencyKey(svc.sql, claim).catch(() => {});
     }
     throw error;
   }
 }
-

@@ -1,6 +1,6 @@
 // An account's webhook (set by a human), the message.received events and their deliveries, and
 // redrive of dead letters. Delivery attempts live in webhook-delivery.ts.
-import type { Db } from "../db.ts";
+import type { Db, Sql } from "../db.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
@@ -95,7 +95,12 @@ export async function listAttempts(db: Db, deliveryId: string) {
 }
 
 /** A human re-sends a dead-lettered delivery: same payload, same event_id, a fresh attempt cycle. */
-export async function redriveDelivery(db: Db, deliveryId: string, accountId?: string): Promise<void> {
+export async function redriveDelivery(sql: Sql, deliveryId: string, accountId?: string): Promise<void> {
+  // The row and its job commit together: a pending delivery always has a job to run it.
+  await sql.begin((tx) => redriveInTransaction(tx, deliveryId, accountId));
+}
+
+async function redriveInTransaction(db: Db, deliveryId: string, accountId?: string): Promise<void> {
   const rows = await db`
     update webhook_deliveries set state = 'pending', attempts = 0, redrives = redrives + 1, dead_at = null, next_attempt_at = now(), lease_until = null
     where id = ${deliveryId} and state = 'dead' and (${accountId ?? null}::text is null or account_id = ${accountId ?? null})

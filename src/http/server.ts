@@ -22,7 +22,8 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
     log.info("http.request", {
       request_id: requestId,
       method: request.method,
-      path: new URL(request.url).pathname,
+      // Unsubscribe tokens are capabilities: they never reach the logs.
+      path: new URL(request.url).pathname.replace(/^\/unsubscribe\/[^/]+/, "/unsubscribe/[token]"),
       status: response.status,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
     });

@@ -13,7 +13,9 @@ export function describeValidationFailure(error: unknown): string {
   if (first.message.startsWith("Expected required property")) return `${field} is required`;
   if (!field) return "request body must be a JSON object";
   const schema = numericMember(first.schema ?? {});
-  if (typeof schema.pattern === "string") return `${field} must match ${schema.pattern}`;
+  if (typeof schema.pattern === "string" && /match/i.test(first.message)) {
+    return typeof schema.errorMessage === "string" ? `${field} ${schema.errorMessage}` : `${field} must match ${schema.pattern}`;
+  }
   if (schema.type === "string" && typeof schema.minLength === "number" && typeof first.value === "string") {
     if (typeof schema.maxLength === "number") return `${field} must be ${schema.minLength} to ${schema.maxLength} characters`;
     return `${field} must be at least ${schema.minLength} character${schema.minLength === 1 ? "" : "s"}`;

@@ -53,8 +53,9 @@ export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
 
   const messageId = bareMessageId(m.messageId);
   if (!messageId) throw new Error('messageId must look like local@domain without angle brackets');
+  // An original's Message-ID comes from someone else's mail: a malformed one is dropped (the
+  // reply still goes out, unthreaded for the recipient), as malformed References entries are.
   const inReplyTo = m.inReplyTo ? bareMessageId(m.inReplyTo) : null;
-  if (m.inReplyTo && !inReplyTo) throw new Error('inReplyTo is not a valid message id');
 
   const headers: Record<string, { prepared: true; value: string }> = {};
   if (m.unsubscribe) {

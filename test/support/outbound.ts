@@ -149,7 +149,21 @@ export async function withSendHeldAtQuota<T>(
         where datname = current_database() and wait_event_type = 'Lock' and query ilike '%send_usage%'`;
       return row!.n > 0;
     }, "the send to wait on the quota row");
-    await during();
+    // The concurrent request may itself wait on the draft row the held send has locked: let it run
+    // until it has finished or is queued on that lock, then release the send.
+    let finished = false;
+    const concurrent = during().finally(() => {
+      finished = true;
+    });
+    await waitFor(async () => {
+      if (finished) return true;
+      const [row] = await ctx.sql`
+        select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and query ilike '%drafts%'`;
+      return row!.n > 0;
+    }, "the concurrent request to finish or queue behind the send");
+    await holder`commit`.catch(() => {});
+    await concurrent;
   } finally {
     await holder`commit`.catch(() => {});
     holder.release();

@@ -4,6 +4,7 @@
 //  - 'sending' or 'unknown' after the grace period: our transports cannot be asked whether the
 //    receiving server kept the message, so it is recorded as sent and marked assumed; this never
 //    risks a duplicate. The waiting idempotency claim and the draft follow.
+import type { Tx } from "../../src/db.ts";
 import type { Services } from "../../src/core/services.ts";
 import { completeByMessage } from "../../src/core/idempotency.ts";
 import { recordOutcome } from "../../src/core/dispatch.ts";
@@ -33,6 +34,7 @@ export async function reconcileSend(svc: Services, payload: { message_id: string
     if (message.delivery_attempts >= config.deliveryRetryLimit) {
       await sql.begin(async (tx) => {
         await tx`update drafts set status = 'draft', last_error = ${"delivery kept failing temporarily; send again"}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
+        await tx`delete from unsubscribe_tokens where message_id = ${message.id}`;
         await tx`delete from messages where id = ${message.id}`;
         await releaseSend(tx, message.account_id);
       });
@@ -43,28 +45,38 @@ export async function reconcileSend(svc: Services, payload: { message_id: string
     const outcome = await svc.transport.deliver({ from: message.from_addr, to: message.to_addr }, message.raw_outbound, {
       messageId: String(message.rfc_message_id).replace(/^<|>$/g, ""),
     });
-    await recordOutcome(svc, message.id, message.account_id, outcome, { keepForRetry: true });
-    if (outcome.kind === "sent") await markDraftSent(svc, message.draft_id, message.id);
-    if (outcome.kind === "permanent") {
-      await sql`update drafts set status = 'draft', last_error = ${outcome.error}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
-    }
+    const result = { messageId: message.id, threadId: message.thread_id, draftId: message.draft_id, outcome };
+    await recordOutcome(svc, result, message.account_id, {
+      keepForRetry: true,
+      async onOutcome(tx) {
+        if (outcome.kind === "sent") await markDraftSent(tx, message.draft_id, message.id);
+        if (outcome.kind === "permanent") {
+          await tx`update drafts set status = 'draft', last_error = ${outcome.error}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
+        }
+      },
+    });
     log.info("reconcile.redelivered", { message_id: message.id, outcome: outcome.kind });
     return;
   }
 
-  // 'sending' or 'unknown': the outcome cannot be learned; record it as sent, marked assumed.
-  await sql`
-    update messages set delivery_status = 'sent', outcome_assumed = true, provider_message_id = coalesce(provider_message_id, ${`assumed:${message.id}`}), raw_outbound = null
-    where id = ${message.id} and delivery_status in ('sending', 'unknown')`;
-  await completeByMessage(sql, message.id, {
-    status: 201,
-    body: { id: message.id, thread_id: message.thread_id, provider_message_id: `assumed:${message.id}` },
+  // 'sending' or 'unknown': the outcome cannot be learned; record it as sent, marked assumed,
+  // together with the idempotent response and the draft that were waiting on it.
+  await sql.begin(async (tx) => {
+    const updated = await tx`
+      update messages set delivery_status = 'sent', outcome_assumed = true, provider_message_id = coalesce(provider_message_id, ${`assumed:${message.id}`}), raw_outbound = null
+      where id = ${message.id} and delivery_status in ('sending', 'unknown')
+      returning provider_message_id`;
+    if (updated.length === 0) return;
+    await completeByMessage(tx, message.id, {
+      status: 201,
+      body: { id: message.id, thread_id: message.thread_id, provider_message_id: updated[0]!.provider_message_id },
+    });
+    await markDraftSent(tx, message.draft_id, message.id);
   });
-  await markDraftSent(svc, message.draft_id, message.id);
   log.info("reconcile.assumed_sent", { message_id: message.id, draft_id: message.draft_id });
 }
 
-async function markDraftSent(svc: Services, draftId: string | null, messageId: string): Promise<void> {
+async function markDraftSent(tx: Tx, draftId: string | null, messageId: string): Promise<void> {
   if (!draftId) return;
-  await svc.sql`update drafts set status = 'sent', sent_message_id = ${messageId}, updated_at = now() where id = ${draftId} and status = 'sending'`;
+  await tx`update drafts set status = 'sent', sent_message_id = ${messageId}, updated_at = now() where id = ${draftId} and status = 'sending'`;
 }

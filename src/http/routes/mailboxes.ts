@@ -8,7 +8,8 @@ import { apiRoutes, clampLimit } from "../route-kit.ts";
 const CreateMailboxBody = t.Optional(
   strictObject({
     slug: t.Optional(t.String({ pattern: SLUG_PATTERN, description: "random hex when omitted" })),
-    display_name: t.Optional(t.String({ maxLength: 200 })),
+    // No control characters: the name goes into the From header of every message.
+    display_name: t.Optional(t.String({ maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]*$", errorMessage: "must not contain control characters or line breaks" })),
     extraction_schema_id: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
     domain_id: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "a verified custom domain (paid plan); omit for the shared domain" })),
   }),
@@ -35,13 +36,12 @@ export const mailboxRoutes = (svc: Services) =>
         400: ErrorBody,
         ...authErrors,
         404: ErrorBody,
-        409: ErrorBody,
         413: ErrorBody,
       },
       detail: {
         summary: "Create a mailbox",
         description:
-          "Accepts bootstrap, api and mcp keys; a mailbox-bound key is rejected. The address is `agent-<slug>@<shared domain>` without `domain_id`, `<slug>@<custom domain>` with one. 404 when `extraction_schema_id` or `domain_id` is not the account's; 400 when the domain is not verified; 403 when custom domains need a paid plan; 409 when the address is already taken.",
+          "Accepts bootstrap, api and mcp keys; a mailbox-bound key is rejected. The address is `agent-<slug>@<shared domain>` without `domain_id`, `<slug>@<custom domain>` with one. 404 when `extraction_schema_id` or `domain_id` is not the account's; 400 when the domain is not verified or the address is already taken (`mailbox address already in use`); 403 when custom domains need a paid plan.",
       },
     })
     .get("/mailboxes", async ({ principal, query }) => ({
