@@ -197,6 +197,29 @@ describe("an abandoned claim", () => {
   });
 });
 
+describe("a slow holder whose claim expired", () => {
+  test("the request that took the claim over sends; the slow one gets 409 and sends nothing", async () => {
+    const atSink = o.sink.messages.length;
+    let takeover: Promise<Awaited<ReturnType<typeof o.send>>> | null = null;
+    const slow = await withSendHeldAtQuota(o.ctx, o.owner.accountId, () => o.send(body("slow-holder")), async () => {
+      // The slow request holds its claim but has not attached a message: expire it, as time would.
+      await o.ctx.sql`update idempotency_keys set locked_until = now() - interval '1 second' where client_id = 'slow-holder'`;
+      takeover = o.send(body("slow-holder"));
+      takeover.catch(() => {});
+      await waitFor(async () => {
+        const [row] = await o.ctx.sql`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query ilike '%send_usage%'`;
+        return row!.n >= 2;
+      }, "the takeover to queue behind the held quota row");
+    });
+    const taken = await takeover!;
+    expect([slow.status, taken.status].sort()).toEqual([201, 409]);
+    expect((slow.status === 409 ? slow : taken).body).toEqual(IN_PROGRESS);
+    expect(o.sink.messages.length).toBe(atSink + 1);
+  });
+});
+
 describe("a queued (202) send", () => {
   test("replays its 202 with the same draft and queues nothing more", async () => {
     const gated = await makeMailbox(o.ctx, o.owner, "idem-gated");
