@@ -104,7 +104,7 @@ describe("errors carry node's codes", () => {
     expect(error.code).toBe("ETIMEOUT");
     expect(error.message).toBe("queryTxt ETIMEOUT example.test");
     expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(700);
+    expect(elapsed).toBeLessThan(1500); // generous: a loaded machine delays timers, not lookups
     expect(silent.received() - before).toBe(2); // asked twice: one lost datagram is survivable
   });
 
@@ -117,9 +117,9 @@ describe("errors carry node's codes", () => {
     const gone = await startDnsServer({});
     await gone.close();
     const started = performance.now();
-    const error = await failure(makeResolver({ servers: [gone.address], timeoutMs: 1000 })("example.test", "A"));
+    const error = await failure(makeResolver({ servers: [gone.address], timeoutMs: 5000 })("example.test", "A"));
     expect(error.code).toBe("ECONNREFUSED");
-    expect(performance.now() - started).toBeLessThan(900);
+    expect(performance.now() - started).toBeLessThan(2500); // refused at once, not timed out
   });
 
   test("EBADNAME for a name that cannot be put in a query", async () => {
