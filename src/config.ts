@@ -55,6 +55,7 @@ export type Config = {
     spamdAddress: string | null;
     timeoutMs: number;
     spamModelPath: string | null;
+    spamClassifierThreshold: number;
   };
   llm: {
     url: string | null;
@@ -104,6 +105,14 @@ function list(env: Env, name: string, fallback: string): string[] {
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
+}
+
+function fraction(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(raw) || !(value > 0 && value <= 1)) throw new ConfigError(name, `must be a number in (0, 1], got '${raw}'`);
+  return value;
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -239,6 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
       spamdAddress: optionalText(env, "SPAMD_ADDRESS"),
       timeoutMs: integer(env, "SCANNER_TIMEOUT_MS", 30_000, 100, 600_000),
       spamModelPath: optionalText(env, "SPAM_MODEL_PATH"),
+      spamClassifierThreshold: fraction(env, "SPAM_CLASSIFIER_THRESHOLD", 0.9),
     },
     llm: {
       url: optionalText(env, "COMPREHENSION_LLM_URL"),

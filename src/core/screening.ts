@@ -120,8 +120,11 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
     }
     try {
       const verdict = await classifySpam(raw, await configuredSpamModel(config.screening.spamModelPath));
-      spamDetails.classifier = { spam: verdict.spam, score: verdict.score };
-      spamRisk = edgeFlagged || verdict.spam ? "high" : "low";
+      // On its own the classifier quarantines only when very sure (SPAM_CLASSIFIER_THRESHOLD): a
+      // false positive hides a password reset or an order notice from the agent.
+      const flagged = verdict.score >= config.screening.spamClassifierThreshold;
+      spamDetails.classifier = { spam: flagged, score: verdict.score, threshold: config.screening.spamClassifierThreshold };
+      spamRisk = edgeFlagged || flagged ? "high" : "low";
     } catch (error) {
       log.error("screening.classifier_failed", { message_id: messageId, error: String((error as Error).message) });
       spamDetails.classifier = { error: true };
