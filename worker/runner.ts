@@ -16,11 +16,25 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     taskList: taskList(svc),
     logger: silentWorkerLogger(),
   });
+  // One log line per job run, with its id, task, attempt and duration.
+  const started = new Map<string, number>();
+  const elapsed = (id: string) => {
+    const start = started.get(id);
+    started.delete(id);
+    return start === undefined ? null : Math.round(performance.now() - start);
+  };
+  runner.events.on("job:start", ({ job }) => void started.set(job.id, performance.now()));
   runner.events.on("job:error", ({ job, error }) => {
-    svc.log.warn("job.failed", { job_id: job.id, task: job.task_identifier, attempt: job.attempts, error: String((error as Error)?.message ?? error) });
+    svc.log.warn("job.failed", {
+      job_id: job.id,
+      task: job.task_identifier,
+      attempt: job.attempts,
+      duration_ms: elapsed(job.id),
+      error: String((error as Error)?.message ?? error),
+    });
   });
   runner.events.on("job:success", ({ job }) => {
-    svc.log.debug("job.succeeded", { job_id: job.id, task: job.task_identifier });
+    svc.log.info("job.succeeded", { job_id: job.id, task: job.task_identifier, attempt: job.attempts, duration_ms: elapsed(job.id) });
   });
   svc.log.info("worker.started", { concurrency: svc.config.workerConcurrency });
   return { stop: () => runner.stop() };
