@@ -2,7 +2,7 @@
 // exists, calling the same core functions the dashboard will. `--json` prints machine output.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { loadConfigOrReport } from "./config.ts";
 import { makeSql, migrate, startEmbeddedPostgres, type Sql } from "./db.ts";
 import { createAccount, updateAccount, type Plan } from "./core/accounts.ts";
 import { ApiError } from "./core/errors.ts";
@@ -338,16 +338,8 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   }
 
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 2;
-    }
-    throw error;
-  }
+  const config = loadConfigOrReport();
+  if (!config) return 2;
 
   // The database is opened only when a command asks for it, after its arguments are valid.
   let sql: Sql | null = null;

@@ -258,3 +258,14 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
 }
+
+/** For entry points: the config, or null after printing the one-line reason on stderr. */
+export function loadConfigOrReport(env: Env = process.env): Config | null {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    return null;
+  }
+}

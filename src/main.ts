@@ -1,6 +1,6 @@
 // Starts the roles named in ROLES (api, smtp, worker) in this process, against DATABASE_URL or,
 // without one, an embedded PostgreSQL under DATA_DIR. SIGTERM/SIGINT drain and stop cleanly.
-import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { loadConfigOrReport, type Config } from "./config.ts";
 import { makeSql, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from "./db.ts";
 import { createDefaultAccountOnFirstStart, type FirstStartSecrets } from "./core/bootstrap.ts";
 import { makeServices } from "./core/services.ts";
@@ -15,16 +15,8 @@ import { startWorker } from "../worker/runner.ts";
 type Stoppable = { name: string; stop(): Promise<void> };
 
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrReport();
+  if (!config) process.exit(1);
   const log = makeLogger(config.logLevel);
   const stopping: Stoppable[] = [];
 
