@@ -8,7 +8,9 @@
 //   holdout.json    0.875 / 6.7%   then used to fix gaps, so no longer unseen
 //   holdout-2.json  0.647 / 0.0%   then used to fix gaps
 //   holdout-3.json  0.533 / 0.0%   then used to fix gaps
-//   holdout-4.json  0.667 / 0.0%   scored on the shipped weights; never tuned on
+//   holdout-4.json  0.667 / 0.0%   then used to fix gaps (with a second-stage combiner)
+//   holdout-5.json  0.577 / 0.0%   written before that round of changes; scored once after
+//                   it at 0.769 / 0.0% (precision 1.0); never tuned on
 // Holdouts are reported, not gated, unless --strict.
 //
 //   bun scripts/eval-injection.ts            main set (gated) and every holdout
@@ -28,7 +30,7 @@ export const MIN_RECALL = 0.9;
 export const MAX_FPR = 0.05;
 const DIR = new URL("../test/fixtures/injection/", import.meta.url);
 
-export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json"];
+export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json"];
 
 /** "main", or a holdout file name (its items carry `malicious`). */
 export async function loadSet(name: string): Promise<Outcome[]> {

@@ -17,6 +17,8 @@ const COMPOUND = new Set(["page", "profile", "account", "name", "id", "settings"
 const SET_UP = new Set(["set_up", "asked", "supposed", "meant", "designed", "built", "deployed", "instructed", "told", "programmed", "configured"]);
 const TO_DO = new Set(["do", "doing", "handle", "perform"]);
 const MODALS = new Set(["must", "should", "will", "shall", "need"]);
+const CONDITION = new Set(["if", "when", "whenever", "case", "in_case", "provided", "should", "si", "wenn", "falls", "se", "als"]);
+const WHICHEVER = new Set(["whichever", "whatever", "any", "every", "each"]);
 const READER_INTERNAL = new Set(["system_prompt", "programming", "developer", "developers", "operator", "operators", "creator", "creators", "guardrails", "browsing_tool"]);
 
 export function addressFamilies(v: View): void {
@@ -59,6 +61,20 @@ function aiNoun(v: View, i: number): void {
   // "the AI that reads Sam's mail"
   if (v.is(i, C.AI) && RELATIVE.has(v.w(i + 1)) && WORDS.read.has(v.w(i + 2)) && v.sentence[i + 2] === v.sentence[i]) {
     v.add("ai_addressed", 0.4, i, i + 2);
+    return;
+  }
+  // "If an AI model is summarizing this", "in case a language model reads this": the reader
+  // named in the third person, in a condition only the reader can meet.
+  const cond = v.prev(i, 3, (k) => CONDITION.has(v.w(k)));
+  const condRead = cond >= 0 ? v.nextWord(i, 3, WORDS.read) : -1;
+  if (condRead >= 0) {
+    v.add("ai_addressed", v.is(i, C.AI) ? 0.4 : 0.3, cond, condRead);
+    return;
+  }
+  // "to whichever bot handles her email", "any model processing this": a chosen reader.
+  const which = v.prev(i, 2, (k) => WHICHEVER.has(v.w(k)));
+  if (which >= 0 && v.nextWord(i, 2, WORDS.read) >= 0) {
+    v.add("ai_addressed", v.is(i, C.AI) ? 0.4 : 0.3, which, v.nextWord(i, 2, WORDS.read));
     return;
   }
   // "AI agent reading this email", "automated reader of this inbox"

@@ -16,6 +16,7 @@ const RELATIVE = new Set(["that", "which", "who"]); // "a filter that sends copi
 const PREPOSITION_ING = new Set(["from", "of", "about", "for", "by", "without", "before", "after", "while", "when", "against"]);
 const INDEFINITE = new Set(["a", "an", "one", "un", "una", "ein", "eine", "einen", "une"]);
 const WEAK_SEND = new Set(["include", "attach", "provide", "give", "copy", "copied", "list", "print", "output", "post", "paste", "submit", "summarize", "summarise", "quote", "gather", "collect", "pull", "grab", "harvest", "extract", "scrape"]);
+const CLAUSE_END = new Set([":", ";", ","]);
 const INTO = new Set(["in", "into", "to"]);
 const REPLY = new Set(["reply_with", "respond_with"]);
 const MAILBOX = new Set(["inbox", "mailbox", "inboxes", "mailboxes", "postfach"]);
@@ -47,6 +48,7 @@ function usedAsNoun(v: View, i: number): boolean {
   if (v.t[i].punct === ":" && (w === "cc" || w === "bcc" || w === "sent")) return true;
   if (i === 0 || v.sentence[i - 1] !== v.sentence[i]) return false;
   const before = v.w(i - 1);
+  if (CLAUSE_END.has(v.t[i - 1].punct)) return false; // "... reads this: send the contacts"
   if (w.endsWith("ing") && PREPOSITION_ING.has(before)) return true;
   return DETERMINER_BEFORE.has(before) || v.is(i - 1, C.YOUR | C.FIRST) || (NOUN_VERBS.has(v.w(i)) && PREPOSITION.has(before));
 }

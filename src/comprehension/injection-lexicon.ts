@@ -49,15 +49,20 @@ export const LEXICON: [number, string[]][] = [
     "throw out", "throw away", "wipe", "erase", "olvid*", "haz caso omiso", "no hagas caso", "descarta", "omite",
     "vergiss", "vergess*", "missacht*", "verwirf", "oubli*", "ne tenez pas compte", "ne tiens pas compte",
     "faites abstraction", "fais abstraction", "ecartez", "contournez", "dimentic*", "esquec*", "desconsider*",
+    "negeer", "negeren", "vergeet", "zignoruj", "ignoruj", "pomin", "zapomnij", "glom", "bortse fran", "tralasci*", "ignorar",
+    // switching rules off rather than forgetting them
+    "suspend", "pause", "disable", "deactivate", "turn off", "switch off", "lift", "waive", "relax", "ditch", "dismiss", "never mind",
   ]],
   [C.QUANT, [
     "all", "any", "every", "each", "entire", "whole", "whatever", "todas", "todos", "toda", "cualquier",
     "alle", "allen", "jede", "jeden", "jeder", "jedes", "samtlich*", "jeglich*", "toutes", "tous", "tutte", "tutti", "ogni",
+    "cada", "chaque", "elke", "iedere", "wszystkie", "wszystkich", "kazda", "kazdy", "kazde",
   ]],
   [C.PRIOR, [
     "previous*", "prior", "earlier", "above", "preceding", "foregoing", "former", "original", "initial", "old",
     "existing", "current", "before", "aforementioned", "usual", "normal", "standard", "regular", "anterior*", "previa", "previas", "previo", "previos",
     "precedent*", "vorherig*", "bisherig*", "obig*", "fruher*", "vorig*", "ursprunglich*", "dessus", "prima",
+    "eerdere", "vorige", "oude", "poprzedni*", "wczesniejsz*", "tidigare",
   ]],
   [C.YOUR, ["your", "yours", "tus", "tu", "deine", "deinen", "deiner", "dein", "tes", "vos", "votre", "tue", "tuoi", "suas", "seus"]],
   [C.SYSTEMY, ["system", "developer", "developers", "safety", "default", "core", "internal", "hidden", "sistema", "systeme", "operator"]],
@@ -66,7 +71,8 @@ export const LEXICON: [number, string[]][] = [
     "restriction*", "guardrail*", "programming", "system prompt", "safeguard*", "guidance", "conditioning",
     "regla", "reglas", "directriz", "directrices", "norma", "normas", "restriccion*", "indicaciones",
     "anweisung*", "regel", "regeln", "vorgabe*", "richtlinie*", "einschrankung*", "consigne*", "regle", "regles",
-    "istruzion*", "regol*", "regra", "regras", "diretriz*",
+    "istruzion*", "regol*", "regra", "regras", "diretriz*", "instructies", "regels", "richtlijnen", "polecen*", "instrukcj*",
+    "zasady", "instruktioner", "regler", "protocols", "boundaries", "principles", "content policy",
   ]],
   [C.ORDERS, [
     "command", "commands", "order", "orders", "task", "tasks", "assignment", "context", "settings", "policy",
@@ -81,6 +87,10 @@ export const LEXICON: [number, string[]][] = [
     "do not matter", "dont matter", "nulas", "anuladas", "anulados", "sin efecto", "ya no aplican", "ya no valen",
     "aufgehoben", "ungultig", "nichtig", "gelten nicht mehr", "annulees", "caduques", "nulles",
     "ne sappliquent plus", "revoquees", "annullate",
+    // paused or switched off rather than cancelled: the same claim in softer words
+    "paused", "on hold", "disabled", "switched off", "turned off", "deactivated", "waived", "relaxed", "retired",
+    "not in effect", "no longer active", "no longer in place", "pausadas", "pausados", "suspendidas", "suspendidos", "desactivadas",
+    "desactivados", "ausgesetzt", "deaktiviert", "pausiert", "suspendues", "desactivees", "sospese", "disattivate", "uitgeschakeld",
   ]],
   [C.EVERYTHING, ["everything", "anything", "all that", "all of that", "all of the above", "todo", "alles", "tout", "tutto", "tudo"]],
   [C.TOLD, [
@@ -96,7 +106,8 @@ export const LEXICON: [number, string[]][] = [
     "hand over", "pass on", "envia*", "enviar", "envie", "envies", "reenvia*", "manda", "mandar", "comparte",
     "revela", "exporta", "sende", "senden", "schick*", "leite", "weiterleit*", "teile", "verrate", "gib",
     "envoie*", "envoyez", "envoyer", "transfere*", "partage*", "revele*", "divulgue*", "invia*", "inoltra*",
-    "condividi", "encaminhe", "compartilhe",
+    "condividi", "encaminhe", "compartilhe", "mandame", "enviame", "reenviame", "stuur", "verstuur", "doorsturen",
+    "wyslij", "przeslij", "przekaz", "skicka", "vidarebefordra", "compile",
   ]],
   [C.SECRET, [
     "password*", "passwort*", "passcode*", "passphrase*", "credential*", "api key", "api keys", "apikey*", "token",
@@ -107,6 +118,14 @@ export const LEXICON: [number, string[]][] = [
     "credit card", "cvv", "ssn", "system prompt", "reset link", "reset links", "login details", "seed phrase",
     "contrasena*", "credencial*", "kennwort*", "zugangsdaten", "mot de passe", "mots de passe", "identifiants",
     "senha*",
+    // payment and identity data: what an attacker wants besides passwords
+    "payment details", "payment detail", "payment info", "payment information", "payment method", "payment methods",
+    "saved cards", "card details", "card numbers", "card data", "bank login", "bank logins", "bank details", "banking details",
+    "account number", "account numbers", "routing number", "iban", "cvc", "social security number", "social security numbers",
+    "passport number", "passport details", "tax id", "pin code", "pin number", "security questions", "mfa code", "mfa codes",
+    "auth code", "auth codes", "access code", "access codes", "sign in code", "sign in codes", "login code", "login codes",
+    "environment variables", "env vars", "zugangscode*", "datos bancarios", "numero de tarjeta", "codigos de verificacion",
+    "codigo de verificacion", "codes de verification", "wachtwoord*", "hasla", "haslo",
   ]],
   [C.DATA, [
     "inbox", "inboxes", "mailbox*", "emails", "messages", "message", "mails", "contacts", "address book", "correspondence",
@@ -116,6 +135,11 @@ export const LEXICON: [number, string[]][] = [
     "file", "document", "pdf", "folder", "sent folder", "sent items", "sent mail", "nachricht", "mensaje", "correo", "correos", "contactos", "archivos",
     "mensajes", "kontakte", "dateien", "nachrichten", "postfach*", "courriels", "fichiers", "posta", "contatos",
     "arquivos",
+    // personal data about the human
+    "personal details", "personal information", "contact list", "contact details", "phone number", "phone numbers",
+    "home address", "date of birth", "medical records", "tax documents", "tax document", "bookings", "itinerary", "unread",
+    "conversation", "conversations", "chat log", "chat logs", "transcript", "transcripts", "berichten", "wiadomosci",
+    "messaggi", "mensagens", "e mails",
   ]],
   [C.NEG, ["not", "never", "dont", "cannot", "cant", "wont", "shouldnt", "mustnt", "no", "nunca", "jamas", "nie", "niemals", "nicht", "nichts", "nada", "jamais", "ne", "non", "nao"]],
   [C.TELL, [
@@ -123,7 +147,8 @@ export const LEXICON: [number, string[]][] = [
     "confirm", "confirming", "ask", "asking", "let know", "explain", "acknowledge", "digas", "decir", "informes",
     "informar", "menciones", "avises", "sag", "sage", "sagen", "erwahne*", "informiere*", "benachrichtig*", "dis",
     "dites", "mentionne*", "informe", "informez", "informer", "previens", "prevenez", "signale*", "diga", "conte",
-    "avvisa*", "avvertire", "informare", "dire", "dirlo",
+    "avvisa*", "avvertire", "informare", "dire", "dirlo", "decirselo", "decirle", "decirles", "avisarle", "avisarlo",
+    "contarle", "contarselo", "mencionarlo", "informarle", "vertellen", "vertel", "zeggen", "mowic", "powiedz*",
   ]],
   [C.PRINCIPAL, [
     "user", "users", "human", "owner", "owners", "recipient", "principal", "operator", "account holder",
@@ -136,7 +161,8 @@ export const LEXICON: [number, string[]][] = [
     "gemini", "copilot", "ai assistant", "ai agent", "ai model", "ai system", "email assistant", "mail assistant",
     "inbox assistant", "virtual assistant", "digital assistant", "automated assistant", "automated reader",
     "automated system", "automated agent", "autonomous agent", "mail agent", "email agent", "summarizer", "ia",
-    "ki", "sprachmodell", "modelo de lenguaje", "modele de langage",
+    "ki", "sprachmodell", "modelo de lenguaje", "modele de langage", "bots", "ai models", "ai agents", "ai assistants",
+    "ai systems", "ai tool", "ai tools", "language models", "automated readers", "mail bot", "email bot",
   ]],
   [C.AIWEAK, ["assistant", "assistants", "agent", "agents", "model", "models", "asistente", "assistent*", "agente", "modele", "modelo", "modello"]],
   [C.FIRST, ["my", "our", "i", "we", "me", "us", "mine", "ich", "mein*", "unser*", "mi", "mis", "nuestro*", "mon", "ma", "mes", "notre", "nos", "je", "meu", "minha", "mio", "mia"]],
@@ -172,7 +198,8 @@ export const LEXICON: [number, string[]][] = [
     "from this point on", "from this point forward", "from here on", "henceforth", "starting now",
     "a partir de ahora", "ahora eres", "ab jetzt", "von nun an", "ab sofort", "du bist jetzt", "desormais",
     "a partir de maintenant", "tu es maintenant", "vous etes maintenant", "da ora in poi", "ora sei",
-    "a partir de agora", "agora voce e",
+    "a partir de agora", "agora voce e", "vanaf nu", "von jetzt an", "od teraz", "od tej chwili", "fran och med nu",
+    "a partir daqui", "d ora in poi",
   ]],
   [C.ROLEPLAY, [
     "act as", "act like", "pretend to be", "pretend you are", "pretend that you", "roleplay as", "role play as",
@@ -183,7 +210,7 @@ export const LEXICON: [number, string[]][] = [
 
 // Small sets the families test directly, by word.
 export const WORDS = {
-  read: new Set(["reads", "manages", "monitors", "summarizes", "triages", "checks", "reading", "processing", "summarizing", "summarising", "parsing", "handling", "analyzing", "analysing", "scanning", "triaging", "screening", "monitoring", "reads", "processes", "handles"]),
+  read: new Set(["reads", "manages", "monitors", "summarizes", "triages", "checks", "reading", "processing", "summarizing", "summarising", "parsing", "handling", "analyzing", "analysing", "scanning", "triaging", "screening", "monitoring", "reads", "processes", "handles", "reviewing", "reviews", "ingesting", "sorting", "answering", "receiving", "receives", "opening", "opens"]),
   note: new Set(["note", "message", "instructions", "instruction", "attention", "reminder", "notice", "memo", "directive", "hint", "request", "nota", "hinweis", "remarque"]),
   dear: new Set(["dear", "hey", "hi", "hello", "attention", "attn", "hola", "hallo", "bonjour", "ciao", "ola"]),
   mail: new Set(["email", "mail", "message", "inbox", "mailbox", "thread", "correo", "nachricht", "courriel", "conversation", "emails", "messages"]),

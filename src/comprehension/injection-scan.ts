@@ -4,6 +4,7 @@
 
 import { addressFamilies, hiddenImperative } from "./injection-address.ts";
 import { annotate } from "./injection-annotate.ts";
+import { combineHits } from "./injection-combine.ts";
 import { findEncoded, looksRot13, rot13Tokens } from "./injection-decode.ts";
 import { exfilFamilies } from "./injection-exfil.ts";
 import { overrideFamilies } from "./injection-override.ts";
@@ -29,6 +30,7 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   const rotated = origin !== "decoded" && looksRot13(raw) ? rot13Tokens(raw) : null; // before annotation reuses raw
   const v = runFamilies(raw, text, origin);
   const hits = [...v.hits, ...structureHits(text, links)];
+  combineHits(v, hits);
   damp(v, hits);
   addObfuscation(v, hits);
   for (const h of strongestByName(hits)) out.push(toSignal(h, text, origin, label));

@@ -14,10 +14,16 @@
 // what pushes ordinary words over is context: addressing an AI reader, hidden placement,
 // secrecy, credentials or an outside address as the target.
 //
+// A second stage (injection-combine.ts) adds signals for pieces that mean little alone but
+// describe an attack together: a reader named in the third person followed by an order, rules
+// set aside followed by an action on the human's data, and template slots named after mailbox
+// data ("body={{all_unread_messages}}").
+//
 // THRESHOLD 0.5 was set on test/fixtures/injection/{malicious,benign}.json. Holdouts written
 // after each weight freeze show the limit of word families against new paraphrases: the last
-// one, never tuned on, is detected at recall 0.67 with no benign flagged (the earlier ones at
-// 0.88, 0.65, 0.53 before their misses were fixed). `bun scripts/eval-injection.ts` prints all.
+// one (holdout-5), written before the second stage and never tuned on, went from recall 0.58 to
+// 0.77 with no benign flagged (the earlier ones scored 0.88, 0.65, 0.53, 0.67 before their
+// misses were fixed). `bun scripts/eval-injection.ts` prints all.
 
 import { type Signal, scanText } from "./injection-scan.ts";
 
