@@ -102,22 +102,41 @@ export async function recordOutcome(
   const { messageId, outcome } = result;
   const reconcileJob = `reconcile:${messageId}`;
   await svc.sql.begin(async (tx) => {
+    // Only an attempt still recorded as in flight may write its outcome: if reconciliation has
+    // already decided (an attempt that outlived the grace period), its decision stands.
+    let applied: { created_at: string }[];
     if (outcome.kind === "sent") {
-      await tx`
+      applied = await tx`
         update messages set delivery_status = 'sent', provider_message_id = ${outcome.providerMessageId}, delivery_error = null, raw_outbound = null
-        where id = ${messageId}`;
-      await tx`select graphile_worker.remove_job(${reconcileJob})`;
+        where id = ${messageId} and delivery_status = 'sending' returning created_at`;
+      if (applied.length > 0) await tx`select graphile_worker.remove_job(${reconcileJob})`;
     } else if (outcome.kind === "unknown") {
-      await tx`update messages set delivery_status = 'unknown', delivery_error = ${outcome.error} where id = ${messageId}`;
+      applied = await tx`
+        update messages set delivery_status = 'unknown', delivery_error = ${outcome.error}
+        where id = ${messageId} and delivery_status = 'sending' returning created_at`;
+      // A job must follow: when this runs inside the reconcile task, its own job is about to end.
+      if (applied.length > 0) {
+        await enqueueJob(tx, "reconcile_send", { message_id: messageId }, { jobKey: reconcileJob, runAt: new Date(Date.now() + config.reconcileGraceSeconds * 1000) });
+      }
     } else if (outcome.kind === "transient" && options.keepForRetry) {
-      await tx`update messages set delivery_status = 'retry', delivery_error = ${outcome.error} where id = ${messageId}`;
+      applied = await tx`
+        update messages set delivery_status = 'retry', delivery_error = ${outcome.error}
+        where id = ${messageId} and delivery_status = 'sending' returning created_at`;
       // Same job key: the pending reconcile job moves earlier instead of a second one appearing.
-      await enqueueJob(tx, "reconcile_send", { message_id: messageId }, { jobKey: reconcileJob, runAt: new Date(Date.now() + config.deliveryRetrySeconds * 1000) });
+      if (applied.length > 0) {
+        await enqueueJob(tx, "reconcile_send", { message_id: messageId }, { jobKey: reconcileJob, runAt: new Date(Date.now() + config.deliveryRetrySeconds * 1000) });
+      }
     } else {
-      await tx`select graphile_worker.remove_job(${reconcileJob})`;
-      await tx`delete from unsubscribe_tokens where message_id = ${messageId}`;
-      await tx`delete from messages where id = ${messageId}`;
-      await releaseSend(tx, accountId);
+      applied = await tx`delete from messages where id = ${messageId} and delivery_status = 'sending' returning created_at`;
+      if (applied.length > 0) {
+        await tx`select graphile_worker.remove_job(${reconcileJob})`;
+        await tx`delete from unsubscribe_tokens where message_id = ${messageId}`;
+        await releaseSend(tx, accountId, applied[0]!.created_at);
+      }
+    }
+    if (applied.length === 0) {
+      svc.log.warn("outbound.outcome_after_reconciliation", { message_id: messageId, outcome: outcome.kind });
+      return;
     }
     if (options.onOutcome) await options.onOutcome(tx, result);
   });

@@ -17,8 +17,9 @@ export async function reserveSend(db: Db, config: Config, accountId: string): Pr
   if (reserved.length === 0) throw errors.quotaExhausted();
 }
 
-export async function releaseSend(db: Db, accountId: string): Promise<void> {
+/** Gives a send back to the month it was reserved in (`reservedAt`, the message's creation). */
+export async function releaseSend(db: Db, accountId: string, reservedAt: string | Date): Promise<void> {
   await db`
     update send_usage set sent = greatest(sent - 1, 0)
-    where account_id = ${accountId} and month = date_trunc('month', now() at time zone 'utc')::date`;
+    where account_id = ${accountId} and month = date_trunc('month', ${reservedAt}::timestamptz at time zone 'utc')::date`;
 }

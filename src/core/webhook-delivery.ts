@@ -37,11 +37,13 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
   // Take the lease; the safety job commits with it and fires if this attempt never reports back.
   const claimed = await sql.begin(async (tx) => {
     const [row] = await tx`
-      update webhook_deliveries d set lease_until = now() + make_interval(secs => ${leaseMs / 1000})
+      -- millisecond precision: the value travels through JS and is compared for equality later
+      update webhook_deliveries d set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))
       where d.id = ${deliveryId} and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
-      returning d.id, d.account_id, d.attempts, (select payload from webhook_events e where e.id = d.event_id) as payload`;
+      returning d.id, d.account_id, d.attempts, d.lease_until, (select payload from webhook_events e where e.id = d.event_id) as payload`;
     if (!row) return null;
-    await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: safetyJob, runAt: new Date(Date.now() + leaseMs + 1000), maxAttempts: 3 });
+    // Timed from the database's lease, not this process's clock, so clock skew cannot fire it early.
+    await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: safetyJob, runAt: new Date(Date.parse(row.lease_until) + 1000), maxAttempts: 3 });
     return row;
   });
   if (!claimed) return "skipped";
@@ -84,6 +86,13 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
     await tx`
       insert into webhook_attempts (delivery_id, attempted_at, url, status, latency_ms, error, response_snippet)
       values (${deliveryId}, ${attemptedAt}, ${url}, ${status}, ${latency}, ${error}, ${snippet})`;
+    // Only the attempt that still holds the lease decides: one that outlived it was already
+    // followed by another attempt, whose state and safety job must stand.
+    const held = await tx`select 1 from webhook_deliveries where id = ${deliveryId} and lease_until = ${claimed.lease_until} for update`;
+    if (held.length === 0) {
+      result = "skipped";
+      return;
+    }
     await tx`select graphile_worker.remove_job(${safetyJob})`;
     if (delivered) {
       result = "delivered";

@@ -33,15 +33,19 @@ export async function reconcileSend(svc: Services, payload: { message_id: string
   if (message.delivery_status === "retry") {
     if (message.delivery_attempts >= config.deliveryRetryLimit) {
       await sql.begin(async (tx) => {
+        const deleted = await tx`delete from messages where id = ${message.id} and delivery_status = 'retry' returning created_at`;
+        if (deleted.length === 0) return;
         await tx`update drafts set status = 'draft', last_error = ${"delivery kept failing temporarily; send again"}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
         await tx`delete from unsubscribe_tokens where message_id = ${message.id}`;
-        await tx`delete from messages where id = ${message.id}`;
-        await releaseSend(tx, message.account_id);
+        await releaseSend(tx, message.account_id, deleted[0]!.created_at);
       });
       log.warn("reconcile.gave_up", { message_id: message.id, draft_id: message.draft_id, attempts: message.delivery_attempts });
       return;
     }
-    await sql`update messages set delivery_attempts = delivery_attempts + 1, delivery_status = 'sending' where id = ${message.id}`;
+    const claimed = await sql`
+      update messages set delivery_attempts = delivery_attempts + 1, delivery_status = 'sending'
+      where id = ${message.id} and delivery_status = 'retry' returning id`;
+    if (claimed.length === 0) return;
     const outcome = await svc.transport.deliver({ from: message.from_addr, to: message.to_addr }, message.raw_outbound, {
       messageId: String(message.rfc_message_id).replace(/^<|>$/g, ""),
     });
