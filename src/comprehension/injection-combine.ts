@@ -31,8 +31,8 @@ export function combineHits(v: View, hits: Hit[]): void {
     hits.push({ name: "override_and_act", weight: 0.2, start: Math.min(override.start, action.start), end: Math.max(override.end, action.end) });
   }
   if (address === null || v.length === 0) return;
-  const from = tokenAt(v, address.start);
-  const directive = action !== null && action.start >= address.start ? tokenAt(v, action.start) : directiveAfter(v, from);
+  const from = v.tokenAt(address.start);
+  const directive = action !== null && action.start >= address.start ? v.tokenAt(action.start) : directiveAfter(v, from);
   if (directive < 0) return;
   const weight = address.weight >= 0.35 ? 0.25 : 0.15;
   hits.push({ name: "addressed_instruction", weight, start: address.start, end: v.t[directive].end });
@@ -51,17 +51,6 @@ function directiveAfter(v: View, from: number): number {
     if ((v.w(i) === "you" || v.is(i, C.PRINCIPAL)) && MODALS.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i] && !v.is(i + 2, C.NEG)) return i + 1;
   }
   return -1;
-}
-
-function tokenAt(v: View, offset: number): number {
-  let lo = 0;
-  let hi = v.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (v.t[mid].start <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 // A template slot named after mailbox data or secrets, in any bracket style. Bounded

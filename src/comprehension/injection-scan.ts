@@ -65,21 +65,10 @@ function decodedPayload(decoded: string, kind: string, out: Signal[]): void {
   out.push(...found, { name: "encoded_payload", weight: 0.3, evidence: excerpt(`${kind}: `, decoded, 0, decoded.length) });
 }
 
-function tokenAt(v: View, offset: number): number {
-  let lo = 0;
-  let hi = v.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (v.t[mid].start <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 function damp(v: View, hits: Hit[]): void {
   if (v.length === 0) return;
   for (const h of hits) {
-    const i = tokenAt(v, h.start);
+    const i = v.tokenAt(h.start);
     if (v.isFramed(i)) h.weight *= FRAMED;
     if (v.quoted[i]) h.weight *= QUOTED;
   }
@@ -89,7 +78,7 @@ function damp(v: View, hits: Hit[]): void {
 function addObfuscation(v: View, hits: Hit[]): void {
   let best: Hit | null = null;
   for (const h of hits) {
-    for (let i = tokenAt(v, h.start); i < v.length && v.t[i].start < h.end; i++) {
+    for (let i = v.tokenAt(h.start); i < v.length && v.t[i].start < h.end; i++) {
       if (v.t[i].obf && h.weight >= 0.1 && (best === null || h.weight > best.weight)) best = h;
     }
   }

@@ -37,6 +37,18 @@ export class View {
     }
   }
 
+  /** The index of the token that contains (or last starts before) a character offset. */
+  tokenAt(offset: number): number {
+    let lo = 0;
+    let hi = this.t.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.t[mid]!.start <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
   get length(): number {
     return this.t.length;
   }
