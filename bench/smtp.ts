@@ -9,7 +9,7 @@
 // loop. The database is a fresh one on DATABASE_URL's server (or an embedded one), dropped after.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import SMTPConnection from "nodemailer/lib/smtp-connection";
+import { connectSmtp } from "../test/support/smtp-connection.ts";
 import { SMTPServer } from "smtp-server";
 import { loadConfig } from "../src/config.ts";
 import { makeSql } from "../src/db.ts";
@@ -58,24 +58,13 @@ function message(size: number, n: number): Buffer {
   return Buffer.from(head + body);
 }
 
-function connect(port: number): Promise<SMTPConnection> {
-  const connection = new SMTPConnection({ host: "127.0.0.1", port, ignoreTLS: true, name: "bench.client", socketTimeout: 30_000, logger: false });
-  return new Promise((resolve, reject) => {
-    connection.once("error", reject);
-    connection.connect(() => {
-      connection.removeListener("error", reject);
-      connection.on("error", () => {});
-      resolve(connection);
-    });
-  });
-}
 
 /**
  * `concurrency` connections, opened before the clock starts, each sending back to back for
  * `seconds`; the latency of a message is from its MAIL FROM to the final reply.
  */
 async function drive(port: number, to: string, o: Options, seconds: number): Promise<Stats> {
-  const connections = await Promise.all(Array.from({ length: o.concurrency }, () => connect(port)));
+  const connections = await Promise.all(Array.from({ length: o.concurrency }, () => connectSmtp(port, { name: "bench.client", socketTimeoutMs: 30_000 })));
   const latencies: number[] = [];
   let failures = 0;
   let n = 0;

@@ -10,7 +10,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import SMTPConnection from "nodemailer/lib/smtp-connection";
+import type SMTPConnection from "nodemailer/lib/smtp-connection";
+import { connectSmtp } from "../test/support/smtp-connection.ts";
 import type { Sql } from "../src/db.ts";
 
 export type CorpusMessage = { name: string; raw: Buffer };
@@ -38,18 +39,6 @@ function withoutMboxSeparator(raw: Buffer): Buffer {
 
 type SmtpError = Error & { code?: string; response?: string; responseCode?: number; rejectedErrors?: SmtpError[] };
 
-function connect(port: number): Promise<SMTPConnection> {
-  const connection = new SMTPConnection({ host: "127.0.0.1", port, ignoreTLS: true, name: "corpus.ingest.test", socketTimeout: 60_000, logger: false });
-  return new Promise((resolve, reject) => {
-    connection.once("error", reject);
-    connection.connect(() => {
-      connection.removeListener("error", reject);
-      // A later socket error closes the connection; the send in flight reports it.
-      connection.on("error", () => {});
-      resolve(connection);
-    });
-  });
-}
 
 function send(connection: SMTPConnection, envelope: { from: string; to: string[] }, raw: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -73,7 +62,7 @@ export async function ingest(o: { port: number; to: string; messages: CorpusMess
       while (next < o.messages.length) {
         const message = o.messages[next++]!;
         try {
-          connection ??= await connect(o.port);
+          connection ??= await connectSmtp(o.port, { name: "corpus.ingest.test", socketTimeoutMs: 60_000 });
           // A fresh envelope each time: nodemailer keeps its per-transaction state on this object.
           const reply = await send(connection, { from: "corpus@ingest.test", to: [o.to] }, message.raw);
           if (reply.startsWith("250")) accepted++;
