@@ -9,7 +9,6 @@ import { scoreInjectionRisk } from "../comprehension/injection.ts";
 import { chooseEngine } from "../comprehension/engine.ts";
 import { classifyMessage } from "../comprehension/classify.ts";
 import { authenticateInbound, type AuthOutcome } from "../mail/authenticate.ts";
-import { parseInbound } from "../mail/parse.ts";
 import { applyDeliveryReports } from "./bounces.ts";
 import type { Services } from "./services.ts";
 import { createMessageReceivedEvent } from "./webhooks.ts";
@@ -44,6 +43,7 @@ type ScreeningRow = {
   truncated: boolean;
   sanitization: Record<string, unknown> | null;
   processed_at: string | null;
+  headers: Record<string, string> | null;
   content: Uint8Array | null;
   remote_ip: string | null;
   helo: string | null;
@@ -58,7 +58,7 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   const { sql, config, log } = svc;
   const [message] = await sql<ScreeningRow[]>`
     select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.hidden_text, m.truncated,
-      m.sanitization, m.processed_at, r.content, r.remote_ip, r.helo, r.mail_from,
+      m.sanitization, m.processed_at, m.headers, r.content, r.remote_ip, r.helo, r.mail_from,
       b.deliver_spam, s.schema as extraction_schema
     from messages m
       left join raw_messages r on r.id = m.raw_message_id
@@ -69,6 +69,28 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   if (message.processed_at) return;
   const raw: Uint8Array = message.content ?? new Uint8Array();
   const lastChance = jobAttempt >= SCANNER_ATTEMPTS;
+
+  // Virus: high is stored but never delivered; null when no scanner is configured.
+  let virusRisk: "low" | "high" | null = null;
+  if (config.screening.clamdAddress) {
+    try {
+      virusRisk = (await scanWithClamd(config.screening.clamdAddress, raw, config.screening.timeoutMs)).infected ? "high" : "low";
+    } catch (error) {
+      if (!lastChance) throw error; // the job is retried; after the last try the message goes on
+      log.error("screening.clamd_failed", { message_id: messageId, error: String((error as Error).message) });
+    }
+  }
+
+  // spamd is the other scanner a failure retries for; asked before the work that should not repeat.
+  let spamd: Awaited<ReturnType<typeof checkWithSpamd>> | null = null;
+  if (virusRisk !== "high" && config.screening.spamdAddress) {
+    try {
+      spamd = await checkWithSpamd(config.screening.spamdAddress, raw, config.screening.timeoutMs);
+    } catch (error) {
+      if (!lastChance) throw error;
+      log.error("screening.spamd_failed", { message_id: messageId, error: String((error as Error).message) });
+    }
+  }
 
   const auth: AuthOutcome = await authenticateInbound({
     raw,
@@ -83,40 +105,23 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   });
   const report = await applyDeliveryReports(sql, { id: message.id, account_id: message.account_id });
 
-  // Virus: high is stored but never delivered; null when no scanner is configured.
-  let virusRisk: "low" | "high" | null = null;
-  if (config.screening.clamdAddress) {
-    try {
-      virusRisk = (await scanWithClamd(config.screening.clamdAddress, raw, config.screening.timeoutMs)).infected ? "high" : "low";
-    } catch (error) {
-      if (!lastChance) throw error; // the job is retried; after the last try the message goes on
-      log.error("screening.clamd_failed", { message_id: messageId, error: String((error as Error).message) });
-    }
-  }
-
-  const parsed = await parseInbound(raw);
+  const headers = message.headers ?? {};
   let spamRisk: "low" | "high" | "error" | null = null;
   const spamDetails: Record<string, unknown> = {};
   if (virusRisk !== "high") {
     // The edge verdict: a trusted upstream's flag or DMARC under p=reject, then spamd if configured.
-    const flaggedByHeaders = edgeSpamVerdict(parsed.headers, auth, config);
+    const flaggedByHeaders = edgeSpamVerdict(headers, auth, config);
     let edgeFlagged = flaggedByHeaders;
     spamDetails.edge = { flagged: flaggedByHeaders, source: flaggedByHeaders ? "header_or_dmarc" : "none" };
-    if (config.screening.spamdAddress) {
-      try {
-        const spamd = await checkWithSpamd(config.screening.spamdAddress, raw, config.screening.timeoutMs);
-        edgeFlagged = flaggedByHeaders || spamd.spam;
-        spamDetails.edge = {
-          flagged: edgeFlagged,
-          source: flaggedByHeaders ? "header_or_dmarc" : "spamd",
-          // spamd's own figures, whichever source decided
-          score: spamd.score,
-          threshold: spamd.threshold,
-        };
-      } catch (error) {
-        if (!lastChance) throw error;
-        log.error("screening.spamd_failed", { message_id: messageId, error: String((error as Error).message) });
-      }
+    if (spamd) {
+      edgeFlagged = flaggedByHeaders || spamd.spam;
+      spamDetails.edge = {
+        flagged: edgeFlagged,
+        source: flaggedByHeaders ? "header_or_dmarc" : "spamd",
+        // spamd's own figures, whichever source decided
+        score: spamd.score,
+        threshold: spamd.threshold,
+      };
     }
     try {
       const verdict = await classifySpam(raw, await configuredSpamModel(config.screening.spamModelPath));
@@ -133,7 +138,9 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
     }
   }
 
-  const input = comprehensionInput(message, parsed);
+  const attachments = await sql<{ filename: string | null; content_type: string }[]>`
+    select filename, content_type from attachments where message_id = ${messageId} order by id`;
+  const input = comprehensionInput(message, headers, attachments);
   const injection = scoreInjectionRisk({
     subject: message.subject,
     bodyClean: message.body_clean ?? "",

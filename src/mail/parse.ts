@@ -22,7 +22,8 @@ export type ParsedInbound = {
   date: Date | null;
   text: string | null;
   html: string | null;
-  headers: Map<string, unknown>;
+  /** First value of each header field as plain text, names lower-cased (what screening reads). */
+  headerValues: Record<string, string>;
   attachments: ParsedAttachment[];
   warnings: string[];
 };
@@ -47,7 +48,7 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
     warnings.push(`unparsable message: ${String((error as Error)?.message ?? error).slice(0, 200)}`);
   }
   if (!mail) {
-    return { fromAddr: null, subject: "", rfcMessageId: null, inReplyTo: null, references: [], date: null, text: null, html: null, headers: new Map(), attachments: [], warnings };
+    return { fromAddr: null, subject: "", rfcMessageId: null, inReplyTo: null, references: [], date: null, text: null, html: null, headerValues: {}, attachments: [], warnings };
   }
 
   const attachments: ParsedAttachment[] = [];
@@ -73,10 +74,28 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
     date: mail.date && !Number.isNaN(mail.date.getTime()) ? mail.date : null,
     text: typeof mail.text === "string" ? mail.text : null,
     html: typeof mail.html === "string" ? mail.html : null,
-    headers: mail.headers,
+    headerValues: headerStrings(mail.headers),
     attachments,
     warnings,
   };
+}
+
+/** mailparser's header map holds strings, address objects and structured values; flatten them. */
+function headerStrings(headers: Map<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of headers) {
+    const first = Array.isArray(value) ? value[0] : value;
+    let text: string;
+    if (typeof first === "string") text = first;
+    else if (first && typeof first === "object" && "text" in first) text = String((first as { text: unknown }).text);
+    else if (first && typeof first === "object" && "value" in first) {
+      const params = (first as { params?: Record<string, string> }).params ?? {};
+      text = [String((first as { value: unknown }).value), ...Object.entries(params).map(([k, v]) => `${k}=${v}`)].join("; ");
+    } else if (first instanceof Date) text = first.toISOString();
+    else text = String(first ?? "");
+    out[name.toLowerCase()] = storable(text).slice(0, 2000);
+  }
+  return out;
 }
 
 /** Postgres text cannot hold NUL; a hostile header must not make a message unstorable. */
