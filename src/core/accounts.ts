@@ -44,11 +44,6 @@ export async function updateAccount(
   return account;
 }
 
-export async function getAccount(db: Db, id: string): Promise<Account | null> {
-  const [account] = await db<Account[]>`select id, name, plan, monthly_send_quota, created_at from accounts where id = ${id}`;
-  return account ?? null;
-}
-
 /** The quota in force: the account's override, else its plan's default from configuration. */
 export function monthlyQuotaFor(account: Pick<Account, "plan" | "monthly_send_quota">, config: Config): number {
   if (account.monthly_send_quota !== null) return account.monthly_send_quota;

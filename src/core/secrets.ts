@@ -50,20 +50,8 @@ export async function hashPassword(password: string, salt = randomBytes(16)): Pr
   return `pbkdf2$${PASSWORD_ITERATIONS}$${base64url(salt)}$${base64url(hash)}`;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [kind, iterations, salt, hash] = stored.split("$");
-  if (kind !== "pbkdf2" || !iterations || !salt || !hash) return false;
-  const computed = await pbkdf2(password, fromBase64url(salt), Number(iterations));
-  return constantTimeEqual(base64url(computed), hash);
-}
-
 async function pbkdf2(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey("raw", encoder.encode(password), "PBKDF2", false, ["deriveBits"]);
   const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: salt as Uint8Array<ArrayBuffer>, iterations }, key, 256);
   return new Uint8Array(bits);
-}
-
-function fromBase64url(text: string): Uint8Array {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }

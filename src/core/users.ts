@@ -2,7 +2,7 @@
 import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
-import { hashPassword, verifyPassword } from "./secrets.ts";
+import { hashPassword } from "./secrets.ts";
 
 export async function createUser(sql: Db, input: { accountId: string; email: string; password: string }): Promise<{ id: string; email: string }> {
   const email = input.email.trim().toLowerCase();
@@ -17,11 +17,4 @@ export async function createUser(sql: Db, input: { accountId: string; email: str
     on conflict (email) do nothing returning id`;
   if (rows.length === 0) throw errors.conflict("a user with this email already exists");
   return { id, email };
-}
-
-export async function checkUserPassword(sql: Db, email: string, password: string): Promise<{ id: string; accountId: string } | null> {
-  const [user] = await sql`select id, account_id, password_hash from dashboard_users where email = ${email.trim().toLowerCase()}`;
-  // Hash anyway when the user is unknown, so response time does not reveal which emails exist.
-  const ok = await verifyPassword(password, user?.password_hash ?? "pbkdf2$210000$AAAAAAAAAAAAAAAAAAAAAA$AAAA");
-  return user && ok ? { id: user.id, accountId: user.account_id } : null;
 }
