@@ -165,10 +165,10 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   if (draft.status === "pending_approval") return pendingResponse(id);
   if (draft.status !== "draft") throw errors.approvalConflict();
   if (!draft.to) throw errors.draftWithoutRecipient();
-  await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
-
+  // DESIGN's order, as for POST /send: entitlement, send lists and suppression, then approval.
   const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
   assertSendingEntitled(principal.plan, mailbox);
+  await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
   if (mailbox.require_approval) {
     const queued = await svc.sql`
       update drafts set status = 'pending_approval', requires_human = true, updated_at = now()
@@ -190,7 +190,13 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
  * checked and claimed in the transaction that records the message, and the claimed row is what
  * goes out: an edit accepted before the claim is in the mail, a later one gets approval_conflict.
  */
-async function deliverDraft(svc: Services, draftId: string, accountId: string, from: "draft" | "pending_approval"): Promise<StoredResponse> {
+async function deliverDraft(
+  svc: Services,
+  draftId: string,
+  accountId: string,
+  from: "draft" | "pending_approval",
+  decidedBy: string | null = null,
+): Promise<StoredResponse> {
   const result = await dispatchMessage(svc, {
     accountId,
     async prepare(tx) {
@@ -203,7 +209,9 @@ async function deliverDraft(svc: Services, draftId: string, accountId: string, f
       await checkRecipientPolicy(tx, row.account_id, row.mailbox_id, row.to);
       const mailbox = await getMailboxById(tx, row.mailbox_id);
       if (!mailbox) throw errors.notFound("mailbox");
-      await tx`update drafts set status = 'sending', last_error = null, updated_at = now() where id = ${draftId}`;
+      await tx`
+        update drafts set status = 'sending', last_error = null, decided_by = coalesce(${decidedBy}, decided_by), updated_at = now()
+        where id = ${draftId}`;
       return {
         mailbox,
         to: row.to,
@@ -237,10 +245,10 @@ export async function approveDraft(svc: Services, draftId: string, decidedBy: st
   const [account] = await svc.sql`select plan from accounts where id = ${row.account_id}`;
   const mailbox = await getMailboxById(svc.sql, row.mailbox_id);
   if (mailbox) assertSendingEntitled(account?.plan ?? "free", mailbox);
-  await checkRecipientPolicy(svc.sql, row.account_id, row.mailbox_id, row.to);
-  await svc.sql`update drafts set decided_by = ${decidedBy} where id = ${draftId}`;
+  // Send lists and suppressions are checked when the draft is claimed, under its lock; the
+  // approver is recorded with the claim.
   svc.log.info("draft.approved", { draft_id: draftId, decided_by: decidedBy });
-  return deliverDraft(svc, row.id, row.account_id, "pending_approval");
+  return deliverDraft(svc, row.id, row.account_id, "pending_approval", decidedBy);
 }
 
 export async function rejectDraft(db: Db, draftId: string, decidedBy: string): Promise<void> {
