@@ -1,9 +1,10 @@
 // Turns a raw RFC 822 message into the set of tokens the spam classifier weighs: words of the
-// subject and body, link hosts, and header facts (sender domain, origin relay, message-id and
-// reply-to consistency, mailer) that bulk senders get wrong more often than people do.
-// Every token is a presence flag; counts and ratios become coarse bucket tokens.
+// text a human would see, link hosts, and header facts (sender domain, origin relay, message-id
+// and reply-to consistency, mailer) that bulk senders get wrong more often than people do.
+// Every token is a presence flag; counts become coarse bucket tokens.
 
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import { sanitizeBody } from "../mail/sanitize.ts";
 
 // Parsing cost grows with size; spam content lives in the first part of a message anyway.
 const MAX_RAW_BYTES = 256 * 1024;
@@ -15,6 +16,15 @@ const MAX_WORD = 24;
 // message was filed in. They are never tokens.
 const RECEIVER_SIDE_HEADERS =
   /^(x-spam|x-virus|x-razor|x-pyzor|x-dcc|delivered-to|x-original-to|x-envelope-|x-delivered-to|delivery-date|x-keywords|x-status|status|x-uid|x-mozilla-|x-evolution|x-sieve|x-mail-from|x-mdaemon-|content-length|lines)/;
+
+// Headers a mailing list adds on the way through describe the channel, not the author: spam
+// posted to a list carries them too. Learned, they make "came through a list" mean ham.
+const LIST_CHANNEL_HEADERS =
+  /^(list-|x-mailing-list|mailing-list|x-beenthere|x-mailman-|x-list|x-loop|x-egroups-|x-yahoo-|x-ml-|sender$|errors-to|precedence)/;
+
+// A list server's footer ("____\nFoo mailing list\n...") sits after a rule line near the end.
+const LIST_FOOTER_RULE = /\n[ \t]*(?:_{20,}|-{20,})[ \t]*(?=\n)/g;
+const LIST_FOOTER_REACH = 2_000;
 
 const PARSE_OPTIONS = {
   skipHtmlToText: true,
@@ -50,7 +60,7 @@ function stripMboxLine(text: string): string {
 
 function headerTokens(mail: ParsedMail, out: Set<string>): void {
   for (const { key } of mail.headerLines) {
-    if (!RECEIVER_SIDE_HEADERS.test(key)) out.add(`h:${key}`);
+    if (!RECEIVER_SIDE_HEADERS.test(key) && !LIST_CHANNEL_HEADERS.test(key)) out.add(`h:${key}`);
   }
 
   const subject = mail.subject ?? "";
@@ -68,11 +78,9 @@ function headerTokens(mail: ParsedMail, out: Set<string>): void {
   const from = firstAddress(mail.from);
   if (!from) out.add("from:none");
   else {
-    const [local = "", domain = ""] = splitAddress(from.address);
+    const [, domain = ""] = splitAddress(from.address);
     out.add(`from:d:${registrable(domain)}`);
     out.add(`from:tld:${domain.split(".").pop() ?? ""}`);
-    if (/\d{3,}/.test(local)) out.add("from:local-digits");
-    if (local.length > 15) out.add("from:local-long");
     if (!from.name) out.add("from:noname");
     else {
       for (const w of words(from.name)) out.add(`from:n:${w}`);
@@ -100,7 +108,7 @@ function headerTokens(mail: ParsedMail, out: Set<string>): void {
   const mailer = headerText(mail, "x-mailer") || headerText(mail, "user-agent");
   if (!mailer) out.add("mailer:none");
   for (const w of words(mailer).slice(0, 3)) out.add(`mailer:${w}`);
-  for (const name of ["precedence", "x-priority", "x-msmail-priority", "importance"]) {
+  for (const name of ["x-priority", "x-msmail-priority", "importance"]) {
     const value = headerText(mail, name).toLowerCase().split(/[\s(]/)[0];
     if (value) out.add(`${name}:${value}`);
   }
@@ -122,20 +130,39 @@ function received(mail: ParsedMail, out: Set<string>): void {
   if (/\bunknown\b|may be forged/i.test(origin)) out.add("rcv:unknown-rdns");
 }
 
-// Only the words and links of the body count. Its shape (HTML or not, tables, attachments,
-// length, shouting) is left out: the training ham holds almost no HTML, so the model would
-// read "formatted like a newsletter" as spam, and legitimate newsletters are ham.
+// Only the words and links of the body count, read as a human would see them: the sanitizer's
+// visible text, so words hidden in invisible markup (filler that dilutes a spammy message) are
+// not read, only counted. The body's shape (HTML or not, tables, comments, attachments,
+// length) is left out: the training ham holds almost no HTML, so the model would read
+// "formatted like a newsletter" as spam, and legitimate newsletters are ham.
 function bodyTokens(mail: ParsedMail, out: Set<string>): void {
-  const html = typeof mail.html === "string" ? mail.html.slice(0, MAX_TEXT_CHARS) : "";
+  const html = typeof mail.html === "string" ? mail.html.slice(0, MAX_TEXT_CHARS * 4) : "";
   const text = (mail.text ?? "").slice(0, MAX_TEXT_CHARS);
-  const body = text.trim() ? text : htmlText(html);
+  const visible = sanitizeBody({ text, html }, { maxChars: MAX_TEXT_CHARS });
+  let body = visible.body_clean ?? "";
+  if (isListMail(mail)) body = withoutListFooter(body);
   for (const w of words(body)) out.add(w);
+  if (visible.report.hidden_elements > 0) out.add(`hidden:n:${bucket(visible.report.hidden_elements)}`);
   urls(`${text}\n${html}`, out);
+}
+
+function isListMail(mail: ParsedMail): boolean {
+  return mail.headerLines.some(({ key }) => key.startsWith("list-") || key === "x-mailing-list" || key === "x-beenthere");
+}
+
+function withoutListFooter(body: string): string {
+  const reach = Math.max(0, body.length - LIST_FOOTER_REACH);
+  for (const rule of body.matchAll(LIST_FOOTER_RULE)) {
+    if (rule.index >= reach) return body.slice(0, rule.index);
+  }
+  return body;
 }
 
 function urls(text: string, out: Set<string>): void {
   let n = 0;
-  for (const m of text.matchAll(/\b(?:https?|ftp):\/\/([^\s"'<>/?#]+)([^\s"'<>]*)/gi)) {
+  // Only the host: the path of a link or image names a template's files ("spacer.gif",
+  // "unsubscribe"), which every newsletter shares with spam.
+  for (const m of text.matchAll(/\b(?:https?|ftp):\/\/([^\s"'<>/?#]+)/gi)) {
     n++;
     const host = m[1]!.toLowerCase().replace(/^[^@]*@/, "");
     const name = host.replace(/:\d+$/, "");
@@ -144,9 +171,6 @@ function urls(text: string, out: Set<string>): void {
     else {
       out.add(`url:${registrable(name)}`);
       out.add(`url:tld:${name.split(".").pop()}`);
-    }
-    for (const part of m[2]!.toLowerCase().split(/[/?.=&_~%+-]+/)) {
-      if (part.length >= 3 && part.length <= 16 && /^[a-z]+$/.test(part)) out.add(`url:p:${part}`);
     }
   }
   out.add(`url:n:${bucket(n)}`);
@@ -164,19 +188,6 @@ function words(text: string): string[] {
     out.push(w.length > MAX_WORD ? `long:${w[0]}:${bucket(w.length)}` : w);
   }
   return out;
-}
-
-function htmlText(html: string): string {
-  return html
-    .replace(/<(style|script)[^>]*>[\s\S]*?<\/\1>/gi, " ")
-    .replace(/<!--[\s\S]*?-->/g, " ")
-    .replace(/<[^>]*>/g, " ")
-    .replace(/&nbsp;/gi, " ")
-    .replace(/&amp;/gi, "&")
-    .replace(/&lt;/gi, "<")
-    .replace(/&gt;/gi, ">")
-    .replace(/&quot;/gi, '"')
-    .replace(/&#(\d{1,5});/g, (_, code: string) => String.fromCharCode(Number(code)));
 }
 
 function capsBucket(text: string): string {
