@@ -270,7 +270,7 @@ describe("GET /api/v1/mailboxes", () => {
     });
 
     test("a limit that is not an integer is 400 naming limit", async () => {
-      for (const value of ["abc", "1.5", "1e400"]) {
+      for (const value of ["abc", "1.5", "1e400", "0x10", "1e2", "%207", "+5"]) {
         const response = await list(bulk.key, `?limit=${value}`);
         expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: { error: "limit must be an integer >= 1" } });
       }

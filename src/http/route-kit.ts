@@ -17,6 +17,7 @@ export function apiRoutes(svc: Services, name: string) {
       },
       async transform({ request }: { request: Request }) {
         await decide(request, endpointClass);
+        assertDecimalLimit(request.url);
       },
       async resolve({ request }: { request: Request }) {
         return { principal: await decide(request, endpointClass) };
@@ -87,6 +88,13 @@ async function readLimited(request: Request, maxBytes: number): Promise<string> 
     offset += chunk.byteLength;
   }
   return new TextDecoder().decode(joined);
+}
+
+// The schema coerces `limit` with Number(), which also reads "0x10", " 7" and "1e2"; only
+// plain decimal digits are an integer a client meant.
+function assertDecimalLimit(url: string): void {
+  const raw = new URL(url).searchParams.getAll("limit");
+  if (raw.some((value) => !/^[0-9]+$/.test(value))) throw errors.validation("limit must be an integer >= 1");
 }
 
 /** Clamps an optional `limit` query value the way SPEC describes for messages. */
