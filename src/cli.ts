@@ -1,5 +1,5 @@
-// The operator CLI (`bun run cli <resource> <action> ...`): the control plane until the dashboard
-// exists, calling the same core functions the dashboard will. `--json` prints machine output.
+// The operator CLI (`bun run cli <resource> <action> ...`): the operator's control plane beside
+// the dashboard, calling the same core functions it does. `--json` prints machine output.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfigOrReport } from "./config.ts";

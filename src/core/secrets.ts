@@ -55,3 +55,24 @@ async function pbkdf2(password: string, salt: Uint8Array, iterations: number): P
   const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: salt as Uint8Array<ArrayBuffer>, iterations }, key, 256);
   return new Uint8Array(bits);
 }
+
+/**
+ * Checks a password against a hash from hashPassword. The comparison is constant-time, and a
+ * stored value in an unknown format still costs one full derivation, so timing says nothing.
+ */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, iterationsText, saltText, hashText] = stored.split("$");
+  const iterations = Number(iterationsText);
+  const usable = scheme === "pbkdf2" && Number.isInteger(iterations) && iterations > 0 && iterations <= 10_000_000 && !!saltText && !!hashText;
+  const salt = (usable && fromBase64url(saltText!)) || randomBytes(16);
+  const hash = await pbkdf2(password, salt, usable ? iterations : PASSWORD_ITERATIONS);
+  return constantTimeEqual(base64url(hash), usable ? hashText! : "") && usable;
+}
+
+function fromBase64url(text: string): Uint8Array | null {
+  try {
+    return Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (char) => char.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}

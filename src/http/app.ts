@@ -13,6 +13,8 @@ import { operationsRoutes } from "./routes/operations.ts";
 import { draftRoutes } from "./routes/drafts.ts";
 import { sendRoutes } from "./routes/send.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
+import { dashboardRoutes } from "../dashboard/routes.ts";
+import { mcpRoutes } from "../mcp/routes.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
 const routeSets = [mailboxRoutes, domainRoutes, messageRoutes, sendRoutes, draftRoutes, unsubscribeRoutes];
@@ -51,6 +53,8 @@ export function makeApp(svc: Services) {
       detail: { hide: true },
     });
   for (const routes of routeSets) app.use(routes(svc));
+  app.use(dashboardRoutes(svc));
+  app.use(mcpRoutes(svc));
   return app;
 }
 

@@ -1,0 +1,55 @@
+// The dashboard's stylesheet and icon, served from /dashboard/assets/ (the CSP allows no
+// inline styles or scripts, and the dashboard needs no script at all).
+import { withSecurityHeaders } from "./respond.ts";
+
+const STYLESHEET = `
+:root { font-family: system-ui, sans-serif; color: #1d232b; background: #f6f7f9; }
+body { margin: 0; }
+header { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; padding: .75rem 1.5rem; background: #1d2a3a; color: #fff; }
+header nav { display: flex; gap: 1rem; flex: 1; }
+header a { color: #cfe0ff; text-decoration: none; }
+header a:hover { text-decoration: underline; }
+.signout { display: flex; gap: .5rem; align-items: center; margin: 0; }
+main { padding: 1rem 1.5rem 3rem; max-width: 80rem; }
+h1 { font-size: 1.5rem; }
+h2 { font-size: 1.1rem; }
+table { border-collapse: collapse; width: 100%; background: #fff; margin: 1rem 0; }
+th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #e2e5ea; vertical-align: top; }
+th { background: #eef1f5; font-weight: 600; }
+tr.revoked td { color: #8a929c; }
+tr.state-dead td { background: #fff3f2; }
+td form, td.actions form { display: inline-block; margin: 0 .25rem .25rem 0; }
+pre.preview { white-space: pre-wrap; word-break: break-word; max-width: 32rem; margin: 0; font: inherit; }
+.card { background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: 1rem; margin: 1rem 0; max-width: 40rem; }
+.card.narrow { max-width: 22rem; }
+.card label { display: block; margin: .5rem 0; }
+.card label.check { display: inline-block; margin-right: 1rem; }
+.card input:not([type=checkbox]), .card select { display: block; width: 100%; box-sizing: border-box; padding: .35rem; margin-top: .2rem; }
+.secret { border-color: #d9a400; background: #fffbea; }
+.secret-value { font-size: 1.05rem; word-break: break-all; user-select: all; }
+.notice { padding: .6rem .8rem; border-radius: 4px; }
+.notice.ok { background: #e8f6ec; border: 1px solid #9fd3ad; }
+.notice.error { background: #fdecea; border: 1px solid #f0a8a0; }
+.hint { color: #4f5965; max-width: 60rem; }
+.state.on { color: #17803d; font-weight: 600; }
+.state.off { color: #8a929c; }
+button { padding: .35rem .8rem; border: 1px solid #2b5fb4; background: #2f6bd0; color: #fff; border-radius: 4px; cursor: pointer; }
+button.danger { background: #fff; color: #b3261e; border-color: #b3261e; }
+dl.card { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; }
+dl.card dd { margin: 0; }
+`;
+
+// An envelope, so browsers asking for an icon get one instead of a 404 in the console.
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="1" y="3" width="14" height="10" rx="1" fill="#2f6bd0"/><path d="M1 4l7 5 7-5" stroke="#fff" fill="none"/></svg>`;
+
+export function icon(): Response {
+  return new Response(ICON, {
+    headers: withSecurityHeaders({ "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }),
+  });
+}
+
+export function stylesheet(): Response {
+  return new Response(STYLESHEET, {
+    headers: withSecurityHeaders({ "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600" }),
+  });
+}

@@ -1,0 +1,68 @@
+// Wraps dashboard handlers. A page needs a live session (else: to the sign-in page); an action
+// (POST) also needs a same-origin request, a small form and the session's CSRF token. Every
+// error a handler does not turn into a page itself ends here: 404 as the one not-found page.
+import { ApiError } from "../core/errors.ts";
+import type { Services } from "../core/services.ts";
+import { errorFields } from "../log.ts";
+import { logAction, outcomeOf, type AuditFields } from "./audit.ts";
+import { readCookie, SESSION_COOKIE } from "./cookies.ts";
+import { sameOrigin, tokenMatches } from "./csrf.ts";
+import { FormTooLarge, readForm, type Form } from "./form.ts";
+import { forbiddenPage, internalErrorPage, notFoundPage, tooLargePage } from "./pages/errors.ts";
+import { redirect } from "./respond.ts";
+import { findSession, type Session } from "./session.ts";
+
+export type PageContext = { svc: Services; request: Request; url: URL; session: Session; params: Record<string, string> };
+/** `audit` collects ids and facts for the action's one log line (no secrets). */
+export type ActionContext = PageContext & { form: Form; audit: AuditFields };
+
+export function makeGuard(svc: Services) {
+  async function sessionOf(request: Request): Promise<Session | null> {
+    const token = readCookie(request, SESSION_COOKIE);
+    return token ? findSession(svc.sql, token) : null;
+  }
+
+  async function run(session: Session, request: Request, handler: () => Promise<Response>): Promise<Response> {
+    try {
+      return await handler();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return notFoundPage(session);
+      if (error instanceof FormTooLarge) return tooLargePage(session);
+      svc.log.error("dashboard.unhandled_error", { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) });
+      return internalErrorPage(session);
+    }
+  }
+
+  return {
+    sessionOf,
+
+    async page(request: Request, params: Record<string, string>, handler: (c: PageContext) => Promise<Response>): Promise<Response> {
+      const session = await sessionOf(request);
+      if (!session) return redirect("/dashboard/login");
+      return run(session, request, () => handler({ svc, request, url: new URL(request.url), session, params }));
+    },
+
+    async action(request: Request, params: Record<string, string>, name: string, handler: (c: ActionContext) => Promise<Response>): Promise<Response> {
+      const session = await sessionOf(request);
+      if (!session) return redirect("/dashboard/login");
+      const audit: AuditFields = { target_id: params.id ?? null };
+      const response = await run(session, request, async () => {
+        if (!sameOrigin(request, svc.config)) {
+          audit.reason = "foreign_origin";
+          return forbiddenPage(session);
+        }
+        const form = await readForm(request);
+        if (!tokenMatches(form.text("csrf", 200), session.csrf)) {
+          audit.reason = "csrf";
+          return forbiddenPage(session);
+        }
+        return handler({ svc, request, url: new URL(request.url), session, params, form, audit });
+      });
+      // One line per action, however it ended.
+      logAction(svc.log, session, name, outcomeOf(response.status), { status: response.status, ...audit });
+      return response;
+    },
+  };
+}
+
+export type Guard = ReturnType<typeof makeGuard>;

@@ -1,0 +1,49 @@
+// The page frame every dashboard page shares: head, navigation, the sign-out form, a notice.
+import { html, type Html } from "./html.ts";
+import type { Session } from "./session.ts";
+
+export type Notice = { kind: "ok" | "error"; text: string | Html };
+
+const sections: [string, string][] = [
+  ["/dashboard", "Overview"],
+  ["/dashboard/keys", "API keys"],
+  ["/dashboard/sendlists", "Send lists"],
+  ["/dashboard/approvals", "Approvals"],
+  ["/dashboard/mailboxes", "Mailboxes"],
+  ["/dashboard/webhook", "Webhook"],
+];
+
+export function csrfField(session: Session): Html {
+  return html`<input type="hidden" name="csrf" value="${session.csrf}">`;
+}
+
+export function noticeBox(notice: Notice | null | undefined): Html {
+  if (!notice) return html``;
+  return html`<p class="notice ${notice.kind}" role="${notice.kind === "error" ? "alert" : "status"}">${notice.text}</p>`;
+}
+
+export function layout(title: string, body: Html, session: Session | null, notice?: Notice | null): Html {
+  const nav = session
+    ? html`<nav>${sections.map(([href, label]) => html`<a href="${href}">${label}</a>`)}</nav>
+<form method="post" action="/dashboard/logout" class="signout">${csrfField(session)}<span>${session.email}</span> <button type="submit">Sign out</button></form>`
+    : html``;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Agent Mailbox</title>
+<link rel="stylesheet" href="/dashboard/assets/style.css">
+<link rel="icon" href="/dashboard/assets/icon.svg" type="image/svg+xml">
+</head>
+<body>
+<header><strong>Agent Mailbox</strong>${nav}</header>
+<main>
+<h1>${title}</h1>
+${noticeBox(notice)}
+${body}
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,87 @@
+// The approval queue: the account's pending drafts. Approve sends through the real send pipeline
+// (approveDraft) and the page says what happened; reject tombstones the draft.
+import { approveDraft, listPendingDrafts, rejectDraft, type Draft } from "../../core/drafts.ts";
+import { ApiError } from "../../core/errors.ts";
+import type { StoredResponse } from "../../core/idempotency.ts";
+import { doneUrl, flash } from "../flash.ts";
+import type { ActionContext, PageContext } from "../guard.ts";
+import { html, path, when, type Html } from "../html.ts";
+import { csrfField, layout, type Notice } from "../layout.ts";
+import { accountMailboxes, mustOwn } from "../queries.ts";
+import { htmlResponse, redirect } from "../respond.ts";
+
+const PREVIEW_CHARS = 400;
+
+function preview(text: string): string {
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
+}
+
+function draftRow(c: PageContext, draft: Draft, addresses: Map<string, string>): Html {
+  return html`<tr id="draft-${draft.id}">
+<td>${addresses.get(draft.mailbox_id) ?? draft.mailbox_id}</td><td>${draft.to ?? "(no recipient)"}</td><td>${draft.subject || "(no subject)"}</td>
+<td><pre class="preview">${preview(draft.text)}</pre></td><td>${when(draft.created_at)}</td>
+<td class="actions">
+<form method="post" action="${path("approvals", draft.id, "approve")}">${csrfField(c.session)}<button type="submit">Approve and send</button></form>
+<form method="post" action="${path("approvals", draft.id, "reject")}">${csrfField(c.session)}<button type="submit" class="danger">Reject</button></form>
+</td></tr>`;
+}
+
+async function render(c: PageContext, notice?: Notice | null, status = 200): Promise<Response> {
+  const [drafts, mailboxes] = await Promise.all([listPendingDrafts(c.svc.sql, c.session.accountId), accountMailboxes(c.svc.sql, c.session.accountId)]);
+  const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
+  const body = html`<p class="hint">Mail from mailboxes that require approval waits here. Approving sends it at once through the normal send pipeline
+(send lists, suppressions, quota and delivery all apply).</p>
+<table><thead><tr><th>From</th><th>To</th><th>Subject</th><th>Text</th><th>Queued</th><th></th></tr></thead>
+<tbody>${drafts.length ? drafts.map((d) => draftRow(c, d, addresses)) : html`<tr><td colspan="6">Nothing is waiting for approval.</td></tr>`}</tbody></table>`;
+  return htmlResponse(layout("Approvals", body, c.session, notice ?? flash(c.url)), status);
+}
+
+/** What the send pipeline answered, in words, and the page status that goes with it. */
+function describeOutcome(result: StoredResponse): { notice: Notice; status: number } {
+  const body = result.body as Record<string, unknown>;
+  if (result.status === 201) return { notice: { kind: "ok", text: `Approved and sent (message ${String(body.id)}).` }, status: 200 };
+  if (result.status === 400) return { notice: { kind: "error", text: `Not sent: ${String(body.error)}. The draft went back to draft for the agent to fix.` }, status: 400 };
+  // 502: transient or unknown outcome; the service retries or reconciles it by itself.
+  return { notice: { kind: "error", text: `Approved, but not delivered yet: ${String(body.error)}. The service will retry or reconcile it.` }, status: 202 };
+}
+
+function describeRefusal(error: ApiError): string {
+  const body = error.body;
+  if (body.code === "send_blocked_by_list") {
+    const why = body.reason === "block_match" ? "matches a block entry" : "matches no allow entry";
+    return `Not sent: the recipient ${why} of the ${String(body.scope)} send list.`;
+  }
+  if (body.code === "approval_conflict") return "This draft is no longer waiting for approval (someone else acted on it).";
+  return `Not sent: ${error.message}.`;
+}
+
+export const approvalsPage = {
+  show: (c: PageContext) => render(c),
+
+  async approve(c: ActionContext): Promise<Response> {
+    const id = c.params.id ?? "";
+    await mustOwn.draft(c.svc.sql, c.session.accountId, id);
+    try {
+      const result = await approveDraft(c.svc, id, `dashboard:${c.session.userId}`);
+      c.audit.delivery_status = result.status;
+      const { notice, status } = describeOutcome(result);
+      return render(c, notice, status);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status === 404 || error.status >= 500) throw error;
+      c.audit.code = typeof error.body.code === "string" ? error.body.code : null;
+      return render(c, { kind: "error", text: describeRefusal(error) }, error.status);
+    }
+  },
+
+  async reject(c: ActionContext): Promise<Response> {
+    const id = c.params.id ?? "";
+    await mustOwn.draft(c.svc.sql, c.session.accountId, id);
+    try {
+      await rejectDraft(c.svc.sql, id, `dashboard:${c.session.userId}`);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 409) throw error;
+      return render(c, { kind: "error", text: describeRefusal(error) }, 409);
+    }
+    return redirect(doneUrl("/dashboard/approvals", "draft_rejected"));
+  },
+};

@@ -1,0 +1,92 @@
+// Sign-in and sign-out. The sign-in form carries a token that must match a cookie set with the
+// form (so another site cannot sign a browser into an account of its choosing). A wrong email
+// and a wrong password get the same page, status and timing; repeated failures per email are
+// throttled (see throttle.ts).
+import type { Services } from "../../core/services.ts";
+import { base64url, randomBytes } from "../../core/secrets.ts";
+import { logAction } from "../audit.ts";
+import { clearCookie, LOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "../cookies.ts";
+import { makeCredentialCheck, MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, normalizeEmail } from "../credentials.ts";
+import { sameOrigin, tokenMatches } from "../csrf.ts";
+import { FormTooLarge, readForm } from "../form.ts";
+import type { ActionContext, Guard } from "../guard.ts";
+import { html } from "../html.ts";
+import { layout, type Notice } from "../layout.ts";
+import { htmlResponse, redirect } from "../respond.ts";
+import { ABSOLUTE_SECONDS, createSession, deleteSession } from "../session.ts";
+import { attemptSucceeded, startAttempt, WINDOW_SECONDS } from "../throttle.ts";
+import { forbiddenPage, tooLargePage } from "./errors.ts";
+
+const LOGIN_TOKEN_SECONDS = 3600;
+const WRONG = "Email or password is incorrect.";
+
+function loginForm(token: string, notice: Notice | null): ReturnType<typeof layout> {
+  const body = html`<form method="post" action="/dashboard/login" class="card narrow">
+<input type="hidden" name="login_token" value="${token}">
+<label>Email <input type="email" name="email" required maxlength="${MAX_EMAIL_LENGTH}" autocomplete="username"></label>
+<label>Password <input type="password" name="password" required maxlength="${MAX_PASSWORD_LENGTH}" autocomplete="current-password"></label>
+<button type="submit">Sign in</button>
+</form>
+<p class="hint">The first start of the service prints the first login. More users: <code>bun run cli user create</code>.</p>`;
+  return layout("Sign in", body, null, notice);
+}
+
+export function makeLoginHandlers(svc: Services, guard: Guard) {
+  const checkCredentials = makeCredentialCheck(svc.sql);
+
+  function showForm(request: Request, notice: Notice | null, status: number): Response {
+    // Reuse the browser's token while it is valid, so two tabs do not invalidate each other.
+    const token = readCookie(request, LOGIN_COOKIE) ?? base64url(randomBytes(24));
+    return htmlResponse(loginForm(token, notice), status, [setCookie(request, svc.config, LOGIN_COOKIE, token, LOGIN_TOKEN_SECONDS)]);
+  }
+
+  return {
+    async show(request: Request): Promise<Response> {
+      if (await guard.sessionOf(request)) return redirect("/dashboard");
+      return showForm(request, null, 200);
+    },
+
+    async submit(request: Request): Promise<Response> {
+      if (!sameOrigin(request, svc.config)) return forbiddenPage(null);
+      let form;
+      try {
+        form = await readForm(request);
+      } catch (error) {
+        if (error instanceof FormTooLarge) return tooLargePage(null);
+        throw error;
+      }
+      const cookieToken = readCookie(request, LOGIN_COOKIE);
+      if (!cookieToken || !tokenMatches(form.text("login_token", 200), cookieToken)) {
+        logAction(svc.log, null, "login", "rejected", { reason: "login_token" });
+        return forbiddenPage(null);
+      }
+      const email = normalizeEmail(form.text("email", MAX_EMAIL_LENGTH) ?? "");
+      const password = form.secret("password", MAX_PASSWORD_LENGTH);
+      if (!email || !password) return showForm(request, { kind: "error", text: WRONG }, 401);
+      if ((await startAttempt(svc.sql, email)).throttled) {
+        logAction(svc.log, null, "login", "rejected", { reason: "throttled" });
+        const minutes = Math.round(WINDOW_SECONDS / 60);
+        return showForm(request, { kind: "error", text: `Too many failed sign-ins for this email. Try again in ${minutes} minutes.` }, 429);
+      }
+      const user = await checkCredentials(email, password);
+      if (!user) {
+        // The attempt's row stays: it is this failure.
+        logAction(svc.log, null, "login", "rejected", { reason: "credentials" });
+        return showForm(request, { kind: "error", text: WRONG }, 401);
+      }
+      await attemptSucceeded(svc.sql, email);
+      const token = await createSession(svc.sql, user);
+      logAction(svc.log, { userId: user.id, accountId: user.accountId }, "login", "ok");
+      return redirect("/dashboard", [
+        setCookie(request, svc.config, SESSION_COOKIE, token, ABSOLUTE_SECONDS),
+        clearCookie(request, svc.config, LOGIN_COOKIE),
+      ]);
+    },
+
+    async logout({ request }: ActionContext): Promise<Response> {
+      const token = readCookie(request, SESSION_COOKIE);
+      if (token) await deleteSession(svc.sql, token);
+      return redirect("/dashboard/login", [clearCookie(request, svc.config, SESSION_COOKIE)]);
+    },
+  };
+}

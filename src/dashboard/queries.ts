@@ -1,0 +1,46 @@
+// Account-scoped reads the dashboard needs beside the core functions, and the ownership checks
+// made before calling a core function that acts on a bare id. An account's rows never change
+// account, so checking first and acting second is safe.
+import type { Db } from "../db.ts";
+import { errors } from "../core/errors.ts";
+import type { DeliverySummary } from "../core/webhooks.ts";
+
+export type MailboxRow = { id: string; address: string; display_name: string | null; require_approval: boolean; deliver_spam: boolean; created_at: string };
+
+export async function accountMailboxes(db: Db, accountId: string): Promise<MailboxRow[]> {
+  return db<MailboxRow[]>`
+    select id, address, display_name, require_approval, deliver_spam, created_at from mailboxes
+    where account_id = ${accountId} order by created_at desc, id desc limit 1000`;
+}
+
+export async function overviewCounts(db: Db, accountId: string) {
+  const [row] = await db`
+    select
+      (select count(*)::int from mailboxes where account_id = ${accountId}) as mailboxes,
+      (select count(*)::int from api_keys where account_id = ${accountId} and revoked_at is null) as active_keys,
+      (select count(*)::int from drafts where account_id = ${accountId} and status = 'pending_approval' and deleted_at is null) as pending_drafts,
+      (select count(*)::int from webhook_deliveries where account_id = ${accountId} and state = 'dead') as dead_deliveries`;
+  return row as { mailboxes: number; active_keys: number; pending_drafts: number; dead_deliveries: number };
+}
+
+async function found(rows: PromiseLike<readonly unknown[]>): Promise<void> {
+  if ((await rows).length === 0) throw errors.routeNotFound();
+}
+
+// Each throws the one 404 for a missing id and another account's id alike.
+export const mustOwn = {
+  key: (db: Db, accountId: string, id: string) => found(db`select 1 from api_keys where id = ${id} and account_id = ${accountId}`),
+  sendListEntry: (db: Db, accountId: string, id: string) => found(db`select 1 from send_list_entries where id = ${id} and account_id = ${accountId}`),
+  mailbox: (db: Db, accountId: string, id: string) => found(db`select 1 from mailboxes where id = ${id} and account_id = ${accountId}`),
+  draft: (db: Db, accountId: string, id: string) =>
+    found(db`select 1 from drafts where id = ${id} and account_id = ${accountId} and deleted_at is null and status not in ('sent', 'rejected')`),
+};
+
+/** One delivery of the account, or the one 404. */
+export async function accountDelivery(db: Db, accountId: string, id: string): Promise<DeliverySummary> {
+  const [row] = await db<DeliverySummary[]>`
+    select id, event_id, state, attempts, redrives, last_status, last_error, next_attempt_at, created_at
+    from webhook_deliveries where id = ${id} and account_id = ${accountId}`;
+  if (!row) throw errors.routeNotFound();
+  return row;
+}

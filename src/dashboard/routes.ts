@@ -1,0 +1,56 @@
+// The dashboard's routes under /dashboard: server-rendered pages (GET never changes state) and
+// form actions (POST, each behind the CSRF guard). Hidden from /openapi.json: the dashboard is
+// the control plane for humans, not part of the API.
+import { Elysia } from "elysia";
+import type { Services } from "../core/services.ts";
+import { icon, stylesheet } from "./assets.ts";
+import { makeGuard, type ActionContext, type PageContext } from "./guard.ts";
+import { approvalsPage } from "./pages/approvals.ts";
+import { notFoundPage } from "./pages/errors.ts";
+import { keysPage } from "./pages/keys.ts";
+import { makeLoginHandlers } from "./pages/login.ts";
+import { mailboxesPage } from "./pages/mailboxes.ts";
+import { overviewPage } from "./pages/overview.ts";
+import { sendListsPage } from "./pages/sendlists.ts";
+import { webhookPage } from "./pages/webhook.ts";
+
+// No body parsing by Elysia: actions read their own small, length-limited form.
+const hidden = { detail: { hide: true }, parse: "none" } as const;
+
+type Route = { request: Request; params: Record<string, string> };
+
+export function dashboardRoutes(svc: Services) {
+  const guard = makeGuard(svc);
+  const login = makeLoginHandlers(svc, guard);
+  const page = (handler: (c: PageContext) => Promise<Response>) => ({ request, params }: Route) => guard.page(request, params ?? {}, handler);
+  const action = (name: string, handler: (c: ActionContext) => Promise<Response>) => ({ request, params }: Route) =>
+    guard.action(request, params ?? {}, name, handler);
+  const notFound = page(async (c) => notFoundPage(c.session));
+
+  return new Elysia({ name: "dashboard", prefix: "/dashboard" })
+    .get("/assets/style.css", () => stylesheet(), hidden)
+    .get("/assets/icon.svg", () => icon(), hidden)
+    .get("/login", ({ request }) => login.show(request), hidden)
+    .post("/login", ({ request }) => login.submit(request), hidden)
+    .post("/logout", action("logout", login.logout), hidden)
+    .get("", page(overviewPage), hidden)
+    .get("/", page(overviewPage), hidden)
+    .get("/keys", page(keysPage.show), hidden)
+    .post("/keys", action("key.create", keysPage.create), hidden)
+    .post("/keys/:id/revoke", action("key.revoke", keysPage.revoke), hidden)
+    .get("/sendlists", page(sendListsPage.show), hidden)
+    .post("/sendlists", action("sendlist.add", sendListsPage.add), hidden)
+    .post("/sendlists/:id/remove", action("sendlist.remove", sendListsPage.remove), hidden)
+    .get("/approvals", page(approvalsPage.show), hidden)
+    .post("/approvals/:id/approve", action("draft.approve", approvalsPage.approve), hidden)
+    .post("/approvals/:id/reject", action("draft.reject", approvalsPage.reject), hidden)
+    .get("/mailboxes", page(mailboxesPage.show), hidden)
+    .post("/mailboxes/:id/settings", action("mailbox.settings", mailboxesPage.update), hidden)
+    .get("/webhook", page(webhookPage.show), hidden)
+    .post("/webhook", action("webhook.set", webhookPage.set), hidden)
+    .post("/webhook/disable", action("webhook.disable", webhookPage.disable), hidden)
+    .get("/webhook/deliveries/:id", page(webhookPage.delivery), hidden)
+    .post("/webhook/deliveries/:id/redrive", action("webhook.redrive", webhookPage.redrive), hidden)
+    .get("/*", notFound, hidden)
+    .post("/*", action("unknown", async (c) => notFoundPage(c.session)), hidden);
+}

@@ -1,0 +1,41 @@
+// list_mailboxes and create_mailbox: GET and POST /api/v1/mailboxes.
+import { t } from "elysia";
+import { createMailbox, listMailboxes, SLUG_PATTERN } from "../core/mailboxes.ts";
+import { strictObject } from "../http/models.ts";
+import { clampLimit } from "../http/route-kit.ts";
+import { defineTool } from "./tool.ts";
+
+export const listMailboxesTool = defineTool({
+  name: "list_mailboxes",
+  title: "List mailboxes",
+  description:
+    "List the mailboxes this API key can use, newest first: id, address, display_name, created_at. " +
+    "A key bound to one mailbox sees only that mailbox. Pass a mailbox's `id` as `mailbox_id` to the other tools; " +
+    "its `address` is the email address people write to.",
+  input: strictObject({
+    limit: t.Optional(t.Number({ minimum: 1, multipleOf: 1, description: "how many mailboxes to return; default 100, values above 1000 count as 1000" })),
+  }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  endpointClass: "mailboxList",
+  run: async ({ svc, principal }, args) => ({
+    body: { mailboxes: await listMailboxes(svc.sql, principal, clampLimit(args.limit, 100, 1000)) },
+  }),
+});
+
+export const createMailboxTool = defineTool({
+  name: "create_mailbox",
+  title: "Create a mailbox",
+  description:
+    "Create a new mailbox (an email address that can send and receive) and return {id, address}. " +
+    "Without `domain_id` the address is agent-<slug>@<the service's shared domain>. " +
+    "Not allowed for a key bound to a single mailbox. A slug already in use is refused with 400 `mailbox address already in use`.",
+  input: strictObject({
+    slug: t.Optional(t.String({ pattern: SLUG_PATTERN, description: "local part of the address: lowercase letters, digits and hyphens, 1 to 41 characters, starting with a letter or digit; random when omitted" })),
+    display_name: t.Optional(t.String({ maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]*$", errorMessage: "must not contain control characters or line breaks", description: "name shown in the From header of sent mail; no line breaks or control characters" })),
+    extraction_schema_id: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "an extraction schema of this account, applied to inbound mail" })),
+    domain_id: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "a verified custom domain of this account (paid plan); omit for the shared domain" })),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  endpointClass: "mailboxCreate",
+  run: async ({ svc, principal }, args) => ({ body: await createMailbox(svc, principal, args) }),
+});

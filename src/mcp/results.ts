@@ -1,0 +1,38 @@
+// Tool results: a success carries the HTTP API's JSON body as structuredContent plus a text copy;
+// a contract error (ApiError) becomes an isError result carrying {status, ...body}, so an agent
+// sees exactly what the HTTP API would have answered. Nothing else ever leaves: no stack traces.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ApiError, errors } from "../core/errors.ts";
+import type { StoredResponse } from "../core/idempotency.ts";
+
+export type ToolBody = Record<string, unknown>;
+
+/**
+ * A send's answer as the HTTP route would give it: 2xx bodies pass through, and a stored 4xx
+ * (a replayed 402 or permanent 400 for a client_id) is the error it was.
+ */
+export function storedOutcome(response: StoredResponse): ToolBody {
+  if (response.status >= 400) throw new ApiError(response.status, response.body);
+  return response.body;
+}
+
+/** A successful tool result; `notes` are extra text blocks for the reader (e.g. screening). */
+export function toolSuccess(body: ToolBody, notes: string[] = []): CallToolResult {
+  // Serialized once, as the HTTP layer would: timestamps become the same strings.
+  const text = JSON.stringify(body);
+  return {
+    structuredContent: JSON.parse(text),
+    content: [{ type: "text", text }, ...notes.map((note) => ({ type: "text" as const, text: note }))],
+  };
+}
+
+export function toolFailure(error: ApiError): CallToolResult {
+  const body = { status: error.status, ...error.body };
+  return { isError: true, structuredContent: body, content: [{ type: "text", text: JSON.stringify(body) }] };
+}
+
+/** Any error a tool throws: ours as the contract says, anything else as the API's plain 500. */
+export function toolError(error: unknown): { result: CallToolResult; unexpected: boolean } {
+  if (error instanceof ApiError) return { result: toolFailure(error), unexpected: false };
+  return { result: toolFailure(errors.internal()), unexpected: true };
+}

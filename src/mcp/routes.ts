@@ -1,0 +1,63 @@
+// POST /mcp: the MCP Streamable HTTP transport (JSON-RPC 2.0), stateless. Every request carries
+// `Authorization: Bearer <key>` and is authenticated exactly as the HTTP API authenticates, before
+// any JSON-RPC is read; each request gets its own transport and server, so no session state lives
+// in the process and any copy behind a load balancer can answer any request.
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Elysia } from "elysia";
+import { ApiError, errors } from "../core/errors.ts";
+import type { Principal } from "../core/principal.ts";
+import type { Services } from "../core/services.ts";
+import { authenticate } from "../http/auth.ts";
+import { errorFields } from "../log.ts";
+import { makeMcpServer } from "./server.ts";
+
+export const MCP_PATH = "/mcp";
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+}
+
+async function principalOf(svc: Services, request: Request): Promise<Principal | Response> {
+  try {
+    return await authenticate(svc.sql, request.headers.get("authorization"));
+  } catch (error) {
+    if (error instanceof ApiError) return json(error.status, error.body, { "www-authenticate": 'Bearer realm="mcp"' });
+    throw error;
+  }
+}
+
+async function handlePost(svc: Services, request: Request): Promise<Response> {
+  const principal = await principalOf(svc, request);
+  if (principal instanceof Response) return principal;
+  const server = makeMcpServer(svc, principal);
+  // JSON responses, not SSE: every tool answers once, and nothing is pushed to clients.
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: svc.config.maxRequestBytes,
+  });
+  try {
+    await server.connect(transport);
+    return await transport.handleRequest(request);
+  } catch (error) {
+    svc.log.error("mcp.transport_failed", { key_id: principal.keyId, ...errorFields(error) });
+    return json(500, { jsonrpc: "2.0", error: { code: -32603, message: errors.internal().message }, id: null });
+  } finally {
+    await server.close();
+  }
+}
+
+// Stateless: no server-initiated stream to open (GET) and no session to end (DELETE). The
+// transport spec's answer for both is 405; the key is still checked first, as everywhere.
+async function methodNotAllowed(svc: Services, request: Request): Promise<Response> {
+  const principal = await principalOf(svc, request);
+  if (principal instanceof Response) return principal;
+  return json(405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; use POST" }, id: null }, { allow: "POST" });
+}
+
+export const mcpRoutes = (svc: Services) =>
+  new Elysia({ name: "routes:mcp" })
+    // parse "none": the transport reads the body itself, under the same size limit as the API.
+    .post(MCP_PATH, ({ request }) => handlePost(svc, request), { parse: "none", detail: { hide: true } })
+    .get(MCP_PATH, ({ request }) => methodNotAllowed(svc, request), { detail: { hide: true } })
+    .delete(MCP_PATH, ({ request }) => methodNotAllowed(svc, request), { parse: "none", detail: { hide: true } });
