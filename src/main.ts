@@ -81,6 +81,8 @@ function printFirstStartSecrets(secrets: FirstStartSecrets, config: Config): voi
     `  bootstrap key:    ${secrets.bootstrapKey}`,
     `  dashboard login:  ${secrets.dashboardEmail} / ${secrets.dashboardPassword}`,
     `  API:              ${config.publicBaseUrl}/api/v1/  (reference: ${config.publicBaseUrl}/docs)`,
+    `  dashboard:        ${config.publicBaseUrl}/dashboard`,
+    `  MCP:              ${config.publicBaseUrl}/mcp`,
     "",
   ];
   console.log(lines.join("\n"));
