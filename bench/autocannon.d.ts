@@ -5,6 +5,8 @@ declare module "autocannon" {
     connections?: number;
     duration?: number;
     pipelining?: number;
+    method?: "GET" | "POST";
+    body?: string;
     headers?: Record<string, string>;
     timeout?: number;
   };

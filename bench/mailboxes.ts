@@ -1,6 +1,7 @@
 // GET /api/v1/mailboxes through the real app (Bun.serve, request log, auth macro, validation)
 // against bare Elysia routes on the same pool: the same SQL with no auth, and the key look-up plus
-// the same SQL. One account, one key, 20 mailboxes; autocannon on loopback.
+// the same SQL; and the same list through MCP (POST /mcp, tools/call list_mailboxes: a JSON-RPC
+// server per request, stateless). One account, one key, 20 mailboxes; autocannon on loopback.
 //
 //   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info]
 //
@@ -42,8 +43,8 @@ function parseOptions(args: string[]): Options {
       throw new Error(`usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L]; bad argument ${flag}`);
     }
   }
-  // Three targets, each warmed up then measured: keep the whole run under a minute.
-  if (3 * (options.duration + options.warmup) > 50) throw new Error("3 × (duration + warmup) must stay within 50 s");
+  // Four targets, each warmed up then measured: keep the whole run under a minute.
+  if (4 * (options.duration + options.warmup) > 50) throw new Error("4 × (duration + warmup) must stay within 50 s");
   return options;
 }
 
@@ -83,8 +84,24 @@ async function serve(databaseUrl: string, accountId: string, logLevel: string): 
   process.send?.(ports);
 }
 
-async function measure(url: string, key: string, options: Options, seconds: number): Promise<Result> {
-  return autocannon({ url, connections: options.connections, duration: seconds, headers: { authorization: `Bearer ${key}` }, timeout: 10 });
+type Target = { name: string; url: string; body?: string };
+
+const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_mailboxes", arguments: {} } });
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+async function measure(target: Target, key: string, options: Options, seconds: number): Promise<Result> {
+  const headers = { authorization: `Bearer ${key}`, ...(target.body ? MCP_HEADERS : {}) };
+  const method = target.body ? "POST" : "GET";
+  return autocannon({ url: target.url, method, body: target.body, connections: options.connections, duration: seconds, headers, timeout: 10 });
+}
+
+// The MCP answer must carry the same list the HTTP route returns.
+async function mcpListBody(url: string, key: string): Promise<string> {
+  const response = await fetch(url, { method: "POST", body: MCP_CALL, headers: { authorization: `Bearer ${key}`, ...MCP_HEADERS } });
+  if (response.status !== 200) throw new Error(`MCP answered ${response.status}`);
+  const reply = (await response.json()) as { result?: { structuredContent?: unknown; isError?: boolean } };
+  if (!reply.result || reply.result.isError) throw new Error(`MCP tools/call failed: ${JSON.stringify(reply).slice(0, 300)}`);
+  return JSON.stringify(reply.result.structuredContent);
 }
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
@@ -117,15 +134,17 @@ export default async function run(args: string[]): Promise<void> {
       Bun.sleep(15000).then(() => Promise.reject(new Error("servers did not start within 15 s"))),
     ]);
 
-    const targets = [
+    const targets: Target[] = [
       { name: "ours: GET /api/v1/mailboxes", url: `http://127.0.0.1:${ports.ours}/api/v1/mailboxes` },
       { name: "bare: same SQL, no auth", url: `http://127.0.0.1:${ports.bare}/bare/mailboxes` },
       { name: "bare: key look-up + same SQL", url: `http://127.0.0.1:${ports.bareAuth}/bare-auth/mailboxes` },
+      { name: "ours: MCP list_mailboxes", url: `http://127.0.0.1:${ports.ours}/mcp`, body: MCP_CALL },
     ];
 
     // All three must do the same work: the same 20 mailboxes, byte for byte.
     const bodies = await Promise.all(
       targets.map(async (target) => {
+        if (target.body) return mcpListBody(target.url, secret);
         const response = await fetch(target.url, { headers: { authorization: `Bearer ${secret}` } });
         if (response.status !== 200) throw new Error(`${target.name} answered ${response.status}`);
         return response.text();
@@ -137,11 +156,11 @@ export default async function run(args: string[]): Promise<void> {
 
     const results: Result[] = [];
     for (const target of targets) {
-      if (options.warmup > 0) await measure(target.url, secret, options, options.warmup);
-      results.push(await measure(target.url, secret, options, options.duration));
+      if (options.warmup > 0) await measure(target, secret, options, options.warmup);
+      results.push(await measure(target, secret, options, options.duration));
     }
 
-    const [ours, bare, bareAuth] = results as [Result, Result, Result];
+    const [ours, bare, bareAuth, mcp] = results as [Result, Result, Result, Result];
     const lines = [
       "",
       `GET /api/v1/mailboxes (${MAILBOXES} mailboxes, ${bodies[0]!.length} B body); autocannon, ${options.connections} connections, ` +
@@ -155,6 +174,7 @@ export default async function run(args: string[]): Promise<void> {
       "",
       `ours / bare (no auth):       req/s ${fixed(ours.requests.average / bare.requests.average)}   p50 ${fixed(ours.latency.p50 / bare.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bare.latency.p99)}x`,
       `ours / bare (key look-up):   req/s ${fixed(ours.requests.average / bareAuth.requests.average)}   p50 ${fixed(ours.latency.p50 / bareAuth.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bareAuth.latency.p99)}x`,
+      `MCP / ours (same list):      req/s ${fixed(mcp.requests.average / ours.requests.average)}   p50 ${fixed(mcp.latency.p50 / ours.latency.p50)}x   p99 ${fixed(mcp.latency.p99 / ours.latency.p99)}x`,
       `total time ${fixed((performance.now() - started) / 1000, 1)} s`,
       "",
     ];
