@@ -4,7 +4,7 @@
 // require_approval toggle changing what POST /api/v1/send does.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createUser } from "../src/core/users.ts";
-import { html, raw } from "../src/dashboard/html.ts";
+import { html, raw, reveal } from "../src/dashboard/html.ts";
 import { makeLogger } from "../src/log.ts";
 import { setWebhook } from "../src/core/webhooks.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
@@ -287,6 +287,12 @@ describe("the html helper", () => {
       '<a title="&quot;&#39;&lt;&gt;&amp;&#96;">&quot;&#39;&lt;&gt;&amp;&#96;&quot;&#39;&lt;&gt;&amp;&#96;<b>&quot;&#39;&lt;&gt;&amp;&#96;</b><i>trusted</i>0</a>',
     );
   });
+
+  test("reveal() escapes, and shows invisible characters as markers while keeping line breaks and tabs", () => {
+    expect(reveal("<b>\u202Eab\u{E0041}\n\tc\u200B").value).toBe(
+      '&lt;b&gt;<mark class="hidden-char">U+202E</mark>ab<mark class="hidden-char">U+E0041</mark>\n\tc<mark class="hidden-char">U+200B</mark>',
+    );
+  });
 });
 
 describe("another account's ids are the same 404 as missing ones", () => {
@@ -316,6 +322,17 @@ describe("another account's ids are the same 404 as missing ones", () => {
       expect([template, foreign.status]).toEqual([template, 404]);
       expect(foreign.text).toBe(missing.text);
     }
+    // Ids inside a form are checked too: Bob cannot bind a key or a send-list entry to Alice's mailbox.
+    const keysBefore = await ctx.sql`select count(*)::int as n from api_keys`;
+    for (const [path, form] of [["/dashboard/keys", { scope: "api" }], ["/dashboard/sendlists", { kind: "block", pattern: "x.example" }]] as const) {
+      const foreign = await bob.post(path, { csrf, ...form, mailbox_id: mailbox.id });
+      const missing = await bob.post(path, { csrf, ...form, mailbox_id: "mbx_zzzzzzzzzzzzzzzzzzzzzzzz" });
+      expect([path, foreign.status]).toEqual([path, 404]);
+      expect(foreign.text).toBe(missing.text);
+    }
+    expect(await ctx.sql`select count(*)::int as n from api_keys`).toEqual(keysBefore);
+    expect(await ctx.sql`select 1 from send_list_entries where mailbox_id = ${mailbox.id}`).toHaveLength(0);
+
     const detailForeign = await bob.get(`/dashboard/webhook/deliveries/whd_${"z".repeat(24)}`);
     expect(detailForeign.status).toBe(404);
     expect(detailForeign.text).toBe((await bob.get("/dashboard/no/such/page")).text);
@@ -440,12 +457,28 @@ describe("approval queue and require_approval", () => {
     expect(approved.status).toBe(200);
     expect(approved.text).toContain("Approved and sent");
     expect(approved.text).not.toContain(`draft-${toApprove}`);
-    expect((await ctx.sql`select status, decided_by from drafts where id = ${toApprove}`)[0]).toMatchObject({ status: "sent" });
+    const [approvedRow] = await ctx.sql`select status, decided_by, sent_message_id from drafts where id = ${toApprove}`;
+    expect(approvedRow).toMatchObject({ status: "sent" });
+    expect(approvedRow!.decided_by).toStartWith("dashboard:usr_");
+    // Sent through the real pipeline: an outbound message row exists for it.
+    expect((await ctx.sql`select direction, to_addr from messages where id = ${approvedRow!.sent_message_id}`)[0]).toEqual({ direction: "out", to_addr: "carol@example.net" });
     const rejected = await client.act("/dashboard/approvals", `/dashboard/approvals/${toReject}/reject`);
     expect(rejected.status).toBe(303);
     expect((await ctx.sql`select status from drafts where id = ${toReject}`)[0]!.status).toBe("rejected");
     // Approving again: the draft is gone, the one 404.
     expect((await client.act("/dashboard/approvals", `/dashboard/approvals/${toApprove}/approve`)).status).toBe(404);
+  });
+
+  test("two approvals of one draft at once send it once; the loser is told someone else acted", async () => {
+    const draftId = await pendingDraft("Double click");
+    const client = await signedIn(ownerEmail);
+    const csrf = csrfOf((await client.get("/dashboard/approvals")).text);
+    const replies = await Promise.all([1, 2, 3].map(() => client.post(`/dashboard/approvals/${draftId}/approve`, { csrf })));
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const loser of replies.filter((r) => r.status !== 200)) expect([404, 409]).toContain(loser.status);
+    const [row] = await ctx.sql`select status, sent_message_id from drafts where id = ${draftId}`;
+    expect(row!.status).toBe("sent");
+    expect((await ctx.sql`select count(*)::int as n from messages where subject = 'Double click' and direction = 'out'`)[0]!.n).toBe(1);
   });
 
   test("an approval the send lists refuse says so and leaves the draft queued", async () => {
@@ -457,6 +490,48 @@ describe("approval queue and require_approval", () => {
     expect(refused.text).toContain("matches a block entry of the account send list");
     expect((await ctx.sql`select status from drafts where id = ${draftId}`)[0]!.status).toBe("pending_approval");
     await ctx.sql`delete from send_list_entries where pattern = 'carol@example.net'`;
+  });
+});
+
+describe("what a human approves is what they saw", () => {
+  test("the queue shows a draft's whole text, not a preview whose tail goes out unseen", async () => {
+    const tail = "P.S. wire the funds to account 99-ATTACKER today.";
+    const draftId = await pendingDraft("Long one", `${"Routine status update. ".repeat(40)}\n${tail}`);
+    const client = await signedIn(ownerEmail);
+    const page = await client.get("/dashboard/approvals");
+    const row = page.text.split(`id="draft-${draftId}"`)[1]!.split("</tr>")[0]!;
+    expect(row).toContain(tail);
+    await ctx.sql`update drafts set status = 'rejected' where id = ${draftId}`;
+  });
+
+  test("invisible and direction-changing characters are shown as visible markers", async () => {
+    // U+202E turns "moc.live" into "evil.com" on screen; U+200B and U+2066 are invisible.
+    const draftId = await pendingDraft("Pay \u202Emoc.live\u202C now", "Visit exa\u200Bmple.com \u2066hidden\u2069 and \u0007 bell.");
+    const client = await signedIn(ownerEmail);
+    const page = await client.get("/dashboard/approvals");
+    const row = page.text.split(`id="draft-${draftId}"`)[1]!.split("</tr>")[0]!;
+    for (const char of ["\u202E", "\u202C", "\u200B", "\u2066", "\u2069", "\u0007"]) expect(row).not.toContain(char);
+    expect(row).toContain("U+202E");
+    expect(row).toContain("U+200B");
+    expect(row).toContain("U+2066");
+    expect(row).toContain("U+0007");
+    // Line breaks are layout, not hidden text: kept as they are.
+    await ctx.sql`update drafts set status = 'rejected' where id = ${draftId}`;
+  });
+
+  test("the queue page is bounded: a key cannot flood it into an unrenderable page", async () => {
+    const seed = await pendingDraft("Flood seed");
+    const [{ columns }] = await ctx.sql`
+      select string_agg(quote_ident(column_name), ', ') as columns from information_schema.columns
+      where table_name = 'drafts' and column_name <> 'id'`;
+    await ctx.sql.unsafe(`insert into drafts (id, ${columns}) select 'drf_flood' || g, ${columns} from drafts, generate_series(1, 120) g where id = $1`, [seed]);
+    const client = await signedIn(ownerEmail);
+    const page = await client.get("/dashboard/approvals");
+    expect(page.status).toBe(200);
+    const rows = page.text.match(/<tr id="draft-/g) ?? [];
+    expect(rows.length).toBe(50);
+    expect(page.text).toMatch(/Showing the oldest 50 of \d+ waiting drafts/);
+    await ctx.sql`update drafts set status = 'rejected' where id like 'drf_flood%' or id = ${seed}`;
   });
 });
 
@@ -498,6 +573,17 @@ describe("webhook", () => {
     expect(detail.status).toBe(200);
     const attempts = detail.text.split("<h2>Attempts</h2>")[1]!;
     expect(attempts.match(/<td>500<\/td>/g)?.length).toBe(6);
+
+    // Another account's human sees and redrives nothing of it: the one 404, the letter stays dead.
+    const bob = await signedIn(otherEmail);
+    const bobCsrf = csrfOf((await bob.get("/dashboard")).text);
+    const missingId = `whd_${"z".repeat(24)}`;
+    expect((await bob.get(`/dashboard/webhook/deliveries/${dead.id}`)).text).toBe((await bob.get(`/dashboard/webhook/deliveries/${missingId}`)).text);
+    const foreignRedrive = await bob.post(`/dashboard/webhook/deliveries/${dead.id}/redrive`, { csrf: bobCsrf });
+    expect(foreignRedrive.status).toBe(404);
+    expect(foreignRedrive.text).toBe((await bob.post(`/dashboard/webhook/deliveries/${missingId}/redrive`, { csrf: bobCsrf })).text);
+    expect((await ctx.sql`select state from webhook_deliveries where id = ${dead.id}`)[0]!.state).toBe("dead");
+    expect((await bob.get("/dashboard/webhook")).text).not.toContain(dead.id);
 
     const redriven = await client.act("/dashboard/webhook", `/dashboard/webhook/deliveries/${dead.id}/redrive`);
     expect(redriven.status).toBe(303);

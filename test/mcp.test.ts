@@ -359,6 +359,41 @@ describe("arguments", () => {
   });
 });
 
+describe("resource limits", () => {
+  let mailbox: { id: string };
+  const auth = () => ({ authorization: `Bearer ${mcpKey}`, "mcp-protocol-version": "2025-06-18" });
+
+  beforeAll(async () => {
+    mailbox = await makeMailbox(ctx, owner, "limits");
+  });
+
+  test("a JSON-RPC batch cannot fan one request out into many tool calls", async () => {
+    const sends = Array.from({ length: 20 }, (_, i) => ({
+      jsonrpc: "2.0", id: i + 1, method: "tools/call",
+      params: { name: "send_email", arguments: { mailbox_id: mailbox.id, to: `batch-${i}@example.com`, text: "fan-out" } },
+    }));
+    const batch = await rpc(sends, auth());
+    expect(batch.status).toBe(400);
+    expect(batch.body).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 }, id: null });
+    expect(batch.body.error.message).toContain("batch");
+    const [{ count }] = await ctx.sql`select count(*)::int as count from messages where mailbox_id = ${mailbox.id}`;
+    expect(count).toBe(0);
+    // One message in an array is still one message.
+    const single = await rpc([{ jsonrpc: "2.0", id: 1, method: "ping" }], auth());
+    expect(single.status).toBe(200);
+  });
+
+  test("deeply nested arguments are a 400, as the HTTP API answers, not a crash", async () => {
+    const depth = 50_000;
+    const nested = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_email","arguments":{"mailbox_id":"${mailbox.id}","text":"x","to":"x@example.com","deep":${nested}}}}`;
+    const reply = await rpc(body, auth());
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 }, id: null });
+    expect(reply.body.error.message).toContain("nested deeper than 16 levels");
+  });
+});
+
 test("/openapi.json does not list /mcp (it is JSON-RPC, described in the README)", async () => {
   const document = (await fetch(`${base}/openapi.json`).then((r) => r.json())) as { paths: Record<string, unknown> };
   expect(Object.keys(document.paths)).not.toContain("/mcp");

@@ -23,6 +23,20 @@ export async function overviewCounts(db: Db, accountId: string) {
   return row as { mailboxes: number; active_keys: number; pending_drafts: number; dead_deliveries: number };
 }
 
+export type PendingDraftRow = { id: string; mailbox_id: string; to: string | null; subject: string; text: string; created_at: string };
+
+/**
+ * The oldest pending drafts of the account, at most `limit`, and how many wait in all. Bounded
+ * because keys fill the queue: unbounded, a key could queue drafts until the page cannot render.
+ */
+export async function pendingDrafts(db: Db, accountId: string, limit: number): Promise<{ drafts: PendingDraftRow[]; total: number }> {
+  const rows = await db`
+    select id, mailbox_id, to_addr as "to", subject, text, created_at, count(*) over ()::int as total
+    from drafts where account_id = ${accountId} and status = 'pending_approval' and deleted_at is null
+    order by created_at, id limit ${limit}`;
+  return { drafts: rows as unknown as PendingDraftRow[], total: rows[0]?.total ?? 0 };
+}
+
 async function found(rows: PromiseLike<readonly unknown[]>): Promise<void> {
   if ((await rows).length === 0) throw errors.routeNotFound();
 }

@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import { errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { makeRequestAuthorizer, type EndpointClass } from "./auth.ts";
+import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "./body-limits.ts";
 
 export function apiRoutes(svc: Services, name: string) {
   const decide = makeRequestAuthorizer(svc.sql);
@@ -31,7 +32,8 @@ export function apiRoutes(svc: Services, name: string) {
  * optional bodies may be omitted); anything else that is not an object is 400, never dropped.
  */
 async function parseJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const text = await readLimited(request, maxBytes);
+  const text = await readBodyWithin(request, maxBytes);
+  if (text === null) throw errors.bodyTooLarge();
   if (text.trim() === "") return {};
   // Postgres text cannot hold NUL, and nothing legitimate needs it.
   if (text.includes("\\u0000") || text.includes("\0")) throw errors.validation("strings must not contain NUL characters");
@@ -44,50 +46,6 @@ async function parseJsonBody(request: Request, maxBytes: number): Promise<unknow
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw errors.validation("request body must be a JSON object");
   return value;
-}
-
-const MAX_JSON_DEPTH = 16;
-
-// Counted before parsing, so a hostile body costs a linear scan, not a deep parse and validation.
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === "\\") i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === "{" || char === "[") deepest = Math.max(deepest, ++depth);
-    else if (char === "}" || char === "]") depth--;
-  }
-  return deepest;
-}
-
-/** Reads the body up to the limit, also when no Content-Length announced its size. */
-async function readLimited(request: Request, maxBytes: number): Promise<string> {
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw errors.bodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  const joined = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(joined);
 }
 
 // The schema coerces `limit` with Number(), which also reads "0x10", " 7" and "1e2"; only

@@ -9,6 +9,7 @@ import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import { authenticate } from "../http/auth.ts";
 import { errorFields } from "../log.ts";
+import { readMcpBody } from "./body.ts";
 import { makeMcpServer } from "./server.ts";
 
 export const MCP_PATH = "/mcp";
@@ -29,16 +30,17 @@ async function principalOf(svc: Services, request: Request): Promise<Principal |
 async function handlePost(svc: Services, request: Request): Promise<Response> {
   const principal = await principalOf(svc, request);
   if (principal instanceof Response) return principal;
+  const body = await readMcpBody(request, svc.config.maxRequestBytes);
+  if (!body.ok) return body.response;
   const server = makeMcpServer(svc, principal);
   // JSON responses, not SSE: every tool answers once, and nothing is pushed to clients.
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
-    maxRequestBodySize: svc.config.maxRequestBytes,
   });
   try {
     await server.connect(transport);
-    return await transport.handleRequest(request);
+    return await transport.handleRequest(request, { parsedBody: body.message });
   } catch (error) {
     svc.log.error("mcp.transport_failed", { key_id: principal.keyId, ...errorFields(error) });
     return json(500, { jsonrpc: "2.0", error: { code: -32603, message: errors.internal().message }, id: null });
@@ -57,7 +59,7 @@ async function methodNotAllowed(svc: Services, request: Request): Promise<Respon
 
 export const mcpRoutes = (svc: Services) =>
   new Elysia({ name: "routes:mcp" })
-    // parse "none": the transport reads the body itself, under the same size limit as the API.
+    // parse "none": body.ts reads the body, under the API's size and nesting limits.
     .post(MCP_PATH, ({ request }) => handlePost(svc, request), { parse: "none", detail: { hide: true } })
     .get(MCP_PATH, ({ request }) => methodNotAllowed(svc, request), { detail: { hide: true } })
     .delete(MCP_PATH, ({ request }) => methodNotAllowed(svc, request), { parse: "none", detail: { hide: true } });

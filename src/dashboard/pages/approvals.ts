@@ -1,25 +1,23 @@
 // The approval queue: the account's pending drafts. Approve sends through the real send pipeline
 // (approveDraft) and the page says what happened; reject tombstones the draft.
-import { approveDraft, listPendingDrafts, rejectDraft, type Draft } from "../../core/drafts.ts";
+import { approveDraft, rejectDraft } from "../../core/drafts.ts";
 import { ApiError } from "../../core/errors.ts";
 import type { StoredResponse } from "../../core/idempotency.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
-import { html, path, when, type Html } from "../html.ts";
+import { html, path, reveal, when, type Html } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
-import { accountMailboxes, mustOwn } from "../queries.ts";
+import { accountMailboxes, mustOwn, pendingDrafts, type PendingDraftRow } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
-const PREVIEW_CHARS = 400;
+const PAGE_LIMIT = 50;
 
-function preview(text: string): string {
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
-}
-
-function draftRow(c: PageContext, draft: Draft, addresses: Map<string, string>): Html {
+// The whole text, never a preview: approving sends all of it, so all of it must be on screen (in a
+// scrolling box), with invisible and direction-changing characters made visible.
+function draftRow(c: PageContext, draft: PendingDraftRow, addresses: Map<string, string>): Html {
   return html`<tr id="draft-${draft.id}">
-<td>${addresses.get(draft.mailbox_id) ?? draft.mailbox_id}</td><td>${draft.to ?? "(no recipient)"}</td><td>${draft.subject || "(no subject)"}</td>
-<td><pre class="preview">${preview(draft.text)}</pre></td><td>${when(draft.created_at)}</td>
+<td>${addresses.get(draft.mailbox_id) ?? draft.mailbox_id}</td><td>${draft.to === null ? "(no recipient)" : reveal(draft.to)}</td><td>${draft.subject ? reveal(draft.subject) : "(no subject)"}</td>
+<td><pre class="preview">${reveal(draft.text)}</pre><small>${draft.text.length} characters</small></td><td>${when(draft.created_at)}</td>
 <td class="actions">
 <form method="post" action="${path("approvals", draft.id, "approve")}">${csrfField(c.session)}<button type="submit">Approve and send</button></form>
 <form method="post" action="${path("approvals", draft.id, "reject")}">${csrfField(c.session)}<button type="submit" class="danger">Reject</button></form>
@@ -27,10 +25,12 @@ function draftRow(c: PageContext, draft: Draft, addresses: Map<string, string>):
 }
 
 async function render(c: PageContext, notice?: Notice | null, status = 200): Promise<Response> {
-  const [drafts, mailboxes] = await Promise.all([listPendingDrafts(c.svc.sql, c.session.accountId), accountMailboxes(c.svc.sql, c.session.accountId)]);
+  const [{ drafts, total }, mailboxes] = await Promise.all([pendingDrafts(c.svc.sql, c.session.accountId, PAGE_LIMIT), accountMailboxes(c.svc.sql, c.session.accountId)]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
+  const more = total > drafts.length ? html`<p class="hint">Showing the oldest ${drafts.length} of ${total} waiting drafts; the rest appear as these are decided.</p>` : html``;
   const body = html`<p class="hint">Mail from mailboxes that require approval waits here. Approving sends it at once through the normal send pipeline
-(send lists, suppressions, quota and delivery all apply).</p>
+(send lists, suppressions, quota and delivery all apply). Highlighted <mark class="hidden-char">U+…</mark> markers stand for invisible characters in the draft.</p>
+${more}
 <table><thead><tr><th>From</th><th>To</th><th>Subject</th><th>Text</th><th>Queued</th><th></th></tr></thead>
 <tbody>${drafts.length ? drafts.map((d) => draftRow(c, d, addresses)) : html`<tr><td colspan="6">Nothing is waiting for approval.</td></tr>`}</tbody></table>`;
   return htmlResponse(layout("Approvals", body, c.session, notice ?? flash(c.url)), status);
