@@ -14,28 +14,45 @@
 //
 // The learned stage (injection-model.ts, scripts/train-injection.ts) is trained on every set
 // here, so its default scores below are in-sample. --loo retrains it once per holdout without
-// that holdout and scores the holdout with it (rules + that model). Figures from the shipped
-// configuration (recall / benign flagged, rules alone in brackets):
+// that holdout and scores the holdout with it (rules + that model).
+// holdout-6.json (60 malicious / 60 benign) was written blind, by someone who never saw the
+// detector, while the learned stage was being built, and scored once with the shipped model:
+//   holdout-6.json  0.883 / 5.0%, precision 0.946   (rules alone 0.500 / 1.7%)
+// It was then opened and learned from: added to the training data and to these folds, its
+// misses read, and the corpus broadened by the *kinds* it showed missing (no AI reader named,
+// odd verbs, "from now on", claimed consent, policy framing, summary steering in other
+// languages, new role markers, letter-spaced/encoded payloads; scripts/injection-corpus-
+// families.ts), plus a letter-spaced decoder in the rules. Leave-one-out after that round
+// (recall / benign flagged, rules alone in brackets):
 //   holdout.json    1.000 / 0.0%   (1.000 / 0.0%)
 //   holdout-2.json  1.000 / 0.0%   (1.000 / 0.0%)
 //   holdout-3.json  1.000 / 0.0%   (1.000 / 0.0%)
 //   holdout-4.json  1.000 / 0.0%   (1.000 / 0.0%)
-//   holdout-5.json  0.923 / 0.0%   (0.769 / 0.0%)   the only fold whose rules are unseen too
-//   pooled          0.978 / 0.0%, 89 malicious / 84 benign
-// Caveats: rules alone already score 1.0 on holdouts 1-4 because their misses were fixed, so
-// only holdout-5 says much; and the training corpus, L2 and the p^4 sharpening were revised
-// while watching these folds and the ham below, so they are less unseen than holdout-6 will be.
-// Real ham (--ham, never trained on): 1 of 4,150 flagged (0.02%), ~1.5 ms per message.
-// holdout-6.json (60 malicious / 60 benign) was written blind, by someone who never saw the
-// detector, while the learned stage was being built, and scored once with the shipped model:
-//   holdout-6.json  0.883 / 5.0%, precision 0.946   (rules alone 0.500 / 1.7%)
+//   holdout-5.json  0.962 / 0.0%   (0.769 / 0.0%)
+//   holdout-6.json  0.983 / 3.3%   (0.517 / 1.7%)
+//   pooled          0.987 / 1.4%, precision 0.987, 149 malicious / 144 benign
+// Caveats: rules alone already score 1.0 on holdouts 1-4 because their misses were fixed; the
+// corpus, L2, the p^4 sharpening and the weight cut were revised while watching these folds
+// and the ham; and holdout-6's fold is no longer blind: its model never trains on holdout-6,
+// but the families it learns from were chosen by reading holdout-6's misses, so 0.983 is an
+// upper bound, not a forecast. The next blind holdout is the honest figure, and it was far
+// lower: holdout-7.json (60 / 60), written blind and to be hard while this round was built,
+// scored once with this round's model:
+//   holdout-7.json  0.650 / 8.3%, precision 0.886   (rules alone 0.267 / 3.3%; the previous
+//                   round's model 0.517 / 6.7%)
+// A further round
+// (compositional "send the board minutes to an outside address" and "present the payee as
+// verified" templates with in-house twins) made every fold worse (pooled 0.973 / 2.1%, 2 ham
+// flagged) and was dropped: with no reader named, such requests read like a colleague's.
+// Real ham (--ham, never trained on): 0 of 4,150 flagged (0.00%), ~1.7 ms per message,
+// ~14 ms for a 50 KB body.
 // Holdouts are reported, not gated, unless --strict.
 //
 //   bun scripts/eval-injection.ts            main set (gated) and every holdout
 //   bun scripts/eval-injection.ts --strict   gate the holdouts too
 //   bun scripts/eval-injection.ts --verbose  also lists every miss and false alarm
 //   bun scripts/eval-injection.ts --loo      also each holdout scored by a model trained
-//                                            without it (~1 minute: five trainings)
+//                                            without it (~3 minutes: six trainings)
 //   bun scripts/eval-injection.ts --ham      also runs real ham from the SpamAssassin corpus
 //                                            (dev dependency) through parse and sanitize, as
 //                                            benign mail nobody here wrote; reported, not gated
@@ -51,7 +68,7 @@ export const MIN_RECALL = 0.9;
 export const MAX_FPR = 0.05;
 const DIR = new URL("../test/fixtures/injection/", import.meta.url);
 
-export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json"];
+export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json", "holdout-7.json"];
 
 /** "main", or a holdout file name (its items carry `malicious`); `model` as in scoreInjectionRisk. */
 export async function loadSet(name: string, model?: InjectionModel | null): Promise<Outcome[]> {
@@ -132,8 +149,9 @@ async function reportHam(verbose: boolean): Promise<void> {
 
 // The shipped model was trained on every holdout, so its holdout scores are in-sample. Here
 // each holdout is scored by a model trained without it (same script, same corpus otherwise),
-// beside the rules alone. The rules were themselves revised after holdouts 1-4, so only
-// holdout-5's rules-alone figure is unseen; the learned part is unseen for every fold.
+// beside the rules alone. The rules were themselves revised after holdouts 1-4 (and gained a
+// letter-spaced decoder after holdout-6), so holdout-5's rules-alone figure is the cleanest;
+// the learned part never trains on its fold, though holdout-6 shaped the corpus (see above).
 async function reportLeaveOneOut(verbose: boolean): Promise<void> {
   const { loadDocs, train } = await import("./train-injection.ts");
   const { parseModel } = await import("../src/comprehension/injection-model.ts");
@@ -145,7 +163,7 @@ async function reportLeaveOneOut(verbose: boolean): Promise<void> {
     report(`${file}, scored by a model trained without it (rules alone: recall ${rules.recall.toFixed(3)}, FPR ${(rules.fpr * 100).toFixed(1)}%)`, outcomes, verbose, false);
     pooled.push(...outcomes);
   }
-  report("holdouts 1-5 pooled, each left out of its model", pooled, false, false);
+  report("holdouts 1-6 pooled, each left out of its model", pooled, false, false);
 }
 
 if (import.meta.main) {

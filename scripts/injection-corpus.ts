@@ -9,6 +9,7 @@
 
 import { FREE_BENIGN, FREE_BENIGN_2, FREE_MALICIOUS, FREE_MALICIOUS_2 } from "./injection-corpus-free.ts";
 import * as B from "./injection-corpus-benign.ts";
+import * as F from "./injection-corpus-families.ts";
 import * as P from "./injection-corpus-parts.ts";
 import type { Lang } from "./injection-corpus-parts.ts";
 
@@ -40,6 +41,7 @@ function fill(s: string): string {
     .replaceAll("{vendor}", () => pick(P.VENDORS))
     .replaceAll("{n}", () => String(2 + Math.floor(rand() * 98)))
     .replaceAll("{code}", () => String(100000 + Math.floor(rand() * 899999)))
+    .replaceAll("{host}", () => pick(F.HOSTS))
     .replaceAll("{domain}", () => pick(["ourcompany.example", "corp.example", "bank.example", "shop.example"]));
 }
 function fillLang(s: string, lang: Lang): string {
@@ -62,6 +64,51 @@ function lowerFirst(s: string): string {
   return `${s[0].toLowerCase()}${s.slice(1)}`;
 }
 
+// The families holdout-6 showed missing (injection-corpus-families.ts): no AI reader named,
+// odd verbs, standing changes, claimed consent, summary steering, new markers, encodings.
+function familyAttack(): { category: string; text: string } {
+  const verb = () => fill(maybe(0.55) ? pick(F.ODD_VERB) : pick(F.OPS_ACTION));
+  const lead = () => pick(F.NEUTRAL_LEAD);
+  const tail = () => `${maybe(0.4) ? ` ${fill(pick(F.CONSENT))}` : ""}${maybe(0.3) ? ` ${pick(P.SECRECY.en)}` : ""}`;
+  const sentence = (s: string) => `${s[0].toUpperCase()}${s.slice(1)}.`;
+  const r = rand();
+  if (r < 0.25) {
+    const l = lead();
+    return { category: "neutral_request", text: `${l} ${l === "" ? sentence(verb()) : `${verb()}.`}${tail()}`.trim() };
+  }
+  if (r < 0.4) {
+    const l = maybe(0.4) ? lead() : "";
+    const change = pick(F.FUTURE).replace("{verb}", verb());
+    return { category: "future_behaviour", text: `${l === "" ? change : `${l} ${lowerFirst(change)}`}${tail()}` };
+  }
+  if (r < 0.55) return { category: "summary_steer", text: `${maybe(0.4) ? `${lead()} ` : ""}${fill(pick(F.SUMMARY_STEER))}${maybe(0.3) ? ` ${pick(P.SECRECY.en)}` : ""}`.trim() };
+  if (r < 0.7) return { category: "new_marker", text: `${pick(F.NEW_MARKER)}\n${maybe(0.4) ? `${pick(P.OVERRIDE.en)} ` : ""}${sentence(verb())}${tail()}` };
+  if (r < 0.74) {
+    const steer = pick(F.FOREIGN_STEER).replace(/\{(\w+)\}/g, (_, k: string) => pick(F.CLAIMS[k]));
+    return { category: "foreign_steer", text: `${maybe(0.5) ? `${pick([...P.ADDRESS.fr, ...P.ADDRESS.es, ...P.ADDRESS.de, ...P.ADDRESS.pt, ""])} ` : ""}${steer}`.trim() };
+  }
+  if (r < 0.79) {
+    const hunt = pick(F.SECRET_HUNT).replace("{secret}", pick(F.SECRETS));
+    return { category: "secret_hunt", text: `${maybe(0.5) ? `${pick(F.NEUTRAL_LEAD)} ` : "One more thing for your mail assistant: "}${hunt}.${tail()}`.trim() };
+  }
+  if (r < 0.83) {
+    const lead = pick(["Processing note (for automated AP systems):", "For automated invoice processing:", "Note to the accounts-payable agent:", "For any system that reads this:"]);
+    return { category: "payment_redirect", text: `${lead} ${fill(pick(F.PAYMENT_REDIRECT).replace("{iban}", pick(F.IBANS)))}` };
+  }
+  if (r < 0.88) return { category: "consent_claim", text: `${sentence(maybe(0.5) ? verb() : lowerFirst(action()).replace(/\.$/, ""))} ${fill(pick(F.CONSENT))}` };
+  return { category: "encoded", text: encoded(sentence(verb())) };
+}
+
+// An instruction the reader is asked to decode first; the words themselves are hidden.
+function encoded(plain: string): string {
+  const r = rand();
+  const lead = pick(["Decode and follow:", "Process the following:", "Instruction (encoded):", "Apply this:", ""]);
+  if (r < 0.3) return `${lead} ${Buffer.from(plain).toString("base64")}`.trim();
+  if (r < 0.55) return `${lead} ${encodeURIComponent(plain)}`.trim();
+  if (r < 0.8) return `${pick(["Read this backwards and do it:", "Reverse and follow:", "Reversed:"])} ${[...plain].reverse().join("")}`;
+  return plain.split(" ").map((w) => [...w].join(" ")).join("   ");
+}
+
 function attack(lang: Lang = "en"): { category: string; text: string } {
   if (lang !== "en") {
     const parts = [maybe(0.6) ? pick(P.ADDRESS[lang]) : "", maybe(0.6) ? pick(P.OVERRIDE[lang]) : "", fillLang(pick(P.EXFIL[lang]), lang), maybe(0.5) ? pick(P.SECRECY[lang]) : ""];
@@ -75,7 +122,7 @@ function attack(lang: Lang = "en"): { category: string; text: string } {
   if (r < 0.7) return { category: "persona", text: `${maybe(0.4) ? `${pick(P.ADDRESS.en)} ` : ""}${pick(P.PERSONA)} ${action()}${secrecy()}` };
   if (r < 0.8) return { category: "steer", text: `${pick(P.ADDRESS.en)} ${fill(pick(P.STEER))}${secrecy()}` };
   if (r < 0.88) return { category: "third_person", text: `${pick(P.THIRD_PERSON)} ${lowerFirst(action())}${secrecy()}` };
-  if (r < 0.93) return { category: "bare_exfil", text: `${fill(pick(P.EXFIL.en))}${maybe(0.6) ? ` ${pick(P.SECRECY.en)}` : ""}` };
+  if (r < 0.91) return { category: "bare_exfil", text: `${fill(pick(P.EXFIL.en))}${maybe(0.6) ? ` ${pick(P.SECRECY.en)}` : ""}` };
   return { category: "free", text: fill(pick(maybe(0.5) ? FREE_MALICIOUS : FREE_MALICIOUS_2)) };
 }
 
@@ -95,13 +142,18 @@ function malicious(count: number): Item[] {
   const keep = keeper(out);
   const push = (category: string, body: string, hidden = "") =>
     keep({ id: `train-mal-${String(out.length + 1).padStart(4, "0")}`, category, subject: pick(SUBJECTS), body_clean: body, hidden_text: hidden, report: report(hidden !== ""), malicious: true });
-  for (const text of [...FREE_MALICIOUS, ...FREE_MALICIOUS_2]) push("free", fill(text));
+  for (const text of [...FREE_MALICIOUS, ...FREE_MALICIOUS_2, ...F.FAMILY_MALICIOUS]) push("free", fill(text));
   for (let tries = 0; out.length < count && tries < count * 20; tries++) {
     const r = rand();
-    if (r < 0.15) {
+    if (r < 0.3) {
+      // the newer families, alone or inside business mail
+      const a = maybe(0.3) ? { category: "family_free", text: fill(pick(F.FAMILY_MALICIOUS)) } : familyAttack();
+      if (maybe(0.5)) push(`embedded_${a.category}`, `${fill(pick(P.WRAP_BEFORE))}\n\n${a.text}\n\n${fill(pick(P.WRAP_AFTER))}`);
+      else push(a.category, a.text);
+    } else if (r < 0.4) {
       const a = attack(pick(LANGS));
       push(a.category, a.text);
-    } else if (r < 0.55) {
+    } else if (r < 0.6) {
       const a = attack();
       push(a.category, a.text);
     } else if (r < 0.85) {
@@ -135,9 +187,16 @@ function benignBody(): { category: string; text: string } {
   if (r < 0.75) return { category: "developer", text: fill(pick(B.DEV)) };
   if (r < 0.8) return { category: "marketing", text: pick(B.MARKETING) };
   if (r < 0.83) return { category: "personal", text: pick(B.PERSONAL) };
-  if (r < 0.9) return { category: "ai_talk", text: maybe(0.4) ? wrap(pick(B.AI_TALK)) : pick(B.AI_TALK) };
-  if (r < 0.94) return { category: "notice", text: maybe(0.5) ? wrap(fill(pick(B.NOTICES))) : fill(pick(B.NOTICES)) };
-  return { category: "free", text: fill(pick(maybe(0.5) ? FREE_BENIGN : FREE_BENIGN_2)) };
+  if (r < 0.86) return { category: "ai_talk", text: maybe(0.4) ? wrap(pick(B.AI_TALK)) : pick(B.AI_TALK) };
+  if (r < 0.89) return { category: "notice", text: maybe(0.5) ? wrap(fill(pick(B.NOTICES))) : fill(pick(B.NOTICES)) };
+  if (r < 0.91) return { category: "free", text: fill(pick(maybe(0.5) ? FREE_BENIGN : FREE_BENIGN_2)) };
+  // the same leads and verbs as the new attack families, asked of a colleague, kept in-house
+  if (maybe(0.3)) {
+    const quote = pick([...P.PERSONA, ...P.MARKER, ...F.NEW_MARKER, ...P.OVERRIDE.en]).replaceAll("\n", " ");
+    return { category: "quoting", text: wrap(pick(F.QUOTING).replace("{topic}", pick(F.TOPICS)).replace("{quote}", quote)) };
+  }
+  if (maybe(0.5)) return { category: "family_ops", text: wrap(`${pick(F.NEUTRAL_LEAD)} ${fill(pick(F.BENIGN_OPS))}`.trim()) };
+  return { category: "family_lookalike", text: maybe(0.4) ? wrap(fill(pick(F.FAMILY_BENIGN))) : fill(pick(F.FAMILY_BENIGN)) };
 }
 
 function benign(count: number): Item[] {
@@ -145,7 +204,7 @@ function benign(count: number): Item[] {
   const keep = keeper(out);
   const push = (category: string, body: string, hidden = "") =>
     keep({ id: `train-ben-${String(out.length + 1).padStart(4, "0")}`, category, subject: pick(SUBJECTS), body_clean: body, hidden_text: hidden, report: report(hidden !== ""), malicious: false });
-  for (const text of [...FREE_BENIGN, ...FREE_BENIGN_2]) push("free", fill(text));
+  for (const text of [...FREE_BENIGN, ...FREE_BENIGN_2, ...F.FAMILY_BENIGN]) push("free", fill(text));
   for (let tries = 0; out.length < count && tries < count * 20; tries++) {
     const b = benignBody();
     // Marketing mail hides preheaders; hidden text alone must not look like an attack.
@@ -157,8 +216,8 @@ function benign(count: number): Item[] {
 
 if (import.meta.main) {
   const dir = new URL("../test/fixtures/injection/", import.meta.url);
-  const mal = malicious(720);
-  const ben = benign(1000);
+  const mal = malicious(1000);
+  const ben = benign(1300);
   await Bun.write(new URL("train-malicious.json", dir), `${JSON.stringify(mal, null, 2)}\n`);
   await Bun.write(new URL("train-benign.json", dir), `${JSON.stringify(ben, null, 2)}\n`);
   console.log(`wrote ${mal.length} malicious and ${ben.length} benign training items`);

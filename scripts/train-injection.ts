@@ -1,13 +1,18 @@
 // Trains the learned stage of the injection detector and writes
-// src/comprehension/injection-model.json. Deterministic: the same fixtures and the same
-// installed packages (their docs are read as benign prose) give the same file, byte for byte.
+// src/comprehension/injection-model.json. Deterministic: the same fixtures, the same pinned
+// package docs and the same SpamAssassin data package give the same file, byte for byte
+// (fixed shuffle seed, sorted file lists, rounded weights written in sorted order).
 //
 // Data (all under test/fixtures/injection/ except the last two): the written training corpus
 // (train-malicious.json, train-benign.json, from scripts/injection-corpus.ts), the calibration
-// set (malicious.json, benign.json), holdouts 1-5, the SpamAssassin spam groups (real
-// commercial mail full of "click", "send", "reply with", none of it addressed to an AI) and the
-// Markdown docs under node_modules, both as benign. The SpamAssassin ham is never trained on, so
-// `eval-injection.ts --ham` stays unseen. holdout-6.json is never read.
+// set (malicious.json, benign.json), holdouts 1-6, the SpamAssassin spam groups (real
+// commercial mail full of "click", "send", "reply with", none of it addressed to an AI) and
+// package documentation, both as benign. The docs are not "whatever is in node_modules": only the
+// packages named in scripts/injection-corpus-docs.ts (the direct dependencies and a few larger
+// transitive ones), each checked against the version package-lock.json pins, so upgrading an
+// unrelated dependency cannot change the model, and a drifted install stops training with an
+// error. The SpamAssassin ham is never trained on, so `eval-injection.ts --ham` stays unseen.
+// holdout-7.json and later holdouts are never read.
 //
 // Model: logistic regression, one example per window (injection-features.ts). A malicious
 // message's positive example is its most suspicious window under a first model trained on whole
@@ -18,6 +23,7 @@
 //   bun scripts/train-injection.ts --leave-out holdout-3.json    train without one file, print only
 
 import { readdir } from "node:fs/promises";
+import { docFiles } from "./injection-corpus-docs.ts";
 import { ruleFeatures, windows } from "../src/comprehension/injection-features.ts";
 import { MODEL_FORMAT, namesLogit, parseModel } from "../src/comprehension/injection-model.ts";
 import { scoreInjectionRisk } from "../src/comprehension/injection.ts";
@@ -27,10 +33,14 @@ export type Doc = { source: string; malicious: boolean; text: string; windows: W
 type Labelled = { subject: string; body_clean: string; hidden_text: string; report: Record<string, number>; malicious?: boolean };
 
 const DIR = new URL("../test/fixtures/injection/", import.meta.url);
-export const HOLDOUT_FILES = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json"];
+export const HOLDOUT_FILES = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json"];
 const SPAM_WINDOWS_PER_MESSAGE = 12; // long spam would otherwise outweigh everything written
 const PROSE_WINDOWS_PER_FILE = 24;
 const MIN_COUNT = 3; // a feature seen once is more likely noise than a pattern
+// Weights smaller than this are dropped from the file: on the leave-one-holdout-out folds a cut
+// at 0.03 changed no verdict (pooled recall and benign flagged identical to 0.01) and saves ~11%
+// of the weights; 0.05 already added a false alarm on holdout-6.
+const PRUNE = 0.03;
 const EPOCHS = 12;
 const L2 = 1e-2; // strong: weaker settings (1e-4..3e-3) flagged 0.1-0.4% of real ham at the same recall
 const RATE = 0.2;
@@ -40,7 +50,7 @@ const RATE = 0.2;
 // neutral; real mail (spam, docs) adds the look of everything else. With the written benign
 // mail drowned among real windows, the model took "Re:" and "Thanks" for signs of an attack.
 const SHARE = { attack: 0.3, written: 0.3, real: 0.4 };
-const REAL_SOURCES = new Set(["spam-1", "spam-2", "node_modules-docs"]);
+const REAL_SOURCES = new Set(["spam-1", "spam-2", "package-docs"]);
 // How the probability becomes a signal weight (injection-model.ts): p^SHARPEN, left out
 // under FLOOR. Chosen on the leave-one-holdout-out runs of eval-injection.ts --loo against
 // the benign sets and real ham: with p itself 6% of real ham was flagged.
@@ -70,17 +80,14 @@ export async function loadDocs(): Promise<Doc[]> {
   return docs;
 }
 
-// Package documentation from node_modules: ordinary prose full of instructions to a reader
-// ("run this", "send the request to", "you should"), none of them an attack. Without it the
-// model learned that English prose itself is suspicious, and flagged a fifth of real mail.
+// Package documentation as benign prose: a fixed, named list of packages at the versions
+// package-lock.json pins (scripts/injection-corpus-docs.ts says why and which).
 async function proseDocs(): Promise<Doc[]> {
-  const root = new URL("../node_modules/", import.meta.url).pathname;
-  const files = [...new Bun.Glob("**/*.md").scanSync({ cwd: root, followSymlinks: false })].sort();
   const docs: Doc[] = [];
-  for (const file of files) {
-    const text = await Bun.file(`${root}${file}`).text();
+  for (const file of await docFiles()) {
+    const text = await Bun.file(file).text();
     if (text.length < 2000) continue;
-    const doc = docFor({ subject: "", body_clean: text.slice(0, 60_000), hidden_text: "", report: {} }, "node_modules-docs", false);
+    const doc = docFor({ subject: "", body_clean: text.slice(0, 60_000), hidden_text: "", report: {} }, "package-docs", false);
     doc.windows = spread(doc.windows, PROSE_WINDOWS_PER_FILE);
     docs.push(doc);
   }
@@ -216,7 +223,7 @@ function fit(data: Example[]): ModelFile {
   const weights: Record<string, number> = {};
   for (const i of names.map((_, i) => i).sort((a, b) => (names[a] < names[b] ? -1 : 1))) {
     const x = Math.round(w[i] * 1000) / 1000;
-    if (Math.abs(x) >= 0.01) weights[names[i]] = x;
+    if (Math.abs(x) >= PRUNE) weights[names[i]] = x;
   }
   return { format: MODEL_FORMAT, bias: Math.round(bias * 1000) / 1000, sharpen: SHARPEN, floor: FLOOR, trained_on: {}, weights };
 }

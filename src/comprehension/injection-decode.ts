@@ -4,7 +4,7 @@
 
 import type { Token } from "./injection-text.ts";
 
-export type Decoded = { kind: "base64" | "hex" | "url" | "rot13"; text: string; start: number; end: number };
+export type Decoded = { kind: "base64" | "hex" | "url" | "rot13" | "spaced"; text: string; start: number; end: number };
 
 const MAX_RUNS = 32; // per text: enough for real mail, bounded for hostile input
 const MAX_RUN_CHARS = 16_384;
@@ -38,6 +38,7 @@ export function findEncoded(text: string, tokens: Token[]): Decoded[] {
     else if (upper || digitOrSymbol) tryRun("base64", start, end, fromBase64); // not a long plain word
   });
   spacedHex(tokens, (start, end) => tryRun("hex", start, end, fromHex));
+  letterSpaced(text, (start, end) => tryRun("spaced", start, end, fromSpaced));
   if (countOf(text, "%", 3) >= 3) {
     runs(text, isUrlChar, 12, (start, end) => {
       if (countOf(text.slice(start, end), "%", 3) >= 3) tryRun("url", start, end, fromPercent);
@@ -71,6 +72,37 @@ function spacedHex(tokens: Token[], found: (start: number, end: number) => void)
     first = k;
     count = pair ? 1 : 0;
   }
+}
+
+// "s e n d   t h e   i n b o x": at least 16 single characters, each one to three spaces after
+// the last, so the words hide from every word-level family. One pass over the characters.
+const isGap = (c: number) => c === 32 || c === 9;
+function letterSpaced(text: string, found: (start: number, end: number) => void): void {
+  const single = (k: number) => k < text.length && !isGap(text.charCodeAt(k)) && text.charCodeAt(k) !== 10 && (k + 1 >= text.length || isGap(text.charCodeAt(k + 1)) || text.charCodeAt(k + 1) === 10);
+  let i = 0;
+  while (i < text.length) {
+    if (!single(i) || (i > 0 && !isGap(text.charCodeAt(i - 1)) && text.charCodeAt(i - 1) !== 10)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let end = i + 1;
+    let count = 1;
+    for (;;) {
+      let k = end;
+      while (k < text.length && k - end < 3 && isGap(text.charCodeAt(k))) k++;
+      if (k === end || !single(k)) break;
+      end = k + 1;
+      count++;
+    }
+    if (count >= 16) found(start, end);
+    i = end;
+  }
+}
+
+// One space joins letters into a word; two or more end the word.
+function fromSpaced(run: string): string | null {
+  return run.split(/[ \t]{2,}/).map((w) => w.replace(/[ \t]/g, "")).join(" ");
 }
 
 function countOf(s: string, ch: string, enough: number): number {
