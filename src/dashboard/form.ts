@@ -1,6 +1,8 @@
 // Reads a dashboard form: URL-encoded, small, every field length-limited. A form never needs
 // more than a few kilobytes; anything larger is refused before it is parsed.
 
+import { readBodyWithin } from "../http/body-limits.ts";
+
 export const MAX_FORM_BYTES = 16 * 1024;
 
 export class FormTooLarge extends Error {}
@@ -14,9 +16,8 @@ export type Form = {
 };
 
 export async function readForm(request: Request): Promise<Form> {
-  const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > MAX_FORM_BYTES) throw new FormTooLarge();
-  const body = await readLimited(request, MAX_FORM_BYTES);
+  const body = await readBodyWithin(request, MAX_FORM_BYTES);
+  if (body === null) throw new FormTooLarge();
   const params = new URLSearchParams(body);
   const value = (name: string, max: number, trim: boolean): string | null => {
     const found = params.get(name) ?? "";
@@ -29,22 +30,4 @@ export async function readForm(request: Request): Promise<Form> {
     secret: (name, max) => value(name, max, false),
     has: (name) => params.has(name),
   };
-}
-
-async function readLimited(request: Request, limit: number): Promise<string> {
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new FormTooLarge();
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
 }
