@@ -40,6 +40,12 @@
 // scored once with this round's model:
 //   holdout-7.json  0.650 / 8.3%, precision 0.886   (rules alone 0.267 / 3.3%; the previous
 //                   round's model 0.517 / 6.7%)
+// holdout-8.json (60 / 60, written blind as a realistic mix: a third naming an AI reader, a third
+// ordinary-looking fraud and exfiltration requests, a third tricks) scored once with this
+// shipped model: 0.600 / 10.0%, precision 0.857 (rules alone 0.417 / 8.3%: the rules' own false
+// alarms on mail quoting attacks). A third round that learned from holdout-7 (transfer-verb x
+// sensitive-object x outside-destination features, in-house twins, a quotation cue) scored
+// 0.633 / 11.7% on it and flagged 5 of the 4,150 real ham; it was not shipped.
 // A further round
 // (compositional "send the board minutes to an outside address" and "present the payee as
 // verified" templates with in-house twins) made every fold worse (pooled 0.973 / 2.1%, 2 ham
@@ -68,7 +74,7 @@ export const MIN_RECALL = 0.9;
 export const MAX_FPR = 0.05;
 const DIR = new URL("../test/fixtures/injection/", import.meta.url);
 
-export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json", "holdout-7.json"];
+export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json", "holdout-7.json", "holdout-8.json"];
 
 /** "main", or a holdout file name (its items carry `malicious`); `model` as in scoreInjectionRisk. */
 export async function loadSet(name: string, model?: InjectionModel | null): Promise<Outcome[]> {
