@@ -1,6 +1,6 @@
 // A fresh database per test file, cloned from a template that has every migration applied.
 // Uses DATABASE_URL when set, otherwise starts the embedded Postgres once per test process.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
@@ -16,6 +16,9 @@ function server(): Promise<string> {
     const configured = loadConfig().databaseUrl;
     if (configured) return configured;
     const dir = mkdtempSync(join(tmpdir(), "mailbox-test-pg-"));
+    // mkdtemp makes it 0700; run as root, embedded Postgres initialises as the "postgres" user,
+    // which must be able to enter it.
+    chmodSync(dir, 0o755);
     const port = 20000 + Math.floor(Math.random() * 20000);
     const db = await startEmbeddedPostgres(dir, port, () => {});
     process.once("exit", () => void db.stop());
