@@ -35,7 +35,7 @@ console.log(`held-out: ${messages.length} messages (${HELD_OUT_GROUPS.map((g) =>
 
 const ourRow = await ours(messages, args.model);
 // What screening does with the same score: flag only at SPAM_CLASSIFIER_THRESHOLD.
-const screeningThreshold = loadConfig({ ...process.env, DATABASE_URL: "postgres://unused" }).screening.spamClassifierThreshold;
+const screeningThreshold = loadConfig().screening.spamClassifierThreshold;
 const atScreening: Row = { name: `ours at screening threshold ${screeningThreshold}`, msPerMessage: ourRow.msPerMessage,
   verdicts: ourRow.verdicts.map((v) => ({ ...v, spam: (v.score ?? 0) >= screeningThreshold })) };
 const rows = [ourRow, atScreening];
