@@ -10,10 +10,9 @@ import { ApiError } from "../src/core/errors.ts";
 import { listAttempts, listDeliveries, redriveDelivery, setWebhook } from "../src/core/webhooks.ts";
 import { retryAfterSeconds, retryDelaySeconds } from "../src/core/webhook-delivery.ts";
 import { verifyWebhookSignature } from "../src/core/webhook-signature.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
-import { startWorker, type WorkerHandle } from "../worker/runner.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { freePort, reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
+import { makeAccount, makeMailbox, type Fixture } from "./support/context.ts";
+import { freePort, sendMail, waitFor } from "./support/smtp-client.ts";
+import { startStack, stopStack, type Stack } from "./support/stack.ts";
 import { answer, startReceiver, type Receiver, type Responder } from "./support/webhook-receiver.ts";
 
 const SECRET = "whsec_retry_tests_0123456789abcdef";
@@ -24,22 +23,7 @@ const LATE_SLACK_S = 2.5; // polling plus the attempt itself, on a busy machine
 // attempted_at is its transaction's start; the retry time is computed a few queries later.
 const CLOCK_SLACK_S = 0.06;
 
-type Stack = { ctx: TestContext; smtp: SmtpListener; worker: WorkerHandle };
 type Scenario = { account: Fixture; receiver: Receiver; deliveryId: string; eventId: string };
-
-async function startStack(env: Record<string, string>): Promise<Stack> {
-  const ctx = await makeTestContext({ DATA_DIR: reusableDataDir, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", ...env });
-  const smtp = await startSmtpListener(ctx.svc, { port: 0, host: "127.0.0.1" });
-  const worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);
-  return { ctx, smtp, worker };
-}
-
-async function stopStack(stack: Stack | undefined): Promise<void> {
-  if (!stack) return;
-  await stack.worker.stop();
-  await stack.smtp.close();
-  await stack.ctx.close();
-}
 
 const receivers: Receiver[] = [];
 let mailCount = 0;
@@ -153,7 +137,8 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
   let endlessClosed: Promise<number>;
 
   beforeAll(async () => {
-    stack = await startStack({ WEBHOOK_RETRY_SCHEDULE: SHRUNK.join(","), WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
+    // The receivers are on loopback.
+    stack = await startStack({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", WEBHOOK_RETRY_SCHEDULE: SHRUNK.join(","), WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
     redirectTarget = await startReceiver();
     receivers.push(redirectTarget);
     const refusedPort = await freePort();
@@ -341,7 +326,7 @@ describe("429 Retry-After with a long schedule (20 s)", () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ WEBHOOK_RETRY_SCHEDULE: "20,20,20,20,20" });
+    stack = await startStack({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", WEBHOOK_RETRY_SCHEDULE: "20,20,20,20,20" });
   });
 
   afterAll(async () => {

@@ -6,30 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ApiError } from "../src/core/errors.ts";
 import { listAttempts, setWebhook } from "../src/core/webhooks.ts";
 import { isBlockedAddress, resolveWebhookTarget, UnsafeTargetError } from "../src/core/webhook-target.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
-import { startWorker, type WorkerHandle } from "../worker/runner.ts";
-import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { makeAccount, makeMailbox } from "./support/context.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
-import { reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
+import { sendMail, waitFor } from "./support/smtp-client.ts";
+import { startStack, stopStack, type Stack } from "./support/stack.ts";
 import { startReceiver, type Receiver } from "./support/webhook-receiver.ts";
 
 const SECRET = "whsec_security_tests_0123456789";
-
-type Stack = { ctx: TestContext; smtp: SmtpListener; worker: WorkerHandle };
-
-async function startStack(env: Record<string, string>): Promise<Stack> {
-  const ctx = await makeTestContext({ DATA_DIR: reusableDataDir, ...env });
-  const smtp = await startSmtpListener(ctx.svc, { port: 0, host: "127.0.0.1" });
-  const worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);
-  return { ctx, smtp, worker };
-}
-
-async function stopStack(stack: Stack | undefined): Promise<void> {
-  if (!stack) return;
-  await stack.worker.stop();
-  await stack.smtp.close();
-  await stack.ctx.close();
-}
 
 let mailCount = 0;
 
