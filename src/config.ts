@@ -1,6 +1,7 @@
 // Every environment variable the service reads, parsed and validated once.
 // Nothing else in the code base reads process.env: pass a Config around instead.
 import { isIP } from "node:net";
+import type { LogLevel } from "./log.ts";
 
 export type Role = "api" | "smtp" | "worker";
 export type DeliveryTransportName = "local" | "smtp" | "mx";
@@ -18,7 +19,7 @@ export type Config = {
   sharedDomain: string;
   mxHost: string;
   dkimSelector: string;
-  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  logLevel: LogLevel;
   maxRequestBytes: number;
   dnsServers: string[];
   dnsTimeoutMs: number;

@@ -27,7 +27,7 @@ export interface ComprehensionEngine {
   comprehend(input: ComprehensionInput): Promise<ComprehensionResult>;
 }
 
-export function comprehendBuiltin(input: ComprehensionInput): ComprehensionResult {
+function comprehendBuiltin(input: ComprehensionInput): ComprehensionResult {
   const facts = extractFacts(input);
   const classification = classifyMessage(input, facts);
   if (!input.schema) {

@@ -85,7 +85,7 @@ const CURRENCY_AFTER = /^\s{0,2}(?:usd|eur|gbp|dollars?|euros?|pounds?)\b/i;
 const TRIGGER_REACH_BEFORE = 120; // "Your code is below.\n\n  482913": trigger precedes the code
 const TRIGGER_REACH_AFTER = 60; // "482913 is your code"
 
-export function findVerificationCodes(text: string, taken: Found<unknown>[], orders: Found<string>[]): Found<string>[] {
+function findVerificationCodes(text: string, taken: Found<unknown>[], orders: Found<string>[]): Found<string>[] {
   const masked = maskLinksAndEmails(text);
   const triggers: number[][] = [];
   for (const m of masked.matchAll(CODE_TRIGGER)) {
@@ -128,7 +128,7 @@ function maskLinksAndEmails(text: string): string {
 const PHONE =
   /(?<![\w+]|\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}(?![\w]|[ .-]\d)/g;
 
-export function findPhones(text: string): Found<string>[] {
+function findPhones(text: string): Found<string>[] {
   const out: Found<string>[] = [];
   for (const m of text.matchAll(PHONE)) {
     const digits = m[0].replace(/\D/g, "").length;
@@ -176,7 +176,7 @@ export function parseNumber(s: string): number {
 const ORDER =
   /\border(?: {1,3}(?:number|no\.?|num\.?|id|ref(?:erence)?|confirmation))?(?: {0,3}(?:[:#]|is))? {0,3}#? {0,2}([A-Z0-9](?:[A-Z0-9-]{0,30}[A-Z0-9])?)\b/gi;
 
-export function findOrderNumbers(text: string): Found<string>[] {
+function findOrderNumbers(text: string): Found<string>[] {
   const out: Found<string>[] = [];
   for (const m of text.matchAll(ORDER)) {
     const value = m[1]!;
@@ -199,7 +199,7 @@ const CARRIER_NAMES =
   /\b(ups|usps|fedex|fed ex|dhl|royal mail|canada post|ontrac|lasership|australia post|postnl|la poste|gls|dpd|hermes|evri)\b/gi;
 const CARRIER_REACH = 200;
 
-export function findTrackingNumbers(text: string): Found<TrackingNumber>[] {
+function findTrackingNumbers(text: string): Found<TrackingNumber>[] {
   const carriers = [...text.matchAll(CARRIER_NAMES)].map((m) => ({ index: m.index, name: carrierName(m[1]!) }));
   // Mentions come sorted by position: binary search the first at or after `at`, compare neighbours.
   const nearest = (at: number): string | null => {

@@ -91,7 +91,7 @@ function messages(input: ComprehensionInput): { role: string; content: string }[
 
 const stringArray = { type: "array", items: { type: "string" } };
 
-export function responseSchema(mailboxSchema: JsonSchema | null): JsonSchema {
+function responseSchema(mailboxSchema: JsonSchema | null): JsonSchema {
   const facts: Record<string, unknown> = Object.fromEntries(STRING_FACTS.map((k) => [k, stringArray]));
   facts.amounts = strictObject({ value: { type: "number" }, currency: { type: "string" }, text: { type: "string" } }, "array");
   facts.tracking_numbers = strictObject({ carrier: { type: ["string", "null"] }, number: { type: "string" } }, "array");
@@ -112,7 +112,7 @@ function strictObject(properties: Record<string, unknown>, as?: "array"): JsonSc
 // Strict structured output wants every property required and no extras. The mailbox's own
 // schema becomes that shape with every property nullable, so "not in the email" is a null the
 // model may give rather than a value it must invent; nulls are dropped afterwards.
-export function strictify(schema: JsonSchema): JsonSchema {
+function strictify(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = { ...schema };
   if (isObject(schema.properties)) {
     const properties: Record<string, unknown> = {};

@@ -1,7 +1,7 @@
 // Scanner addresses: "tcp://host:port", "host:port", "unix:/path" or "/path".
 import { connect, type Socket } from "node:net";
 
-export function connectTo(address: string): Socket {
+function connectTo(address: string): Socket {
   if (address.startsWith("unix:")) return connect({ path: address.slice(5) });
   if (address.startsWith("/")) return connect({ path: address });
   const bare = address.replace(/^tcp:\/\//, "");

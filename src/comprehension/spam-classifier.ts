@@ -28,7 +28,8 @@ export type SpamModel = {
 };
 
 // score: 0 (ham) to 1 (spam), 0.5 meaning no evidence either way. It ranks, it is not a
-// calibrated probability; spam is score >= the model's threshold.
+// calibrated probability. `spam` is score >= the model's own threshold (what the evaluation
+// reports); screening ignores it and compares the score with SPAM_CLASSIFIER_THRESHOLD.
 export type SpamVerdict = { spam: boolean; score: number };
 
 const DEFAULT_MODEL_URL = new URL("./spam-model.json", import.meta.url);

@@ -2,13 +2,13 @@
 // mailauth, or read from an Authentication-Results header written by an MTA
 // we trust (RFC 8601), or not at all.
 import { authenticate } from "mailauth";
+import type { AuthMode } from "../config.ts";
 import type { ResolveFn } from "./resolver.ts";
 
 export type AuthVerdict = "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
 export type AuthResults = { spf: AuthVerdict; dkim: AuthVerdict; dmarc: AuthVerdict };
 export type DmarcPolicy = "reject" | "quarantine" | "none";
 export type AuthOutcome = { results: AuthResults | null; dmarcPolicy: DmarcPolicy | null };
-export type AuthMode = "off" | "verify" | "trust";
 
 export type AuthInput = {
   raw: Buffer | Uint8Array;
@@ -146,15 +146,24 @@ function trustedDmarcPolicy(header: string): DmarcPolicy | null {
   return match ? (match[1]!.toLowerCase() as DmarcPolicy) : null;
 }
 
-// The values of every Authentication-Results header, topmost first.
+// The values of every Authentication-Results header, topmost first. Only the header section is
+// decoded: the body may be megabytes.
 function headerSection(raw: Buffer | Uint8Array): string[] {
-  const text = new TextDecoder("utf-8").decode(raw);
-  const end = text.search(/\r?\n\r?\n/);
-  const unfolded = (end < 0 ? text : text.slice(0, end)).replace(/\r?\n(?=[ \t])/g, "");
+  const text = new TextDecoder("utf-8").decode(raw.subarray(0, headerEnd(raw)));
+  const unfolded = text.replace(/\r?\n(?=[ \t])/g, "");
   return unfolded
     .split(/\r?\n/)
     .filter((line) => /^authentication-results\s*:/i.test(line))
     .map((line) => line.slice(line.indexOf(":") + 1));
+}
+
+// Where the first empty line (LF LF, CRLF CRLF or a mix) starts, or the length when there is none.
+function headerEnd(raw: Uint8Array): number {
+  for (let i = raw.indexOf(10); i >= 0; i = raw.indexOf(10, i + 1)) {
+    const next = raw[i + 1] === 13 ? i + 2 : i + 1;
+    if (raw[next] === 10) return i > 0 && raw[i - 1] === 13 ? i - 1 : i;
+  }
+  return raw.length;
 }
 
 type ParsedAuthResults = { authservId: string; results: { method: string; result: string }[] };
