@@ -13,9 +13,9 @@ import { newId } from "./ids.ts";
 import type { StoredResponse } from "./idempotency.ts";
 import { getMailboxById } from "./mailboxes.ts";
 import { outcomeResponse } from "./outcome.ts";
-import { assertSendingEntitled, resolveMailbox, resolveOutgoing, validateRecipient, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
+import { assertSendingEntitled, resolveMailbox, resolveOutgoing, validateRecipient, validateSubject, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
-import type { Principal } from "./principal.ts";
+import { assertMailboxAllowed, type Principal } from "./principal.ts";
 import type { Services } from "./services.ts";
 
 export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
@@ -45,7 +45,7 @@ type DraftRow = Draft & {
 const DRAFT_COLUMNS = `id, account_id, mailbox_id, status, to_addr as "to", subject, text, reply_to_message_id, requires_human,
   thread_id, created_at, updated_at, in_reply_to, "references", deleted_at, last_error`;
 
-export function draftView(row: DraftRow): Draft {
+function draftView(row: DraftRow): Draft {
   return {
     id: row.id,
     mailbox_id: row.mailbox_id,
@@ -111,7 +111,7 @@ export async function getDraft(db: Db, principal: Principal, id: string): Promis
 }
 
 export async function listDrafts(db: Db, principal: Principal, mailboxId: string): Promise<Draft[]> {
-  if (principal.mailboxId !== null && principal.mailboxId !== mailboxId) throw errors.keyScope("differentMailbox");
+  assertMailboxAllowed(principal, mailboxId);
   const rows = await db.unsafe<DraftRow[]>(
     `select ${DRAFT_COLUMNS} from drafts
      where mailbox_id = $1 and account_id = $2 and deleted_at is null and status not in ('sent', 'rejected')
@@ -132,7 +132,7 @@ export type DraftPatch = { to?: string; subject?: string; text?: string; reply_t
 
 export async function updateDraft(db: Db, principal: Principal, id: string, patch: DraftPatch): Promise<Draft> {
   if (patch.reply_to_message_id !== undefined) throw errors.validation("reply_to_message_id cannot be changed");
-  if (patch.subject !== undefined && /[\r\n]/.test(patch.subject)) throw errors.validation("subject must not contain line breaks");
+  if (patch.subject !== undefined) validateSubject(patch.subject);
   if (patch.text !== undefined && patch.text.length === 0) throw errors.validation("text must be at least 1 character");
   const to = patch.to === undefined ? undefined : validateRecipient(patch.to, true);
   const [row] = await db.unsafe<DraftRow[]>(
@@ -166,10 +166,11 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   if (draft.status !== "draft") throw errors.approvalConflict();
   if (!draft.to) throw errors.draftWithoutRecipient();
   // DESIGN's order, as for POST /send: entitlement, send lists and suppression, then approval.
+  // Without approval, deliverDraft checks the lists and suppressions under the draft's lock.
   const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
   assertSendingEntitled(principal.plan, mailbox);
-  await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
   if (mailbox.require_approval) {
+    await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
     const queued = await svc.sql`
       update drafts set status = 'pending_approval', requires_human = true, updated_at = now()
       where id = ${id} and status = 'draft' and deleted_at is null returning id`;

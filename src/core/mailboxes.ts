@@ -8,6 +8,7 @@ import { hex, randomBytes } from "./secrets.ts";
 import type { Services } from "./services.ts";
 
 export const SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,40}$";
+const SLUG = new RegExp(SLUG_PATTERN);
 
 export type MailboxInput = {
   slug?: string;
@@ -31,7 +32,7 @@ export type Mailbox = MailboxSummary & {
 export async function createMailbox(svc: Services, principal: Principal, input: MailboxInput): Promise<{ id: string; address: string }> {
   const { sql, config } = svc;
   const slug = input.slug ?? hex(randomBytes(6));
-  if (!new RegExp(SLUG_PATTERN).test(slug)) {
+  if (!SLUG.test(slug)) {
     throw errors.validation(`slug must match ${SLUG_PATTERN}`);
   }
 

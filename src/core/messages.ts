@@ -4,7 +4,7 @@
 import type { Db } from "../db.ts";
 import type { AuthResults } from "../mail/authenticate.ts";
 import { errors } from "./errors.ts";
-import type { Principal } from "./principal.ts";
+import { assertMailboxAllowed, type Principal } from "./principal.ts";
 
 export type AttachmentSummary = { id: string; filename: string | null; content_type: string; size: number; sha256: string };
 
@@ -61,6 +61,7 @@ export async function getMessage(db: Db, principal: Principal, id: string): Prom
 }
 
 export async function listMessages(db: Db, principal: Principal, mailboxId: string, limit: number): Promise<MessageListItem[]> {
+  assertMailboxAllowed(principal, mailboxId);
   const rows = await db`
     select id, direction, from_addr, to_addr, subject, created_at,
       case when comprehension is null then null

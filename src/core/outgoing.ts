@@ -4,7 +4,7 @@ import type { Db } from "../db.ts";
 import { parseSingleAddress } from "../mail/address.ts";
 import { errors } from "./errors.ts";
 import { findMailbox, type Mailbox } from "./mailboxes.ts";
-import type { Principal } from "./principal.ts";
+import { assertMailboxAllowed, type Principal } from "./principal.ts";
 import { newId } from "./ids.ts";
 
 export type OutgoingRequest = {
@@ -30,12 +30,17 @@ export type ResolvedOutgoing = {
 const LINE_BREAK = /[\r\n]/;
 
 /** The body checks every send and draft-create shares (400 errors). */
-export function validateOutgoingRequest(body: OutgoingRequest, options: { recipientRequired: boolean }): string | null {
+function validateOutgoingRequest(body: OutgoingRequest, options: { recipientRequired: boolean }): string | null {
   if (body.client_id !== undefined && body.client_id.startsWith("draft:")) {
     throw errors.validation("client_id must not start with 'draft:' (reserved)");
   }
-  if (body.subject !== undefined && LINE_BREAK.test(body.subject)) throw errors.validation("subject must not contain line breaks");
+  if (body.subject !== undefined) validateSubject(body.subject);
   return validateRecipient(body.to, options.recipientRequired && body.reply_to_message_id === undefined);
+}
+
+/** A subject becomes a header line: a line break in it would inject headers. */
+export function validateSubject(subject: string): void {
+  if (LINE_BREAK.test(subject)) throw errors.validation("subject must not contain line breaks");
 }
 
 export function validateRecipient(to: string | undefined | null, required: boolean): string | null {
@@ -48,7 +53,7 @@ export function validateRecipient(to: string | undefined | null, required: boole
   return parsed.address;
 }
 
-export function replySubject(original: string): string {
+function replySubject(original: string): string {
   const trimmed = original.trim();
   return /^re\s*:/i.test(trimmed) ? trimmed : `Re: ${trimmed}`.trim();
 }
@@ -60,7 +65,7 @@ export function assertSendingEntitled(plan: "free" | "paid", mailbox: Mailbox): 
 
 /** Checks binding (403) before existence (404), as SPEC's anti-enumeration exception requires. */
 export async function resolveMailbox(db: Db, principal: Principal, mailboxId: string): Promise<Mailbox> {
-  if (principal.mailboxId !== null && principal.mailboxId !== mailboxId) throw errors.keyScope("differentMailbox");
+  assertMailboxAllowed(principal, mailboxId);
   const mailbox = await findMailbox(db, principal.accountId, mailboxId);
   if (!mailbox) throw errors.notFound("mailbox");
   return mailbox;

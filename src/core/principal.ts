@@ -1,4 +1,5 @@
 // Who is calling: the API key's grants, resolved once per request by src/http/auth.ts.
+import { errors } from "./errors.ts";
 
 export type Scope = "bootstrap" | "api" | "mcp";
 
@@ -12,3 +13,8 @@ export type Principal = {
   canRead: boolean;
   canSend: boolean;
 };
+
+/** A body or query `mailbox_id` a bound key may not act on: 403 key_scope. */
+export function assertMailboxAllowed(principal: Principal, mailboxId: string): void {
+  if (principal.mailboxId !== null && principal.mailboxId !== mailboxId) throw errors.keyScope("differentMailbox");
+}

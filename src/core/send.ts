@@ -26,7 +26,7 @@ export async function sendMessage(svc: Services, principal: Principal, body: Out
   let claim: IdempotencyClaim | null = null;
   if (body.client_id) {
     const key = { accountId: principal.accountId, mailboxId: outgoing.mailbox.id, clientId: body.client_id };
-    const result = await claimIdempotencyKey(svc.sql, key, await payloadHash({ ...body }));
+    const result = await claimIdempotencyKey(svc.sql, key, await payloadHash(body));
     // A completed send is replayed as 200 with its stored body; other stored answers as they were.
     if (!result.claimed) return { status: result.replay.status === 201 ? 200 : result.replay.status, body: result.replay.body };
     claim = result.claim;

@@ -10,7 +10,7 @@ export type SendListEntry = { id: string; account_id: string; mailbox_id: string
 const DOMAIN = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const ADDRESS = /^[^\s@]{1,64}@[a-z0-9.-]{1,253}$/;
 
-export function normalizePattern(pattern: string): string {
+function normalizePattern(pattern: string): string {
   const value = pattern.trim().toLowerCase().replace(/^@/, "");
   if (!DOMAIN.test(value) && !ADDRESS.test(value)) throw errors.validation("pattern must be an email address or a domain name");
   return value;

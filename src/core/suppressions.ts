@@ -5,7 +5,7 @@ import { newId } from "./ids.ts";
 export type SuppressionReason = "bounce" | "complaint" | "unsubscribe" | "manual";
 export type Suppression = { id: string; account_id: string; address: string; reason: SuppressionReason; source_message_id: string | null; created_at: string };
 
-export function normalizeAddress(address: string): string {
+function normalizeAddress(address: string): string {
   return address.trim().toLowerCase();
 }
 
