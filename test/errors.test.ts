@@ -254,12 +254,14 @@ describe("success and error content types", () => {
 });
 
 describe("ids of any length or shape are the one 404", () => {
-  test("a very long or odd message or draft id is 404 with the contract's body, not a validation error", async () => {
+  test("a very long or odd message, draft or domain id is 404 with the contract's body, not a validation error", async () => {
     for (const id of ["x".repeat(300), "msg_%20spaced", "msg_" + "é".repeat(50)]) {
       const message = await ctx.request("GET", `/api/v1/messages/${encodeURIComponent(id)}`, { key: paid.key });
       expect({ status: message.status, text: message.text }).toEqual({ status: 404, text: '{"error":"message not found"}' });
       const draft = await ctx.request("GET", `/api/v1/drafts/${encodeURIComponent(id)}`, { key: paid.key });
       expect({ status: draft.status, text: draft.text }).toEqual({ status: 404, text: '{"error":"draft not found"}' });
+      const domain = await ctx.request("POST", `/api/v1/domains/${encodeURIComponent(id)}/verify`, { key: paid.key });
+      expect({ status: domain.status, text: domain.text }).toEqual({ status: 404, text: '{"error":"not found"}' });
     }
   });
 });

@@ -17,7 +17,7 @@ export function csrfField(session: Session): Html {
   return html`<input type="hidden" name="csrf" value="${session.csrf}">`;
 }
 
-export function noticeBox(notice: Notice | null | undefined): Html {
+function noticeBox(notice: Notice | null | undefined): Html {
   if (!notice) return html``;
   return html`<p class="notice ${notice.kind}" role="${notice.kind === "error" ? "alert" : "status"}">${notice.text}</p>`;
 }

@@ -9,7 +9,7 @@ export const ABSOLUTE_SECONDS = 7 * 24 * 3600;
 
 export type Session = { userId: string; accountId: string; email: string; csrf: string };
 
-export async function csrfTokenFor(sessionToken: string): Promise<string> {
+async function csrfTokenFor(sessionToken: string): Promise<string> {
   return base64url(await sha256(`dashboard-csrf\0${sessionToken}`));
 }
 

@@ -23,7 +23,7 @@ function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 }
 
-export function errorResponse(svc: Services, code: string | number, error: unknown, request: Request): Response {
+function errorResponse(svc: Services, code: string | number, error: unknown, request: Request): Response {
   const cause = (error as { cause?: unknown })?.cause;
   if (error instanceof ApiError) return json(error.status, error.body);
   // A key checked in the parse hook surfaces as a PARSE error wrapping our ApiError.

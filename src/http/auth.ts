@@ -67,8 +67,3 @@ export function makeRequestAuthorizer(sql: Sql) {
     return decision;
   };
 }
-
-/** A body or query `mailbox_id` a bound key may not act on. */
-export function assertMailboxAllowed(principal: Principal, mailboxId: string): void {
-  if (principal.mailboxId !== null && principal.mailboxId !== mailboxId) throw errors.keyScope("differentMailbox");
-}

@@ -2,12 +2,15 @@
 import { t } from "elysia";
 
 export const ErrorBody = t.Object({ error: t.String() }, { additionalProperties: false, description: "basic error" });
-export const KeyScopeError = t.Object(
+const KeyScopeError = t.Object(
   { error: t.String(), code: t.Literal("key_scope") },
   { additionalProperties: false, description: "the key lacks a capability, is bound to another mailbox, or is bound on an account-plane route" },
 );
-export const ForbiddenError = t.Union([KeyScopeError, ErrorBody], { description: "key_scope, scope not permitted, or plan entitlement" });
+const ForbiddenError = t.Union([KeyScopeError, ErrorBody], { description: "key_scope, scope not permitted, or plan entitlement" });
 export const ConflictError = t.Object({ code: t.String(), error: t.String() }, { additionalProperties: false });
+
+/** A path id: any id that is not the caller's is the one 404, whatever its length or shape, never a 400. */
+export const PathId = t.String();
 
 /** The error statuses every authenticated route can answer. */
 export const authErrors = {

@@ -1,6 +1,7 @@
 // Serves the app over HTTP with one JSON log line per request (id, status, duration) and a
 // request id echoed to the client. Bun.serve where it exists, Deno.serve otherwise.
 import type { Services } from "../core/services.ts";
+import { errors } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import type { App } from "./app.ts";
 
@@ -16,7 +17,7 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
       response = await app.handle(request);
     } catch (error) {
       log.error("http.handler_crashed", { request_id: requestId, error: String(error) });
-      response = new Response(JSON.stringify({ error: "internal error" }), { status: 500, headers: { "content-type": "application/json" } });
+      response = new Response(JSON.stringify(errors.internal().body), { status: 500, headers: { "content-type": "application/json" } });
     }
     response.headers.set("x-request-id", requestId);
     log.info("http.request", {

@@ -6,9 +6,9 @@
 
 import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../http/body-limits.ts";
 
-export const MAX_BATCH_MESSAGES = 1;
+const MAX_BATCH_MESSAGES = 1;
 
-export type McpBody = { ok: true; message: unknown } | { ok: false; response: Response };
+type McpBody = { ok: true; message: unknown } | { ok: false; response: Response };
 
 function rpcError(status: number, code: number, message: string): { ok: false; response: Response } {
   const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });

@@ -2,7 +2,8 @@
 import { t } from "elysia";
 import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft } from "../core/drafts.ts";
 import { strictObject } from "../http/models.ts";
-import { clientId, outgoingArguments } from "./outgoing-fields.ts";
+import { clientId } from "../http/routes/outgoing-models.ts";
+import { outgoingArguments } from "./outgoing-fields.ts";
 import { storedOutcome } from "./results.ts";
 import { defineTool } from "./tool.ts";
 

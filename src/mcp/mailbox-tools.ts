@@ -1,8 +1,10 @@
 // list_mailboxes and create_mailbox: GET and POST /api/v1/mailboxes.
 import { t } from "elysia";
-import { createMailbox, listMailboxes, SLUG_PATTERN } from "../core/mailboxes.ts";
+import { createMailbox, listMailboxes } from "../core/mailboxes.ts";
 import { strictObject } from "../http/models.ts";
 import { clampLimit } from "../http/route-kit.ts";
+import { MailboxFields } from "../http/routes/mailboxes.ts";
+import { described } from "./outgoing-fields.ts";
 import { defineTool } from "./tool.ts";
 
 export const listMailboxesTool = defineTool({
@@ -30,10 +32,10 @@ export const createMailboxTool = defineTool({
     "Without `domain_id` the address is agent-<slug>@<the service's shared domain>. " +
     "Not allowed for a key bound to a single mailbox. A slug already in use is refused with 400 `mailbox address already in use`.",
   input: strictObject({
-    slug: t.Optional(t.String({ pattern: SLUG_PATTERN, description: "local part of the address: lowercase letters, digits and hyphens, 1 to 41 characters, starting with a letter or digit; random when omitted" })),
-    display_name: t.Optional(t.String({ maxLength: 200, pattern: "^[^\\u0000-\\u001f\\u007f]*$", errorMessage: "must not contain control characters or line breaks", description: "name shown in the From header of sent mail; no line breaks or control characters" })),
-    extraction_schema_id: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "an extraction schema of this account, applied to inbound mail" })),
-    domain_id: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "a verified custom domain of this account (paid plan); omit for the shared domain" })),
+    slug: described(MailboxFields.slug, "local part of the address: lowercase letters, digits and hyphens, 1 to 41 characters, starting with a letter or digit; random when omitted"),
+    display_name: described(MailboxFields.display_name, "name shown in the From header of sent mail; no line breaks or control characters"),
+    extraction_schema_id: described(MailboxFields.extraction_schema_id, "an extraction schema of this account, applied to inbound mail"),
+    domain_id: described(MailboxFields.domain_id, "a verified custom domain of this account (paid plan); omit for the shared domain"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   endpointClass: "mailboxCreate",

@@ -3,7 +3,6 @@
 // screening verdict beside the message so an agent can weigh it before reading the body.
 import { t } from "elysia";
 import { getMessage, listMessages, type MessageDetail } from "../core/messages.ts";
-import { assertMailboxAllowed } from "../http/auth.ts";
 import { strictObject } from "../http/models.ts";
 import { clampLimit } from "../http/route-kit.ts";
 import { defineTool } from "./tool.ts";
@@ -25,10 +24,9 @@ export const listMessagesTool = defineTool({
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   endpointClass: "read",
-  run: async ({ svc, principal }, args) => {
-    assertMailboxAllowed(principal, args.mailbox_id);
-    return { body: { messages: await listMessages(svc.sql, principal, args.mailbox_id, clampLimit(args.limit, 50, 100)) } };
-  },
+  run: async ({ svc, principal }, args) => ({
+    body: { messages: await listMessages(svc.sql, principal, args.mailbox_id, clampLimit(args.limit, 50, 100)) },
+  }),
 });
 
 export const getMessageTool = defineTool({
@@ -57,7 +55,7 @@ export const getMessageTool = defineTool({
 });
 
 /** A short, fixed-wording summary of the verdicts; no sender-written text is quoted in it. */
-export function screeningNote(message: MessageDetail): string {
+function screeningNote(message: MessageDetail): string {
   const comprehension = message.comprehension as { status?: unknown; injection?: { risky?: unknown; score?: unknown; signals?: unknown } } | null;
   const parts: string[] = [];
   if (!comprehension) {

@@ -26,7 +26,7 @@ export function toolSuccess(body: ToolBody, notes: string[] = []): CallToolResul
   };
 }
 
-export function toolFailure(error: ApiError): CallToolResult {
+function toolFailure(error: ApiError): CallToolResult {
   const body = { status: error.status, ...error.body };
   return { isError: true, structuredContent: body, content: [{ type: "text", text: JSON.stringify(body) }] };
 }

@@ -12,7 +12,7 @@ import { errorFields } from "../log.ts";
 import { readMcpBody } from "./body.ts";
 import { makeMcpServer } from "./server.ts";
 
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });

@@ -2,7 +2,8 @@
 import { storedOutcome } from "./results.ts";
 import { sendMessage } from "../core/send.ts";
 import { strictObject } from "../http/models.ts";
-import { clientId, outgoingArguments } from "./outgoing-fields.ts";
+import { clientId } from "../http/routes/outgoing-models.ts";
+import { outgoingArguments } from "./outgoing-fields.ts";
 import { defineTool } from "./tool.ts";
 
 export const sendEmailTool = defineTool({

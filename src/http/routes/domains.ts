@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { createDomain, listDomains, verifyDomain } from "../../core/domains.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, strictObject } from "../models.ts";
+import { authErrors, ErrorBody, PathId, strictObject } from "../models.ts";
 import { apiRoutes } from "../route-kit.ts";
 
 const DomainStatus = t.Union([t.Literal("pending"), t.Literal("verified"), t.Literal("failed")]);
@@ -38,8 +38,8 @@ export const domainRoutes = (svc: Services) =>
     })
     .post("/domains/:id/verify", ({ principal, params }) => verifyDomain(svc, principal, params.id), {
       auth: "accountPlane",
-      params: t.Object({ id: t.String({ maxLength: 100 }) }),
-      response: { 200: strictObject({ status: DomainStatus }), 400: ErrorBody, ...authErrors, 404: ErrorBody },
+      params: t.Object({ id: PathId }),
+      response: { 200: strictObject({ status: DomainStatus }), ...authErrors, 404: ErrorBody },
       detail: {
         summary: "Verify a custom domain",
         description:

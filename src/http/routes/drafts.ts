@@ -2,12 +2,12 @@
 import { t } from "elysia";
 import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft } from "../../core/drafts.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ConflictError, ErrorBody, strictObject } from "../models.ts";
+import { authErrors, ConflictError, ErrorBody, PathId, strictObject } from "../models.ts";
 import { apiRoutes } from "../route-kit.ts";
-import { DeliveryFailure, OutgoingFields, PendingApproval, PermanentRejection, SendBlocked } from "./outgoing-models.ts";
+import { clientId, DeliveryFailure, OutgoingFields, PendingApproval, PermanentRejection, SendBlocked } from "./outgoing-models.ts";
 
 const nullableString = t.Union([t.String(), t.Null()]);
-export const Draft = strictObject({
+const Draft = strictObject({
   id: t.String(),
   mailbox_id: t.String(),
   status: t.Union([t.Literal("draft"), t.Literal("pending_approval"), t.Literal("sending"), t.Literal("sent"), t.Literal("rejected")]),
@@ -20,8 +20,7 @@ export const Draft = strictObject({
   created_at: t.String(),
   updated_at: t.String(),
 });
-// Any id that is not ours is the one 404, whatever its length or shape.
-const Id = t.Object({ id: t.String() });
+const Id = t.Object({ id: PathId });
 const notFound = { 404: ErrorBody };
 
 export const draftRoutes = (svc: Services) =>
@@ -31,7 +30,7 @@ export const draftRoutes = (svc: Services) =>
       return createDraft(svc, principal, body);
     }, {
       auth: "write",
-      body: strictObject({ ...OutgoingFields, client_id: t.Optional(t.String({ minLength: 1, maxLength: 256 })) }),
+      body: strictObject({ ...OutgoingFields, client_id: clientId("kept with the draft, not an idempotency key; must not start with `draft:`") }),
       response: { 201: strictObject({ id: t.String(), status: t.Literal("draft") }), 400: ErrorBody, ...authErrors, ...notFound, 413: ErrorBody },
       detail: {
         summary: "Create a draft",

@@ -2,8 +2,7 @@
 import { t } from "elysia";
 import { getAttachment, getMessage, listMessages } from "../../core/messages.ts";
 import type { Services } from "../../core/services.ts";
-import { assertMailboxAllowed } from "../auth.ts";
-import { authErrors, ErrorBody, strictObject } from "../models.ts";
+import { authErrors, ErrorBody, PathId, strictObject } from "../models.ts";
 import { apiRoutes, clampLimit } from "../route-kit.ts";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
@@ -17,7 +16,7 @@ const Attachment = t.Object(
   { description: "download with GET /api/v1/messages/{id}/attachments/{attachment_id}" },
 );
 
-export const MessageDetail = strictObject({
+const MessageDetail = strictObject({
   id: t.String(),
   mailbox_id: t.String(),
   direction: t.Union([t.Literal("in"), t.Literal("out")]),
@@ -49,9 +48,6 @@ const MessageListItem = strictObject({
   comprehension: t.Optional(nullable(strictObject({ status: t.String(), classification: nullable(t.String()) }))),
 });
 
-// Any id that is not ours is the one 404, whatever its length or shape.
-const Id = t.String();
-
 /** Attachments are served as downloads that a browser will neither render nor sniff. */
 function attachmentResponse(attachment: { filename: string | null; content_type: string; content: Uint8Array }): Response {
   const filename = attachment.filename ?? "attachment";
@@ -68,11 +64,9 @@ function attachmentResponse(attachment: { filename: string | null; content_type:
 
 export const messageRoutes = (svc: Services) =>
   apiRoutes(svc, "messages")
-    .get("/messages", async ({ principal, query }) => {
-      assertMailboxAllowed(principal, query.mailbox_id);
-      const messages = await listMessages(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 50, 100));
-      return { messages };
-    }, {
+    .get("/messages", async ({ principal, query }) => ({
+      messages: await listMessages(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 50, 100)),
+    }), {
       auth: "read",
       query: strictObject({
         mailbox_id: t.String({ minLength: 1, maxLength: 100 }),
@@ -86,14 +80,14 @@ export const messageRoutes = (svc: Services) =>
     })
     .get("/messages/:id", ({ principal, params }) => getMessage(svc.sql, principal, params.id), {
       auth: "read",
-      params: t.Object({ id: Id }),
+      params: t.Object({ id: PathId }),
       response: { 200: MessageDetail, ...authErrors, 404: ErrorBody },
       detail: { summary: "Get a message", description: "404 `message not found` for a missing id, another account's, or another mailbox's under a bound key." },
     })
     .get("/messages/:id/attachments/:attachment_id", async ({ principal, params }) =>
       attachmentResponse(await getAttachment(svc.sql, principal, params.id, params.attachment_id)), {
       auth: "read",
-      params: t.Object({ id: Id, attachment_id: Id }),
+      params: t.Object({ id: PathId, attachment_id: PathId }),
       response: {
         200: t.Any({ description: "the attachment's bytes, served as a download with its content type" }),
         ...authErrors,

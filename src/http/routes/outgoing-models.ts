@@ -10,6 +10,9 @@ export const OutgoingFields = {
   reply_to_message_id: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
 };
 
+/** `client_id` on send and draft create (core refuses the reserved `draft:` prefix); the description says what it does there. */
+export const clientId = (description: string) => t.Optional(t.String({ minLength: 1, maxLength: 256, description }));
+
 export const PendingApproval = strictObject({ draft_id: t.String(), status: t.Literal("pending_approval") });
 export const PermanentRejection = strictObject({ error: t.String(), retryable: t.Literal(false) }, "permanent provider rejection");
 export const DeliveryFailure = strictObject(

@@ -4,9 +4,9 @@ import { sendMessage } from "../../core/send.ts";
 import type { Services } from "../../core/services.ts";
 import { authErrors, ConflictError, ErrorBody, strictObject } from "../models.ts";
 import { apiRoutes } from "../route-kit.ts";
-import { DeliveryFailure, OutgoingFields, PendingApproval, PermanentRejection, SendBlocked } from "./outgoing-models.ts";
+import { clientId, DeliveryFailure, OutgoingFields, PendingApproval, PermanentRejection, SendBlocked } from "./outgoing-models.ts";
 
-export const SendBody = strictObject({ ...OutgoingFields, client_id: t.Optional(t.String({ minLength: 1, maxLength: 256, description: "idempotency key; must not start with `draft:`" })) });
+const SendBody = strictObject({ ...OutgoingFields, client_id: clientId("idempotency key; must not start with `draft:`") });
 const Sent = strictObject({ id: t.String(), thread_id: t.String(), provider_message_id: t.String() });
 
 export const sendRoutes = (svc: Services) =>
