@@ -2,7 +2,7 @@
 // must come back as the contract's JSON, never HTML, a stack trace or an Elysia default body.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 const LIMIT = 2048;
 
@@ -263,5 +263,21 @@ describe("ids of any length or shape are the one 404", () => {
       const domain = await ctx.request("POST", `/api/v1/domains/${encodeURIComponent(id)}/verify`, { key: paid.key });
       expect({ status: domain.status, text: domain.text }).toEqual({ status: 404, text: '{"error":"not found"}' });
     }
+  });
+
+  test("a very long mailbox_id or reply_to_message_id in a body or query is not found, like a short unknown one", async () => {
+    const long = "mbx_" + "x".repeat(300);
+    const send = (body: Record<string, unknown>) => ctx.request("POST", "/api/v1/send", { key: paid.key, body: { to: "a@example.org", subject: "s", text: "t", ...body } });
+    for (const path of ["/api/v1/send", "/api/v1/drafts"]) {
+      const post = (body: Record<string, unknown>) => ctx.request("POST", path, { key: paid.key, body: { to: "a@example.org", subject: "s", text: "t", ...body } });
+      const [short, longer] = [await post({ mailbox_id: "mbx_unknown" }), await post({ mailbox_id: long })];
+      expect(short.status).toBe(404);
+      expect({ status: longer.status, text: longer.text }).toEqual({ status: short.status, text: short.text });
+    }
+    const mailbox = await makeMailbox(ctx, paid, "long-ids");
+    const reply = await send({ mailbox_id: mailbox.id, reply_to_message_id: "msg_" + "y".repeat(300) });
+    expect({ status: reply.status, text: reply.text }).toEqual({ status: 404, text: '{"error":"message not found"}' });
+    const list = await ctx.request("GET", `/api/v1/messages?mailbox_id=${long}`, { key: paid.key });
+    expect({ status: list.status, body: list.body }).toEqual({ status: 200, body: { messages: [] } });
   });
 });

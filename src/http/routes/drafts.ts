@@ -39,7 +39,7 @@ export const draftRoutes = (svc: Services) =>
     })
     .get("/drafts", async ({ principal, query }) => ({ drafts: await listDrafts(svc.sql, principal, query.mailbox_id) }), {
       auth: "read",
-      query: strictObject({ mailbox_id: t.String({ minLength: 1, maxLength: 100 }) }),
+      query: strictObject({ mailbox_id: t.String({ minLength: 1 }) }),
       response: { 200: strictObject({ drafts: t.Array(Draft) }), 400: ErrorBody, ...authErrors },
       detail: { summary: "List live drafts", description: "Non-tombstoned, non-terminal drafts of the mailbox, newest first." },
     })

@@ -69,7 +69,7 @@ export const messageRoutes = (svc: Services) =>
     }), {
       auth: "read",
       query: strictObject({
-        mailbox_id: t.String({ minLength: 1, maxLength: 100 }),
+        mailbox_id: t.String({ minLength: 1 }),
         limit: t.Optional(t.Integer({ title: "limit", minimum: 1, description: "default 50; values above 100 are clamped to 100" })),
       }),
       response: { 200: strictObject({ messages: t.Array(MessageListItem) }), 400: ErrorBody, ...authErrors },

@@ -3,11 +3,11 @@ import { t } from "elysia";
 import { strictObject } from "../models.ts";
 
 export const OutgoingFields = {
-  mailbox_id: t.String({ minLength: 1, maxLength: 100 }),
+  mailbox_id: t.String({ minLength: 1 }),
   text: t.String({ minLength: 1, maxLength: 500_000, description: "plain-text body" }),
   to: t.Optional(t.String({ minLength: 1, maxLength: 998, description: "exactly one address; required unless reply_to_message_id is supplied" })),
   subject: t.Optional(t.String({ maxLength: 998 })),
-  reply_to_message_id: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+  reply_to_message_id: t.Optional(t.String({ minLength: 1 })),
 };
 
 /** `client_id` on send and draft create (core refuses the reserved `draft:` prefix); the description says what it does there. */
