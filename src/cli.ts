@@ -189,7 +189,7 @@ const commands: Record<string, Command> = {
     options: { by: { type: "string" } },
     run: async (_db, f, p, services) => {
       const id = positional(p, "draft ID");
-      const result = await approveDraft(await services(), id, str(f, "by") ?? "cli");
+      const result = await approveDraft(await services(), { accountId: null, name: str(f, "by") ?? "cli" }, id);
       return { status: result.status, ...result.body };
     },
   },
@@ -198,7 +198,7 @@ const commands: Record<string, Command> = {
     options: { by: { type: "string" } },
     run: async (db, f, p) => {
       const id = positional(p, "draft ID");
-      await rejectDraft(await db(), id, str(f, "by") ?? "cli");
+      await rejectDraft(await db(), { accountId: null, name: str(f, "by") ?? "cli" }, id);
       return { rejected: true };
     },
   },

@@ -6,7 +6,7 @@ import { approveDraft, rejectDraft } from "../src/core/drafts.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { addSendListEntry } from "../src/core/sendlists.ts";
 import { addSuppression } from "../src/core/suppressions.ts";
-import { makeMailbox } from "./support/context.ts";
+import { makeAccount, makeMailbox } from "./support/context.ts";
 import { BASE_URL, deliverInbound, parseMail, runCli, runWorkerUntil, startOutbound, withSendHeldAtQuota, type Outbound } from "./support/outbound.ts";
 
 // Subprocesses, the worker and a loaded CI machine need more than the default 5 s.
@@ -40,6 +40,9 @@ async function createDraft(extra: Record<string, unknown> = {}, mailboxId = o.ma
   expect(response.status).toBe(201);
   return response.body.id;
 }
+
+/** The operator (CLI) decides on any account's drafts. */
+const operator = { accountId: null, name: "test" };
 
 const draftStatus = async (id: string) => (await o.ctx.sql`select status from drafts where id = ${id}`)[0]?.status as string | undefined;
 
@@ -130,7 +133,7 @@ describe("create, list, get", () => {
     const rejected = await createDraft({}, box.id);
     expect((await req("POST", `/drafts/${pending}/send`)).status).toBe(202);
     expect((await req("POST", `/drafts/${rejected}/send`)).status).toBe(202);
-    await rejectDraft(o.ctx.sql, rejected, "test");
+    await rejectDraft(o.ctx.sql, operator, rejected);
 
     const response = await req("GET", `/drafts?mailbox_id=${box.id}`);
     expect(response.status).toBe(200);
@@ -335,15 +338,30 @@ describe("send with approval on", () => {
     expect((await req("GET", `/drafts/${id}`)).text).toBe(NOT_FOUND);
     expect((await req("GET", `/drafts?mailbox_id=${gated.id}`)).body.drafts.map((d: { id: string }) => d.id)).not.toContain(id);
     expect(await draftStatus(id)).toBe("rejected");
-    await expect(approveDraft(o.ctx.svc, id, "test")).rejects.toMatchObject({ status: 404 });
+    await expect(approveDraft(o.ctx.svc, operator, id)).rejects.toMatchObject({ status: 404 });
     expect((await req("PATCH", `/drafts/${id}`, { text: "x" })).body).toEqual(CONFLICT);
   });
 
   test("only a queued draft can be approved or rejected (409 for a plain draft)", async () => {
     const id = await createDraft();
-    await expect(approveDraft(o.ctx.svc, id, "test")).rejects.toMatchObject({ status: 409 });
-    await expect(rejectDraft(o.ctx.sql, id, "test")).rejects.toMatchObject({ status: 409 });
+    await expect(approveDraft(o.ctx.svc, operator, id)).rejects.toMatchObject({ status: 409 });
+    await expect(rejectDraft(o.ctx.sql, operator, id)).rejects.toMatchObject({ status: 409 });
     expect(await draftStatus(id)).toBe("draft");
+  });
+
+  test("a decider scoped to another account gets the missing draft's 404 and changes nothing", async () => {
+    const id = await createDraft({}, gated.id);
+    expect((await req("POST", `/drafts/${id}/send`)).status).toBe(202);
+    const stranger = { accountId: (await makeAccount(o.ctx)).accountId, name: "stranger" };
+    const atSink = o.sink.messages.length;
+    for (const draftId of [id, "drf_zzzzzzzzzzzzzzzzzzzzzzzz"]) {
+      await expect(approveDraft(o.ctx.svc, stranger, draftId)).rejects.toMatchObject({ status: 404, body: { error: "draft not found" } });
+      await expect(rejectDraft(o.ctx.sql, stranger, draftId)).rejects.toMatchObject({ status: 404, body: { error: "draft not found" } });
+    }
+    expect(await draftStatus(id)).toBe("pending_approval");
+    expect(o.sink.messages.length).toBe(atSink);
+    await rejectDraft(o.ctx.sql, { accountId: o.owner.accountId, name: "owner" }, id);
+    expect(await draftStatus(id)).toBe("rejected");
   });
 
   test("POST /send on a require_approval mailbox answers 202 with a forced draft", async () => {
@@ -356,7 +374,7 @@ describe("send with approval on", () => {
     expect(draft.body).toMatchObject({ mailbox_id: gated.id, status: "pending_approval", requires_human: true, to: "yara@example.org", subject: "Forced", text: "Held for a human." });
     expect(o.sink.messages.length).toBe(atSink);
 
-    const approved = await approveDraft(o.ctx.svc, response.body.draft_id, "test");
+    const approved = await approveDraft(o.ctx.svc, operator, response.body.draft_id);
     expect(approved.status).toBe(201);
     expect(o.sink.messages.length).toBe(atSink + 1);
     expect(o.sink.messages.at(-1)!.to).toEqual(["yara@example.org"]);

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { escapeHtml, referencePage } from "../src/http/reference-page.ts";
+import { escapeHtml } from "../src/html-escape.ts";
+import { referencePage } from "../src/http/reference-page.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
 
@@ -255,6 +256,6 @@ describe("GET /docs", () => {
     expect(html).not.toContain("<script");
     expect(html).not.toContain("<img");
     expect(html).not.toContain(`"x"`);
-    expect(escapeHtml(`<a href='x'>&</a>`)).toBe("&#60;a href=&#39;x&#39;&#62;&#38;&#60;/a&#62;");
+    expect(escapeHtml(`<a href='x'>&</a>`)).toBe("&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;");
   });
 });

@@ -148,12 +148,23 @@ describe("refusing what is not ours", () => {
     expect(count.n).toBe(0);
   });
 
-  test("a domain that is registered but not verified is not ours", async () => {
+  test("a domain that is registered but not verified is not ours, even where a mailbox row names it", async () => {
     await ctx.sql`
       insert into domains (id, account_id, name, status, dkim_selector, dkim_private_key, dkim_public_key, records)
       values ('dom_pending1', ${owner.accountId}, 'pending.example', 'pending', 's1', 'k', 'p', '[]'::jsonb)`;
+    await ctx.sql`
+      insert into mailboxes (id, account_id, domain_id, local_part, domain_name, address)
+      values ('mbx_pending1', ${owner.accountId}, 'dom_pending1', 'support', 'pending.example', 'support@pending.example')`;
     const result = await deliverRaw(smtp.port, { from: "x@example.org", to: ["support@pending.example"] }, "x");
     expect(result.rcpt[0].text).toMatch(/^550 5\.7\.1 /);
+  });
+
+  test("an unknown mailbox on a verified custom domain is 550 5.1.1", async () => {
+    await ctx.sql`
+      insert into domains (id, account_id, name, status, dkim_selector, dkim_private_key, dkim_public_key, records)
+      values ('dom_verified2', ${owner.accountId}, 'verified2.example', 'verified', 's1', 'k', 'p', '[]'::jsonb)`;
+    const result = await deliverRaw(smtp.port, { from: "x@example.org", to: ["nobody@verified2.example"] }, "x");
+    expect(result.rcpt[0].text).toMatch(/^550 5\.1\.1 /);
   });
 
   test("nodemailer sees the refusal as an envelope error with the 550", async () => {

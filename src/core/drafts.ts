@@ -237,9 +237,18 @@ async function deliverDraft(
   return outcomeResponse(result);
 }
 
+/**
+ * Who decides on a pending draft: a dashboard user, who may act on their own account's drafts only,
+ * or the operator's CLI (accountId null), on any. Another account's draft is the same 404 as a missing one.
+ */
+export type Decider = { accountId: string | null; name: string };
+
 /** A human approves a pending draft (dashboard, CLI): it goes out through the same pipeline. */
-export async function approveDraft(svc: Services, draftId: string, decidedBy: string): Promise<StoredResponse> {
-  const [row] = await svc.sql.unsafe<DraftRow[]>(`select ${DRAFT_COLUMNS} from drafts where id = $1 and deleted_at is null`, [draftId]);
+export async function approveDraft(svc: Services, decider: Decider, draftId: string): Promise<StoredResponse> {
+  const [row] = await svc.sql.unsafe<DraftRow[]>(
+    `select ${DRAFT_COLUMNS} from drafts where id = $1 and ($2::text is null or account_id = $2) and deleted_at is null`,
+    [draftId, decider.accountId] as never[],
+  );
   if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
   if (row.status !== "pending_approval") throw errors.approvalConflict();
   if (!row.to) throw errors.draftWithoutRecipient();
@@ -248,16 +257,20 @@ export async function approveDraft(svc: Services, draftId: string, decidedBy: st
   if (mailbox) assertSendingEntitled(account?.plan ?? "free", mailbox);
   // Send lists and suppressions are checked when the draft is claimed, under its lock; the
   // approver is recorded with the claim.
-  svc.log.info("draft.approved", { draft_id: draftId, decided_by: decidedBy });
-  return deliverDraft(svc, row.id, row.account_id, "pending_approval", decidedBy);
+  svc.log.info("draft.approved", { draft_id: draftId, decided_by: decider.name });
+  return deliverDraft(svc, row.id, row.account_id, "pending_approval", decider.name);
 }
 
-export async function rejectDraft(db: Db, draftId: string, decidedBy: string): Promise<void> {
+export async function rejectDraft(db: Db, decider: Decider, draftId: string): Promise<void> {
   const rows = await db`
-    update drafts set status = 'rejected', decided_by = ${decidedBy}, updated_at = now()
-    where id = ${draftId} and status = 'pending_approval' and deleted_at is null returning id`;
+    update drafts set status = 'rejected', decided_by = ${decider.name}, updated_at = now()
+    where id = ${draftId} and (${decider.accountId}::text is null or account_id = ${decider.accountId})
+      and status = 'pending_approval' and deleted_at is null
+    returning id`;
   if (rows.length > 0) return;
-  const [row] = await db`select status from drafts where id = ${draftId} and deleted_at is null`;
+  const [row] = await db`
+    select status from drafts
+    where id = ${draftId} and (${decider.accountId}::text is null or account_id = ${decider.accountId}) and deleted_at is null`;
   if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
   throw errors.approvalConflict();
 }

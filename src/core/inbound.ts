@@ -32,12 +32,14 @@ export async function lookupRecipient(svc: Services, address: string): Promise<R
   if (domain === svc.config.sharedDomain && localPart.startsWith(MAILTO_LOCAL_PREFIX)) {
     return { kind: "unsubscribe", token: localPart.slice(MAILTO_LOCAL_PREFIX.length) };
   }
-  if (domain !== svc.config.sharedDomain) {
-    const [verified] = await svc.sql`select 1 from domains where name = ${domain} and status = 'verified'`;
-    if (!verified) return { kind: "not_our_domain" };
-  }
-  const [mailbox] = await svc.sql<Mailbox[]>`select * from mailboxes where address = ${`${localPart}@${domain}`}`;
-  return mailbox ? { kind: "mailbox", mailbox } : { kind: "unknown_mailbox" };
+  // One row whatever matches: whether the domain is a verified custom one, and the mailbox's
+  // columns (all null when there is no such mailbox).
+  const [row] = await svc.sql`
+    select exists (select 1 from domains where name = ${domain} and status = 'verified') as verified_domain, m.*
+    from (values (1)) as lookup left join mailboxes m on m.address = ${`${localPart}@${domain}`}`;
+  const { verified_domain: verifiedDomain, ...mailbox } = row!;
+  if (domain !== svc.config.sharedDomain && !verifiedDomain) return { kind: "not_our_domain" };
+  return mailbox.id ? { kind: "mailbox", mailbox: mailbox as Mailbox } : { kind: "unknown_mailbox" };
 }
 
 export async function acceptInbound(

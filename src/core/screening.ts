@@ -138,6 +138,8 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
     }
   }
 
+  // Names and types only; applyDeliveryReports reads the bytes of report parts alone. One read
+  // serving both would load every attachment's bytes or teach this query what a report part is.
   const attachments = await sql<{ filename: string | null; content_type: string }[]>`
     select filename, content_type from attachments where message_id = ${messageId} order by id`;
   const input = comprehensionInput(message, headers, attachments);

@@ -1,18 +1,13 @@
 // HTML building for the dashboard. `html` escapes every interpolated value unless it is already
 // Html (built by `html` itself or wrapped with raw() by code that vouches for it), so a value
 // from the database or a form can never become markup by accident.
+import { escapeHtml } from "../html-escape.ts";
 
 export class Html {
   constructor(readonly value: string) {}
   toString(): string {
     return this.value;
   }
-}
-
-const entities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "`": "&#96;" };
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"'`]/g, (char) => entities[char]!);
 }
 
 /** Trusted markup only: a constant of our own, never a value that came from outside. */

@@ -46,8 +46,6 @@ export const mustOwn = {
   key: (db: Db, accountId: string, id: string) => found(db`select 1 from api_keys where id = ${id} and account_id = ${accountId}`),
   sendListEntry: (db: Db, accountId: string, id: string) => found(db`select 1 from send_list_entries where id = ${id} and account_id = ${accountId}`),
   mailbox: (db: Db, accountId: string, id: string) => found(db`select 1 from mailboxes where id = ${id} and account_id = ${accountId}`),
-  draft: (db: Db, accountId: string, id: string) =>
-    found(db`select 1 from drafts where id = ${id} and account_id = ${accountId} and deleted_at is null and status not in ('sent', 'rejected')`),
 };
 
 /** One delivery of the account, or the one 404. */

@@ -1,11 +1,8 @@
 // A self-contained, human-readable API reference rendered from the OpenAPI document (no CDN).
+import { escapeHtml } from "../html-escape.ts";
 
 type Spec = { info?: { title?: string; version?: string; description?: string }; paths?: Record<string, Record<string, Operation>> };
 type Operation = { summary?: string; description?: string; responses?: Record<string, { description?: string }>; requestBody?: unknown; parameters?: { name: string; in: string; required?: boolean }[] };
-
-export function escapeHtml(value: unknown): string {
-  return String(value ?? "").replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 export function referencePage(spec: Spec): string {
   const sections: string[] = [];
@@ -25,12 +22,12 @@ export function referencePage(spec: Spec): string {
 ${parameters ? `<h3>Parameters</h3><ul>${parameters}</ul>` : ""}${body}<h3>Responses</h3><ul>${responses}</ul></section>`);
     }
   }
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(spec.info?.title)} reference</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(spec.info?.title ?? "")} reference</title>
 <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
 section{border-top:1px solid #ddd;padding:.5rem 0}.method{background:#234;color:#fff;padding:0 .4rem;border-radius:3px}
 pre{background:#f5f5f5;padding:.5rem;overflow:auto;white-space:pre-wrap}</style></head><body>
-<h1>${escapeHtml(spec.info?.title)} <small>${escapeHtml(spec.info?.version)}</small></h1>
+<h1>${escapeHtml(spec.info?.title ?? "")} <small>${escapeHtml(spec.info?.version ?? "")}</small></h1>
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a></p>
-<pre>${escapeHtml(spec.info?.description)}</pre>
+<pre>${escapeHtml(spec.info?.description ?? "")}</pre>
 ${sections.join("\n")}</body></html>`;
 }

@@ -7,6 +7,8 @@ import { type AnyNode, type Document, type Element, hasChildren, isElement, isTe
 // Beyond this depth tags are dropped and their content kept, so no recursive consumer
 // (the text converter) can overflow its stack on hostile nesting.
 const MAX_EMITTED_DEPTH = 400;
+// Not src/html-escape.ts: the converter decodes either form, but the length of this markup decides
+// where a long body is cut and how much was left unconverted, so what it escapes must stay as is.
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 const NEEDS_ESCAPE = /[&<>"]/;
 const escapeHtml = (s: string): string => (NEEDS_ESCAPE.test(s) ? s.replace(/[&<>"]/g, (c) => ESCAPES[c] as string) : s);

@@ -1,13 +1,13 @@
 // The approval queue: the account's pending drafts. Approve sends through the real send pipeline
 // (approveDraft) and the page says what happened; reject tombstones the draft.
-import { approveDraft, rejectDraft } from "../../core/drafts.ts";
+import { approveDraft, rejectDraft, type Decider } from "../../core/drafts.ts";
 import { ApiError } from "../../core/errors.ts";
 import type { StoredResponse } from "../../core/idempotency.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, reveal, when, type Html } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
-import { accountMailboxes, mustOwn, pendingDrafts, type PendingDraftRow } from "../queries.ts";
+import { accountMailboxes, pendingDrafts, type PendingDraftRow } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
 const PAGE_LIMIT = 50;
@@ -55,14 +55,15 @@ function describeRefusal(error: ApiError): string {
   return `Not sent: ${error.message}.`;
 }
 
+// Core looks the draft up within the user's account: another account's draft is the one 404 page.
+const decider = (c: ActionContext): Decider => ({ accountId: c.session.accountId, name: `dashboard:${c.session.userId}` });
+
 export const approvalsPage = {
   show: (c: PageContext) => render(c),
 
   async approve(c: ActionContext): Promise<Response> {
-    const id = c.params.id ?? "";
-    await mustOwn.draft(c.svc.sql, c.session.accountId, id);
     try {
-      const result = await approveDraft(c.svc, id, `dashboard:${c.session.userId}`);
+      const result = await approveDraft(c.svc, decider(c), c.params.id ?? "");
       c.audit.delivery_status = result.status;
       const { notice, status } = describeOutcome(result);
       return render(c, notice, status);
@@ -74,10 +75,8 @@ export const approvalsPage = {
   },
 
   async reject(c: ActionContext): Promise<Response> {
-    const id = c.params.id ?? "";
-    await mustOwn.draft(c.svc.sql, c.session.accountId, id);
     try {
-      await rejectDraft(c.svc.sql, id, `dashboard:${c.session.userId}`);
+      await rejectDraft(c.svc.sql, decider(c), c.params.id ?? "");
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 409) throw error;
       return render(c, { kind: "error", text: describeRefusal(error) }, 409);

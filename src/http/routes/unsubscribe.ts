@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../core/services.ts";
 import { unsubscribeWithToken } from "../../core/unsubscribe.ts";
-import { escapeHtml } from "../reference-page.ts";
+import { escapeHtml } from "../../html-escape.ts";
 
 function page(status: number, title: string, body: string): Response {
   return new Response(
