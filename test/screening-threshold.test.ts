@@ -17,8 +17,9 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
+// Dated now: the classifier compares the Date header with the arrival time.
 const mail = (from: string, subject: string, body: string) =>
-  new TextEncoder().encode(`From: ${from}\r\nTo: ${address}\r\nSubject: ${subject}\r\nMessage-ID: <${crypto.randomUUID()}@sender.example>\r\nDate: Sun, 22 Nov 2026 10:00:00 +0000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`);
+  new TextEncoder().encode(`From: ${from}\r\nTo: ${address}\r\nSubject: ${subject}\r\nMessage-ID: <${crypto.randomUUID()}@sender.example>\r\nDate: ${new Date().toUTCString().replace("GMT", "+0000")}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`);
 
 async function screened(raw: Uint8Array) {
   const mailbox = (await getMailboxById(ctx.sql, mailboxId))!;

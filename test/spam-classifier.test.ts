@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { classifySpam, loadSpamModel } from "../src/comprehension/spam-classifier.ts";
+import { spamFeatures } from "../src/comprehension/spam-features.ts";
 import { HELD_OUT_GROUPS, loadCorpus } from "../scripts/train-spam.ts";
 
 // Every 15th held-out message (easy-ham-2, spam-2, hard-ham-1; never seen in training): 94
@@ -78,5 +79,30 @@ describe("spam classifier", () => {
 
   test("an unreadable model path fails loudly", async () => {
     await expect(loadSpamModel("/nonexistent/spam-model.json")).rejects.toThrow();
+  });
+
+  describe("date and encoding facts", () => {
+    const message = (date: string, extra: string[] = []) =>
+      [`Date: ${date}`, "From: a@example.org", "To: b@example.net", "Subject: hi", ...extra, "", "hello there"].join("\r\n");
+    const dateTokens = (tokens: Set<string>) => [...tokens].filter((t) => t.startsWith("date:") || t.startsWith("cte:")).sort();
+    const arrival = new Date("2002-09-10T12:00:00Z");
+
+    test("a Date hours ahead of arrival, a stale one, and one on time", async () => {
+      expect(dateTokens(await spamFeatures(message("Tue, 10 Sep 2002 17:30:00 +0000"), { receivedAt: arrival }))).toEqual(["date:ahead"]);
+      expect(dateTokens(await spamFeatures(message("Sat, 07 Sep 2002 09:00:00 +0000"), { receivedAt: arrival }))).toEqual(["date:stale"]);
+      expect(dateTokens(await spamFeatures(message("Tue, 10 Sep 2002 13:59:00 +0200"), { receivedAt: arrival }))).toEqual(["date:on-time"]);
+    });
+
+    test("without an arrival time the newest Received header stands in; a zone name is noted", async () => {
+      const received = "Received: from relay.example.net by mx.example.net; Tue, 10 Sep 2002 12:00:00 +0000";
+      const older = "Received: from origin.example.org by relay.example.net; Mon, 09 Sep 2002 08:00:00 +0000";
+      expect(dateTokens(await spamFeatures(message("Tue, 10 Sep 2002 20:00:00 GMT", [received, older])))).toEqual(["date:ahead", "date:no-numeric-tz"]);
+      expect(dateTokens(await spamFeatures(message("Tue, 10 Sep 2002 20:00:00 +0000")))).toEqual([]);
+    });
+
+    test("a single-part message's transfer encoding is a token", async () => {
+      const tokens = await spamFeatures(message("Tue, 10 Sep 2002 12:00:00 +0000", ["Content-Transfer-Encoding: Quoted-Printable"]), { receivedAt: arrival });
+      expect(dateTokens(tokens)).toEqual(["cte:quoted-printable", "date:on-time"]);
+    });
   });
 });

@@ -5,7 +5,7 @@
 // Scoring is a parse plus a lookup per token: about a millisecond for typical mail.
 
 import { readFile } from "node:fs/promises";
-import { spamFeatures } from "./spam-features.ts";
+import { spamFeatures, type SpamContext } from "./spam-features.ts";
 
 export const MODEL_FORMAT = "agent-mailbox/spam-chi2/1";
 
@@ -61,8 +61,8 @@ async function readModel(path: string | URL): Promise<SpamModel> {
 
 // Throws when the message cannot be parsed or the model cannot be read; the caller records
 // that as a classifier error rather than guessing.
-export async function classifySpam(raw: Uint8Array | string, model?: SpamModel): Promise<SpamVerdict> {
-  const [m, tokens] = await Promise.all([model ?? loadSpamModel(), spamFeatures(raw)]);
+export async function classifySpam(raw: Uint8Array | string, model?: SpamModel, context?: SpamContext): Promise<SpamVerdict> {
+  const [m, tokens] = await Promise.all([model ?? loadSpamModel(), spamFeatures(raw, context)]);
   const score = spamScore(m, tokens);
   return { spam: score >= m.threshold, score };
 }

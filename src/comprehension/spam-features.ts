@@ -1,6 +1,7 @@
 // Turns a raw RFC 822 message into the set of tokens the spam classifier weighs: words of the
 // text a human would see, link hosts, and header facts (sender domain, origin relay, message-id
-// and reply-to consistency, mailer) that bulk senders get wrong more often than people do.
+// and reply-to consistency, mailer, a Date that disagrees with the arrival time, the top-level
+// transfer encoding) that bulk senders get wrong more often than people do.
 // Every token is a presence flag; counts become coarse bucket tokens.
 
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
@@ -33,10 +34,15 @@ const PARSE_OPTIONS = {
   skipImageLinks: true,
 };
 
-export async function spamFeatures(raw: Uint8Array | string): Promise<Set<string>> {
+// receivedAt: when the message reached us. Without it, the newest Received header's timestamp
+// stands in (in the training corpus that is the recipient's own server stamping arrival).
+export type SpamContext = { receivedAt?: Date };
+
+export async function spamFeatures(raw: Uint8Array | string, context: SpamContext = {}): Promise<Set<string>> {
   const parsed = await simpleParser(toParserInput(raw), PARSE_OPTIONS);
   const tokens = new Set<string>();
   headerTokens(parsed, tokens);
+  dateTokens(parsed, context.receivedAt ?? newestReceivedDate(parsed), tokens);
   bodyTokens(parsed, tokens);
   return tokens;
 }
@@ -113,6 +119,30 @@ function headerTokens(mail: ParsedMail, out: Set<string>): void {
     if (value) out.add(`${name}:${value}`);
   }
   if (!mail.date) out.add("date:none");
+  // A single-part message's own encoding; multipart messages have none at the top.
+  const encoding = headerText(mail, "content-transfer-encoding").trim().toLowerCase();
+  if (encoding) out.add(`cte:${encoding}`);
+}
+
+// Bulk mailers stamp a Date hours ahead of delivery (to sort on top of an inbox) or reuse a
+// stale one, and write zone names where mail software writes a numeric offset.
+const DATE_AHEAD_HOURS = 2;
+const DATE_STALE_HOURS = 48;
+
+function dateTokens(mail: ParsedMail, receivedAt: Date | undefined, out: Set<string>): void {
+  const line = headerLine(mail, "date");
+  if (line && !/[+-]\d{4}/.test(line)) out.add("date:no-numeric-tz");
+  if (!mail.date || !receivedAt || Number.isNaN(mail.date.getTime()) || Number.isNaN(receivedAt.getTime())) return;
+  const lagHours = (receivedAt.getTime() - mail.date.getTime()) / 3_600_000;
+  out.add(lagHours < -DATE_AHEAD_HOURS ? "date:ahead" : lagHours > DATE_STALE_HOURS ? "date:stale" : "date:on-time");
+}
+
+function newestReceivedDate(mail: ParsedMail): Date | undefined {
+  const value = mail.headers.get("received");
+  const newest = Array.isArray(value) ? value[0] : value;
+  if (newest === undefined) return undefined;
+  const stamp = String(newest).split(";").pop()?.trim();
+  return stamp ? new Date(stamp) : undefined;
 }
 
 // Only the earliest relay hop (the last Received header) describes the sender; later hops are

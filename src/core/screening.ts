@@ -44,6 +44,7 @@ type ScreeningRow = {
   sanitization: Record<string, unknown> | null;
   processed_at: string | null;
   headers: Record<string, string> | null;
+  received_at: Date | null;
   content: Uint8Array | null;
   remote_ip: string | null;
   helo: string | null;
@@ -58,7 +59,7 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   const { sql, config, log } = svc;
   const [message] = await sql<ScreeningRow[]>`
     select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.hidden_text, m.truncated,
-      m.sanitization, m.processed_at, m.headers, r.content, r.remote_ip, r.helo, r.mail_from,
+      m.sanitization, m.processed_at, m.headers, r.content, r.remote_ip, r.helo, r.mail_from, r.received_at,
       b.deliver_spam, s.schema as extraction_schema
     from messages m
       left join raw_messages r on r.id = m.raw_message_id
@@ -124,7 +125,9 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
       };
     }
     try {
-      const verdict = await classifySpam(raw, await configuredSpamModel(config.screening.spamModelPath));
+      // Arrival time: the classifier compares the Date header with it.
+      const receivedAt = message.received_at ? new Date(message.received_at) : undefined;
+      const verdict = await classifySpam(raw, await configuredSpamModel(config.screening.spamModelPath), { receivedAt });
       // On its own the classifier quarantines only when very sure (SPAM_CLASSIFIER_THRESHOLD): a
       // false positive hides a password reset or an order notice from the agent.
       const flagged = verdict.score >= config.screening.spamClassifierThreshold;
