@@ -257,6 +257,26 @@ describe("injection never reaches the relay", () => {
     expect(mail.subject).not.toBe("smuggled");
   });
 
+  test("control characters and bidi overrides are 400 in a subject or text, on send, draft create and edit", async () => {
+    const before = o.sink.messages.length;
+    const refused: [Record<string, string>, string][] = [
+      [{ subject: "Invoice \u202Efdp.exe" }, "subject must not contain control characters"],
+      [{ subject: "ring\u0007" }, "subject must not contain control characters"],
+      [{ text: "see invoice\u202Dattached" }, "text must not contain control characters"],
+      [{ text: "escape \u001b[31m red" }, "text must not contain control characters"],
+    ];
+    const mine = await draftIn(o.mailbox.id);
+    for (const [extra, error] of refused) {
+      expect(await o.send(sendBody(o.mailbox.id, extra))).toMatchObject({ status: 400, body: { error } });
+      expect(await call(o.owner.key, "POST", "/drafts", sendBody(o.mailbox.id, extra))).toMatchObject({ status: 400, body: { error } });
+      expect(await call(o.owner.key, "PATCH", `/drafts/${mine}`, extra)).toMatchObject({ status: 400, body: { error } });
+    }
+    expect(o.sink.messages.length).toBe(before);
+    // Tabs, line breaks in the text and right-to-left text without overrides are ordinary mail.
+    const fine = await o.send(sendBody(o.mailbox.id, { subject: "Q3\tplan \u05e9\u05dc\u05d5\u05dd", text: "line one\r\nline two\n\tindented" }));
+    expect(fine.status).toBe(201);
+  });
+
   test("a Unicode line separator in the subject is encoded, not a header break", async () => {
     const response = await o.send(sendBody(o.mailbox.id, { subject: "Hi\u2028Bcc: eve@evil.example\u0085x" }));
     expect(response.status).toBe(201);

@@ -13,7 +13,7 @@ import { newId } from "./ids.ts";
 import type { StoredResponse } from "./idempotency.ts";
 import { getMailboxById } from "./mailboxes.ts";
 import { outcomeResponse } from "./outcome.ts";
-import { assertSendingEntitled, resolveMailbox, resolveOutgoing, validateRecipient, validateSubject, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
+import { assertSendingEntitled, resolveMailbox, resolveOutgoing, validateRecipient, validateSubject, validateText, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 import type { Services } from "./services.ts";
@@ -134,6 +134,7 @@ export async function updateDraft(db: Db, principal: Principal, id: string, patc
   if (patch.reply_to_message_id !== undefined) throw errors.validation("reply_to_message_id cannot be changed");
   if (patch.subject !== undefined) validateSubject(patch.subject);
   if (patch.text !== undefined && patch.text.length === 0) throw errors.validation("text must be at least 1 character");
+  if (patch.text !== undefined) validateText(patch.text);
   const to = patch.to === undefined ? undefined : validateRecipient(patch.to, true);
   const [row] = await db.unsafe<DraftRow[]>(
     `update drafts set

@@ -28,6 +28,11 @@ export type ResolvedOutgoing = {
 };
 
 const LINE_BREAK = /[\r\n]/;
+// Control characters render as nothing or as garbage in a mail client, and the bidi overrides
+// (U+202D, U+202E) reorder what a human sees ("invoice\u202Efdp.exe" shows as "invoiceexe.pdf"):
+// nothing an agent writes needs them. Tab is allowed everywhere, line breaks in the text only.
+const SUBJECT_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f\u202d\u202e]/;
+const TEXT_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202d\u202e]/;
 
 /** The body checks every send and draft-create shares (400 errors). */
 function validateOutgoingRequest(body: OutgoingRequest, options: { recipientRequired: boolean }): string | null {
@@ -35,12 +40,18 @@ function validateOutgoingRequest(body: OutgoingRequest, options: { recipientRequ
     throw errors.validation("client_id must not start with 'draft:' (reserved)");
   }
   if (body.subject !== undefined) validateSubject(body.subject);
+  validateText(body.text);
   return validateRecipient(body.to, options.recipientRequired && body.reply_to_message_id === undefined);
 }
 
 /** A subject becomes a header line: a line break in it would inject headers. */
 export function validateSubject(subject: string): void {
   if (LINE_BREAK.test(subject)) throw errors.validation("subject must not contain line breaks");
+  if (SUBJECT_CONTROLS.test(subject)) throw errors.validation("subject must not contain control characters");
+}
+
+export function validateText(text: string): void {
+  if (TEXT_CONTROLS.test(text)) throw errors.validation("text must not contain control characters");
 }
 
 export function validateRecipient(to: string | undefined | null, required: boolean): string | null {
