@@ -1,6 +1,7 @@
 // Every environment variable the service reads, parsed and validated once.
 // Nothing else in the code base reads process.env: pass a Config around instead.
 import { isIP } from "node:net";
+import { formatRange, parseRange } from "./ip-address.ts";
 import type { LogLevel } from "./log.ts";
 
 export type Role = "api" | "smtp" | "worker";
@@ -21,6 +22,8 @@ export type Config = {
   dkimSelector: string;
   logLevel: LogLevel;
   maxRequestBytes: number;
+  /** Proxies whose X-Forwarded-For is believed, as canonical CIDR ranges ("10.0.0.0/8", "::1/128"). */
+  trustedProxies: string[];
   dnsServers: string[];
   dnsTimeoutMs: number;
   freePlanMonthlyQuota: number;
@@ -179,6 +182,17 @@ function dnsServers(env: Env, name: string): string[] {
   return servers;
 }
 
+function trustedProxies(env: Env, name: string): string[] {
+  return list(env, name, "").map((item) => {
+    const range = parseRange(item);
+    if (range === "host_bits") throw new ConfigError(name, `entries must be network addresses: '${item}' has bits set after its prefix length`);
+    if (range === null) {
+      throw new ConfigError(name, `entries must be IP addresses or CIDR ranges (10.0.0.5, 10.0.0.0/8, fd00::/8), got '${item}'`);
+    }
+    return formatRange(range);
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const roles = list(env, "ROLES", "api,smtp,worker");
   for (const role of roles) {
@@ -214,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     dkimSelector: hostname(env, "DKIM_SELECTOR", "svc1"),
     logLevel: oneOf(env, "LOG_LEVEL", "info", ["debug", "info", "warn", "error", "silent"] as const),
     maxRequestBytes: integer(env, "MAX_REQUEST_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    trustedProxies: trustedProxies(env, "TRUSTED_PROXIES"),
     dnsServers: dnsServers(env, "DNS_SERVERS"),
     dnsTimeoutMs: integer(env, "DNS_TIMEOUT_MS", 3000, 50, 60000),
     freePlanMonthlyQuota: integer(env, "FREE_PLAN_MONTHLY_QUOTA", 3000, 0, 1_000_000_000),

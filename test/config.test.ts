@@ -34,6 +34,7 @@ describe("defaults", () => {
       logLevel: "info",
       maxRequestBytes: 1024 * 1024,
       dnsServers: [],
+      trustedProxies: [], // X-Forwarded-For is believed from nobody
       freePlanMonthlyQuota: 3000,
       paidPlanMonthlyQuota: 100000,
     });
@@ -74,6 +75,17 @@ describe("values and what is derived from them", () => {
     expect(loadConfig({ DATABASE_URL: "postgresql://u@h/d" }).databaseUrl).toBe("postgresql://u@h/d");
   });
 
+  test("TRUSTED_PROXIES is a comma-separated list of addresses and CIDR ranges, kept in canonical form", () => {
+    expect(loadConfig({ TRUSTED_PROXIES: " 10.0.0.0/8 , 192.0.2.7,2001:DB8:0::/32, ::1, ::ffff:172.16.0.0/108,0.0.0.0/0" }).trustedProxies).toEqual([
+      "10.0.0.0/8",
+      "192.0.2.7/32",
+      "2001:db8::/32",
+      "::1/128",
+      "172.16.0.0/12",
+      "0.0.0.0/0",
+    ]);
+  });
+
   test("DNS_SERVERS is a comma-separated list", () => {
     expect(loadConfig({ DNS_SERVERS: "127.0.0.1:5300, [::1]:53,9.9.9.9" }).dnsServers).toEqual(["127.0.0.1:5300", "[::1]:53", "9.9.9.9"]);
   });
@@ -107,6 +119,14 @@ describe("bad variables fail naming the variable", () => {
     ["LOG_LEVEL", "verbose", /LOG_LEVEL must be one of debug, info, warn, error, silent, got 'verbose'/],
     ["DELIVERY_TRANSPORT", "pigeon", /DELIVERY_TRANSPORT/],
     ["INBOUND_AUTH_MODE", "maybe", /INBOUND_AUTH_MODE/],
+    ["TRUSTED_PROXIES", "proxy.internal", /TRUSTED_PROXIES entries must be IP addresses or CIDR ranges .*, got 'proxy.internal'/],
+    ["TRUSTED_PROXIES", "10.0.0.1, *", /TRUSTED_PROXIES .*got '\*'/],
+    ["TRUSTED_PROXIES", "10.0.0.0/33", /TRUSTED_PROXIES .*got '10.0.0.0\/33'/],
+    ["TRUSTED_PROXIES", "fd00::/129", /TRUSTED_PROXIES .*got 'fd00::\/129'/],
+    ["TRUSTED_PROXIES", "10.0.0.0/", /TRUSTED_PROXIES .*got '10.0.0.0\/'/],
+    ["TRUSTED_PROXIES", "10.0.0.0/8/8", /TRUSTED_PROXIES/],
+    ["TRUSTED_PROXIES", "fe80::1%eth0", /TRUSTED_PROXIES .*got 'fe80::1%eth0'/],
+    ["TRUSTED_PROXIES", "10.0.0.1/8", /TRUSTED_PROXIES entries must be network addresses: '10.0.0.1\/8' has bits set after its prefix length/],
   ];
   for (const [name, value, message] of cases) {
     test(`${name}=${JSON.stringify(value)}`, () => {

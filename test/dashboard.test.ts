@@ -1,12 +1,16 @@
-// The dashboard over real HTTP on loopback: sign-in and its failures, sessions that expire and
+// The dashboard over real HTTP on loopback: sign-in and its failures, throttling per (email,
+// client address) and per address with X-Forwarded-For believed only from trusted proxies,
+// sessions that expire and
 // end, CSRF and origin checks, one 404 for foreign and missing ids, escaping of hostile values,
 // key secrets shown once, redrive of a dead letter produced by the real worker, and the
 // require_approval toggle changing what POST /api/v1/send does.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { loadConfig } from "../src/config.ts";
 import { createUser } from "../src/core/users.ts";
 import { html, raw, reveal } from "../src/dashboard/html.ts";
 import { makeLogger } from "../src/log.ts";
 import { setWebhook } from "../src/core/webhooks.ts";
+import { makeApp } from "../src/http/app.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
@@ -31,13 +35,16 @@ const otherEmail = "bob@example.com";
 
 type Reply = { status: number; text: string; headers: Headers };
 
-/** A cookie-keeping HTTP client that does not follow redirects, like a browser minus the rendering. */
+/**
+ * A cookie-keeping HTTP client that does not follow redirects, like a browser minus the rendering.
+ * It talks to `origin` (the main server unless given) and adds `always` to every request.
+ */
 class Client {
   cookies = new Map<string, string>();
-  constructor(readonly origin: string | null = null) {}
+  constructor(readonly origin: string | null = null, readonly always: Record<string, string> = {}) {}
 
   async send(method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<Reply> {
-    const all: Record<string, string> = { ...headers };
+    const all: Record<string, string> = { ...this.always, ...headers };
     if (this.cookies.size) all.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     let body: string | undefined;
     if (form) {
@@ -45,7 +52,7 @@ class Client {
       all["content-type"] = "application/x-www-form-urlencoded";
       if (this.origin && !("origin" in all)) all.origin = this.origin;
     }
-    const response = await fetch(`${base}${path}`, { method, headers: all, body, redirect: "manual" });
+    const response = await fetch(`${this.origin ?? base}${path}`, { method, headers: all, body, redirect: "manual" });
     for (const cookie of response.headers.getSetCookie()) {
       const [pair] = cookie.split(";");
       const [name, value] = pair!.split("=") as [string, string];
@@ -117,7 +124,14 @@ afterAll(async () => {
   await ctx?.close();
 });
 
+/** Each throttling test starts with no failed sign-ins recorded from anywhere. */
+const forgetFailedSignIns = async () => {
+  await ctx.sql`delete from dashboard_login_failures`;
+};
+
 describe("sign-in", () => {
+  afterEach(forgetFailedSignIns);
+
   test("the right password opens a session: 303, a strict HttpOnly cookie scoped to /dashboard, security headers", async () => {
     const { client, reply } = await signIn(ownerEmail, PASSWORD);
     expect(reply.status).toBe(303);
@@ -165,7 +179,7 @@ describe("sign-in", () => {
     expect(ratio).toBeLessThan(2.5);
   });
 
-  test("after 5 failures for an email, even the right password is refused for a while (429)", async () => {
+  test("after 5 failures for an email from one address, even the right password is refused there for a while (429)", async () => {
     await createUser(ctx.sql, { accountId: owner.accountId, email: "throttled@example.com", password: PASSWORD });
     for (let i = 0; i < 5; i++) expect((await signIn("throttled@example.com", "not the password")).reply.status).toBe(401);
     const blocked = await signIn("throttled@example.com", PASSWORD);
@@ -206,6 +220,128 @@ describe("sign-in", () => {
     const before = await ctx.sql`select count(*)::int as n from send_list_entries`;
     expect((await anonymous.post("/dashboard/sendlists", { kind: "block", pattern: "x.example" })).status).toBe(303);
     expect(await ctx.sql`select count(*)::int as n from send_list_entries`).toEqual(before);
+  });
+});
+
+describe("sign-in throttling by client address", () => {
+  // A second server on the same database whose config trusts loopback (where the tests' requests
+  // come from) and 198.51.100.0/24 as proxies; the main server trusts none.
+  let proxiedSvc: typeof ctx.svc;
+  let proxied: HttpServer;
+  let proxiedApp: ReturnType<typeof makeApp>;
+  let proxiedBase: string;
+  const from = (address: string) => new Client(proxiedBase, { "x-forwarded-for": address });
+  const clientOf = async (email: string) => (await ctx.sql`select client from dashboard_login_failures where email = ${email}`).map((row) => row.client);
+
+  beforeAll(async () => {
+    const config = { ...ctx.config, trustedProxies: loadConfig({ TRUSTED_PROXIES: "127.0.0.1, 198.51.100.0/24" }).trustedProxies };
+    proxiedSvc = { ...ctx.svc, config };
+    proxiedApp = makeApp(proxiedSvc);
+    proxied = startHttpServer(proxiedSvc, proxiedApp);
+    proxiedBase = `http://127.0.0.1:${proxied.port}`;
+    await createUser(ctx.sql, { accountId: owner.accountId, email: "operator@example.com", password: PASSWORD });
+  });
+  afterAll(async () => {
+    await proxied?.stop();
+  });
+  afterEach(forgetFailedSignIns);
+
+  test("a locked-out (email, address A) pair does not lock the same email out from address B", async () => {
+    const attacker = "203.0.113.10";
+    for (let i = 0; i < 5; i++) expect((await signIn("operator@example.com", "not the password", from(attacker))).reply.status).toBe(401);
+    expect(await clientOf("operator@example.com")).toEqual([attacker, attacker, attacker, attacker, attacker]);
+    const locked = await signIn("operator@example.com", PASSWORD, from(attacker));
+    expect(locked.reply.status).toBe(429);
+    expect(locked.reply.text).toContain("Too many failed sign-ins for this email.");
+    // The operator, elsewhere, signs in; that forgives only the operator's own pair.
+    expect((await signIn("operator@example.com", PASSWORD, from("203.0.113.20"))).reply.status).toBe(303);
+    expect((await signIn("operator@example.com", PASSWORD, from(attacker))).reply.status).toBe(429);
+    expect(await clientOf("operator@example.com")).toHaveLength(5);
+  });
+
+  test("the per-address cap trips across different emails (spraying), and only for that address", async () => {
+    const lines: string[] = [];
+    const saved = proxiedSvc.log;
+    proxiedSvc.log = makeLogger("info", (line) => lines.push(line));
+    const sprayer = "203.0.113.30";
+    try {
+    for (let i = 0; i < 20; i++) expect((await signIn(`sprayed-${i}@example.com`, "Winter2024!", from(sprayer))).reply.status).toBe(401);
+    const next = await signIn("sprayed-20@example.com", "Winter2024!", from(sprayer));
+    expect(next.reply.status).toBe(429);
+    expect(next.reply.text).toContain("Too many failed sign-ins from your network.");
+    // Even a right password is refused from there, though this email has no failure of its own...
+    expect((await signIn("operator@example.com", PASSWORD, from(sprayer))).reply.status).toBe(429);
+    expect(await clientOf("operator@example.com")).toEqual([]);
+    // ...and the same emails are not locked from anywhere else.
+    expect((await signIn("sprayed-3@example.com", "another guess", from("203.0.113.31"))).reply.status).toBe(401);
+    expect((await signIn("operator@example.com", PASSWORD, from("203.0.113.31"))).reply.status).toBe(303);
+    const logins = lines.map((line) => JSON.parse(line)).filter((entry) => entry.event === "dashboard.action");
+    expect(logins.filter((entry) => entry.reason === "throttled")).toEqual([
+      expect.objectContaining({ action: "login", outcome: "rejected", limit: "client", client: sprayer }),
+      expect.objectContaining({ action: "login", outcome: "rejected", limit: "client", client: sprayer }),
+    ]);
+    expect(logins.at(-1)).toMatchObject({ action: "login", outcome: "ok", client: "203.0.113.31" });
+    for (const line of lines) for (const secret of ["Winter2024!", PASSWORD, "another guess"]) expect(line).not.toContain(secret);
+    } finally {
+      proxiedSvc.log = saved;
+    }
+  });
+
+  test("X-Forwarded-For is ignored when the peer is not a trusted proxy: it cannot dodge the pair limit", async () => {
+    // The main server trusts no proxy (the default), so every request here is loopback's.
+    for (let i = 0; i < 5; i++) {
+      const client = new Client(base, { "x-forwarded-for": `198.18.0.${i + 1}` });
+      expect((await signIn("operator@example.com", "not the password", client)).reply.status).toBe(401);
+    }
+    expect(await clientOf("operator@example.com")).toEqual(["127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"]);
+    const dodge = await signIn("operator@example.com", PASSWORD, new Client(base, { "x-forwarded-for": "198.18.0.99" }));
+    expect(dodge.reply.status).toBe(429);
+    // A server that trusts proxies, but not this peer, ignores the header too.
+    const elsewhereSvc = { ...ctx.svc, config: { ...ctx.config, trustedProxies: loadConfig({ TRUSTED_PROXIES: "10.0.0.0/8" }).trustedProxies } };
+    const elsewhere = startHttpServer(elsewhereSvc, makeApp(elsewhereSvc));
+    try {
+      const client = new Client(`http://127.0.0.1:${elsewhere.port}`, { "x-forwarded-for": "10.1.1.1" });
+      expect((await signIn("untrusted-peer@example.com", "not the password", client)).reply.status).toBe(401);
+      expect(await clientOf("untrusted-peer@example.com")).toEqual(["127.0.0.1"]);
+    } finally {
+      await elsewhere.stop();
+    }
+  });
+
+  test("X-Forwarded-For from a trusted peer is believed: the rightmost hop that is not a trusted proxy", async () => {
+    const cases: [string, string][] = [
+      ["203.0.113.50", "203.0.113.50"],
+      // Whatever the client wrote on the left is not believed; a trusted proxy's hop is skipped.
+      ["6.6.6.6, 203.0.113.51, 198.51.100.9", "203.0.113.51"],
+      ["203.0.113.52:4711", "203.0.113.52"],
+      // IPv6 clients count per /64; an IPv4-mapped address is the IPv4 client.
+      ["[2001:DB8:1:2::5]:443", "2001:db8:1:2::/64"],
+      ["::ffff:203.0.113.53", "203.0.113.53"],
+      // Every hop trusted: the leftmost. An unreadable hop stops the walk at the last one known.
+      ["198.51.100.1, 198.51.100.2", "198.51.100.1"],
+      ["garbage, 198.51.100.3", "198.51.100.3"],
+      ["not-an-ip", "127.0.0.1"],
+      ["", "127.0.0.1"],
+    ];
+    for (const [header, expected] of cases) {
+      const email = `xff-${cases.findIndex((c) => c[0] === header)}@example.com`;
+      expect((await signIn(email, "not the password", from(header))).reply.status).toBe(401);
+      expect({ header, client: await clientOf(email) }).toEqual({ header, client: [expected] });
+    }
+  });
+
+  test("the app handed a request without a peer (no server in front) believes no header at all", async () => {
+    const page = await proxiedApp.handle(new Request("http://localhost/dashboard/login"));
+    const token = hidden(await page.text(), "login_token");
+    const reply = await proxiedApp.handle(
+      new Request("http://localhost/dashboard/login", {
+        method: "POST",
+        headers: { cookie: `dashboard_login=${token}`, "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": "203.0.113.60" },
+        body: new URLSearchParams({ login_token: token, email: "no-peer@example.com", password: "not the password" }).toString(),
+      }),
+    );
+    expect(reply.status).toBe(401);
+    expect(await clientOf("no-peer@example.com")).toEqual(["unknown"]);
   });
 });
 
@@ -505,8 +641,10 @@ describe("what a human approves is what they saw", () => {
   });
 
   test("invisible and direction-changing characters are shown as visible markers", async () => {
-    // U+202E turns "moc.live" into "evil.com" on screen; U+200B and U+2066 are invisible.
-    const draftId = await pendingDraft("Pay \u202Emoc.live\u202C now", "Visit exa\u200Bmple.com \u2066hidden\u2069 and \u0007 bell.");
+    // U+202E turns "moc.live" into "evil.com" on screen; U+200B and U+2066 are invisible. Send now
+    // refuses U+202E and control characters, so the row is written as an older draft could be.
+    const draftId = await pendingDraft("Pay now");
+    await ctx.sql`update drafts set subject = ${"Pay \u202Emoc.live\u202C now"}, text = ${"Visit exa\u200Bmple.com \u2066hidden\u2069 and \u0007 bell."} where id = ${draftId}`;
     const client = await signedIn(ownerEmail);
     const page = await client.get("/dashboard/approvals");
     const row = page.text.split(`id="draft-${draftId}"`)[1]!.split("</tr>")[0]!;

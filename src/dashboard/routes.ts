@@ -3,6 +3,7 @@
 // the control plane for humans, not part of the API.
 import { Elysia } from "elysia";
 import type { Services } from "../core/services.ts";
+import type { ClientAddressOf } from "../http/client-address.ts";
 import { icon, stylesheet } from "./assets.ts";
 import { makeGuard, type ActionContext, type PageContext } from "./guard.ts";
 import { approvalsPage } from "./pages/approvals.ts";
@@ -19,7 +20,8 @@ const hidden = { detail: { hide: true }, parse: "none" } as const;
 
 type Route = { request: Request; params: Record<string, string> };
 
-export function dashboardRoutes(svc: Services) {
+/** `clientAddressOf` tells the sign-in throttle where a request came from (see src/http/app.ts). */
+export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf) {
   const guard = makeGuard(svc);
   const login = makeLoginHandlers(svc, guard);
   const page = (handler: (c: PageContext) => Promise<Response>) => ({ request, params }: Route) => guard.page(request, params ?? {}, handler);
@@ -31,7 +33,7 @@ export function dashboardRoutes(svc: Services) {
     .get("/assets/style.css", () => stylesheet(), hidden)
     .get("/assets/icon.svg", () => icon(), hidden)
     .get("/login", ({ request }) => login.show(request), hidden)
-    .post("/login", ({ request }) => login.submit(request), hidden)
+    .post("/login", ({ request }) => login.submit(request, clientAddressOf(request)), hidden)
     .post("/logout", action("logout", login.logout), hidden)
     .get("", page(overviewPage), hidden)
     .get("/", page(overviewPage), hidden)

@@ -1,28 +1,48 @@
 // Throttles password guessing. Each sign-in attempt is a row in Postgres, written before the
 // password is checked and deleted only when the sign-in succeeds, so parallel guesses count
-// against each other and every API process behind a load balancer sees the same count. Counting
-// is per submitted email, existing or not, so a throttled answer reveals nothing about which
-// accounts exist. (Not per IP: the HTTP layer hands the app a Request without the peer address,
-// and X-Forwarded-For cannot be trusted without a known proxy.)
+// against each other and every API process behind a load balancer sees the same count.
+// Two limits, both counted whether or not the email exists, so a throttled answer reveals
+// nothing about which accounts do:
+// - per (email, client address): guessing one user's password from one place. Keyed by the
+//   pair, not the email alone, so someone who knows an operator's email cannot lock the operator
+//   out from elsewhere.
+// - per client address across every email: password spraying (one guess at many users).
+// The client address is the TCP peer, or what a trusted proxy says (TRUSTED_PROXIES; see
+// src/http/client-address.ts). IPv6 clients count per /64, the block one subscriber
+// is usually given, so rotating addresses inside it buys nothing.
+import { networkOf, parseAddress } from "../ip-address.ts";
 import type { Db } from "../db.ts";
 
-export const FAILURE_LIMIT = 5;
+export const PAIR_FAILURE_LIMIT = 5;
+export const CLIENT_FAILURE_LIMIT = 20;
 export const WINDOW_SECONDS = 15 * 60;
 
-/** Records an attempt; throttled (and not recorded) when the email already has its fill of failures. */
-export async function startAttempt(db: Db, email: string): Promise<{ throttled: boolean }> {
-  // Old rows are of no use to the window; trimming here keeps the table small without a job.
-  await db`delete from dashboard_login_failures where failed_at < now() - make_interval(secs => ${WINDOW_SECONDS})`;
-  const [attempt] = await db`insert into dashboard_login_failures (email) values (${email}) returning id`;
-  const [row] = await db`
-    select count(*)::int as attempts from dashboard_login_failures
-    where email = ${email} and failed_at > now() - make_interval(secs => ${WINDOW_SECONDS})`;
-  if ((row?.attempts ?? 0) <= FAILURE_LIMIT) return { throttled: false };
-  await db`delete from dashboard_login_failures where id = ${attempt!.id}`;
-  return { throttled: true };
+/** Which limit refused an attempt. */
+export type ThrottleLimit = "pair" | "client";
+
+/** The throttle's key for a client address: IPv4 as it is, IPv6 as its /64, "unknown" without one. */
+export function throttleKey(address: string | null): string {
+  const parsed = address === null ? null : parseAddress(address);
+  if (!parsed) return "unknown";
+  return parsed.kind() === "ipv4" ? parsed.toString() : `${networkOf(parsed, 64).toString()}/64`;
 }
 
-/** A successful sign-in forgives the email's failures, this attempt's row included. */
-export async function attemptSucceeded(db: Db, email: string): Promise<void> {
-  await db`delete from dashboard_login_failures where email = ${email}`;
+/** Records an attempt; throttled (and not recorded) when the pair or the client has its fill of failures. */
+export async function startAttempt(db: Db, email: string, client: string): Promise<{ throttled: ThrottleLimit | null }> {
+  // Old rows are of no use to the window; trimming here keeps the table small without a job.
+  await db`delete from dashboard_login_failures where failed_at < now() - make_interval(secs => ${WINDOW_SECONDS})`;
+  const [attempt] = await db`insert into dashboard_login_failures (email, client) values (${email}, ${client}) returning id`;
+  const [row] = await db`
+    select count(*) filter (where email = ${email})::int as pair, count(*)::int as client
+    from dashboard_login_failures
+    where client = ${client} and failed_at > now() - make_interval(secs => ${WINDOW_SECONDS})`;
+  const throttled: ThrottleLimit | null =
+    (row?.pair ?? 0) > PAIR_FAILURE_LIMIT ? "pair" : (row?.client ?? 0) > CLIENT_FAILURE_LIMIT ? "client" : null;
+  if (throttled) await db`delete from dashboard_login_failures where id = ${attempt!.id}`;
+  return { throttled };
+}
+
+/** A successful sign-in forgives the pair's failures, this attempt's row included. */
+export async function attemptSucceeded(db: Db, email: string, client: string): Promise<void> {
+  await db`delete from dashboard_login_failures where email = ${email} and client = ${client}`;
 }

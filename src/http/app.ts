@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { errorFields } from "../log.ts";
+import { makeClientAddressOf } from "./client-address.ts";
 import { buildOpenApiDocument } from "./openapi-document.ts";
 import { referencePage } from "./reference-page.ts";
 import { describeValidationFailure } from "./validation.ts";
@@ -53,7 +54,7 @@ export function makeApp(svc: Services) {
       detail: { hide: true },
     });
   for (const routes of routeSets) app.use(routes(svc));
-  app.use(dashboardRoutes(svc));
+  app.use(dashboardRoutes(svc, makeClientAddressOf(svc.config.trustedProxies)));
   app.use(mcpRoutes(svc));
   return app;
 }

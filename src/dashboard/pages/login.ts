@@ -1,7 +1,7 @@
 // Sign-in and sign-out. The sign-in form carries a token that must match a cookie set with the
 // form (so another site cannot sign a browser into an account of its choosing). A wrong email
-// and a wrong password get the same page, status and timing; repeated failures per email are
-// throttled (see throttle.ts).
+// and a wrong password get the same page, status and timing; repeated failures are throttled per
+// (email, client address) and per client address (see throttle.ts).
 import type { Services } from "../../core/services.ts";
 import { base64url, randomBytes } from "../../core/secrets.ts";
 import { logAction } from "../audit.ts";
@@ -14,11 +14,16 @@ import { html } from "../html.ts";
 import { layout, type Notice } from "../layout.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 import { ABSOLUTE_SECONDS, createSession, deleteSession } from "../session.ts";
-import { attemptSucceeded, startAttempt, WINDOW_SECONDS } from "../throttle.ts";
+import { attemptSucceeded, startAttempt, throttleKey, WINDOW_SECONDS, type ThrottleLimit } from "../throttle.ts";
 import { forbiddenPage, tooLargePage } from "./errors.ts";
 
 const LOGIN_TOKEN_SECONDS = 3600;
 const WRONG = "Email or password is incorrect.";
+const MINUTES = Math.round(WINDOW_SECONDS / 60);
+const THROTTLED: Record<ThrottleLimit, string> = {
+  pair: `Too many failed sign-ins for this email. Try again in ${MINUTES} minutes.`,
+  client: `Too many failed sign-ins from your network. Try again in ${MINUTES} minutes.`,
+};
 
 function loginForm(token: string, notice: Notice | null): ReturnType<typeof layout> {
   const body = html`<form method="post" action="/dashboard/login" class="card narrow">
@@ -46,7 +51,8 @@ export function makeLoginHandlers(svc: Services, guard: Guard) {
       return showForm(request, null, 200);
     },
 
-    async submit(request: Request): Promise<Response> {
+    /** `address` is the client's, as the HTTP layer worked it out (null when it could not). */
+    async submit(request: Request, address: string | null): Promise<Response> {
       if (!sameOrigin(request, svc.config)) return forbiddenPage(null);
       let form;
       try {
@@ -57,26 +63,27 @@ export function makeLoginHandlers(svc: Services, guard: Guard) {
       }
       const cookieToken = readCookie(request, LOGIN_COOKIE);
       if (!cookieToken || !tokenMatches(form.text("login_token", 200), cookieToken)) {
-        logAction(svc.log, null, "login", "rejected", { reason: "login_token" });
+        logAction(svc.log, null, "login", "rejected", { reason: "login_token", client: address });
         return forbiddenPage(null);
       }
       const email = normalizeEmail(form.text("email", MAX_EMAIL_LENGTH) ?? "");
       const password = form.secret("password", MAX_PASSWORD_LENGTH);
       if (!email || !password) return showForm(request, { kind: "error", text: WRONG }, 401);
-      if ((await startAttempt(svc.sql, email)).throttled) {
-        logAction(svc.log, null, "login", "rejected", { reason: "throttled" });
-        const minutes = Math.round(WINDOW_SECONDS / 60);
-        return showForm(request, { kind: "error", text: `Too many failed sign-ins for this email. Try again in ${minutes} minutes.` }, 429);
+      const client = throttleKey(address);
+      const { throttled } = await startAttempt(svc.sql, email, client);
+      if (throttled) {
+        logAction(svc.log, null, "login", "rejected", { reason: "throttled", limit: throttled, client: address });
+        return showForm(request, { kind: "error", text: THROTTLED[throttled] }, 429);
       }
       const user = await checkCredentials(email, password);
       if (!user) {
         // The attempt's row stays: it is this failure.
-        logAction(svc.log, null, "login", "rejected", { reason: "credentials" });
+        logAction(svc.log, null, "login", "rejected", { reason: "credentials", client: address });
         return showForm(request, { kind: "error", text: WRONG }, 401);
       }
-      await attemptSucceeded(svc.sql, email);
+      await attemptSucceeded(svc.sql, email, client);
       const token = await createSession(svc.sql, user);
-      logAction(svc.log, { userId: user.id, accountId: user.accountId }, "login", "ok");
+      logAction(svc.log, { userId: user.id, accountId: user.accountId }, "login", "ok", { client: address });
       return redirect("/dashboard", [
         setCookie(request, svc.config, SESSION_COOKIE, token, ABSOLUTE_SECONDS),
         clearCookie(request, svc.config, LOGIN_COOKIE),
