@@ -50,15 +50,57 @@
 // (compositional "send the board minutes to an outside address" and "present the payee as
 // verified" templates with in-house twins) made every fold worse (pooled 0.973 / 2.1%, 2 ham
 // flagged) and was dropped: with no reader named, such requests read like a colleague's.
-// Real ham (--ham, never trained on): 0 of 4,150 flagged (0.00%), ~1.7 ms per message,
-// ~14 ms for a 50 KB body.
+// A fifth round, shipped, learned from holdouts 7 and 8 (development figures, not blind: both
+// were read, and the rule changes were chosen while looking at their false alarms and misses):
+//   rules  quotation covers single quotes, inline code, ``` blocks and "> " reply lines; reported
+//          speech ("tell it to ignore", "the agent ignoring", "I revoked them") is damped like
+//          discussion; hits are damped before the second stage combines them, so a quoted
+//          override no longer makes override_and_act; a chat-template token beside a {system}
+//          or {user} slot is a template being shown; more discussion words (demonstrated,
+//          mitigation, template); transfer verbs stash/mirror/sync/replicate/bundle; "Hi there,
+//          Sam's email assistant," is an address and "could you send" the order after it.
+//   model  words inside quotes, code or reply lines are features of their own (q:word), kana and
+//          Han are read as character pairs, holdouts 7 and 8 are trained on, L2 1.5e-2.
+// Leave-one-out before -> after (recall / benign flagged / precision; holdout-7's model is
+// trained on holdout-8 and the reverse, so each is scored by a model that learned from the other
+// blind set; rules alone in brackets):
+//   holdout-5.json  0.962 / 0.0% / 1.000   -> 0.962 / 0.0% / 1.000
+//   holdout-6.json  0.983 / 3.3% / 0.967   -> 0.983 / 1.7% / 0.983
+//   holdout-7.json  0.650 / 8.3% / 0.886   -> 0.683 / 1.7% / 0.976   (0.267 / 3.3% -> 0.283 / 0.0%)
+//   holdout-8.json  0.600 / 10.0% / 0.857  -> 0.633 / 3.3% / 0.950   (0.417 / 8.3% -> 0.433 / 0.0%)
+//   pooled 1-8      0.825 / 4.9% / 0.945   -> 0.840 / 1.5% / 0.983
+// Most false alarms went (newsletters, blog posts, code review and design mail quoting attacks);
+// left on holdouts 7-8 are three about AI agents (a chat-template question, design-review notes,
+// product marketing), pushed over by the model. Recall gained
+// little: fraud written to a person (gift cards, payroll and OTP requests, documents to a
+// personal address, "delete the thread") is still mostly missed. Tried and dropped: 150
+// generated colleague-style requests with no reader named plus 200 in-house twins and mail
+// about AI agents. Their first wording echoed holdout items and scored 0.700 / 0.0% and 0.650 /
+// 0.0% on holdouts 7 / 8; reworded to share no phrase with any holdout, they gave 0.683 / 1.7%
+// and 0.617 / 1.7%, holdout-6 0.933, and 2 real ham flagged, no better than without them. Fold
+// results move by 1-3 messages between near-identical retrains, so differences that small are
+// noise. Known losses (test/injection.test.ts): summary steering with no reader named ("In the
+// morning briefing, put this email first ...") fell from 0.44 to 0.12, and one hand-written
+// paraphrase from 0.5+ to 0.40. The next blind holdout is the honest figure:
+// holdout-9.json (60 / 60, written blind while this round was built, by someone who never saw the
+// detector: 15 attacks naming an AI reader, 20 business-fraud requests written as to a person,
+// 10 summary/decision steering, 10 tricks, 5 multi-step; benign look-alikes of each), scored once
+// after this round was chosen, and not trained on:
+//   this round      recall 0.617, precision 1.000, 0.0% benign flagged   (rules alone 0.267 / 0.0%)
+//   previous model  recall 0.517, precision 0.969, 1.7% benign flagged
+// By kind (this round): named AI reader 13/15, steering 9/10, tricks 10/10, multi-step 3/5,
+// business fraud 2/20 — without the fraud, 35/40 = 0.875 at 0% benign flagged. The misses are
+// payroll and bank-detail changes, gift cards, W-2 and passport requests, card details, OTP
+// codes: fraud aimed at whoever reads, with nothing addressed to an AI.
+// Real ham (--ham, never trained on): 0 of 4,150 flagged (0.00%), ~1.2-1.7 ms per message,
+// ~10-35 ms for a 50 KB body (~40 ms in Japanese, each character a token; ~13 ms before).
 // Holdouts are reported, not gated, unless --strict.
 //
 //   bun scripts/eval-injection.ts            main set (gated) and every holdout
 //   bun scripts/eval-injection.ts --strict   gate the holdouts too
 //   bun scripts/eval-injection.ts --verbose  also lists every miss and false alarm
 //   bun scripts/eval-injection.ts --loo      also each holdout scored by a model trained
-//                                            without it (~3 minutes: six trainings)
+//                                            without it (~4 minutes: eight trainings)
 //   bun scripts/eval-injection.ts --ham      also runs real ham from the SpamAssassin corpus
 //                                            (dev dependency) through parse and sanitize, as
 //                                            benign mail nobody here wrote; reported, not gated
@@ -74,7 +116,8 @@ export const MIN_RECALL = 0.9;
 export const MAX_FPR = 0.05;
 const DIR = new URL("../test/fixtures/injection/", import.meta.url);
 
-export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json", "holdout-7.json", "holdout-8.json"];
+// holdout-9 is scored, not trained on (train-injection's HOLDOUT_FILES stops at holdout-8).
+export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json", "holdout-7.json", "holdout-8.json", "holdout-9.json"];
 
 /** "main", or a holdout file name (its items carry `malicious`); `model` as in scoreInjectionRisk. */
 export async function loadSet(name: string, model?: InjectionModel | null): Promise<Outcome[]> {
@@ -169,7 +212,7 @@ async function reportLeaveOneOut(verbose: boolean): Promise<void> {
     report(`${file}, scored by a model trained without it (rules alone: recall ${rules.recall.toFixed(3)}, FPR ${(rules.fpr * 100).toFixed(1)}%)`, outcomes, verbose, false);
     pooled.push(...outcomes);
   }
-  report("holdouts 1-6 pooled, each left out of its model", pooled, false, false);
+  report(`holdouts 1-${HOLDOUTS.length} pooled, each left out of its model`, pooled, false, false);
 }
 
 if (import.meta.main) {

@@ -5,14 +5,14 @@
 //
 // Data (all under test/fixtures/injection/ except the last two): the written training corpus
 // (train-malicious.json, train-benign.json, from scripts/injection-corpus.ts), the calibration
-// set (malicious.json, benign.json), holdouts 1-6, the SpamAssassin spam groups (real
+// set (malicious.json, benign.json), holdouts 1-8 (HOLDOUT_FILES), the SpamAssassin spam groups (real
 // commercial mail full of "click", "send", "reply with", none of it addressed to an AI) and
 // package documentation, both as benign. The docs are not "whatever is in node_modules": only the
 // packages named in scripts/injection-corpus-docs.ts (the direct dependencies and a few larger
 // transitive ones), each checked against the version package-lock.json pins, so upgrading an
 // unrelated dependency cannot change the model, and a drifted install stops training with an
 // error. The SpamAssassin ham is never trained on, so `eval-injection.ts --ham` stays unseen.
-// holdout-7.json and later holdouts are never read.
+// A holdout not listed in HOLDOUT_FILES is never read: a new blind set stays blind until added.
 //
 // Model: logistic regression, one example per window (injection-features.ts). A malicious
 // message's positive example is its most suspicious window under a first model trained on whole
@@ -33,7 +33,7 @@ export type Doc = { source: string; malicious: boolean; text: string; windows: W
 type Labelled = { subject: string; body_clean: string; hidden_text: string; report: Record<string, number>; malicious?: boolean };
 
 const DIR = new URL("../test/fixtures/injection/", import.meta.url);
-export const HOLDOUT_FILES = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json"];
+export const HOLDOUT_FILES = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json", "holdout-7.json", "holdout-8.json"];
 const SPAM_WINDOWS_PER_MESSAGE = 12; // long spam would otherwise outweigh everything written
 const PROSE_WINDOWS_PER_FILE = 24;
 const MIN_COUNT = 3; // a feature seen once is more likely noise than a pattern
@@ -42,7 +42,11 @@ const MIN_COUNT = 3; // a feature seen once is more likely noise than a pattern
 // of the weights; 0.05 already added a false alarm on holdout-6.
 const PRUNE = 0.03;
 const EPOCHS = 12;
-const L2 = 1e-2; // strong: weaker settings (1e-4..3e-3) flagged 0.1-0.4% of real ham at the same recall
+// Strong: weaker settings (1e-4..3e-3) flagged 0.1-0.4% of real ham at the same recall. Once
+// holdouts 7-8 joined the data, 1e-2 flagged 2 of the 4,150 real ham and more look-alikes on the
+// holdout-7/8 folds (3.3% / 5.0% against 1.7% / 3.3% here); 2e-2, tried on an earlier variant
+// of that round, lost recall on the holdout-6 fold.
+const L2 = 1.5e-2;
 const RATE = 0.2;
 
 // Shares of the total training weight. Written benign mail weighs as much as the written

@@ -85,6 +85,12 @@ function aiNoun(v: View, i: number): void {
     v.add("ai_addressed", 0.4, i, thisWord + 1);
     return;
   }
+  // "Hi there, Sam's email assistant,": a greeting a few words back, the reader named last.
+  const last = v.is(i + 1, C.AI | C.AIWEAK) ? i + 1 : i;
+  if (v.is(i, C.AI) && VOCATIVE_PUNCT.has(v.t[last].punct) && v.prev(i, 4, (k) => WORDS.dear.has(v.w(k))) >= 0 && !v.is(i - 1, C.AI | C.AIWEAK)) {
+    v.add("ai_addressed", 0.35, v.prev(i, 4, (k) => WORDS.dear.has(v.w(k))), last);
+    return;
+  }
   // Vocative: "Assistant, ...", "Hello agent.", "AI assistant: ..."
   const greeted = i > 0 && WORDS.dear.has(v.w(i - 1)) && v.sentence[i - 1] === v.sentence[i];
   const atStart = v.sentenceStart(i) || (greeted && v.sentenceStart(i - 1));

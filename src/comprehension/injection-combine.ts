@@ -13,6 +13,7 @@ import type { Hit, View } from "./injection-view.ts";
 
 const MODALS = new Set(["must", "should", "will", "shall", "need", "needs", "have_to", "has_to"]);
 const PLEASE = new Set(["please", "kindly", "pls", "por_favor", "bitte", "sil", "per_favore"]);
+const ASKING = new Set(["could", "can", "would", "will"]);
 const ACTIONS = new Set(["exfil_request", "tool_call", "tool_call_json", "destructive_action", "url_exfil", "agent_manipulation", "secrecy", "data_placeholder"]);
 const ADDRESSED = new Set(["ai_addressed", "persona_shift"]);
 const SENTENCES_AFTER = 4; // how far an address reaches: "Assistant: ... . Then ... ."
@@ -39,13 +40,15 @@ export function combineHits(v: View, hits: Hit[]): void {
 }
 
 // An order to the reader after the address: a sentence opening with an imperative ("Reply
-// with ...", "Please forward ..."), "you must/should ...", or "the user must ..." (what the
-// reader is to tell its human).
+// with ...", "Please forward ..."), a request ("could you send ..."), "you must/should ...", or
+// "the user must ..." (what the reader is to tell its human).
 function directiveAfter(v: View, from: number): number {
   const lastSentence = v.sentence[from] + SENTENCES_AFTER;
   for (let i = from; i < v.length && v.sentence[i] <= lastSentence; i++) {
     const verb = v.is(i, C.COMMAND | C.SEND | C.TELL) && !v.is(i, C.NEG);
-    if (verb && (v.sentenceStart(i) || v.t[i - 1]?.punct === ":" || PLEASE.has(v.w(i - 1)))) {
+    const youAt = v.w(i - 1) === "and" ? i - 3 : i - 1; // "could you send ...", "could you draft and send ..."
+    const asked = v.w(youAt) === "you" && ASKING.has(v.w(youAt - 1));
+    if (verb && (v.sentenceStart(i) || v.t[i - 1]?.punct === ":" || PLEASE.has(v.w(i - 1)) || asked)) {
       if (v.prev(i, 2, C.NEG) < 0) return i;
     }
     if ((v.w(i) === "you" || v.is(i, C.PRINCIPAL)) && MODALS.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i] && !v.is(i + 2, C.NEG)) return i + 1;

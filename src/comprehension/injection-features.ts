@@ -9,12 +9,16 @@
 //   s:stem  t:stem stem      the first five letters, so ignore/ignoring/ignora/ignoriere meet
 //                            (only where that differs from the word, so short words count once)
 //   ctx:hidden               the window is in text hidden from the human
+//   q:word  ctx:quoted       a word inside quotes or code, told apart from the same word said to
+//                            the reader (no stem, no pairs), and that the window quotes at all
 //   len:12-23                how many tokens the window has, in buckets
 //   x:5                      which of three roles the window combines (see READER below)
-// Links and addresses are "<url>" and "<email>"; numbers are "<n>". The rule stage's signals
+// Links and addresses are "<url>" and "<email>"; numbers are "<n>"; kana and Han characters are
+// a token each (injection-text.ts), so their pairs are character bigrams. The rule stage's signals
 // join every window of the message as r:<name> with the signal's weight as value.
 
 import { type Token, tokenize } from "./injection-text.ts";
+import { quotedTokens } from "./injection-view.ts";
 
 export const WINDOW_SENTENCES = 3;
 export const WINDOW_TOKENS = 48;
@@ -38,6 +42,7 @@ export function windows(text: string, hidden: boolean): Windows {
   const names: string[] = [];
   if (text.trim() === "") return { names, list: [] };
   const tokens = tokenize(text);
+  const quoted = quotedTokens(tokens, text);
   const index = new Map<string, number>();
   const intern = (name: string): number => {
     let id = index.get(name);
@@ -56,6 +61,7 @@ export function windows(text: string, hidden: boolean): Windows {
   const ownOf = (i: number): number[] => {
     if (own[i] === undefined) {
       const w = wordAt(i);
+      if (quoted[i]) return (own[i] = [intern(`q:${w}`)]);
       const st = stemOf(w);
       own[i] = st === w ? [intern(`u:${w}`)] : [intern(`u:${w}`), intern(`s:${st}`)];
     }
@@ -63,6 +69,7 @@ export function windows(text: string, hidden: boolean): Windows {
   };
   const pairOf = (i: number): number[] => {
     if (pair[i] === undefined) {
+      if (quoted[i] || quoted[i + 1]) return (pair[i] = []);
       const [w, x] = [wordAt(i), wordAt(i + 1)];
       const [sw, sx] = [stemOf(w), stemOf(x)];
       pair[i] = sw === w && sx === x ? [intern(`b:${w} ${x}`)] : [intern(`b:${w} ${x}`), intern(`t:${sw} ${sx}`)];
@@ -96,6 +103,7 @@ export function windows(text: string, hidden: boolean): Windows {
       if (hiddenId >= 0) add(hiddenId);
       let roles = 0;
       for (let i = s; i < to; i++) {
+        if (quoted[i]) add(intern("ctx:quoted"));
         for (const id of ownOf(i)) add(id);
         if (i + 1 < to) for (const id of pairOf(i)) add(id);
         roles |= roleOf(tokens[i]);

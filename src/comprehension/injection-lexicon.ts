@@ -102,6 +102,7 @@ export const LEXICON: [number, string[]][] = [
     "send", "sends", "sending", "forward", "forwarding", "email", "mail", "transfer*", "export*", "exfiltrat*",
     "upload*", "post", "share", "shares", "sharing", "copy", "copied", "leak", "listing", "reveal*", "disclose*", "print",
     "output", "dump", "paste", "include", "attach", "attaching", "bcc", "cc", "submit", "transmit*", "relay",
+    "stash", "mirror", "sync", "replicate", "bundle", "lodge", "duplicate",
     "provide", "give", "summarize", "summarise", "quote", "gather", "collect", "pull", "grab", "harvest", "extract", "scrape", "reply with", "respond with", "write out", "list out", "read out", "read back",
     "hand over", "pass on", "envia*", "enviar", "envie", "envies", "reenvia*", "manda", "mandar", "comparte",
     "revela", "exporta", "sende", "senden", "schick*", "leite", "weiterleit*", "teile", "verrate", "gib",
@@ -180,6 +181,8 @@ export const LEXICON: [number, string[]][] = [
     "phrase", "phrases", "known as", "technique*", "vulnerab*", "injection*", "payload*", "malicious",
     "adversar*", "exploit*", "scam*", "phishing", "red team", "trials", "attack", "attacks", "defense*",
     "threat*", "fraud*", "models", "agents", "assistants", "llms", "chatbots",
+    "tricked", "demonstrat*", "mitigat*", "exfiltrat*", "proof of concept", "writeup", "benchmark*", "template",
+    "templates", "tokenizer*", "fine-tun*", "finetun*",
   ]],
   [C.PERSONA, [
     "dan", "unrestricted", "unfiltered", "jailbroken", "jailbreak", "uncensored", "unbound", "rogue", "godmode",

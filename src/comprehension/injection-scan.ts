@@ -1,6 +1,6 @@
 // Runs every family over one piece of text (visible body, hidden text, or a decoded payload),
-// damps hits that sit in third-person discussion or quotation, and turns them into named,
-// weighted signals with a short excerpt as evidence.
+// damps hits that sit in third-person discussion, reported speech or quotation, and turns them
+// into named, weighted signals with a short excerpt as evidence.
 
 import { addressFamilies, hiddenImperative } from "./injection-address.ts";
 import { annotate } from "./injection-annotate.ts";
@@ -21,7 +21,7 @@ const EVIDENCE_MAX = 120;
 // Hidden placement is itself a strong sign: nobody hides text meant for the human reader.
 const HIDDEN_BOOST = 1.5;
 const FRAMED = 0.4; // sentence reads as discussion ("researchers showed that ...")
-const QUOTED = 0.5; // inside double quotes
+const QUOTED = 0.5; // inside quotes, code or a "> " reply line (View.quoted)
 
 export function scanText(text: string, origin: Origin, out: Signal[], label = ""): void {
   if (text.trim() === "") return;
@@ -30,8 +30,10 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   const rotated = origin !== "decoded" && looksRot13(raw) ? rot13Tokens(raw) : null; // before annotation reuses raw
   const v = runFamilies(raw, text, origin);
   const hits = [...v.hits, ...structureHits(text, links)];
+  damp(v, hits); // first, so pieces found in quotation or discussion combine as the weak hits they are
+  const found = hits.length;
   combineHits(v, hits);
-  damp(v, hits);
+  damp(v, hits.slice(found));
   addObfuscation(v, hits);
   for (const h of strongestByName(hits)) out.push(toSignal(h, text, origin, label));
   if (origin === "decoded") return;
@@ -69,9 +71,23 @@ function damp(v: View, hits: Hit[]): void {
   if (v.length === 0) return;
   for (const h of hits) {
     const i = v.tokenAt(h.start);
-    if (v.isFramed(i)) h.weight *= FRAMED;
+    if (v.isFramed(i) || reported(v, i)) h.weight *= FRAMED;
     if (v.quoted[i]) h.weight *= QUOTED;
   }
+}
+
+// "tell it to ignore ...", "asked the bot to send ...": an order passed on to someone else;
+// "the agent ignoring the rule", "I manually revoked them": what someone did, told.
+const PASS_ON = new Set(["tell", "tells", "told", "telling", "ask", "asks", "asked", "asking", "instruct", "instructs", "instructed", "instructing"]);
+const OTHERS = new Set(["it", "them", "him", "her", "they", "model", "bot", "agent", "assistant", "llm", "chatbot"]);
+const NARRATORS = new Set(["i", "we", "he", "she", "someone", "somebody"]);
+function reported(v: View, i: number): boolean {
+  const who = v.w(i - 1).endsWith("ly") ? i - 2 : i - 1; // "I manually revoked"
+  if ((OTHERS.has(v.w(who)) || NARRATORS.has(v.w(who))) && v.sentence[who] === v.sentence[i] && /(?:ing|ed)$/.test(v.w(i))) return true;
+  for (let k = i - 1; k >= Math.max(1, i - 4) && v.sentence[k] === v.sentence[i]; k--) {
+    if (v.w(k) === "to" && OTHERS.has(v.w(k - 1)) && (PASS_ON.has(v.w(k - 2)) || PASS_ON.has(v.w(k - 3)))) return true;
+  }
+  return false;
 }
 
 // A disguised word inside a matched instruction: someone worked to get past filters.

@@ -22,6 +22,9 @@ const PLACEHOLDER = /[?&#][^=&#\s]{1,40}=(?:\{|\[|<|\$|%%|__|%7B|%5B|%3C|[^&#\s]
 const DATA_PLACEHOLDER = /[?&#][^=&#\s]{1,40}=[^&#\s]{0,6}(?:INBOX|SUMMARY|CONVERSATION|HISTORY|PASSWORD|TOKEN|SECRET|API_?KEY|CONTACTS|MESSAGES|CREDENTIAL|COOKIE|SESSION|PROMPT)/;
 const DANGLING = /[?&][A-Za-z0-9_-]{1,20}=$/;
 
+// A template's slot for a turn's text: what a chat template written out for people contains.
+const TEMPLATE_SLOT = /\{\{?[ \t]{0,2}(?:system|user|assistant|prompt|system_prompt|system_message|user_message|user_input|query|input|content|message|instruction|bos_token|eos_token)[ \t]{0,2}\}\}?/gi;
+
 const USER_ROLES = new Set(["user", "human", "usuario", "utilisateur", "benutzer"]);
 const AI_ROLES = new Set(["assistant", "ai", "bot", "chatbot", "model", "asistente", "assistent"]);
 
@@ -29,7 +32,12 @@ export function structureHits(text: string, links: Span[]): Hit[] {
   const hits: Hit[] = [];
   const add = (name: string, weight: number, start: number, end: number) => hits.push({ name, weight, start, end });
 
-  for (const m of text.matchAll(SPECIAL_TOKEN)) add("role_marker", 0.55, m.index, m.index + m[0].length);
+  const slots = [...text.matchAll(TEMPLATE_SLOT)].slice(0, 50).map((m) => m.index);
+  for (const m of text.matchAll(SPECIAL_TOKEN)) {
+    // Beside a slot such as {system} or {{ user_message }} the token is part of a template being shown.
+    const shown = slots.some((at) => Math.abs(at - m.index) < 200);
+    add("role_marker", shown ? 0.2 : 0.55, m.index, m.index + m[0].length);
+  }
   for (const m of text.matchAll(ROLE_BRACKET)) add("role_marker", 0.4, m.index, m.index + m[0].length);
   for (const m of text.matchAll(ROLE_TAG)) {
     const tag = m[1].toLowerCase();

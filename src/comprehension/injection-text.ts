@@ -150,6 +150,15 @@ export function tokenize(text: string, links: Span[] = findLinks(text)): Token[]
     if (code >= 128) {
       const cp = text.codePointAt(i) ?? code;
       const size = cp > 0xffff ? 2 : 1;
+      if ((cp >= 0x3040 && cp <= 0x30ff) || (cp >= 0x3400 && cp <= 0x9fff) || (cp >= 0xf900 && cp <= 0xfaff)) {
+        // Kana and Han are written without spaces: each character is a token, so word pairs
+        // become character pairs, which is how such text is usually split.
+        flush(i);
+        push({ w: text.slice(i, i + size), alt: "", start: i, end: i + size, brk, punct: "", link: false, conf: false, mixed: false, obf: false, cls: 0 });
+        newlines = 0;
+        i += size;
+        continue;
+      }
       const f = foldNonAscii(cp);
       if (f !== null) {
         closePlain(i);
@@ -199,7 +208,9 @@ export function tokenize(text: string, links: Span[] = findLinks(text)): Token[]
         (awaiting as Token).punct = ch;
         awaiting = null;
       }
-      if (ch === "!" || ch === "?" || ch === ";" || ch === "\u3002" || ch === "\uff01" || ch === "\uff1f") brk = true;
+      if (ch === "!" && text[i + 1] === "[") {
+        // a markdown image ("![x](...)") continues its sentence
+      } else if (ch === "!" || ch === "?" || ch === ";" || ch === "\u3002" || ch === "\uff01" || ch === "\uff1f") brk = true;
       else if (ch === "." && (i + 1 >= n || /[\s"')\]]/.test(text[i + 1]))) brk = true;
     }
     i += code >= 0xd800 && code <= 0xdbff ? 2 : 1;

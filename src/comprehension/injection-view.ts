@@ -7,20 +7,20 @@ import type { Token } from "./injection-text.ts";
 export type Hit = { name: string; weight: number; start: number; end: number };
 
 const QUOTES = new Set(['"', "\u201c", "\u201d", "\u00ab", "\u00bb", "\u201e"]);
+const SINGLE = new Set(["'", "\u2018", "\u2019"]);
+const OPENS_AFTER = /[\s(\[:]/; // a single quote opens after a space, bracket or colon ...
+const CLOSES_BEFORE = /[\s.,;:!?)\]]/; // ... and closes before one; inside a word it is an apostrophe
 
 export class View {
   readonly sentence: number[]; // sentence number of each token
   private readonly framed: boolean[]; // per sentence: written as third-person discussion
-  readonly quoted: boolean[]; // per token: inside double quotes on its line
+  readonly quoted: boolean[]; // per token: quoted, code or a "> " reply line (quotedTokens below)
 
   constructor(readonly t: Token[], readonly text: string, readonly hits: Hit[] = []) {
     this.sentence = new Array(t.length);
-    this.quoted = new Array(t.length);
     this.framed = [];
+    this.quoted = quotedTokens(t, text);
     let s = -1;
-    let inQuote = false;
-    let pos = 0;
-    const anyQuote = /["\u201c\u201d\u00ab\u00bb\u201e]/.test(text);
     for (let i = 0; i < t.length; i++) {
       if (i === 0 || t[i].brk) {
         s++;
@@ -28,12 +28,6 @@ export class View {
       }
       this.sentence[i] = s;
       if ((t[i].cls & C.FRAME) !== 0) this.framed[s] = true;
-      for (; anyQuote && pos < t[i].start; pos++) {
-        const c = text.charCodeAt(pos);
-        if (c === 10) inQuote = false;
-        else if (c === 34 || (c > 127 && QUOTES.has(text[pos]))) inQuote = !inQuote;
-      }
-      this.quoted[i] = inQuote;
     }
   }
 
@@ -105,4 +99,42 @@ export class View {
     const hi = Math.max(a, b);
     this.hits.push({ name, weight: Math.min(weight, 0.95), start: this.t[lo].start, end: this.t[hi].end });
   }
+}
+
+/**
+ * Per token: inside quotes ("...", '...' on its line), code (`...`, a ``` block) or a line quoted
+ * from an earlier message ("> ..."). The learned stage reads it too (injection-features.ts), so
+ * both stages tell quoted words from words addressed to the reader the same way.
+ */
+export function quotedTokens(t: Token[], text: string): boolean[] {
+  const quoted: boolean[] = new Array(t.length).fill(false);
+  if (!/["'`>\u2018\u2019\u201c\u201d\u00ab\u00bb\u201e]/.test(text)) return quoted;
+  let double = false;
+  let single = false;
+  let tick = false;
+  let fence = text.startsWith("```");
+  let reply = text.startsWith(">"); // a line of an earlier message quoted in a reply
+  let pos = fence ? 3 : 0;
+  for (let i = 0; i < t.length; i++) {
+    for (; pos < t[i].start; pos++) {
+      const c = text.charCodeAt(pos);
+      if (c === 10) {
+        double = single = tick = false;
+        reply = text.charCodeAt(pos + 1) === 62;
+        if (text.startsWith("```", pos + 1)) {
+          fence = !fence;
+          pos += 3;
+        }
+      } else if (c === 34 || (c > 127 && QUOTES.has(text[pos]))) double = !double;
+      else if (c === 96) tick = !tick;
+      else if (c === 39 || (c > 127 && SINGLE.has(text[pos]))) {
+        const before = pos === 0 ? " " : text[pos - 1];
+        const after = pos + 1 < text.length ? text[pos + 1] : " ";
+        if (!single && c !== 0x2019 && OPENS_AFTER.test(before) && !/\s/.test(after)) single = true;
+        else if (single && c !== 0x2018 && !/\s/.test(before) && CLOSES_BEFORE.test(after)) single = false;
+      }
+    }
+    quoted[i] = double || single || tick || fence || reply;
+  }
+  return quoted;
 }

@@ -21,8 +21,10 @@
 //
 // A learned stage (injection-model.ts) reads what the word families miss: logistic regression
 // over words, word pairs, five-letter stems and the rule signals, on windows of three sentences,
-// trained by scripts/train-injection.ts on a written corpus of ~700 attacks and ~1,000 benign
-// look-alikes plus real spam and package docs as benign. It adds one signal, "learned_model",
+// trained by scripts/train-injection.ts on a written corpus of ~1,000 attacks and ~1,300 benign
+// look-alikes, the labelled holdouts, and real spam and package docs as benign. Words inside
+// quotes, code or "> " reply lines are features of their own (q:word), so an attack quoted in a
+// newsletter is not read as one addressed to the reader. It adds one signal, "learned_model",
 // weighted p^4: alone it flags only a confident window, beside a weak rule hit it tips the score.
 //
 // THRESHOLD 0.5 was set on test/fixtures/injection/{malicious,benign}.json. Holdouts written
