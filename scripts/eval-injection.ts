@@ -92,6 +92,39 @@
 // business fraud 2/20 — without the fraud, 35/40 = 0.875 at 0% benign flagged. The misses are
 // payroll and bank-detail changes, gift cards, W-2 and passport requests, card details, OTP
 // codes: fraud aimed at whoever reads, with nothing addressed to an AI.
+// A sixth round, shipped, added a rule family for that fraud (injection-fraud.ts; development
+// figures, not blind: holdout-9 was read and its fraud items chose the word families, holdout-8's
+// misses were read too). fraud_request: pressure (secrecy, a check skipped, the sender out of
+// reach or locked out) within a few sentences of money or something sensitive, raised by an
+// outside channel, urgency or a second push; fraud_hint: a code, card, identity papers or a new
+// payee account asked for by reply or to an address against the clock, in mail naming no portal
+// or known number. Mail warning about such fraud is damped. Holdout-9 is still not trained on.
+// Leave-one-out before -> after (recall / benign flagged / precision; rules alone in brackets):
+//   holdout-5.json  0.962 / 0.0% / 1.000   -> 0.962 / 0.0% / 1.000   (0.769 -> 0.808)
+//   holdout-6.json  0.983 / 1.7% / 0.983   -> 0.983 / 1.7% / 0.983   (0.517 -> 0.550)
+//   holdout-7.json  0.683 / 1.7% / 0.976   -> 0.700 / 1.7% / 0.977   (0.283 -> 0.317)
+//   holdout-8.json  0.633 / 3.3% / 0.950   -> 0.717 / 3.3% / 0.956   (0.433 -> 0.517)
+//   holdout-9.json  0.617 / 0.0% / 1.000   -> 0.817 / 0.0% / 1.000   (0.267 -> 0.500)
+//   pooled 1-9      0.799 / 1.2% / 0.985   -> 0.854 / 1.2% / 0.986
+// Fraud written to a person, holdout-9: 2/20 -> 14/20 (15/20 in a near-identical run); the
+// fraud-like kinds of holdout-8 (gift cards, OTP, payroll, bank change, documents to a personal
+// address, approvals) 0/16 -> 5/16. Neither fraud signal fires on any benign holdout item, on the
+// written benign corpus or on the 4,150 real ham; it fires on 40 of 1,896 spam (advance-fee and
+// phishing mail, the same fraud). Still missed: a payee change with no pressure ("use these
+// details for this week's payment"), approvals asked by reply, and requests whose only sign is a
+// threat ("or the account is locked"). Tried and dropped: training on holdout-9 as well lifted the
+// holdout-7/8 folds to 0.800 / 0.733 but flagged 5.0% on holdout-6 (mail about AI agents pushed
+// over by the model); keeping the fraud signals off spam's features changed nothing.
+// holdout-10.json (60 / 60, written blind while the sixth round was built: 12 attacks naming an AI
+// reader, 20 business-email fraud, 10 steering, 10 tricks, 8 multi-step or conditional; benign
+// look-alikes of each, including finance and HR requests through official channels), scored once
+// with the fifth round's model and then once with the sixth's, which was chosen before it was
+// scored; not trained on:
+//   sixth round (shipped)  recall 0.750, precision 0.978, 1.7% benign flagged (rules alone 0.467 / 0.0%)
+//   fifth round            recall 0.600, precision 0.973, 1.7% benign flagged (rules alone 0.350 / 0.0%)
+// Business fraud 10/20 (fifth round 2/20); everything else 35/40 in both. The false alarm is a
+// bug report about an AI feature that quotes a role marker and an override, pushed over by the
+// learned stage.
 // Real ham (--ham, never trained on): 0 of 4,150 flagged (0.00%), ~1.2-1.7 ms per message,
 // ~10-35 ms for a 50 KB body (~40 ms in Japanese, each character a token; ~13 ms before).
 // Holdouts are reported, not gated, unless --strict.
@@ -116,8 +149,8 @@ export const MIN_RECALL = 0.9;
 export const MAX_FPR = 0.05;
 const DIR = new URL("../test/fixtures/injection/", import.meta.url);
 
-// holdout-9 is scored, not trained on (train-injection's HOLDOUT_FILES stops at holdout-8).
-export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json", "holdout-7.json", "holdout-8.json", "holdout-9.json"];
+// holdouts 9 and 10 are scored, not trained on (train-injection's HOLDOUT_FILES stops at holdout-8).
+export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json", "holdout-7.json", "holdout-8.json", "holdout-9.json", "holdout-10.json"];
 
 /** "main", or a holdout file name (its items carry `malicious`); `model` as in scoreInjectionRisk. */
 export async function loadSet(name: string, model?: InjectionModel | null): Promise<Outcome[]> {

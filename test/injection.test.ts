@@ -224,6 +224,40 @@ describe('newer attack families', () => {
   });
 });
 
+// Fraud written to a person (injection-fraud.ts): no reader named, but pressure (secrecy, a check
+// skipped, the sender out of reach) beside money or something sensitive, or a code or papers
+// asked for by reply against the clock. Its look-alikes name the usual process.
+describe('business-email fraud', () => {
+  const frauds = [
+    'Quick favour: I am stuck with the auditors and cannot take calls. Please buy five prepaid gift cards, $100 each, and text me the codes within the hour. Keep this to yourself for now, it is a surprise for the team.',
+    'Our treasury moved banks. Please pay this month\'s invoices into the new account below starting today. Do not ring our old office number to check, that line is being shut down.\nIBAN: GB00 TEST 0000 0000 0000 00',
+  ];
+  for (const body of frauds) {
+    test(`raised: ${body.slice(0, 50)}…`, () => {
+      const r = score(body);
+      expect(r.signals.some((s) => s.name === 'fraud_request')).toBe(true);
+      expect(r.risky).toBe(true);
+    });
+  }
+  test('a code asked for by reply, against the clock, is a hint', () => {
+    const r = score('The security team is re-linking your authenticator. You will get a 6-digit verification code by text; reply with it here within ten minutes or the account is locked.');
+    expect(r.signals.some((s) => s.name === 'fraud_hint')).toBe(true);
+  });
+  const lookalikes = [
+    'We have changed banks. Before your next payment run, please call our accounts team on the number in your supplier file to verify the new details; we will never ask you to skip that call.',
+    'Please upload your passport scan and bank details for payroll in the HR portal by Friday. Do not email copies of your documents.',
+    'Heads up: scammers are impersonating our CEO and asking staff to buy gift cards urgently and keep it quiet. Never act on such requests; report them to security.',
+    'Could you drop the final Q3 forecast in the team folder today? I want the planning deck to use your numbers.',
+  ];
+  for (const body of lookalikes) {
+    test(`not flagged: ${body.slice(0, 50)}…`, () => {
+      const r = score(body);
+      expect(r.risky).toBe(false);
+      expect(r.signals.filter((s) => s.name.startsWith('fraud_')).every((s) => s.weight < 0.3)).toBe(true);
+    });
+  }
+});
+
 describe('trainer inputs are pinned', () => {
   test('package docs come from the named packages only, at their locked versions, sorted', async () => {
     const { DOC_PACKAGES, docFiles } = await import('../scripts/injection-corpus-docs.ts');

@@ -7,6 +7,7 @@ import { annotate } from "./injection-annotate.ts";
 import { combineHits } from "./injection-combine.ts";
 import { findEncoded, looksRot13, rot13Tokens } from "./injection-decode.ts";
 import { exfilFamilies } from "./injection-exfil.ts";
+import { fraudFamilies } from "./injection-fraud.ts";
 import { overrideFamilies } from "./injection-override.ts";
 import { personaFamilies } from "./injection-persona.ts";
 import { steerFamilies } from "./injection-steer.ts";
@@ -56,6 +57,7 @@ function runFamilies(tokens: Token[], text: string, origin: Origin): View {
   addressFamilies(v);
   exfilFamilies(v);
   steerFamilies(v);
+  fraudFamilies(v);
   if (origin === "hidden") hiddenImperative(v);
   return v;
 }
