@@ -19,6 +19,7 @@ const TO_DO = new Set(["do", "doing", "handle", "perform"]);
 const MODALS = new Set(["must", "should", "will", "shall", "need"]);
 const CONDITION = new Set(["if", "when", "whenever", "case", "in_case", "provided", "should", "si", "wenn", "falls", "se", "als"]);
 const WHICHEVER = new Set(["whichever", "whatever", "any", "every", "each"]);
+const SERVING = new Set(["assisting", "assists", "helping", "helps", "working", "works", "acting", "acts", "responding", "responds", "replying", "replies", "supporting", "supports"]);
 const READER_INTERNAL = new Set(["system_prompt", "programming", "developer", "developers", "operator", "operators", "creator", "creators", "guardrails", "browsing_tool"]);
 
 export function addressFamilies(v: View): void {
@@ -62,6 +63,15 @@ function aiNoun(v: View, i: number): void {
   if (v.is(i, C.AI) && RELATIVE.has(v.w(i + 1)) && WORDS.read.has(v.w(i + 2)) && v.sentence[i + 2] === v.sentence[i]) {
     v.add("ai_addressed", 0.4, i, i + 2);
     return;
+  }
+  // "for the assistant that handles Sam's mail", "to the AI tool helping Sam with ...": a reader
+  // addressed by the job it does for someone.
+  if (v.w(i - 1) === "the" && TO.has(v.w(i - 2)) && v.sentence[i - 2] === v.sentence[i]) {
+    const k = RELATIVE.has(v.w(i + 1)) ? i + 2 : i + 1;
+    if (v.sentence[k] === v.sentence[i] && (WORDS.read.has(v.w(k)) || SERVING.has(v.w(k))) && (v.is(i, C.AI) || !WORDS.humanRole.has(v.w(i + 1)))) {
+      v.add("ai_addressed", v.is(i, C.AI) ? 0.4 : 0.3, i - 2, k);
+      return;
+    }
   }
   // "If an AI model is summarizing this", "in case a language model reads this": the reader
   // named in the third person, in a condition only the reader can meet.

@@ -16,6 +16,7 @@ const PLEASE = new Set(["please", "kindly", "pls", "por_favor", "bitte", "sil", 
 const ASKING = new Set(["could", "can", "would", "will"]);
 const ACTIONS = new Set(["exfil_request", "tool_call", "tool_call_json", "destructive_action", "url_exfil", "agent_manipulation", "secrecy", "data_placeholder"]);
 const ADDRESSED = new Set(["ai_addressed", "persona_shift"]);
+const CLAUSE = new Set(["when", "whenever", "if", "once", "before", "after", "while"]);
 const SENTENCES_AFTER = 4; // how far an address reaches: "Assistant: ... . Then ... ."
 
 export function combineHits(v: View, hits: Hit[]): void {
@@ -48,12 +49,18 @@ function directiveAfter(v: View, from: number): number {
     const verb = v.is(i, C.COMMAND | C.SEND | C.TELL) && !v.is(i, C.NEG);
     const youAt = v.w(i - 1) === "and" ? i - 3 : i - 1; // "could you send ...", "could you draft and send ..."
     const asked = v.w(youAt) === "you" && ASKING.has(v.w(youAt - 1));
-    if (verb && (v.sentenceStart(i) || v.t[i - 1]?.punct === ":" || PLEASE.has(v.w(i - 1)) || asked)) {
+    if (verb && (v.sentenceStart(i) || v.t[i - 1]?.punct === ":" || PLEASE.has(v.w(i - 1)) || asked || afterClause(v, i))) {
       if (v.prev(i, 2, C.NEG) < 0) return i;
     }
     if ((v.w(i) === "you" || v.is(i, C.PRINCIPAL)) && MODALS.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i] && !v.is(i + 2, C.NEG)) return i + 1;
   }
   return -1;
+}
+
+// "When she compares the quotes, tell her ...": an order after an opening "when/if ..." clause.
+function afterClause(v: View, i: number): boolean {
+  if (v.t[i - 1]?.punct !== ",") return false;
+  return v.prev(i, 15, (k) => CLAUSE.has(v.w(k)) && (v.sentenceStart(k) || v.t[k - 1]?.punct === ":" || v.t[k - 1]?.punct === "(")) >= 0;
 }
 
 // A template slot named after mailbox data or secrets, in any bracket style. Bounded

@@ -16,7 +16,8 @@
 //
 // Business-email fraud written as to a person (injection-fraud.ts) names no AI reader; what
 // marks it is structure: money or something sensitive, pressure (secrecy, a check skipped, the
-// sender out of reach), an outside channel and urgency, in mail that names no usual process.
+// sender out of reach), an outside channel, urgency and threats, bank details to pay into, in mail
+// that names no usual process.
 //
 // A second stage (injection-combine.ts) adds signals for pieces that mean little alone but
 // describe an attack together: a reader named in the third person followed by an order, rules
