@@ -1,15 +1,22 @@
 // Runs the Graphile Worker task runner in this process. The service owns shutdown (SIGTERM), so
-// the runner's own signal handling is off.
+// the runner's own signal handling is off, and it owns the runner's connection pool: a pool the
+// runner makes itself is ended without being waited for, and its error handlers are taken off
+// first, so stopping an embedded Postgres right after crashed the process on a closing client.
 import { run, type Runner } from "graphile-worker";
+import pg from "pg";
 import type { Services } from "../src/core/services.ts";
 import { silentWorkerLogger } from "../src/db.ts";
+import { errorFields } from "../src/log.ts";
 import { taskList } from "./tasks/index.ts";
 
 export type WorkerHandle = { stop(): Promise<void> };
 
 export async function startWorker(svc: Services, databaseUrl: string): Promise<WorkerHandle> {
+  const pool = new pg.Pool({ connectionString: databaseUrl });
+  // An idle client whose server went away emits here; pg then drops it from the pool.
+  pool.on("error", (error) => svc.log.warn("worker.pool_error", errorFields(error)));
   const runner: Runner = await run({
-    connectionString: databaseUrl,
+    pgPool: pool,
     concurrency: svc.config.workerConcurrency,
     noHandleSignals: true,
     pollInterval: 1000,
@@ -37,5 +44,10 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     svc.log.info("job.succeeded", { job_id: job.id, task: job.task_identifier, attempt: job.attempts, duration_ms: elapsed(job.id) });
   });
   svc.log.info("worker.started", { concurrency: svc.config.workerConcurrency });
-  return { stop: () => runner.stop() };
+  return {
+    async stop() {
+      await runner.stop();
+      await pool.end();
+    },
+  };
 }

@@ -1,0 +1,58 @@
+// The service as `npm start` runs it with no DATABASE_URL: its own embedded Postgres, every role in
+// one process. SIGTERM goes to the whole process group, as systemd and `timeout` send it, so
+// Postgres is told to stop at the same moment as the service; the service must still drain, stop
+// each part and exit 0 (a worker pool client closing under it once crashed the process).
+import { afterAll, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "agent-mailbox-lifecycle-"));
+// As root, the embedded Postgres runs as its own user, which must be able to enter the data dir.
+chmodSync(dir, 0o755);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+test("SIGTERM to the process group stops every part and exits 0", async () => {
+  const [httpPort, smtpPort, pgPort] = [await freePort(), await freePort(), await freePort()];
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    DATA_DIR: join(dir, "data"),
+    HTTP_PORT: String(httpPort),
+    SMTP_PORT: String(smtpPort),
+    EMBEDDED_PG_PORT: String(pgPort),
+  };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ["src/main.ts"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk) => void (output += chunk));
+  child.stderr.on("data", (chunk) => void (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  try {
+    for (let waited = 0; !output.includes('"service.started"'); waited += 100) {
+      if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
+      await Bun.sleep(100);
+    }
+    expect((await fetch(`http://127.0.0.1:${httpPort}/healthz`)).status).toBe(200);
+    process.kill(-child.pid!, "SIGTERM");
+    const code = await exited;
+    expect({ code, crashed: output.includes("terminating connection due to administrator command\n") }).toEqual({ code: 0, crashed: false });
+    for (const part of ["http", "smtp", "worker"]) expect(output).toContain(`"service.stopped_part","part":"${part}"`);
+    expect(output).toContain('"service.stopped"');
+  } finally {
+    if (child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
+  }
+}, 90_000);
