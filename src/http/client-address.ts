@@ -2,14 +2,16 @@
 // the peer is a trusted reverse proxy (TRUSTED_PROXIES), what X-Forwarded-For says.
 import { inRange, parseAddress, parseRange, type Address, type AddressRange } from "../ip-address.ts";
 
-// The TCP peer of each request, recorded by the server (the only code that knows it) before the
-// app sees the request. Kept beside the Request rather than in a header, so nothing a client sends
-// can set it, however the app is mounted; a request that arrives without one has no address.
-const peers = new WeakMap<Request, string>();
+// How to learn each request's TCP peer, recorded by the server (the only code that knows it)
+// before the app sees the request. Kept beside the Request rather than in a header, so nothing a
+// client sends can set it, however the app is mounted; a request that arrives without one has no
+// address. A function, so only the requests that ask (sign-ins) pay for the look-up.
+export type PeerOf = () => string | null;
+const peers = new WeakMap<Request, PeerOf>();
 
-/** Serves one request from a known TCP peer (Bun's requestIP, Deno's remoteAddr). */
-export function handleFromPeer(app: { handle(request: Request): Promise<Response> }, request: Request, peer: string | null): Promise<Response> {
-  if (peer) peers.set(request, peer);
+/** Serves one request whose TCP peer peerOf tells (Bun's requestIP, Deno's remoteAddr). */
+export function handleFromPeer(app: { handle(request: Request): Promise<Response> }, request: Request, peerOf: PeerOf): Promise<Response> {
+  peers.set(request, peerOf);
   return app.handle(request);
 }
 
@@ -34,8 +36,8 @@ export function makeClientAddressOf(trustedProxies: string[]): ClientAddressOf {
   if (ranges.length !== trustedProxies.length) throw new Error(`not canonical ranges: ${trustedProxies.join(", ")}`);
   const trusted = (address: Address) => ranges.some((range) => inRange(address, range));
   return (request) => {
-    const peer = peers.get(request);
-    let client = peer === undefined ? null : parseAddress(peer);
+    const peer = peers.get(request)?.() ?? null;
+    let client = peer === null ? null : parseAddress(peer);
     if (!client) return null;
     if (!trusted(client)) return client.toString();
     const hops = (request.headers.get("x-forwarded-for") ?? "").split(",").map((hop) => hop.trim());

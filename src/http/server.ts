@@ -5,18 +5,18 @@ import type { Services } from "../core/services.ts";
 import { errors } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import type { App } from "./app.ts";
-import { handleFromPeer } from "./client-address.ts";
+import { handleFromPeer, type PeerOf } from "./client-address.ts";
 
 export type HttpServer = { port: number; stop(): Promise<void> };
 
 export function startHttpServer(svc: Services, app: App): HttpServer {
   const { config, log } = svc;
-  const handle = async (request: Request, peer: string | null): Promise<Response> => {
+  const handle = async (request: Request, peerOf: PeerOf): Promise<Response> => {
     const started = performance.now();
     const requestId = newId("req");
     let response: Response;
     try {
-      response = await handleFromPeer(app, request, peer);
+      response = await handleFromPeer(app, request, peerOf);
     } catch (error) {
       log.error("http.handler_crashed", { request_id: requestId, error: String(error) });
       response = new Response(JSON.stringify(errors.internal().body), { status: 500, headers: { "content-type": "application/json" } });
@@ -39,13 +39,13 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
       port: config.httpPort,
       // A backstop only: the app reads bodies itself and answers 413 as JSON at MAX_REQUEST_BYTES.
       maxRequestBodySize: config.maxRequestBytes * 2 + 65536,
-      fetch: (request, server) => handle(request, server.requestIP(request)?.address ?? null),
+      fetch: (request, server) => handle(request, () => server.requestIP(request)?.address ?? null),
     });
     return { port: server.port ?? config.httpPort, stop: async () => void (await server.stop(false)) };
   }
   const deno = (globalThis as any).Deno;
   const server = deno.serve({ hostname: config.host, port: config.httpPort }, (request: Request, info: any) =>
-    handle(request, info?.remoteAddr?.hostname ?? null),
+    handle(request, () => info?.remoteAddr?.hostname ?? null),
   );
   return { port: server.addr.port, stop: () => server.shutdown() };
 }
