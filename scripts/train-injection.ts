@@ -24,7 +24,7 @@
 
 import { readdir } from "node:fs/promises";
 import { docFiles } from "./injection-corpus-docs.ts";
-import { ruleFeatures, windows } from "../src/comprehension/injection-features.ts";
+import { interner, ruleFeatures, windows } from "../src/comprehension/injection-features.ts";
 import { MODEL_FORMAT, namesLogit, parseModel } from "../src/comprehension/injection-model.ts";
 import { scoreInjectionRisk } from "../src/comprehension/injection.ts";
 
@@ -181,17 +181,7 @@ function fit(data: Example[]): ModelFile {
   for (const e of data) for (const n of e.rules.keys()) count.set(n, (count.get(n) ?? 0) + 1);
   const common = commonWords(data);
   // Features become array indices: string look-ups in the inner loop made training slow.
-  const index = new Map<string, number>();
-  const names: string[] = [];
-  const id = (n: string) => {
-    let i = index.get(n);
-    if (i === undefined) {
-      i = names.length;
-      index.set(n, i);
-      names.push(n);
-    }
-    return i;
-  };
+  const { names, intern: id } = interner();
   const usable = (n: string) => (count.get(n) ?? 0) >= MIN_COUNT && !common.has(n);
   const rows = data.map((e) => {
     const feats = [...e.names.filter(usable).map((n) => [id(n), 1] as const), ...[...e.rules].filter(([n]) => usable(n)).map(([n, v]) => [id(n), v] as const)];

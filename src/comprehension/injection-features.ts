@@ -38,21 +38,29 @@ function word(t: Token): string {
 }
 
 /** Windows of one text, in order; `start`/`end` are character offsets for evidence. */
-export function windows(text: string, hidden: boolean): Windows {
+/** Names to dense ids in first-use order: `names[id]` is the name again. */
+export function interner(): { names: string[]; intern(name: string): number } {
   const names: string[] = [];
+  const index = new Map<string, number>();
+  return {
+    names,
+    intern(name) {
+      let id = index.get(name);
+      if (id === undefined) {
+        id = names.length;
+        index.set(name, id);
+        names.push(name);
+      }
+      return id;
+    },
+  };
+}
+
+export function windows(text: string, hidden: boolean): Windows {
+  const { names, intern } = interner();
   if (text.trim() === "") return { names, list: [] };
   const tokens = tokenize(text);
   const quoted = quotedTokens(tokens, text);
-  const index = new Map<string, number>();
-  const intern = (name: string): number => {
-    let id = index.get(name);
-    if (id === undefined) {
-      id = names.length;
-      index.set(name, id);
-      names.push(name);
-    }
-    return id;
-  };
   // Per token, named on first use: its word, its stem, and its pair with the next token.
   const own: (number[] | undefined)[] = new Array(tokens.length);
   const pair: (number[] | undefined)[] = new Array(tokens.length);
