@@ -4,6 +4,7 @@
 import { parseInbound } from "../mail/parse.ts";
 import { sanitizeBody } from "../mail/sanitize.ts";
 import { newId } from "./ids.ts";
+import { claimFirstCopy } from "./inbound-dedupe.ts";
 import { enqueueJob } from "./jobs.ts";
 import type { Mailbox } from "./mailboxes.ts";
 import { sha256Hex } from "./secrets.ts";
@@ -54,13 +55,28 @@ export async function acceptInbound(
   const rawId = newId("raw");
   const digest = await sha256Hex(raw);
 
-  const ids = await svc.sql.begin(async (tx) => {
-    await tx`
-      insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from)
-      values (${rawId}, ${raw.byteLength}, ${digest}, ${raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom})`;
-    const ids: string[] = [];
-    for (const mailbox of unique) {
+  // Claims are taken in mailbox id order, so two deliveries to several mailboxes cannot deadlock.
+  const claimOrder = [...unique].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  let copies = 0;
+
+  const idByMailbox = await svc.sql.begin(async (tx) => {
+    const ids = new Map<string, string>();
+    let rawStored = false;
+    for (const mailbox of claimOrder) {
       const id = newId("msg");
+      const earlier = await claimFirstCopy(tx, mailbox.id, parsed.rfcMessageId, digest, id);
+      if (earlier !== null) {
+        // A copy of a message this mailbox already holds: nothing new is stored or enqueued.
+        copies++;
+        ids.set(mailbox.id, earlier);
+        continue;
+      }
+      if (!rawStored) {
+        rawStored = true;
+        await tx`
+          insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from)
+          values (${rawId}, ${raw.byteLength}, ${digest}, ${raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom})`;
+      }
       const threadId = await threadFor(tx, mailbox.id, parsed.inReplyTo, parsed.references);
       await tx`
         insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
@@ -76,10 +92,11 @@ export async function acceptInbound(
             ${attachment.contentId}, ${attachment.disposition}, ${attachment.content})`;
       }
       await enqueueJob(tx, "process_inbound", { message_id: id }, { jobKey: `inbound:${id}` });
-      ids.push(id);
+      ids.set(mailbox.id, id);
     }
     return ids;
   });
-  svc.log.info("inbound.accepted", { raw_message_id: rawId, message_ids: ids, size: raw.byteLength, warnings: parsed.warnings.length });
+  const ids = unique.map((mailbox) => idByMailbox.get(mailbox.id)!);
+  svc.log.info("inbound.accepted", { raw_message_id: rawId, message_ids: ids, copies_of_earlier: copies, size: raw.byteLength, warnings: parsed.warnings.length });
   return ids;
 }
