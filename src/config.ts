@@ -48,6 +48,8 @@ export type Config = {
   deliveryRetryLimit: number;
   unsubscribeSecret: string | null;
   workerConcurrency: number;
+  /** Crash recovery (worker/liveness.ts): how often every worker sweeps, and how long a pool must stay gone. */
+  workerRecovery: { sweepIntervalMs: number; deadAfterMs: number };
   webhook: {
     timeoutMs: number;
     retryScheduleSeconds: number[];
@@ -253,6 +255,10 @@ export function loadConfig(env: Env = process.env): Config {
     deliveryRetryLimit: integer(env, "DELIVERY_RETRY_LIMIT", 5, 1, 100),
     unsubscribeSecret: optionalText(env, "UNSUBSCRIBE_SECRET"),
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 4, 1, 100),
+    workerRecovery: {
+      sweepIntervalMs: integer(env, "WORKER_SWEEP_INTERVAL_MS", 5_000, 100, 60_000),
+      deadAfterMs: integer(env, "WORKER_DEAD_AFTER_MS", 15_000, 0, 300_000),
+    },
     webhook: {
       timeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
       retryScheduleSeconds: retrySchedule(env, "WEBHOOK_RETRY_SCHEDULE"),

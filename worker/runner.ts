@@ -2,14 +2,22 @@
 // the runner's own signal handling is off, and it owns the runner's connection pool: a pool the
 // runner makes itself is ended without being waited for, and its error handlers are taken off
 // first, so stopping an embedded Postgres right after crashed the process on a closing client.
-import { run, type Runner } from "graphile-worker";
+import { EventEmitter } from "node:events";
+import { run, type Runner, type WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import type { Services } from "../src/core/services.ts";
 import { silentWorkerLogger } from "../src/db.ts";
 import { errorFields } from "../src/log.ts";
+import { holdPoolLease, startSweeper, type PoolLease } from "./liveness.ts";
 import { taskList } from "./tasks/index.ts";
 
-export type WorkerHandle = { stop(): Promise<void> };
+export type WorkerHandle = {
+  /** The Graphile Worker pool id this worker writes into locked_by. */
+  poolId: string;
+  /** Runs the dead-pool sweep at once (it also runs every WORKER_SWEEP_INTERVAL_MS). */
+  sweepNow(): Promise<string[]>;
+  stop(): Promise<void>;
+};
 
 export async function startWorker(svc: Services, databaseUrl: string): Promise<WorkerHandle> {
   const pool = new pg.Pool({ connectionString: databaseUrl });
@@ -18,7 +26,16 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
   const poolError = (error: Error) => svc.log.warn("worker.pool_error", errorFields(error));
   pool.on("error", poolError);
   pool.on("connect", (client) => client.on("error", poolError));
+  // The pool's id is what Graphile Worker writes into locked_by; its lease marks it alive
+  // (worker/liveness.ts). Events are ours so the id is known the moment the pool exists.
+  const events: WorkerEvents = new EventEmitter() as WorkerEvents;
+  let lease: Promise<PoolLease> | null = null;
+  events.once("pool:create", ({ workerPool }) => {
+    lease = holdPoolLease(databaseUrl, workerPool.id, svc.log);
+    lease.catch(() => {});
+  });
   const runner: Runner = await run({
+    events,
     pgPool: pool,
     concurrency: svc.config.workerConcurrency,
     noHandleSignals: true,
@@ -46,10 +63,25 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
   runner.events.on("job:success", ({ job }) => {
     svc.log.info("job.succeeded", { job_id: job.id, task: job.task_identifier, attempt: job.attempts, duration_ms: elapsed(job.id) });
   });
-  svc.log.info("worker.started", { concurrency: svc.config.workerConcurrency });
+  let held: PoolLease;
+  try {
+    if (!lease) throw new Error("the worker pool was not created");
+    held = await (lease as Promise<PoolLease>);
+  } catch (error) {
+    // Without a lease its jobs could never be told apart from a dead pool's: do not run.
+    await runner.stop();
+    await pool.end();
+    throw error;
+  }
+  const sweeper = startSweeper(svc.sql, held.poolId, { intervalMs: svc.config.workerRecovery.sweepIntervalMs, deadAfterMs: svc.config.workerRecovery.deadAfterMs }, svc.log);
+  svc.log.info("worker.started", { concurrency: svc.config.workerConcurrency, pool_id: held.poolId });
   return {
+    poolId: held.poolId,
+    sweepNow: sweeper.sweepNow,
     async stop() {
+      await sweeper.stop();
       await runner.stop();
+      await held.release();
       await pool.end();
     },
   };
