@@ -80,11 +80,11 @@ export async function acceptInbound(
       const threadId = await threadFor(tx, mailbox.id, parsed.inReplyTo, parsed.references);
       await tx`
         insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
-          "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers)
+          "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
         values (${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${parsed.rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
           ${parsed.references}::text[], ${parsed.fromAddr ?? envelope.mailFrom ?? ""}, ${mailbox.address}, ${parsed.subject},
           ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${tx.json(body.report as never)}, ${body.hidden_text || null},
-          ${parsed.warnings}::text[], ${tx.json(parsed.headerValues)})`;
+          ${parsed.warnings}::text[], ${tx.json(parsed.headerValues)}, ${parsed.unread})`;
       for (const attachment of parsed.attachments) {
         await tx`
           insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content)

@@ -6,7 +6,7 @@ import { checkWithSpamd } from "../comprehension/spamd.ts";
 import { scanWithClamd } from "../comprehension/clamd.ts";
 import { classifySpam, loadSpamModel, type SpamModel } from "../comprehension/spam-classifier.ts";
 import { scoreInjectionRisk } from "../comprehension/injection.ts";
-import { chooseEngine } from "../comprehension/engine.ts";
+import { chooseEngine, type ComprehensionResult } from "../comprehension/engine.ts";
 import { classifyMessage } from "../comprehension/classify.ts";
 import { authenticateInbound, type AuthOutcome } from "../mail/authenticate.ts";
 import { applyDeliveryReports } from "./bounces.ts";
@@ -43,6 +43,7 @@ type ScreeningRow = {
   truncated: boolean;
   sanitization: Record<string, unknown> | null;
   processed_at: string | null;
+  unread_content: string | null;
   headers: Record<string, string> | null;
   received_at: Date | null;
   content: Uint8Array | null;
@@ -55,11 +56,25 @@ type ScreeningRow = {
 
 export type ComprehensionStatus = "complete" | "partial" | "skipped_injection_risk" | "skipped_spam" | "skipped_virus";
 
+/**
+ * Fails closed on content the parser left unread: what was read may be comprehended, but the
+ * message is never reported `complete` (SPEC's `partial`, with the reason as extraction_error).
+ */
+function readInPart(result: ComprehensionResult, unread: string): Record<string, unknown> {
+  const message = `content left unread: ${unread}`;
+  const previous = result.extraction_error;
+  return {
+    ...result,
+    status: "partial",
+    extraction_error: previous ? { ...previous, message: `${previous.message}; ${message}` } : { message },
+  };
+}
+
 export async function screenMessage(svc: Services, messageId: string, jobAttempt = 1): Promise<void> {
   const { sql, config, log } = svc;
   const [message] = await sql<ScreeningRow[]>`
     select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.hidden_text, m.truncated,
-      m.sanitization, m.processed_at, m.headers, r.content, r.remote_ip, r.helo, r.mail_from, r.received_at,
+      m.sanitization, m.processed_at, m.unread_content, m.headers, r.content, r.remote_ip, r.helo, r.mail_from, r.received_at,
       b.deliver_spam, s.schema as extraction_schema
     from messages m
       left join raw_messages r on r.id = m.raw_message_id
@@ -165,8 +180,10 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   } else {
     const engine = chooseEngine({ llmUrl: config.llm.url, llmModel: config.llm.model, llmApiKey: config.llm.apiKey, llmTimeoutMs: config.llm.timeoutMs });
     const result = await engine.comprehend(input);
-    comprehension = { ...result };
+    comprehension = message.unread_content ? readInPart(result, message.unread_content) : { ...result };
   }
+  // The screening report says what was not read, whatever the verdict.
+  if (message.unread_content) comprehension.unread_content = message.unread_content;
   comprehension.injection = injectionSummary;
   comprehension.spam = spamDetails;
 

@@ -42,8 +42,10 @@ export function makeApp(svc: Services) {
   const document = (): Record<string, any> => (cached ??= buildOpenApiDocument(app as never));
   const app = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
-      // A NUL anywhere in the path cannot name anything we store.
-      if (/%00/i.test(new URL(request.url).pathname)) return json(404, errors.routeNotFound().body);
+      // A NUL anywhere in the path cannot name anything we store. API routes answer it themselves
+      // (text-input.ts), after the bearer check and with the resource's own 404.
+      const path = new URL(request.url).pathname;
+      if (/%00/i.test(path) && !path.startsWith("/api/v1/")) return json(404, errors.routeNotFound().body);
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > svc.config.maxRequestBytes) return json(413, errors.bodyTooLarge().body);
     })

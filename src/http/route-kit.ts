@@ -5,26 +5,30 @@ import { errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { makeRequestAuthorizer, type EndpointClass } from "./auth.ts";
 import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "./body-limits.ts";
+import { normalizeRequestIdentifiers, unstorableTextIn } from "./text-input.ts";
 
 export function apiRoutes(svc: Services, name: string) {
   const decide = makeRequestAuthorizer(svc.sql);
-  return new Elysia({ name: `routes:${name}`, prefix: "/api/v1" }).macro({
-    auth: (endpointClass: EndpointClass) => ({
-      // parse runs before the body is read, transform before validation: a bad key is always
-      // reported before a bad body, whichever hook a route has.
-      async parse({ request }: { request: Request }) {
-        await decide(request, endpointClass);
-        return parseJsonBody(request, svc.config.maxRequestBytes);
-      },
-      async transform({ request }: { request: Request }) {
-        await decide(request, endpointClass);
-        assertDecimalLimit(request.url);
-      },
-      async resolve({ request }: { request: Request }) {
-        return { principal: await decide(request, endpointClass) };
-      },
-    }),
-  });
+  return new Elysia({ name: `routes:${name}`, prefix: "/api/v1" })
+    // Before validation: an id no client was given is an unknown id, not a 400 or a 500.
+    .onTransform((context) => normalizeRequestIdentifiers(context as never))
+    .macro({
+      auth: (endpointClass: EndpointClass) => ({
+        // parse runs before the body is read, transform before validation: a bad key is always
+        // reported before a bad body, whichever hook a route has.
+        async parse({ request }: { request: Request }) {
+          await decide(request, endpointClass);
+          return parseJsonBody(request, svc.config.maxRequestBytes);
+        },
+        async transform({ request }: { request: Request }) {
+          await decide(request, endpointClass);
+          assertDecimalLimit(request.url);
+        },
+        async resolve({ request }: { request: Request }) {
+          return { principal: await decide(request, endpointClass) };
+        },
+      }),
+    });
 }
 
 /**
@@ -35,8 +39,6 @@ async function parseJsonBody(request: Request, maxBytes: number): Promise<unknow
   const text = await readBodyWithin(request, maxBytes);
   if (text === null) throw errors.bodyTooLarge();
   if (text.trim() === "") return {};
-  // Postgres text cannot hold NUL, and nothing legitimate needs it.
-  if (text.includes("\\u0000") || text.includes("\0")) throw errors.validation("strings must not contain NUL characters");
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw errors.validation(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
@@ -45,6 +47,8 @@ async function parseJsonBody(request: Request, maxBytes: number): Promise<unknow
     throw errors.malformedJson();
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw errors.validation("request body must be a JSON object");
+  const unstorable = unstorableTextIn(value);
+  if (unstorable) throw errors.validation(unstorable);
   return value;
 }
 

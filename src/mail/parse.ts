@@ -2,6 +2,7 @@
 // never throws out of here: whatever cannot be parsed is recorded as a warning and left empty.
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import { sha256Hex } from "../core/secrets.ts";
+import { MAX_MIME_PARTS, readablePrefix } from "./readable-prefix.ts";
 
 export type ParsedAttachment = {
   filename: string | null;
@@ -26,29 +27,52 @@ export type ParsedInbound = {
   headerValues: Record<string, string>;
   attachments: ParsedAttachment[];
   warnings: string[];
+  /** Why part of the message was left unread (screening then never reports it complete); null when all was read. */
+  unread: string | null;
 };
 
 const MAX_ID_LENGTH = 998;
 const MAX_SUBJECT_LENGTH = 2000;
 const MAX_REFERENCES = 100;
 
+const PARSE_OPTIONS = {
+  skipHtmlToText: true,
+  skipTextToHtml: true,
+  skipImageLinks: true,
+  skipTextLinks: true,
+  // Keep message/delivery-status as a part: bounce handling reads it (mailparser folds it into the text otherwise).
+  keepDeliveryStatus: true,
+} as Parameters<typeof simpleParser>[1];
+
+const describe = (error: unknown) => String((error as Error)?.message ?? error).slice(0, 200);
+
 export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
   const warnings: string[] = [];
+  let unread: string | null = null;
   let mail: ParsedMail | null = null;
   try {
-    mail = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
-      skipHtmlToText: true,
-      skipTextToHtml: true,
-      skipImageLinks: true,
-      skipTextLinks: true,
-      // Keep message/delivery-status as a part: bounce handling reads it (mailparser folds it into the text otherwise).
-      keepDeliveryStatus: true,
-    } as Parameters<typeof simpleParser>[1]);
+    mail = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), PARSE_OPTIONS);
   } catch (error) {
-    warnings.push(`unparsable message: ${String((error as Error)?.message ?? error).slice(0, 200)}`);
+    warnings.push(`unparsable message: ${describe(error)}`);
+    // The parser gives up on the whole message at its first limit: read the parts before it.
+    const prefix = await readablePrefix(raw);
+    unread =
+      prefix.stoppedBy === "part_limit"
+        ? `the message has more than ${MAX_MIME_PARTS} MIME parts; only the first ${MAX_MIME_PARTS} were read`
+        : prefix.stoppedBy === "header_limit"
+          ? `a MIME part's header is larger than the parser reads; only the ${prefix.parts} part(s) before it were read`
+          : `the message could not be parsed (${describe(error)}); its content was not read`;
+    if (prefix.stoppedBy !== "end" && prefix.parts > 0) {
+      try {
+        mail = await simpleParser(prefix.bytes, PARSE_OPTIONS);
+      } catch (again) {
+        unread = `the message could not be parsed (${describe(again)}); its content was not read`;
+      }
+    }
   }
+  if (unread) warnings.push(`unread content: ${unread}`);
   if (!mail) {
-    return { fromAddr: null, subject: "", rfcMessageId: null, inReplyTo: null, references: [], date: null, text: null, html: null, headerValues: {}, attachments: [], warnings };
+    return { fromAddr: null, subject: "", rfcMessageId: null, inReplyTo: null, references: [], date: null, text: null, html: null, headerValues: {}, attachments: [], warnings, unread };
   }
 
   const attachments: ParsedAttachment[] = [];
@@ -77,6 +101,7 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
     headerValues: headerStrings(mail.headers),
     attachments,
     warnings,
+    unread,
   };
 }
 

@@ -8,6 +8,7 @@ import { errors } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import type { EndpointClass } from "../http/auth.ts";
+import { unstorableTextIn } from "../http/text-input.ts";
 import { describeValidationFailure } from "../http/validation.ts";
 import type { ToolBody } from "./results.ts";
 
@@ -33,7 +34,9 @@ export function defineTool<S extends TSchema>(tool: Tool<S>): CompiledTool {
     ...(tool as unknown as Tool),
     validate(args: unknown) {
       const value = args ?? {};
-      if (hasNul(value)) throw errors.validation("strings must not contain NUL characters");
+      // Arguments are a JSON body: refused as the HTTP API refuses text Postgres cannot hold.
+      const unstorable = unstorableTextIn(value);
+      if (unstorable) throw errors.validation(unstorable);
       if (!check.Check(value)) throw errors.validation(describeValidationFailure({ all: [...check.Errors(value)], type: "body" }));
       return value;
     },
@@ -43,12 +46,4 @@ export function defineTool<S extends TSchema>(tool: Tool<S>): CompiledTool {
 /** The tool's input schema as plain JSON Schema (TypeBox's symbol markers dropped). */
 export function jsonSchemaOf(tool: Tool): { type: "object"; [key: string]: unknown } {
   return JSON.parse(JSON.stringify(tool.input));
-}
-
-// Postgres text cannot hold NUL, and nothing legitimate needs it: the HTTP parser refuses it too.
-function hasNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\0");
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (value && typeof value === "object") return Object.entries(value).some(([key, item]) => key.includes("\0") || hasNul(item));
-  return false;
 }
