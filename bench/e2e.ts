@@ -22,6 +22,7 @@ import { createKey } from "../src/core/keys.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
 import { setWebhook } from "../src/core/webhooks.ts";
 import { makeLogger } from "../src/log.ts";
+import { makeResolver } from "../src/mail/resolver.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 
 type Options = { rates: number[]; duration: number; logLevel: string };
@@ -150,7 +151,9 @@ export default async function run(args: string[]): Promise<void> {
     const { key } = await createKey(sql, { accountId: account.id, scope: "api" });
     const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
     const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: "bench-e2e" });
-    await setWebhook(sql, { accountId: account.id, url: `http://127.0.0.1:${receiverPort}/hooks/mail`, secret: "whsec_bench_e2e_0123456789abcdef" });
+    // The receiver is on loopback: the service under test runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true too.
+    const webhookSetter = { sql, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }), config: { webhook: { allowPrivateNetworks: true } } };
+    await setWebhook(webhookSetter, { accountId: account.id, url: `http://127.0.0.1:${receiverPort}/hooks/mail`, secret: "whsec_bench_e2e_0123456789abcdef" });
 
     const smtpPort = await freePort();
     child = Bun.spawn([process.execPath, "src/main.ts"], {

@@ -230,9 +230,9 @@ const commands: Record<string, Command> = {
   "webhook set": {
     usage: "webhook set --account ID --url U [--secret S]",
     options: { account: { type: "string" }, url: { type: "string" }, secret: { type: "string" } },
-    run: async (db, f) => {
+    run: async (_db, f, _p, services) => {
       const input = { accountId: required(f, "account"), url: required(f, "url"), secret: str(f, "secret") ?? null };
-      const { endpoint, secret } = await setWebhook(await db(), input);
+      const { endpoint, secret } = await setWebhook(await services(), input);
       return { ...endpoint, secret, note: str(f, "secret") ? "secret set as given" : "generated secret, shown once; store it now" };
     },
   },

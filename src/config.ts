@@ -43,6 +43,8 @@ export type Config = {
   deliveryTransport: DeliveryTransportName;
   smtpRelayUrl: string | null;
   deliveryTimeoutMs: number;
+  /** Direct MX delivery may connect to loopback and private addresses (local tests only). */
+  mxAllowPrivateNetworks: boolean;
   reconcileGraceSeconds: number;
   deliveryRetrySeconds: number;
   deliveryRetryLimit: number;
@@ -250,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     deliveryTransport,
     smtpRelayUrl: relay,
     deliveryTimeoutMs: integer(env, "DELIVERY_TIMEOUT_MS", 30_000, 100, 600_000),
+    mxAllowPrivateNetworks: boolean(env, "MX_DELIVERY_ALLOW_PRIVATE_NETWORKS", false),
     reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 3600, 0, 30 * 24 * 3600),
     deliveryRetrySeconds: integer(env, "DELIVERY_RETRY_S", 60, 0, 24 * 3600),
     deliveryRetryLimit: integer(env, "DELIVERY_RETRY_LIMIT", 5, 1, 100),

@@ -17,6 +17,7 @@ import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
 import { answer, startReceiver, type Receiver } from "./support/webhook-receiver.ts";
+import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
 
 const PASSWORD = "correct horse battery staple";
 const HOSTILE = "<script>alert(1)</script>";
@@ -26,6 +27,7 @@ let server: HttpServer;
 let smtp: SmtpListener;
 let worker: WorkerHandle;
 let receiver: Receiver;
+let dns: DnsServer;
 let base: string;
 let owner: Fixture;
 let other: Fixture;
@@ -98,7 +100,10 @@ async function pendingDraft(subject: string, text = "Please approve me."): Promi
 }
 
 beforeAll(async () => {
+  // Webhook URLs are resolved when set: the names the tests use live here.
+  dns = await startDnsServer({ "hooks.example.com": { A: ["93.184.216.34"] }, "metadata.example.com": { A: ["169.254.169.254"] } });
   ctx = await makeTestContext({
+    DNS_SERVERS: dns.address,
     HTTP_PORT: "0",
     DATA_DIR: reusableDataDir,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
@@ -122,6 +127,7 @@ afterAll(async () => {
   await smtp?.close();
   await receiver?.close();
   await ctx?.close();
+  await dns?.close();
 });
 
 /** Each throttling test starts with no failed sign-ins recorded from anywhere. */
@@ -679,6 +685,17 @@ describe("webhook", () => {
     const bad = await client.act("/dashboard/webhook", "/dashboard/webhook", { url: "ftp://example.com/hook" });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain("webhook url must be http or https");
+    // Resolved when set: metadata is refused even with private networks allowed, and says why.
+    for (const [url, reason] of [
+      ["http://metadata.example.com/latest", "webhook url refused: metadata.example.com resolves to a cloud metadata address (169.254.169.254)"],
+      ["http://0x7f.1/hook", "webhook url host 0x7f.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads"],
+      ["http://[fe80::1]/hook", "webhook url refused: fe80::1 is a link-local address"],
+    ]) {
+      const refused = await client.act("/dashboard/webhook", "/dashboard/webhook", { url: url! });
+      expect({ url, status: refused.status }).toEqual({ url, status: 400 });
+      expect(refused.text).toContain(reason!);
+    }
+    expect((await client.get("/dashboard/webhook")).text).toContain("No webhook is configured");
     const set = await client.act("/dashboard/webhook", "/dashboard/webhook", { url: "https://hooks.example.com/mail" });
     expect(set.status).toBe(200);
     const secret = /<code class="secret-value">(whsec_[A-Za-z0-9_-]+)<\/code>/.exec(set.text)?.[1];
@@ -693,7 +710,7 @@ describe("webhook", () => {
   test("a dead-lettered delivery is listed first and redriven with the same event_id until delivered", async () => {
     // The receiver fails the whole first cycle (6 attempts), then acknowledges.
     receiver = await startReceiver((request, response, index) => answer(index < 6 ? 500 : 200)(request, response, index));
-    await setWebhook(ctx.sql, { accountId: owner.accountId, url: receiver.url, secret: "whsec_dashboard_tests_0123456789" });
+    await setWebhook(ctx.svc, { accountId: owner.accountId, url: receiver.url, secret: "whsec_dashboard_tests_0123456789" });
     await sendMail(smtp.port, {
       from: "maya@example.org",
       to: mailbox.address,

@@ -16,7 +16,8 @@ let free: Fixture;
 let paid: Fixture;
 
 beforeAll(async () => {
-  dns = await startDnsServer({});
+  // Our MX host has an address: SPF is judged for it, as a receiver of our mail judges it.
+  dns = await startDnsServer({ [MX_HOST]: { A: ["192.0.2.25"] } });
   ctx = await makeTestContext({ DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: "1000", MX_HOST, DKIM_SELECTOR: SELECTOR });
   free = await makeAccount(ctx);
   paid = await makeAccount(ctx, { plan: "paid" });

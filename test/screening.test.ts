@@ -162,7 +162,7 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
     inbox = await makeMailbox(ctx, owner, "screened");
     spamInbox = await makeMailbox(ctx, owner, "wants-spam");
     await updateMailboxSettings(ctx.sql, spamInbox.id, { deliverSpam: true });
-    await setWebhook(ctx.sql, { accountId: owner.accountId, url: `http://127.0.0.1:${hook.port}/hook` });
+    await setWebhook(ctx.svc, { accountId: owner.accountId, url: `http://127.0.0.1:${hook.port}/hook` });
     smtp = await startSmtpListener(ctx.svc, { port: 0 });
     worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);
   });
@@ -400,10 +400,11 @@ describe.skipIf(!haveScanners)("the content classifier fails (SPAM_MODEL_PATH na
   beforeAll(async () => {
     const model = join(mkdtempSync(join(tmpdir(), "spam-model-")), "spam-model.json");
     writeFileSync(model, '{"format": "agent-mailbox/spam-logistic/1", "bias": '); // cut off mid-write
-    ctx = await makeTestContext({ SPAMD_ADDRESS: spamd!.address, SPAM_MODEL_PATH: model });
+    // The webhook only has to exist for an event to be recorded; nothing listens on port 9.
+    ctx = await makeTestContext({ SPAMD_ADDRESS: spamd!.address, SPAM_MODEL_PATH: model, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
     owner = await makeAccount(ctx);
     inbox = await makeMailbox(ctx, owner, "model-broken");
-    await setWebhook(ctx.sql, { accountId: owner.accountId, url: "https://hooks.example/inbound" });
+    await setWebhook(ctx.svc, { accountId: owner.accountId, url: "http://127.0.0.1:9/inbound" });
   });
 
   afterAll(() => ctx?.close());

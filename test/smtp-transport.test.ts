@@ -291,6 +291,7 @@ describe('relay URL parsing', () => {
   });
 });
 
+// The sink listens on loopback, so these run with private networks allowed (test/mx-refusal.test.ts covers the refusals).
 describe('MX transport', () => {
   let sink: SmtpSink;
   beforeAll(async () => {
@@ -316,7 +317,7 @@ describe('MX transport', () => {
     return { resolve, asked };
   };
   const mx = (resolve: (n: string, t: string) => Promise<any>, timeoutMs = 2000) =>
-    makeMxTransport({ resolve, port: sink.port, ehloName: EHLO, timeoutMs });
+    makeMxTransport({ resolve, port: sink.port, ehloName: EHLO, timeoutMs, allowPrivateNetworks: true });
 
   test('delivers to the MX host, over opportunistic STARTTLS', async () => {
     const { resolve } = zone({ 'MX mx-test.example': [{ exchange: 'mx1.mx-test.example', priority: 10 }], 'A mx1.mx-test.example': ['127.0.0.1'] });
@@ -419,7 +420,7 @@ describe('MX transport', () => {
         if (rrtype === 'MX' && name === 'mx-test.example') return [{ exchange: '127.0.0.1', priority: 10 }];
         throw dnsError('ENOTFOUND');
       };
-      const t = makeMxTransport({ resolve, port: server.port, ehloName: EHLO, timeoutMs: 2000 });
+      const t = makeMxTransport({ resolve, port: server.port, ehloName: EHLO, timeoutMs: 2000, allowPrivateNetworks: true });
       const outcome = await t.deliver(envelope, raw, meta);
       expect(outcome).toMatchObject({ kind: 'sent', providerMessageId: 'SCRIPTED1' });
       expect(server.accepted()).toBe(1);

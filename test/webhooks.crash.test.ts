@@ -51,7 +51,7 @@ afterAll(async () => {
 test("a worker killed mid-delivery: a fresh worker delivers the same event after the lease runs out", async () => {
   const account = await makeAccount(ctx);
   const mailbox = await makeMailbox(ctx, account, "crash");
-  await setWebhook(ctx.sql, { accountId: account.accountId, url: receiver.url, secret: SECRET });
+  await setWebhook(ctx.svc, { accountId: account.accountId, url: receiver.url, secret: SECRET });
 
   child = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: resolve(import.meta.dir, ".."),

@@ -33,7 +33,7 @@ beforeAll(async () => {
   spamOff = await makeMailbox(ctx, account, "spam-off");
   spamOn = await makeMailbox(ctx, account, "spam-on");
   expect((await updateMailboxSettings(ctx.sql, spamOn.id, { deliverSpam: true })).deliver_spam).toBe(true);
-  await setWebhook(ctx.sql, { accountId: account.accountId, url: receiver.url, secret: SECRET });
+  await setWebhook(ctx.svc, { accountId: account.accountId, url: receiver.url, secret: SECRET });
 });
 
 afterAll(async () => {

@@ -55,7 +55,7 @@ describe("a message arrives for an account with a webhook", () => {
   beforeAll(async () => {
     const account = await makeAccount(ctx);
     mailbox = await makeMailbox(ctx, account, "happy");
-    await setWebhook(ctx.sql, { accountId: account.accountId, url: receiver.url, secret: SECRET });
+    await setWebhook(ctx.svc, { accountId: account.accountId, url: receiver.url, secret: SECRET });
     await sendMail(smtp.port, {
       from: "Alice Example <alice@example.org>",
       to: mailbox.address,
@@ -173,7 +173,7 @@ describe("no event without an enabled webhook", () => {
     const mailbox = await makeMailbox(ctx, account, "disabled");
     const own = await startReceiver();
     try {
-      await setWebhook(ctx.sql, { accountId: account.accountId, url: own.url, secret: SECRET });
+      await setWebhook(ctx.svc, { accountId: account.accountId, url: own.url, secret: SECRET });
       expect(await disableWebhook(ctx.sql, account.accountId)).toBe(true);
       await sendMail(smtp.port, { from: "carol@example.org", to: mailbox.address, subject: "Dinner plans", text: "Hey,\n\nShall we meet for dinner at seven on Friday?\n\nCarol" });
       const message = await processed("Dinner plans");
@@ -182,7 +182,7 @@ describe("no event without an enabled webhook", () => {
       expect(own.requests).toHaveLength(0);
 
       // The control: the same account with the webhook on again does get the next message.
-      await setWebhook(ctx.sql, { accountId: account.accountId, url: own.url, secret: SECRET });
+      await setWebhook(ctx.svc, { accountId: account.accountId, url: own.url, secret: SECRET });
       await sendMail(smtp.port, { from: "carol@example.org", to: mailbox.address, subject: "Dinner plans, again", text: "Hey,\n\nSeven on Friday still good for dinner?\n\nCarol" });
       const [got] = await own.waitForRequests(1);
       expect(JSON.parse(got!.text).subject).toBe("Dinner plans, again");

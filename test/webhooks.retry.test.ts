@@ -34,7 +34,7 @@ async function startScenario(stack: Stack, respond: Responder, url?: (receiver: 
   receivers.push(receiver);
   const account = await makeAccount(stack.ctx);
   const mailbox = await makeMailbox(stack.ctx, account);
-  await setWebhook(stack.ctx.sql, { accountId: account.accountId, url: url ? url(receiver) : receiver.url, secret: SECRET });
+  await setWebhook(stack.ctx.svc, { accountId: account.accountId, url: url ? url(receiver) : receiver.url, secret: SECRET });
   const n = ++mailCount;
   // Personal-looking text, so screening passes it and comprehension runs fully.
   await sendMail(stack.smtp.port, {

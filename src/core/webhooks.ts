@@ -5,14 +5,25 @@ import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
 import { base64url, randomBytes } from "./secrets.ts";
-import { validateWebhookUrl } from "./webhook-target.ts";
+import type { ResolveFn } from "../mail/resolver.ts";
+import { checkWebhookTarget, validateWebhookUrl } from "./webhook-target.ts";
 
 export type WebhookEndpoint = { account_id: string; url: string; enabled: boolean; secret_hint: string; updated_at: string };
 
-export async function setWebhook(db: Db, input: { accountId: string; url: string; secret?: string | null }): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+/** What setting a webhook needs: the database, and the resolver and policy its target is checked with. */
+export type WebhookSetter = { sql: Db; resolve: ResolveFn; config: { webhook: { allowPrivateNetworks: boolean } } };
+
+/**
+ * Sets and enables the account's webhook. The target is resolved and checked now, so an unsafe or
+ * unreachable URL is refused with its reason instead of saved "enabled" to fail every delivery;
+ * each attempt checks again (the DNS answer may change).
+ */
+export async function setWebhook(svc: WebhookSetter, input: { accountId: string; url: string; secret?: string | null }): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  const db = svc.sql;
   validateWebhookUrl(input.url);
   const secret = input.secret ?? `whsec_${base64url(randomBytes(32))}`;
   if (secret.length < 16 || secret.length > 256) throw errors.validation("webhook secret must be 16 to 256 characters");
+  await checkWebhookTarget(input.url, svc.resolve, svc.config.webhook.allowPrivateNetworks);
   const [account] = await db`select 1 from accounts where id = ${input.accountId}`;
   if (!account) throw errors.notFound("account");
   await db`

@@ -13,6 +13,11 @@ export function makeTransport(svc: Omit<Services, "transport">): DeliveryTranspo
     case "smtp":
       return makeSmtpRelayTransport(config.smtpRelayUrl!, { ehloName: config.smtp.hostname, timeoutMs: config.deliveryTimeoutMs });
     case "mx":
-      return makeMxTransport({ resolve: svc.resolve, ehloName: config.smtp.hostname, timeoutMs: config.deliveryTimeoutMs });
+      return makeMxTransport({
+        resolve: svc.resolve,
+        ehloName: config.smtp.hostname,
+        timeoutMs: config.deliveryTimeoutMs,
+        allowPrivateNetworks: config.mxAllowPrivateNetworks,
+      });
   }
 }

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { describeKind, readHostAddress, refusalOf } from '../ip-address.ts';
 import { domainOf } from '../mail/address.ts';
 import { deliverOverSmtp, type SmtpSessionOptions } from './smtp-session.ts';
 import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome, DeliveryTransport } from './transport.ts';
@@ -13,6 +14,11 @@ export type MxTransportOptions = {
   ehloName: string;
   /** Per DNS query and per SMTP connection phase. */
   timeoutMs: number;
+  /**
+   * Whether an MX may resolve to loopback and private addresses (local tests). Link-local,
+   * metadata and other special addresses are refused regardless.
+   */
+  allowPrivateNetworks: boolean;
 };
 
 // Postfix's smtp_mx_address_limit: enough for primary and backups, bounded for a slow sender.
@@ -24,7 +30,9 @@ type Lookup<T> = { ok: true; value: T } | { ok: false; outcome: DeliveryOutcome 
  * Delivers straight to the recipient domain's mail servers (RFC 5321 §5): MX hosts in
  * priority order, the domain itself when it has no MX, opportunistic STARTTLS without
  * certificate checks (as MTAs do; there is no trusted name to check against without
- * MTA-STS or DANE).
+ * MTA-STS or DANE). A recipient domain chooses where its MX points, so every address is judged
+ * before we connect: loopback, private, link-local and metadata addresses are refused (src/ip-address.ts),
+ * else a custom domain could turn our outbound SMTP into a probe of the operator's network.
  */
 export function makeMxTransport(o: MxTransportOptions): DeliveryTransport {
   const resolve = withTimeout(o.resolve, o.timeoutMs);
@@ -67,7 +75,13 @@ export function makeMxTransport(o: MxTransportOptions): DeliveryTransport {
           last = keepTransient(last, ips.outcome);
           continue;
         }
-        for (const ip of ips.value) {
+        const usable = ips.value.filter((ip) => !refusedAddress(ip, o.allowPrivateNetworks));
+        if (usable.length === 0) {
+          const ip = ips.value[0]!;
+          last = keepTransient(last, permanent(`${host}: refused, ${ip} is ${describeKind(refusedAddress(ip, o.allowPrivateNetworks)!)}`));
+          continue;
+        }
+        for (const ip of usable) {
           if (attempts++ >= MAX_ATTEMPTS) return last ?? transient(`${domain}: no mail server reachable`);
           let r = await attempt(ip, host, 'opportunistic', envelope, raw, meta);
           // A broken TLS stack is common on small MTAs; like Postfix, fall back to plain text.
@@ -118,6 +132,13 @@ async function addressesOf(host: string, resolve: DnsResolve): Promise<Lookup<st
     return { ok: false, outcome: permanent(`${host}: mail server has no address`) };
   }
   return { ok: false, outcome: transient(`${host}: address lookup failed (${codes.join(', ')})`) };
+}
+
+/** The kind of address we must not connect to, or null; anything that is not an address is refused. */
+function refusedAddress(ip: string, allowPrivate: boolean) {
+  const read = readHostAddress(ip);
+  if (!read || !read.canonical) return 'reserved' as const;
+  return refusalOf(read.address, allowPrivate);
 }
 
 /** Across hosts a transient failure wins: some other server might still take the message. */

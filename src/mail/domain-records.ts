@@ -1,6 +1,7 @@
 // The DNS records a custom domain must publish, and the check that they are
 // there. The check answers "would mail work as we intend", not "is the text
 // byte-identical": a customer may merge our SPF term into an existing record.
+import { spf } from "mailauth";
 import type { ResolveFn } from "./resolver.ts";
 
 export type DnsRecordPurpose = "inbound" | "spf" | "dkim" | "dmarc";
@@ -48,8 +49,9 @@ export function normalizeDomainName(name: string): string {
 
 // Never throws: a DNS failure is "not found" with the reason in detail.
 export async function checkDnsRecords(resolve: ResolveFn, records: DnsRecord[]): Promise<DnsCheckResult> {
+  const evaluateSpf: SpfFn = (domain, ip, mxHost) => spfResult(resolve, domain, ip, mxHost);
   const cache = new Map<string, Promise<Lookup>>();
-  const lookup = (name: string, type: "MX" | "TXT" | "A"): Promise<Lookup> => {
+  const lookup = (name: string, type: "MX" | "TXT" | "A" | "AAAA"): Promise<Lookup> => {
     const key = `${sameHost(name)}|${type}`;
     if (!cache.has(key)) {
       cache.set(
@@ -68,7 +70,7 @@ export async function checkDnsRecords(resolve: ResolveFn, records: DnsRecord[]):
     "";
   const checks = await Promise.all(
     records.map(async (record): Promise<DnsCheck> => {
-      const outcome = await CHECKS[record.purpose](record, mxHost, lookup);
+      const outcome = await CHECKS[record.purpose](record, mxHost, lookup, evaluateSpf);
       const check: DnsCheck = { purpose: record.purpose, name: record.name, found: outcome.found };
       if (outcome.detail) check.detail = outcome.detail;
       return check;
@@ -78,10 +80,11 @@ export async function checkDnsRecords(resolve: ResolveFn, records: DnsRecord[]):
 }
 
 type Lookup = { ok: true; answers: any[] } | { ok: false; error: string };
-type LookupFn = (name: string, type: "MX" | "TXT" | "A") => Promise<Lookup>;
+type LookupFn = (name: string, type: "MX" | "TXT" | "A" | "AAAA") => Promise<Lookup>;
 type Outcome = { found: boolean; detail?: string };
+type SpfFn = (domain: string, ip: string, mxHost: string) => Promise<{ result: string; comment?: string }>;
 
-const CHECKS: Record<DnsRecordPurpose, (record: DnsRecord, mxHost: string, lookup: LookupFn) => Promise<Outcome>> = {
+const CHECKS: Record<DnsRecordPurpose, (record: DnsRecord, mxHost: string, lookup: LookupFn, spf: SpfFn) => Promise<Outcome>> = {
   inbound: async (record, _mxHost, lookup) => {
     const mx = await lookup(record.name, "MX");
     if (!mx.ok) return { found: false, detail: mx.error };
@@ -90,15 +93,26 @@ const CHECKS: Record<DnsRecordPurpose, (record: DnsRecord, mxHost: string, looku
     return { found: false, detail: `MX points to ${seen}, not ${record.value}` };
   },
 
-  spf: async (record, mxHost, lookup) => {
+  spf: async (record, mxHost, lookup, evaluate) => {
     const txt = await lookup(record.name, "TXT");
     if (!txt.ok) return { found: false, detail: txt.error };
-    const spf = txt.answers.map(joinChunks).filter((t) => /^v=spf1(\s|$)/i.test(t));
-    if (spf.length === 0) return { found: false, detail: "no v=spf1 TXT record" };
+    const spfRecords = txt.answers.map(joinChunks).filter((t) => /^v=spf1(\s|$)/i.test(t));
+    if (spfRecords.length === 0) return { found: false, detail: "no v=spf1 TXT record" };
     // RFC 7208 §4.5: more than one SPF record is a permerror for every receiver.
-    if (spf.length > 1) return { found: false, detail: "more than one v=spf1 TXT record" };
-    if (await spfAuthorizes(spf[0], record.name, mxHost, lookup)) return { found: true };
-    return { found: false, detail: `SPF record does not authorize ${mxHost}` };
+    if (spfRecords.length > 1) return { found: false, detail: "more than one v=spf1 TXT record" };
+    // We send from our MX host: every address it has must pass, since any of them may be the one
+    // a receiver sees. The evaluation is a receiver's (mailauth): include, redirect, a, mx, ip4,
+    // ip6, exists, macros, and the 10-lookup and 2-void-lookup limits.
+    const [v4, v6] = await Promise.all([lookup(mxHost, "A"), lookup(mxHost, "AAAA")]);
+    const addresses = [...(v4.ok ? v4.answers : []), ...(v6.ok ? v6.answers : [])] as string[];
+    if (addresses.length === 0) return { found: false, detail: `${mxHost} has no address to check SPF for` };
+    for (const ip of addresses) {
+      const verdict = await evaluate(record.name, ip, mxHost);
+      if (verdict.result !== "pass") {
+        return { found: false, detail: `SPF record does not authorize ${mxHost} (${ip}: ${verdict.result})` };
+      }
+    }
+    return { found: true };
   },
 
   dkim: async (record, _mxHost, lookup) => {
@@ -117,45 +131,10 @@ const CHECKS: Record<DnsRecordPurpose, (record: DnsRecord, mxHost: string, looku
   },
 };
 
-// Walks the mechanisms in order, as a receiver would, until the first `all`:
-// a term after it never matches, and a `-` or `~` term is not authorization.
-async function spfAuthorizes(record: string, domain: string, mxHost: string, lookup: LookupFn): Promise<boolean> {
-  const host = sameHost(mxHost);
-  for (const term of record.split(/\s+/).slice(1)) {
-    const match = /^([+?~-]?)([a-z0-9]+)(?:[:=](.*))?$/i.exec(term);
-    if (!match) continue;
-    const [, qualifier, rawMechanism, argument = ""] = match;
-    const mechanism = rawMechanism.toLowerCase();
-    const target = sameHost(argument.split("/")[0]);
-    if (mechanism === "all") return false;
-    if (qualifier !== "" && qualifier !== "+" && mechanism !== "redirect") continue;
-    if ((mechanism === "a" || mechanism === "include" || mechanism === "redirect") && target === host) return true;
-    if (mechanism === "mx" && (argument === "" || target === sameHost(domain))) {
-      const mx = await lookup(domain, "MX");
-      if (mx.ok && pointsTo(mx.answers, mxHost)) return true;
-    }
-    if (mechanism === "ip4" && argument) {
-      const addresses = await lookup(mxHost, "A");
-      if (addresses.ok && addresses.answers.some((address: string) => inCidr(address, argument))) return true;
-    }
-  }
-  return false;
-}
-
-function inCidr(address: string, cidr: string): boolean {
-  const [network, bits = "32"] = cidr.split("/");
-  const prefix = Number(bits);
-  const a = ipv4ToInt(address);
-  const n = ipv4ToInt(network);
-  if (a === null || n === null || !(prefix >= 0 && prefix <= 32)) return false;
-  const mask = prefix === 0 ? 0 : (~0 << (32 - prefix)) >>> 0;
-  return ((a & mask) >>> 0) === ((n & mask) >>> 0);
-}
-
-function ipv4ToInt(ip: string): number | null {
-  const parts = ip.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) < 256)) return null;
-  return parts.reduce((sum, p) => sum * 256 + Number(p), 0);
+// Evaluated for postmaster@domain, as a receiver evaluates a bounce or a message from that domain.
+async function spfResult(resolve: ResolveFn, domain: string, ip: string, mxHost: string): Promise<{ result: string; comment?: string }> {
+  const verdict = await spf({ sender: `postmaster@${domain}`, ip, helo: mxHost, mta: mxHost, resolver: resolve });
+  return { result: verdict.status.result, comment: verdict.status.comment };
 }
 
 function pointsTo(mxAnswers: { exchange: string }[], host: string): boolean {

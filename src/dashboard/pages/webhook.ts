@@ -68,7 +68,7 @@ export const webhookPage = {
     const url = c.form.text("url", MAX_WEBHOOK_URL_LENGTH);
     if (!url) return render(c, { notice: { kind: "error", text: `Give a URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters.` }, status: 400 });
     try {
-      const { secret } = await setWebhook(c.svc.sql, { accountId: c.session.accountId, url, secret: null });
+      const { secret } = await setWebhook(c.svc, { accountId: c.session.accountId, url, secret: null });
       return render(c, { secret, notice: { kind: "ok", text: "Webhook saved and enabled." } });
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
