@@ -6,53 +6,59 @@ import type { Declarations } from "./css-declarations.ts";
 import { colorsBlend, lengthPx, parseAlpha } from "./css-values.ts";
 import type { Element } from "./html-nodes.ts";
 import type { InheritedStyle } from "./inherited-style.ts";
-import { type StyleSheet, declarationsFor } from "./stylesheet.ts";
 
-export type ComputedStyle = { decls: Declarations; hidden: boolean };
-const MAX_CACHED_STYLES = 10_000;
+// Elements laid out inline unless styled otherwise: width, height, overflow, text-indent and
+// transforms do not apply to them, so `height:0;overflow:hidden` on a <span> hides nothing.
+const INLINE = new Set([
+  "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font",
+  "i", "kbd", "label", "mark", "nobr", "q", "s", "samp", "small", "span", "strike", "strong",
+  "sub", "sup", "time", "tt", "u", "var",
+]);
 
-// Mail repeats the same class and style attributes on thousands of elements: compute once
-// per message. Without a stylesheet the style attribute alone decides, so it is the key.
-export function makeComputedStyle(sheet: StyleSheet): (el: Element) => ComputedStyle {
-  const cache = new Map<string, ComputedStyle>();
-  return (el) => {
-    const style = el.attribs.style ?? "";
-    const key = sheet.byKey.size === 0 ? style : `${el.name}\0${el.attribs.class ?? ""}\0${el.attribs.id ?? ""}\0${style}`;
-    let computed = cache.get(key);
-    if (computed === undefined) {
-      const decls = declarationsFor(el, sheet);
-      computed = { decls, hidden: isHiddenByLayout(decls) };
-      if (cache.size < MAX_CACHED_STYLES) cache.set(key, computed);
-    }
-    return computed;
-  };
+/** Whether the element lays out as an inline box (so box sizes and transforms do not apply). */
+export function isInlineBox(el: Element, d: Declarations): boolean {
+  const position = d.get("position");
+  if (position === "absolute" || position === "fixed") return false;
+  const float = d.get("float");
+  if (float !== undefined && float !== "none") return false;
+  const display = d.get("display");
+  if (display !== undefined && !["inherit", "initial", "unset", "revert", "revert-layer"].includes(display)) {
+    return display === "inline" || display === "contents";
+  }
+  return INLINE.has(el.name);
 }
 
 const OFF_SCREEN_PX = -500;
 
-function isHiddenByLayout(d: Declarations): boolean {
+/** Layout hiding no descendant can undo: display:none, transparent, off-screen, clipped away. */
+export function isHiddenByLayout(d: Declarations, el: Element): boolean {
   if (d.size === 0) return false;
   if (d.get("display") === "none") return true;
-  const opacity = parseAlpha(d.get("opacity"));
-  if (opacity !== null && opacity <= 0.05) return true;
   if (/opacity\(\s*0*\.?0*%?\s*\)/.test(d.get("filter") ?? "")) return true;
-  if (/scale[xy]?\(\s*[+-]?0*\.?0*\s*[,)]/.test(d.get("transform") ?? "")) return true;
-  return offsetBeyond(d, OFF_SCREEN_PX) || clippedAway(d, 1);
+  const inline = isInlineBox(el, d);
+  if (!inline && /scale[xy]?\(\s*[+-]?0*\.?0*\s*[,)]/.test(d.get("transform") ?? "")) return true;
+  return offsetBeyond(d, OFF_SCREEN_PX, inline) || clippedAway(d, 1, inline);
+}
+
+/** The element's own opacity, 1 when it sets none. */
+export function opacityOf(d: Declarations): number {
+  const opacity = parseAlpha(d.get("opacity"));
+  return opacity === null ? 1 : Math.max(0, Math.min(1, opacity));
 }
 
 // aria-hidden alone hides nothing on screen; with a weaker visual signal it marks a hide.
-export function isWeaklyHidden(d: Declarations, ctx: InheritedStyle): boolean {
-  const opacity = parseAlpha(d.get("opacity"));
+export function isWeaklyHidden(d: Declarations, ctx: InheritedStyle, el: Element): boolean {
+  const inline = isInlineBox(el, d);
   return (
-    (opacity !== null && opacity <= 0.3) ||
+    ctx.opacity <= 0.3 ||
     ctx.fontPx < 6 ||
     colorsBlend(ctx.color, ctx.background, 48) ||
-    offsetBeyond(d, -100) ||
-    clippedAway(d, 4)
+    offsetBeyond(d, -100, inline) ||
+    clippedAway(d, 4, inline)
   );
 }
 
-function offsetBeyond(d: Declarations, limitPx: number): boolean {
+function offsetBeyond(d: Declarations, limitPx: number, inline: boolean): boolean {
   const position = d.get("position");
   if (position !== undefined && position !== "static") {
     for (const side of ["left", "top", "right", "bottom"]) {
@@ -65,15 +71,16 @@ function offsetBeyond(d: Declarations, limitPx: number): boolean {
   const margins = (d.get("margin") ?? "").split(/\s+/);
   const marginTop = d.get("margin-top") ?? margins[0];
   const marginLeft = d.get("margin-left") ?? margins[3] ?? margins[1] ?? margins[0];
-  return [d.get("text-indent"), marginTop, marginLeft].some((v) => {
+  // Inline boxes take neither text-indent nor vertical margins.
+  return (inline ? [marginLeft] : [d.get("text-indent"), marginTop, marginLeft]).some((v) => {
     const px = lengthPx(v);
     return px !== null && px <= limitPx;
   });
 }
 
-function clippedAway(d: Declarations, maxPx: number): boolean {
+function clippedAway(d: Declarations, maxPx: number, inline: boolean): boolean {
   const overflow = [d.get("overflow"), d.get("overflow-x"), d.get("overflow-y")];
-  if (overflow.some((v) => v !== undefined && /\b(hidden|clip)\b/.test(v))) {
+  if (!inline && overflow.some((v) => v !== undefined && /\b(hidden|clip)\b/.test(v))) {
     for (const prop of ["height", "width", "max-height", "max-width"]) {
       const px = lengthPx(d.get(prop));
       if (px !== null && px <= maxPx) return true;

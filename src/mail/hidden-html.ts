@@ -2,20 +2,25 @@
 // Hiding that no descendant can undo (display:none, opacity, off-screen, clipped away)
 // removes the whole element; hiding a descendant may override (visibility, font-size, text
 // colour against its background) is judged per text node from the inherited values.
-// Styles come from the style attribute and from simple rules in <style> blocks.
+// Styles come from the style attribute and from the <style> blocks, read by css-tree and
+// matched by css-select on this same tree.
 //
-// The parts: nesting-cost.ts bounds the parse, stylesheet.ts and css-declarations.ts give each
-// element its declarations, css-hiding.ts and inherited-style.ts judge them (with css-values.ts),
-// hidden-text.ts keeps what was removed and serialize-visible.ts writes out what was not.
+// The parts: nesting-cost.ts bounds the parse, stylesheet.ts (with css-conditions.ts and
+// css-selectors.ts) reads the rules, cascade.ts, css-declarations.ts and css-custom-properties.ts
+// give each element its declarations, css-hiding.ts and inherited-style.ts judge them (with
+// css-values.ts), hidden-text.ts keeps what was removed and serialize-visible.ts writes out what
+// was not.
 
 import { parseDocument } from "htmlparser2";
-import { isWeaklyHidden, makeComputedStyle } from "./css-hiding.ts";
+import { makeCascade, resolveDeclarations } from "./cascade.ts";
+import { scopeWith } from "./css-custom-properties.ts";
+import { isHiddenByLayout, isWeaklyHidden, opacityOf } from "./css-hiding.ts";
 import { HIDDEN_TEXT_BUDGET, HiddenText, VISIBLE_CONTENT, stripTags } from "./hidden-text.ts";
-import { type AnyNode, type Element, NOT_RENDERED, hasChildren, isComment, isElement, isText } from "./html-nodes.ts";
+import { type AnyNode, type Document, type Element, NOT_RENDERED, hasChildren, isComment, isElement, isText } from "./html-nodes.ts";
 import { type InheritedStyle, hiddenTextOrigin, inherit, rootStyle } from "./inherited-style.ts";
 import { affordableLength } from "./nesting-cost.ts";
 import { serializeVisible } from "./serialize-visible.ts";
-import { collectStyleText, parseStyleSheet } from "./stylesheet.ts";
+import { collectStyleText, isQuirksMode, parseStyleSheet } from "./stylesheet.ts";
 
 export type HiddenHtmlCounts = { hidden_elements: number; html_comments: number; scripts_styles: number };
 
@@ -27,6 +32,8 @@ export type VisibleHtml = {
 
 // <head> itself stays a plain container: htmlparser2 keeps body content inside an unclosed head.
 const METADATA = new Set(["title", "meta", "link", "base"]);
+// Below this compounded opacity text cannot be seen.
+const MIN_OPACITY = 0.05;
 // Outlook's conditional comments wrap markup in `[if mso]>` ... `<![endif]`.
 const CONDITIONAL_MARKERS = /\[if [^\]]{0,100}\]>|<!\[endif\]|<!-->?/gi;
 
@@ -41,8 +48,9 @@ export function visibleHtml(source: string): VisibleHtml {
     hidden.add(stripTags(source.slice(cut, cut + HIDDEN_TEXT_BUDGET * 2)));
   }
   const doc = parseDocument(cut < source.length ? source.slice(0, cut) : source, { decodeEntities: true });
-  const sheet = parseStyleSheet(collectStyleText(doc));
-  const computedStyle = makeComputedStyle(sheet);
+  const quirksMode = isQuirksMode(doc);
+  const sheet = parseStyleSheet(collectStyleText(doc), quirksMode);
+  const cascade = makeCascade(sheet, countNodes(doc));
   const removed = new Set<AnyNode>();
   const hasVisible = new Set<AnyNode>();
   const origins = new Set<Element>();
@@ -56,9 +64,9 @@ export function visibleHtml(source: string): VisibleHtml {
     hidden.addSubtree(el);
   };
 
-  const stack: Array<[AnyNode, InheritedStyle]> = [[doc, rootStyle(sheet.paintsUnplacedBackground)]];
+  const stack: Array<[AnyNode, InheritedStyle, number]> = [[doc, rootStyle(sheet.paintsUnplacedBackground, quirksMode), 0]];
   while (stack.length > 0) {
-    const [node, ctx] = stack.pop() as [AnyNode, InheritedStyle];
+    const [node, ctx, depth] = stack.pop() as [AnyNode, InheritedStyle, number];
     if (isComment(node)) {
       counts.html_comments++;
       hidden.add(stripTags(node.data.slice(0, HIDDEN_TEXT_BUDGET * 2).replace(CONDITIONAL_MARKERS, " ")));
@@ -85,20 +93,24 @@ export function visibleHtml(source: string): VisibleHtml {
         continue;
       }
       if (node.name === "img") markVisible(node); // a link around an image stays a link
-      const { decls, hidden: hiddenByCss } = computedStyle(node);
+      const style = cascade(node, depth);
+      const vars = scopeWith(ctx.vars, style.custom);
+      const decls = resolveDeclarations(style, vars);
+      const opacity = opacityOf(decls);
       // The hidden attribute is a default style: an explicit display overrides it.
-      if (hiddenByCss || (node.attribs.hidden !== undefined && !decls.has("display"))) {
+      const hiddenAttribute = node.attribs.hidden !== undefined && !decls.has("display");
+      if (hiddenAttribute || isHiddenByLayout(decls, node) || ctx.opacity * opacity <= MIN_OPACITY) {
         removeHidden(node);
         continue;
       }
-      const inner = inherit(ctx, node, decls);
-      if (node.attribs["aria-hidden"]?.trim().toLowerCase() === "true" && isWeaklyHidden(decls, inner)) {
+      const inner = inherit(ctx, node, decls, vars, opacity);
+      if (node.attribs["aria-hidden"]?.trim().toLowerCase() === "true" && isWeaklyHidden(decls, inner, node)) {
         removeHidden(node);
         continue;
       }
-      pushChildren(stack, node, inner);
+      pushChildren(stack, node, inner, depth + 1);
     } else {
-      pushChildren(stack, node, ctx);
+      pushChildren(stack, node, ctx, depth + 1);
     }
   }
 
@@ -108,7 +120,18 @@ export function visibleHtml(source: string): VisibleHtml {
   return { html: serializeVisible(doc, removed, hasVisible), counts, hiddenText: hidden.chunks };
 }
 
-function pushChildren(stack: Array<[AnyNode, InheritedStyle]>, node: AnyNode, ctx: InheritedStyle): void {
+function pushChildren(stack: Array<[AnyNode, InheritedStyle, number]>, node: AnyNode, ctx: InheritedStyle, depth: number): void {
   if (!hasChildren(node)) return;
-  for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as AnyNode, ctx]);
+  for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as AnyNode, ctx, depth]);
+}
+
+function countNodes(doc: Document): number {
+  let count = 0;
+  const stack: AnyNode[] = [doc];
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    count++;
+    if (hasChildren(node)) for (const child of node.children) stack.push(child as AnyNode);
+  }
+  return count;
 }

@@ -3,6 +3,7 @@
 // is blamed on (and removes) the element responsible.
 
 import type { Declarations } from "./css-declarations.ts";
+import { type CustomProperties, NO_CUSTOM_PROPERTIES } from "./css-custom-properties.ts";
 import {
   BLACK, LINK_BLUE, type Rgba, WHITE, colorsBlend, parseColor, parseFontSize, splitTopLevel,
 } from "./css-values.ts";
@@ -16,9 +17,12 @@ export type InheritedStyle = {
   fontPx: number;
   fontFrom: Element | null;
   invisibleFrom: Element | null; // the element whose visibility:hidden is in force
+  opacity: number; // the product of the ancestors' opacities (not inherited, but compounding)
+  vars: CustomProperties; // custom properties in scope
+  quirksMode: boolean;
 };
 
-export function rootStyle(paintsUnplacedBackground: boolean): InheritedStyle {
+export function rootStyle(paintsUnplacedBackground: boolean, quirksMode: boolean): InheritedStyle {
   return {
     color: BLACK,
     colorFrom: null,
@@ -28,6 +32,9 @@ export function rootStyle(paintsUnplacedBackground: boolean): InheritedStyle {
     fontPx: 16,
     fontFrom: null,
     invisibleFrom: null,
+    opacity: 1,
+    vars: NO_CUSTOM_PROPERTIES,
+    quirksMode,
   };
 }
 
@@ -40,12 +47,22 @@ export function hiddenTextOrigin(ctx: InheritedStyle): Element | null {
 }
 
 // The style `el`'s children inherit; the parent's own object when `el` changes nothing.
-export function inherit(ctx: InheritedStyle, el: Element, decls: Declarations): InheritedStyle {
+export function inherit(
+  ctx: InheritedStyle, el: Element, decls: Declarations, vars: CustomProperties, opacity: number,
+): InheritedStyle {
   const { attribs } = el;
   const legacyColor = el.name === "font" ? attribs.color : el.name === "body" ? attribs.text : undefined;
-  const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined;
-  if (plain && attribs.bgcolor === undefined && attribs.background === undefined) return ctx;
-  const next: InheritedStyle = { ...ctx };
+  const quirkyTable = ctx.quirksMode && el.name === "table";
+  const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined && !quirkyTable && opacity === 1;
+  if (plain && attribs.bgcolor === undefined && attribs.background === undefined && vars === ctx.vars) return ctx;
+  const next: InheritedStyle = { ...ctx, vars, opacity: ctx.opacity * opacity };
+  if (quirkyTable) {
+    // Quirks mode: a table starts again from the default font size and text colour.
+    next.fontPx = 16;
+    next.fontFrom = null;
+    next.color = BLACK;
+    next.colorFrom = null;
+  }
   const visibility = decls.get("visibility");
   if (visibility === "hidden" || visibility === "collapse") next.invisibleFrom = el;
   else if (visibility === "visible") next.invisibleFrom = null;

@@ -1,19 +1,26 @@
-// The <style> blocks of a message as a client would apply them to the default screen: simple
-// rules indexed by their most specific part, and a simplified cascade per element.
+// The <style> blocks of a message as a client would apply them to one typical screen, parsed
+// by css-tree: rules at the top level, inside @media and @supports blocks that hold there
+// (css-conditions.ts), inside @layer blocks and nested in other rules. Each selector becomes
+// a css-select matcher (css-selectors.ts), indexed by its subject's id, class or tag.
 
-import {
-  type Declaration, type Declarations, NO_DECLARATIONS, parseDeclarations, stripCssComments,
-} from "./css-declarations.ts";
-import { type AnyNode, type Document, type Element, hasChildren, isElement, isText } from "./html-nodes.ts";
+import { type CssNode, generate, parse } from "css-tree";
+import { type Declaration, declarationsOf } from "./css-declarations.ts";
+import { mediaApplies, supportsApplies } from "./css-conditions.ts";
+import { type CompiledSelector, compileSelector, uncompiledSelector } from "./css-selectors.ts";
+import { type AnyNode, type Document, hasChildren, isElement, isText } from "./html-nodes.ts";
 
-type Rule = { tag: string | null; classes: string[]; id: string | null; specificity: number; order: number; decls: Map<string, Declaration> };
+export type Rule = { selector: CompiledSelector; order: number; layer: number; decls: Map<string, Declaration> };
 export type StyleSheet = {
-  byKey: Map<string, Rule[]>; // by "#id", ".class" (the first one), tag name or "*"
-  paintsUnplacedBackground: boolean; // a rule paints a background no element can be given
+  byKey: Map<string, Rule[]>; // by "#id", ".class", tag name or "*"
+  paintsUnplacedBackground: boolean; // a rule paints a background we cannot place on an element
+  quirksMode: boolean; // no doctype: class and id names match case-insensitively
 };
 
+// Beyond this many selectors a rule is not compiled: it applies wherever its subject's id,
+// class or tag is found, so padding a stylesheet cannot push a hiding rule out of sight.
 const MAX_RULES = 5_000;
-const MAX_RULES_PER_KEY = 100; // bounds the work per element on a hostile stylesheet
+const MAX_NESTING = 4;
+const UNLAYERED = 1e9;
 
 // The text of every <style> element, wherever the parser put it.
 export function collectStyleText(doc: Document): string {
@@ -22,7 +29,7 @@ export function collectStyleText(doc: Document): string {
   while (stack.length > 0) {
     const node = stack.pop() as AnyNode;
     if (isElement(node) && node.name === "style") {
-      for (const child of node.children) if (isText(child)) parts.push(child.data);
+      if (mediaAttributeApplies(node.attribs.media)) for (const child of node.children) if (isText(child)) parts.push(child.data);
     } else if (hasChildren(node)) {
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as AnyNode);
     }
@@ -30,90 +37,115 @@ export function collectStyleText(doc: Document): string {
   return parts.join("\n");
 }
 
-// Top-level rules with simple selectors (tag, .class, #id, compounds of these). Rules in
-// @media and the like are skipped: they describe other screens than the default one.
-export function parseStyleSheet(source: string): StyleSheet {
-  const sheet: StyleSheet = { byKey: new Map(), paintsUnplacedBackground: false };
-  const css = stripCssComments(source).replace(/<!--|-->/g, " ");
-  let order = 0;
-  let i = 0;
-  while (i < css.length && order < MAX_RULES) {
-    const open = css.indexOf("{", i);
-    if (open < 0) break;
-    const prelude = css.slice(i, open).split(";").pop()?.trim() ?? "";
-    let close = open + 1;
-    for (let depth = 1; close < css.length && depth > 0; close++) {
-      const c = css.charCodeAt(close);
-      if (c === 123) depth++;
-      else if (c === 125) depth--;
-    }
-    const body = css.slice(open + 1, close - 1);
-    i = close;
-    if (prelude.startsWith("@")) {
-      if (body.includes("background")) sheet.paintsUnplacedBackground = true;
-      continue;
-    }
-    const decls = parseDeclarations(body);
-    if (decls.size === 0) continue;
-    const paints = decls.has("background") || decls.has("background-color") || decls.has("background-image");
-    for (const selector of prelude.split(",")) {
-      const rule = parseSelector(selector.trim(), decls, order++);
-      if (rule === null || rule.tag === "body" || rule.tag === "html") {
-        if (paints) sheet.paintsUnplacedBackground = true;
-      }
-      if (rule === null) continue;
-      const key = rule.id !== null ? `#${rule.id}` : rule.classes.length > 0 ? `.${rule.classes[0]}` : (rule.tag ?? "*");
-      const list = sheet.byKey.get(key);
-      if (list === undefined) sheet.byKey.set(key, [rule]);
-      else if (list.length < MAX_RULES_PER_KEY) list.push(rule);
-    }
+function mediaAttributeApplies(media: string | undefined): boolean {
+  if (media === undefined || media.trim() === "") return true;
+  try {
+    return mediaApplies(parse(media, { context: "atrulePrelude", atrule: "media", positions: false }));
+  } catch {
+    return false;
   }
+}
+
+/** Whether the document renders in quirks mode (no doctype, or a legacy one), where class
+ * and id names match whatever their case. */
+export function isQuirksMode(doc: Document): boolean {
+  for (const node of doc.children) {
+    if (isElement(node)) break;
+    if (node.type !== "directive") continue;
+    const data = (node as { data: string }).data;
+    if (!/^!doctype\s+html\b/i.test(data)) return true;
+    const publicId = /public\s*["']([^"']*)["']/i.exec(data)?.[1]?.toLowerCase() ?? "";
+    const systemId = /public\s*["'][^"']*["']\s*["']/i.test(data);
+    if (publicId.startsWith("-//w3c//dtd html 4.01 transitional//") || publicId.startsWith("-//w3c//dtd html 4.01 frameset//")) return !systemId;
+    return /^-\/\/(ietf|w3o|w3c\/\/dtd html (3|4\.0 ))/.test(publicId);
+  }
+  return true;
+}
+
+export function parseStyleSheet(source: string, quirksMode: boolean): StyleSheet {
+  const sheet: StyleSheet = { byKey: new Map(), paintsUnplacedBackground: false, quirksMode };
+  if (source.trim() === "") return sheet;
+  let ast: CssNode;
+  try {
+    ast = parse(source, { parseValue: false, parseCustomProperty: false, positions: false });
+  } catch {
+    return sheet;
+  }
+  const state = { sheet, order: 0, layers: new Map<string, number>() };
+  if (ast.type === "StyleSheet") addRules(ast.children, state, UNLAYERED, null, 0);
   return sheet;
 }
 
-const COMPOUND = /^([a-z][a-z0-9-]*|\*)?((?:[.#][\w-]+)*)$/i;
+type State = { sheet: StyleSheet; order: number; layers: Map<string, number> };
 
-function parseSelector(selector: string, decls: Map<string, Declaration>, order: number): Rule | null {
-  if (selector.length > 200) return null;
-  const parts = selector.split(/\s*[\s>+~]\s*/);
-  const match = COMPOUND.exec(parts[parts.length - 1] ?? "");
-  if (match === null || selector === "") return null;
-  const tag = match[1]?.toLowerCase() ?? null;
-  const classes: string[] = [];
-  let id: string | null = null;
-  for (const piece of (match[2] ?? "").match(/[.#][\w-]+/g) ?? []) {
-    if (piece.startsWith(".")) classes.push(piece.slice(1));
-    else id = piece.slice(1);
+function addRules(children: Iterable<CssNode>, state: State, layer: number, parent: string | null, depth: number): void {
+  for (const node of children) {
+    if (node.type === "Rule") addRule(node, state, layer, parent, depth);
+    else if (node.type === "Atrule") addAtRule(node, state, layer, parent, depth);
+    else if (node.type === "Raw" && parent !== null && depth < MAX_NESTING) addNested(node.value, state, layer, parent, depth);
   }
-  // With a combinator only the last compound is checked, so it must be specific enough.
-  if (parts.length > 1 && classes.length === 0 && id === null) return null;
-  const specificity = (id === null ? 0 : 100) + classes.length * 10 + (tag !== null && tag !== "*" ? 1 : 0);
-  return { tag: tag === "*" ? null : tag, classes, id, specificity, order, decls };
 }
 
-// The cascade, simplified: matching rules by specificity then order, the style attribute
-// after them, and !important declarations over all normal ones.
-export function declarationsFor(el: Element, sheet: StyleSheet): Declarations {
-  const classAttr = el.attribs.class?.trim();
-  const classes = new Set(classAttr ? classAttr.split(/\s+/, 20) : []);
-  const keys = [el.name, "*"];
-  for (const c of classes) keys.push(`.${c}`);
-  if (el.attribs.id !== undefined) keys.push(`#${el.attribs.id}`);
-  const rules: Rule[] = [];
-  for (const key of sheet.byKey.size === 0 ? [] : keys) {
-    for (const rule of sheet.byKey.get(key) ?? []) {
-      if (rule.tag !== null && rule.tag !== el.name) continue;
-      if (rule.id !== null && rule.id !== el.attribs.id) continue;
-      if (rule.classes.every((c) => classes.has(c))) rules.push(rule);
+function addAtRule(node: CssNode & { type: "Atrule" }, state: State, layer: number, parent: string | null, depth: number): void {
+  const name = node.name.toLowerCase();
+  if (name === "layer") {
+    const names = node.prelude === null ? [] : generate(node.prelude).split(",").map((n) => n.trim()).filter((n) => n !== "");
+    for (const n of names) if (!state.layers.has(n)) state.layers.set(n, state.layers.size);
+    if (node.block === null) return;
+    // An anonymous layer is a layer of its own; a named one ranks where its name first appeared.
+    const rank = names[0] === undefined ? state.layers.size : (state.layers.get(names[0]) as number);
+    if (names[0] === undefined) state.layers.set(`\0${rank}`, rank);
+    addRules(node.block.children, state, Math.min(layer, rank), parent, depth);
+    return;
+  }
+  if (node.block === null) return;
+  const holds = name === "media" ? mediaApplies(node.prelude) : name === "supports" ? supportsApplies(node.prelude) : null;
+  if (holds === true) addRules(node.block.children, state, layer, parent, depth);
+  // @container, @scope and the like: their rules apply to places we do not model.
+  else if (holds === null && /background/i.test(generate(node.block))) state.sheet.paintsUnplacedBackground = true;
+}
+
+function addRule(node: CssNode & { type: "Rule" }, state: State, layer: number, parent: string | null, depth: number): void {
+  const decls = declarationsOf(node.block);
+  const paints = decls.has("background") || decls.has("background-color") || decls.has("background-image");
+  let list: CssNode = node.prelude;
+  if (parent !== null) {
+    // A nested rule's selector is relative to its parent's: `&` stands for it, else a descendant.
+    const text = generate(node.prelude);
+    const joined = text.split(",").map((s) => (s.includes("&") ? s.replaceAll("&", `:is(${parent})`) : `:is(${parent}) ${s.trim()}`)).join(",");
+    try {
+      list = parse(joined, { context: "selectorList", positions: false });
+    } catch {
+      return;
     }
   }
-  const inline = el.attribs.style === undefined ? null : parseDeclarations(el.attribs.style);
-  if (rules.length === 0 && inline === null) return NO_DECLARATIONS;
-  rules.sort((a, b) => a.specificity - b.specificity || a.order - b.order);
-  const result: Declarations = new Map();
-  const layers = [...rules.map((r) => r.decls), ...(inline ? [inline] : [])];
-  for (const important of [false, true]) {
-    for (const layer of layers) for (const [p, d] of layer) if (d.important === important) result.set(p, d.value);
+  const nested = node.block.children.toArray().filter((c) => c.type !== "Declaration");
+  if (nested.length > 0 && depth < MAX_NESTING && list.type === "SelectorList") addRules(nested, state, layer, generate(list), depth + 1);
+  if (decls.size === 0) return;
+  if (list.type !== "SelectorList") {
+    if (paints) state.sheet.paintsUnplacedBackground = true;
+    return;
   }
-  return result;
+  for (const selector of list.children) {
+    const compiled = state.order < MAX_RULES ? compileSelector(selector, state.sheet.quirksMode) : uncompiledSelector(selector, state.sheet.quirksMode);
+    if (compiled === null) {
+      if (paints) state.sheet.paintsUnplacedBackground = true;
+      continue;
+    }
+    const rule: Rule = { selector: compiled, order: state.order++, layer, decls };
+    const list = state.sheet.byKey.get(compiled.key);
+    if (list === undefined) state.sheet.byKey.set(compiled.key, [rule]);
+    else list.push(rule);
+  }
+}
+
+// css-tree keeps what follows a nested rule inside a block as raw text: read it as rules.
+function addNested(text: string, state: State, layer: number, parent: string, depth: number): void {
+  let ast: CssNode;
+  try {
+    ast = parse(text, { parseValue: false, parseCustomProperty: false, positions: false });
+  } catch {
+    return;
+  }
+  if (ast.type === "StyleSheet") addRules(ast.children, state, layer, parent, depth + 1);
 }

@@ -1,0 +1,119 @@
+// The cascade for one element, enough to decide what it shows: the stylesheet's matching
+// rules by layer, specificity and order, the style attribute after them, and !important
+// declarations over all normal ones (layers reversed, the style attribute's last).
+// Matching work is bounded per message: when the budget is spent, a rule applies wherever its
+// subject's id, class or tag is found (hiding too much in a hostile message, never too little).
+
+import { type Declaration, type Declarations, NO_DECLARATIONS, parseDeclarations } from "./css-declarations.ts";
+import { type CustomProperties, resolveVars } from "./css-custom-properties.ts";
+import type { Element } from "./html-nodes.ts";
+import type { Rule, StyleSheet } from "./stylesheet.ts";
+
+export type CascadedStyle = {
+  values: ReadonlyMap<string, string>; // winning values as written
+  custom: ReadonlyMap<string, string>; // the element's own custom properties
+  resolved: Declarations | null; // `values` lower-cased, when none reads var()
+};
+
+const MATCH_BUDGET = 5e6; // selector tests, weighted by how far each may look
+const MAX_CACHED = 10_000;
+const MAX_CLASSES = 20;
+const EMPTY: CascadedStyle = { values: new Map(), custom: new Map(), resolved: NO_DECLARATIONS };
+
+export type Cascade = (el: Element, depth: number) => CascadedStyle;
+
+export function makeCascade(sheet: StyleSheet, nodeCount: number): Cascade {
+  let budget = MATCH_BUDGET;
+  // Mail repeats the same class and style attributes on thousands of elements. When every
+  // candidate rule reads only name, class and id, those and the style attribute are the key.
+  const cache = new Map<string, CascadedStyle>();
+  const inlineCache = new Map<string, Map<string, Declaration>>();
+  const inlineOf = (style: string): Map<string, Declaration> => {
+    let decls = inlineCache.get(style);
+    if (decls === undefined) {
+      decls = parseDeclarations(style);
+      if (inlineCache.size < MAX_CACHED) inlineCache.set(style, decls);
+    }
+    return decls;
+  };
+
+  return (el, depth) => {
+    const style = el.attribs.style;
+    const candidates = sheet.byKey.size === 0 ? [] : candidatesFor(el, sheet);
+    if (candidates.length === 0 && style === undefined) return EMPTY;
+    const cacheable = candidates.every((r) => r.selector.simple);
+    const key = cacheable ? `${el.name}\0${el.attribs.class ?? ""}\0${el.attribs.id ?? ""}\0${style ?? ""}` : null;
+    const cached = key === null ? undefined : cache.get(key);
+    if (cached !== undefined) return cached;
+
+    const matched: Rule[] = [];
+    for (const rule of candidates) {
+      const { reach } = rule.selector;
+      const cost = 1 + (reach.ancestors ? depth : 0) + (reach.siblings ? (el.parent?.children.length ?? 0) : 0) + (reach.subtree ? nodeCount : 0);
+      budget -= cost;
+      if (budget < 0 || rule.selector.matches(el)) matched.push(rule);
+    }
+    const computed = combine(matched, style === undefined ? null : inlineOf(style));
+    if (key !== null && cache.size < MAX_CACHED) cache.set(key, computed);
+    return computed;
+  };
+}
+
+function candidatesFor(el: Element, sheet: StyleSheet): Rule[] {
+  const fold = (s: string) => (sheet.quirksMode ? s.toLowerCase() : s);
+  const keys = [el.name, "*"];
+  const classAttr = el.attribs.class?.trim();
+  if (classAttr) {
+    const seen = new Set<string>();
+    for (const c of classAttr.split(/\s+/, MAX_CLASSES)) seen.add(`.${fold(c)}`);
+    keys.push(...seen);
+  }
+  if (el.attribs.id !== undefined) keys.push(`#${fold(el.attribs.id)}`);
+  const rules: Rule[] = [];
+  for (const key of keys) {
+    const list = sheet.byKey.get(key);
+    if (list !== undefined) for (const rule of list) rules.push(rule);
+  }
+  return rules;
+}
+
+function combine(rules: Rule[], inline: Map<string, Declaration> | null): CascadedStyle {
+  const values = new Map<string, string>();
+  const apply = (decls: Map<string, Declaration>, important: boolean) => {
+    for (const [p, d] of decls) if (d.important === important) values.set(p, d.value);
+  };
+  rules.sort((a, b) => a.layer - b.layer || a.selector.specificity - b.selector.specificity || a.order - b.order);
+  for (const rule of rules) apply(rule.decls, false);
+  if (inline !== null) apply(inline, false);
+  rules.sort((a, b) => b.layer - a.layer || a.selector.specificity - b.selector.specificity || a.order - b.order);
+  for (const rule of rules) apply(rule.decls, true);
+  if (inline !== null) apply(inline, true);
+
+  const custom = new Map<string, string>();
+  let readsVars = false;
+  for (const [p, v] of values) {
+    if (p.startsWith("--")) {
+      custom.set(p, v);
+      values.delete(p);
+    } else if (/var\(/i.test(v)) readsVars = true;
+  }
+  return { values, custom, resolved: readsVars ? null : lowerCased(values) };
+}
+
+function lowerCased(values: ReadonlyMap<string, string>): Declarations {
+  const out: Declarations = new Map();
+  for (const [p, v] of values) out.set(p, v.toLowerCase());
+  return out;
+}
+
+/** The element's declarations with var() read from its scope; one that cannot resolve is
+ * dropped, as a browser treats it as unset. */
+export function resolveDeclarations(style: CascadedStyle, scope: CustomProperties): Declarations {
+  if (style.resolved !== null) return style.resolved;
+  const out: Declarations = new Map();
+  for (const [p, v] of style.values) {
+    const value = /var\(/i.test(v) ? resolveVars(v, scope) : v;
+    if (value !== null) out.set(p, value.trim().toLowerCase());
+  }
+  return out;
+}
