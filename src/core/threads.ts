@@ -52,19 +52,23 @@ export async function listThreads(
 ): Promise<{ threads: ThreadSummary[]; nextCursor: string | null }> {
   assertMailboxAllowed(principal, mailboxId);
   const after = decodeCursor("t", cursor);
-  // Each thread's latest visible message decides its place; the cursor is that message's position.
+  // Each thread's latest visible message decides its place: walk the mailbox newest first (its
+  // index) and keep the messages no later message of their thread follows (an index probe each),
+  // so a page costs about limit × thread length, not the whole mailbox.
   const latest = await db`
-    select * from (
-      select distinct on (thread_id) thread_id, id, created_at, body_clean, reply_text,
-        (extract(epoch from created_at) * 1000000)::bigint::text as micros
-      from messages
-      where mailbox_id = ${mailboxId} and account_id = ${principal.accountId}
-        and (delivery_status is null or delivery_status = 'sent')
-      order by thread_id, created_at desc, id desc
-    ) as last
-    where ${after?.micros ?? null}::bigint is null
-      or (created_at, id) < (timestamptz 'epoch' + ${after?.micros ?? null}::bigint * interval '1 microsecond', ${after?.id ?? null}::text)
-    order by created_at desc, id desc
+    select m.thread_id, m.id, m.created_at, m.body_clean, m.reply_text,
+      (extract(epoch from m.created_at) * 1000000)::bigint::text as micros
+    from messages m
+    where m.mailbox_id = ${mailboxId} and m.account_id = ${principal.accountId}
+      and (m.delivery_status is null or m.delivery_status = 'sent')
+      and (${after?.micros ?? null}::bigint is null
+        or (m.created_at, m.id) < (timestamptz 'epoch' + ${after?.micros ?? null}::bigint * interval '1 microsecond', ${after?.id ?? null}::text))
+      and not exists (
+        select 1 from messages later
+        where later.mailbox_id = m.mailbox_id and later.thread_id = m.thread_id
+          and (later.created_at, later.id) > (m.created_at, m.id)
+          and (later.delivery_status is null or later.delivery_status = 'sent'))
+    order by m.created_at desc, m.id desc
     limit ${limit}`;
   const aggregates = await threadAggregates(db, mailboxId, latest.map((row) => row.thread_id as string));
   const threads = latest.map((row): ThreadSummary => {
