@@ -14,6 +14,7 @@ setDefaultTimeout(30_000);
 const TOOLS = [
   "list_mailboxes", "create_mailbox", "list_messages", "get_message", "send_email",
   "create_draft", "list_drafts", "get_draft", "update_draft", "delete_draft", "send_draft",
+  "list_threads", "get_thread", "search_messages",
 ];
 
 let ctx: TestContext;

@@ -33,9 +33,9 @@ export const messages = {
 } as const;
 
 export type KeyScopeReason = "cannotSend" | "cannotRead" | "differentMailbox" | "singleMailbox";
-export type NotFoundSubject = "account" | "message" | "draft" | "mailbox" | "domain" | "extraction schema" | "attachment" | "delivery";
+export type NotFoundSubject = "account" | "message" | "draft" | "mailbox" | "domain" | "extraction schema" | "attachment" | "delivery" | "thread";
 
-const specificNotFound = new Set<NotFoundSubject>(["message", "draft", "account", "delivery"]);
+const specificNotFound = new Set<NotFoundSubject>(["message", "draft", "account", "delivery", "thread"]);
 
 export const errors = {
   missingBearer: () => new ApiError(401, { error: messages.missingBearer }),

@@ -3,6 +3,7 @@
 // Outbound messages are visible once sent; one whose delivery is in doubt is not shown yet.
 import type { Db } from "../db.ts";
 import type { AuthResults } from "../mail/authenticate.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 
@@ -61,19 +62,39 @@ export async function getMessage(db: Db, principal: Principal, id: string): Prom
 }
 
 export async function listMessages(db: Db, principal: Principal, mailboxId: string, limit: number): Promise<MessageListItem[]> {
+  return (await listMessagesPage(db, principal, mailboxId, limit)).messages;
+}
+
+/**
+ * A page of the list, newest first, starting after `cursor` (from an earlier page); `nextCursor`
+ * is null when this page reached the mailbox's oldest message.
+ */
+export async function listMessagesPage(
+  db: Db,
+  principal: Principal,
+  mailboxId: string,
+  limit: number,
+  cursor?: string,
+): Promise<{ messages: MessageListItem[]; nextCursor: string | null }> {
   assertMailboxAllowed(principal, mailboxId);
+  const after = decodeCursor("m", cursor);
   const rows = await db`
     select id, direction, from_addr, to_addr, subject, created_at,
       case when comprehension is null then null
         else jsonb_build_object('status', comprehension->>'status', 'classification', comprehension->'classification'->>'label')
-      end as comprehension
+      end as comprehension,
+      (extract(epoch from created_at) * 1000000)::bigint::text as micros
     from messages
     where mailbox_id = ${mailboxId} and account_id = ${principal.accountId}
       -- outbound mail appears once it has left (or reconciliation recorded it as sent)
       and (delivery_status is null or delivery_status = 'sent')
+      and (${after?.micros ?? null}::bigint is null
+        or (created_at, id) < (timestamptz 'epoch' + ${after?.micros ?? null}::bigint * interval '1 microsecond', ${after?.id ?? null}::text))
     order by created_at desc, id desc
     limit ${limit}`;
-  return rows as unknown as MessageListItem[];
+  const last = rows.length === limit ? rows[rows.length - 1] : undefined;
+  const messages = rows.map(({ micros: _micros, ...item }) => item) as unknown as MessageListItem[];
+  return { messages, nextCursor: last ? encodeCursor("m", { micros: last.micros, id: last.id }) : null };
 }
 
 export async function getAttachment(

@@ -12,6 +12,8 @@ import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";
 import { getMessageTool, listMessagesTool } from "./message-tools.ts";
 import { toolError, toolSuccess } from "./results.ts";
 import { sendEmailTool } from "./send-tools.ts";
+import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
+import { searchMessagesTool } from "./search-tools.ts";
 import { jsonSchemaOf, type CompiledTool } from "./tool.ts";
 
 export const tools: readonly CompiledTool[] = [
@@ -26,6 +28,9 @@ export const tools: readonly CompiledTool[] = [
   updateDraftTool,
   deleteDraftTool,
   sendDraftTool,
+  listThreadsTool,
+  getThreadTool,
+  searchMessagesTool,
 ];
 const byName = new Map(tools.map((tool) => [tool.name, tool]));
 const listing = tools.map((tool) => ({

@@ -1,6 +1,6 @@
 // GET /api/v1/messages, GET /api/v1/messages/{id} and the attachment download.
 import { t } from "elysia";
-import { getAttachment, getMessage, listMessages } from "../../core/messages.ts";
+import { getAttachment, getMessage, listMessagesPage } from "../../core/messages.ts";
 import type { Services } from "../../core/services.ts";
 import { authErrors, ErrorBody, PathId, strictObject } from "../models.ts";
 import { apiRoutes, clampLimit } from "../route-kit.ts";
@@ -64,18 +64,29 @@ function attachmentResponse(attachment: { filename: string | null; content_type:
 
 export const messageRoutes = (svc: Services) =>
   apiRoutes(svc, "messages")
-    .get("/messages", async ({ principal, query }) => ({
-      messages: await listMessages(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 50, 100)),
-    }), {
+    .get("/messages", async ({ principal, query, set }) => {
+      const page = await listMessagesPage(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 50, 100), query.cursor);
+      // SPEC's body stays {messages}: the way to older mail travels in a header.
+      if (page.nextCursor) set.headers["x-next-cursor"] = page.nextCursor;
+      return { messages: page.messages };
+    }, {
       auth: "read",
       query: strictObject({
         mailbox_id: t.String({ minLength: 1 }),
         limit: t.Optional(t.Integer({ title: "limit", minimum: 1, description: "default 50; values above 100 are clamped to 100" })),
+        cursor: t.Optional(t.String({ description: "the `x-next-cursor` header of the previous page: continue with older messages" })),
       }),
-      response: { 200: strictObject({ messages: t.Array(MessageListItem) }), 400: ErrorBody, ...authErrors },
+      response: {
+        200: t.Object(
+          { messages: t.Array(MessageListItem) },
+          { additionalProperties: false, description: "When older messages may remain, the response carries an `x-next-cursor` header: pass it as `cursor`." },
+        ),
+        400: ErrorBody,
+        ...authErrors,
+      },
       detail: {
         summary: "List a mailbox's messages",
-        description: "Newest first, inbound and outbound. A mailbox_id that is not the account's yields an empty list. A bound key may list only its own mailbox (403 key_scope).",
+        description: "Newest first, inbound and outbound. Older mail: when a full page is returned the `x-next-cursor` response header holds a cursor; pass it as `cursor` for the next, older page (positions, not offsets: mail arriving meanwhile shifts nothing). An invalid cursor is 400. A mailbox_id that is not the account's yields an empty list. A bound key may list only its own mailbox (403 key_scope).",
       },
     })
     .get("/messages/:id", ({ principal, params }) => getMessage(svc.sql, principal, params.id), {
