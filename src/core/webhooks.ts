@@ -2,6 +2,7 @@
 // redrive of dead letters. Delivery attempts live in webhook-delivery.ts.
 import type { Db, Sql } from "../db.ts";
 import { errors } from "./errors.ts";
+import { appendEvent } from "./events.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
 import { base64url, randomBytes } from "./secrets.ts";
@@ -51,19 +52,23 @@ export type MessageReceivedPayload = {
 };
 
 /**
- * Records the event and its delivery in the caller's transaction (the one that records the
- * screening result), and enqueues the first attempt to run at once. Nothing happens unless the
- * account has an enabled webhook with a URL and a secret.
+ * Records the event in the caller's transaction (the one that records the screening result):
+ * always in the event log (src/core/events.ts), and, when the account has an enabled webhook with
+ * a URL and a secret, as a webhook event whose first delivery attempt is enqueued to run at once.
+ * Both carry the same payload bytes and event_id.
  */
 export async function createMessageReceivedEvent(db: Db, accountId: string, payload: Omit<MessageReceivedPayload, "event_id" | "type">): Promise<string | null> {
-  const [endpoint] = await db`select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> ''`;
-  if (!endpoint) return null;
   const eventId = newId("evt");
   const body: MessageReceivedPayload = { event_id: eventId, type: "message.received", ...payload };
+  const text = JSON.stringify(body);
+  const logged = await appendEvent(db, { id: eventId, accountId, mailboxId: payload.mailbox_id, messageId: payload.message_id, payload: text });
+  if (logged === null) return null; // a retried screening job: the event already exists
+  const [endpoint] = await db`select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> ''`;
+  if (!endpoint) return eventId;
   const inserted = await db`
-    insert into webhook_events (id, account_id, message_id, payload) values (${eventId}, ${accountId}, ${payload.message_id}, ${JSON.stringify(body)})
+    insert into webhook_events (id, account_id, message_id, payload) values (${eventId}, ${accountId}, ${payload.message_id}, ${text})
     on conflict (message_id, type) do nothing returning id`;
-  if (inserted.length === 0) return null; // a retried screening job: the event already exists
+  if (inserted.length === 0) return eventId;
   const deliveryId = newId("whd");
   await db`insert into webhook_deliveries (id, event_id, account_id, next_attempt_at) values (${deliveryId}, ${eventId}, ${accountId}, now())`;
   await enqueueJob(db, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, maxAttempts: 3 });
