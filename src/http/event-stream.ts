@@ -38,7 +38,9 @@ export function eventStreamResponse(svc: Services, scope: EventScope, after: str
       if (reason === "drain") write(": server shutting down, reconnect to resume\n\n");
       ended = true;
       try {
-        if (reason === "slow" || reason === "error") controller.error(new Error(`stream closed: ${reason}`));
+        // Erroring the stream aborts the response (queued bytes are dropped); with no reason
+        // given, Bun logs nothing. A clean close lets the queued bytes go out first.
+        if (reason === "slow" || reason === "error") controller.error(undefined);
         else controller.close();
       } catch {
         // already closed by the client
