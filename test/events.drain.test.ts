@@ -1,4 +1,4 @@
-// SIGTERM with open event streams: the service (as `npm start` runs it, ROLES=api) ends every
+// SIGTERM with open event streams (SSE and WebSocket): the service (as `npm start` runs it, ROLES=api) ends every
 // stream (the client reconnects elsewhere and resumes from its last id), then stops HTTP and
 // exits 0, instead of waiting forever for streams that never finish by themselves.
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -43,12 +43,17 @@ test("SIGTERM ends open streams, then the process exits 0", async () => {
     }
     const streams = await Promise.all([1, 2, 3].map(() => openSse(`http://127.0.0.1:${port}/api/v1/events/stream`, secret)));
     expect(streams.map((stream) => stream.status)).toEqual([200, 200, 200]);
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/api/v1/events/ws?access_token=${secret}`);
+    const socketClosed = new Promise<number>((resolve) => socket.addEventListener("close", (event) => resolve(event.code)));
+    await new Promise((resolve) => socket.addEventListener("open", resolve));
     await Bun.sleep(200);
     const signalledAt = performance.now();
     child.kill("SIGTERM");
     const ends = await Promise.all(streams.map((stream) => stream.ended));
     expect(ends).toEqual(["end", "end", "end"]);
     expect(streams.every((stream) => stream.comments.includes("server shutting down, reconnect to resume"))).toBe(true);
+    // 1001 "going away": the client reconnects (elsewhere) with its last cursor.
+    expect(await socketClosed).toBe(1001);
     expect(await exited).toBe(0);
     expect(performance.now() - signalledAt).toBeLessThan(10_000);
     expect(output).toContain('"service.stopped_part","part":"event streams"');

@@ -13,6 +13,7 @@ import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { draftRoutes } from "./routes/drafts.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { eventSocketRoutes } from "./event-socket.ts";
 import { sendRoutes } from "./routes/send.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 import { dashboardRoutes } from "../dashboard/routes.ts";
@@ -55,6 +56,7 @@ export function makeApp(svc: Services) {
       detail: { hide: true },
     });
   for (const routes of routeSets) app.use(routes(svc));
+  app.use(eventSocketRoutes(svc));
   app.use(dashboardRoutes(svc, makeClientAddressOf(svc.config.trustedProxies)));
   app.use(mcpRoutes(svc));
   return app;

@@ -71,6 +71,7 @@ export const eventRoutes = (svc: Services) =>
         summary: "Stream events (Server-Sent Events)",
         description:
           "Delivers events as they happen. Resumes after `Last-Event-ID` (or `after`); with neither, starts with the next new event. " +
-          "A client that does not read is disconnected once its backlog passes the bound; on shutdown the stream ends and the client reconnects with its last id.",
+          "A client that does not read is disconnected once its backlog passes the bound; on shutdown the stream ends and the client reconnects with its last id. " +
+          "The same feed is served as a WebSocket at /api/v1/events/ws (frames `{cursor, event}`; `?after=`, `?mailbox_id=`, and `?access_token=` for clients that cannot set headers).",
       },
     });
