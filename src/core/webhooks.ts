@@ -5,14 +5,15 @@ import { errors } from "./errors.ts";
 import { appendEvent } from "./events.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
-import { base64url, randomBytes } from "./secrets.ts";
+import { randomBytes } from "./secrets.ts";
 import { validateWebhookUrl } from "./webhook-target.ts";
 
 export type WebhookEndpoint = { account_id: string; url: string; enabled: boolean; secret_hint: string; updated_at: string };
 
 export async function setWebhook(db: Db, input: { accountId: string; url: string; secret?: string | null }): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   validateWebhookUrl(input.url);
-  const secret = input.secret ?? `whsec_${base64url(randomBytes(32))}`;
+  // Generated in the Standard Webhooks form, so their libraries take it as it is.
+  const secret = input.secret ?? `whsec_${btoa(String.fromCharCode(...randomBytes(32)))}`;
   if (secret.length < 16 || secret.length > 256) throw errors.validation("webhook secret must be 16 to 256 characters");
   const [account] = await db`select 1 from accounts where id = ${input.accountId}`;
   if (!account) throw errors.notFound("account");
