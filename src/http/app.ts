@@ -13,6 +13,7 @@ import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { draftRoutes } from "./routes/drafts.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { consumerRoutes } from "./routes/consumers.ts";
 import { eventSocketRoutes } from "./event-socket.ts";
 import { sendRoutes } from "./routes/send.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
@@ -20,7 +21,7 @@ import { dashboardRoutes } from "../dashboard/routes.ts";
 import { mcpRoutes } from "../mcp/routes.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
-const routeSets = [mailboxRoutes, domainRoutes, messageRoutes, sendRoutes, draftRoutes, unsubscribeRoutes, eventRoutes];
+const routeSets = [mailboxRoutes, domainRoutes, messageRoutes, sendRoutes, draftRoutes, unsubscribeRoutes, eventRoutes, consumerRoutes];
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
