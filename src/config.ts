@@ -58,6 +58,15 @@ export type Config = {
     allowPrivateNetworks: boolean;
     leaseGraceMs: number;
   };
+  events: {
+    retentionDays: number;
+    heartbeatMs: number;
+    /** bytes queued for one stream client beyond which it is disconnected */
+    maxQueueBytes: number;
+    /** how long a stream client may stay over maxQueueBytes before it is disconnected */
+    stallMs: number;
+    leaseSeconds: number;
+  };
   screening: {
     clamdAddress: string | null;
     spamdAddress: string | null;
@@ -267,6 +276,13 @@ export function loadConfig(env: Env = process.env): Config {
       retryScheduleSeconds: retrySchedule(env, "WEBHOOK_RETRY_SCHEDULE"),
       allowPrivateNetworks: boolean(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
       leaseGraceMs: integer(env, "WEBHOOK_LEASE_GRACE_MS", 30_000, 0, 3_600_000),
+    },
+    events: {
+      retentionDays: integer(env, "EVENT_RETENTION_DAYS", 30, 1, 3650),
+      heartbeatMs: integer(env, "EVENT_HEARTBEAT_MS", 15_000, 100, 600_000),
+      maxQueueBytes: integer(env, "EVENT_STREAM_MAX_QUEUE_BYTES", 1024 * 1024, 1024, 256 * 1024 * 1024),
+      stallMs: integer(env, "EVENT_STREAM_STALL_MS", 10_000, 10, 600_000),
+      leaseSeconds: integer(env, "EVENT_LEASE_S", 60, 1, 24 * 3600),
     },
     screening: {
       clamdAddress: optionalText(env, "CLAMD_ADDRESS"),

@@ -7,6 +7,7 @@ import { makeServices } from "./core/services.ts";
 import { makeTransport } from "./delivery/index.ts";
 import { makeApp } from "./http/app.ts";
 import { startHttpServer } from "./http/server.ts";
+import { drainEventHub } from "./http/event-hub.ts";
 import { errorFields, makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
 import { startSmtpListener } from "../smtp/listener.ts";
@@ -46,6 +47,8 @@ async function main(): Promise<void> {
     const http = startHttpServer(svc, makeApp(svc));
     log.info("http.listening", { host: config.host, port: http.port, public_base_url: config.publicBaseUrl });
     stopping.push({ name: "http", stop: http.stop });
+    // Stopped before HTTP (the list runs in reverse): open streams never finish by themselves.
+    stopping.push({ name: "event streams", stop: () => drainEventHub(svc) });
   }
   log.info("service.started", { roles: config.roles });
 

@@ -24,7 +24,7 @@ beforeAll(async () => {
   const account = await makeAccount(ctx);
   inbox = await makeMailbox(ctx, account, "dedupe");
   other = await makeMailbox(ctx, account, "dedupe-other");
-  await setWebhook(ctx.sql, { accountId: account.accountId, url: receiver.url, secret: "whsec_dedupe_tests_0123456789" });
+  await setWebhook(ctx.svc, { accountId: account.accountId, url: receiver.url, secret: "whsec_dedupe_tests_0123456789" });
 });
 
 afterAll(async () => {

@@ -41,6 +41,8 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     noHandleSignals: true,
     pollInterval: 1000,
     taskList: taskList(svc),
+    // Event log retention; one run at a time across every worker process.
+    crontab: "17 * * * * prune_event_log ?max=1",
     logger: silentWorkerLogger(),
   });
   // One log line per job run, with its id, task, attempt and duration.

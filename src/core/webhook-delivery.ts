@@ -8,6 +8,7 @@ import { enqueueJob } from "./jobs.ts";
 import type { Services } from "./services.ts";
 import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from "./webhook-signature.ts";
 import { resolveWebhookTarget } from "./webhook-target.ts";
+import { standardWebhookHeaders } from "./standard-webhooks.ts";
 
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 const JITTER = 0.2;
@@ -40,7 +41,7 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
       -- millisecond precision: the value travels through JS and is compared for equality later
       update webhook_deliveries d set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))
       where d.id = ${deliveryId} and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
-      returning d.id, d.account_id, d.attempts, d.lease_until, (select payload from webhook_events e where e.id = d.event_id) as payload`;
+      returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, (select payload from webhook_events e where e.id = d.event_id) as payload`;
     if (!row) return null;
     // Timed from the database's lease, not this process's clock, so clock skew cannot fire it early.
     await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: safetyJob, runAt: new Date(Date.parse(row.lease_until) + 1000), maxAttempts: 3 });
@@ -68,7 +69,12 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
       const response = await postWebhook(
         target,
         body,
-        { [SIGNATURE_HEADER]: await signWebhook(endpoint.secret, timestamp, body), [TIMESTAMP_HEADER]: String(timestamp), "user-agent": "agent-mailbox-webhooks/1" },
+        {
+          [SIGNATURE_HEADER]: await signWebhook(endpoint.secret, timestamp, body),
+          [TIMESTAMP_HEADER]: String(timestamp),
+          ...(await standardWebhookHeaders(endpoint.secret, claimed.event_id, timestamp, body)),
+          "user-agent": "agent-mailbox-webhooks/1",
+        },
         timeoutMs,
       );
       status = response.status;

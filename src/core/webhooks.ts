@@ -2,9 +2,10 @@
 // redrive of dead letters. Delivery attempts live in webhook-delivery.ts.
 import type { Db, Sql } from "../db.ts";
 import { errors } from "./errors.ts";
+import { appendEvent } from "./events.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
-import { base64url, randomBytes } from "./secrets.ts";
+import { randomBytes } from "./secrets.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
 import { checkWebhookTarget, validateWebhookUrl } from "./webhook-target.ts";
 
@@ -21,7 +22,8 @@ export type WebhookSetter = { sql: Db; resolve: ResolveFn; config: { webhook: { 
 export async function setWebhook(svc: WebhookSetter, input: { accountId: string; url: string; secret?: string | null }): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const db = svc.sql;
   validateWebhookUrl(input.url);
-  const secret = input.secret ?? `whsec_${base64url(randomBytes(32))}`;
+  // Generated in the Standard Webhooks form, so their libraries take it as it is.
+  const secret = input.secret ?? `whsec_${btoa(String.fromCharCode(...randomBytes(32)))}`;
   if (secret.length < 16 || secret.length > 256) throw errors.validation("webhook secret must be 16 to 256 characters");
   await checkWebhookTarget(input.url, svc.resolve, svc.config.webhook.allowPrivateNetworks);
   const [account] = await db`select 1 from accounts where id = ${input.accountId}`;
@@ -62,19 +64,23 @@ export type MessageReceivedPayload = {
 };
 
 /**
- * Records the event and its delivery in the caller's transaction (the one that records the
- * screening result), and enqueues the first attempt to run at once. Nothing happens unless the
- * account has an enabled webhook with a URL and a secret.
+ * Records the event in the caller's transaction (the one that records the screening result):
+ * always in the event log (src/core/events.ts), and, when the account has an enabled webhook with
+ * a URL and a secret, as a webhook event whose first delivery attempt is enqueued to run at once.
+ * Both carry the same payload bytes and event_id.
  */
 export async function createMessageReceivedEvent(db: Db, accountId: string, payload: Omit<MessageReceivedPayload, "event_id" | "type">): Promise<string | null> {
-  const [endpoint] = await db`select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> ''`;
-  if (!endpoint) return null;
   const eventId = newId("evt");
   const body: MessageReceivedPayload = { event_id: eventId, type: "message.received", ...payload };
+  const text = JSON.stringify(body);
+  const logged = await appendEvent(db, { id: eventId, accountId, mailboxId: payload.mailbox_id, messageId: payload.message_id, payload: text });
+  if (logged === null) return null; // a retried screening job: the event already exists
+  const [endpoint] = await db`select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> ''`;
+  if (!endpoint) return eventId;
   const inserted = await db`
-    insert into webhook_events (id, account_id, message_id, payload) values (${eventId}, ${accountId}, ${payload.message_id}, ${JSON.stringify(body)})
+    insert into webhook_events (id, account_id, message_id, payload) values (${eventId}, ${accountId}, ${payload.message_id}, ${text})
     on conflict (message_id, type) do nothing returning id`;
-  if (inserted.length === 0) return null; // a retried screening job: the event already exists
+  if (inserted.length === 0) return eventId;
   const deliveryId = newId("whd");
   await db`insert into webhook_deliveries (id, event_id, account_id, next_attempt_at) values (${deliveryId}, ${eventId}, ${accountId}, now())`;
   await enqueueJob(db, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, maxAttempts: 3 });

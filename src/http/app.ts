@@ -12,6 +12,9 @@ import { mailboxRoutes } from "./routes/mailboxes.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { draftRoutes } from "./routes/drafts.ts";
+import { eventRoutes } from "./routes/events.ts";
+import { consumerRoutes } from "./routes/consumers.ts";
+import { eventSocketRoutes } from "./event-socket.ts";
 import { sendRoutes } from "./routes/send.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { searchRoutes } from "./routes/search.ts";
@@ -20,7 +23,7 @@ import { dashboardRoutes } from "../dashboard/routes.ts";
 import { mcpRoutes } from "../mcp/routes.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
-const routeSets = [mailboxRoutes, domainRoutes, messageRoutes, sendRoutes, draftRoutes, unsubscribeRoutes, threadRoutes, searchRoutes];
+const routeSets = [mailboxRoutes, domainRoutes, messageRoutes, sendRoutes, draftRoutes, unsubscribeRoutes, threadRoutes, searchRoutes, eventRoutes, consumerRoutes];
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -58,6 +61,7 @@ export function makeApp(svc: Services) {
       detail: { hide: true },
     });
   for (const routes of routeSets) app.use(routes(svc));
+  app.use(eventSocketRoutes(svc));
   app.use(dashboardRoutes(svc, makeClientAddressOf(svc.config.trustedProxies)));
   app.use(mcpRoutes(svc));
   return app;

@@ -5,6 +5,7 @@ import type { Services } from "../core/services.ts";
 import { errors } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import type { App } from "./app.ts";
+import { websocket as elysiaWebSocket } from "elysia/ws";
 import { handleFromPeer, type PeerOf } from "./client-address.ts";
 
 export type HttpServer = { port: number; stop(): Promise<void> };
@@ -39,8 +40,15 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
       port: config.httpPort,
       // A backstop only: the app reads bodies itself and answers 413 as JSON at MAX_REQUEST_BYTES.
       maxRequestBodySize: config.maxRequestBytes * 2 + 65536,
-      fetch: (request, server) => handle(request, () => server.requestIP(request)?.address ?? null),
+      fetch: async (request, server) => {
+        // A WebSocket upgrade (/api/v1/events/ws) is answered by the upgrade itself.
+        if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return (await app.handle(request)) as Response;
+        return handle(request, () => server.requestIP(request)?.address ?? null);
+      },
+      websocket: elysiaWebSocket as unknown as Bun.WebSocketHandler<any>,
     });
+    // Elysia's .ws upgrades through the app's server.
+    (app as { server: unknown }).server = server;
     return { port: server.port ?? config.httpPort, stop: async () => void (await server.stop(false)) };
   }
   const deno = (globalThis as any).Deno;

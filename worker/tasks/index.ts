@@ -4,11 +4,13 @@ import type { Services } from "../../src/core/services.ts";
 import { processInbound } from "./process_inbound.ts";
 import { reconcileSend } from "./reconcile_send.ts";
 import { deliverWebhook } from "./deliver_webhook.ts";
+import { pruneEventLogTask } from "./prune_event_log.ts";
 
 export function taskList(svc: Services): Record<string, Task> {
   return {
     process_inbound: async (payload, helpers) => processInbound(svc, payload as { message_id: string }, helpers),
     reconcile_send: async (payload) => reconcileSend(svc, payload as { message_id: string }),
     deliver_webhook: async (payload) => deliverWebhook(svc, payload as { delivery_id: string }),
+    prune_event_log: async () => pruneEventLogTask(svc),
   };
 }

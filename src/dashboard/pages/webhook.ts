@@ -41,7 +41,7 @@ async function render(c: PageContext, extra: { secret?: string; notice?: Notice 
     : html`<p>No webhook is configured: no events are sent.</p>`;
   const secret = extra.secret
     ? html`<section class="card secret" id="new-secret"><h2>Signing secret: copy it now</h2>
-<p>Receivers verify <code>x-service-signature</code> with it. This is the only time it is shown.</p><p><code class="secret-value">${extra.secret}</code></p></section>`
+<p>Receivers verify <code>x-service-signature</code>, or <code>webhook-signature</code> with a Standard Webhooks library, with it. This is the only time it is shown.</p><p><code class="secret-value">${extra.secret}</code></p></section>`
     : html``;
   const disable = endpoint?.enabled
     ? html`<form method="post" action="/dashboard/webhook/disable">${csrfField(c.session)}<button type="submit" class="danger">Disable webhook</button></form>`
@@ -51,7 +51,8 @@ async function render(c: PageContext, extra: { secret?: string; notice?: Notice 
 <h2>${endpoint ? "Change the URL" : "Set a URL"}</h2>
 ${csrfField(c.session)}
 <label>URL <input type="url" name="url" required maxlength="${MAX_WEBHOOK_URL_LENGTH}" placeholder="https://example.com/hooks/mail"></label>
-<p class="hint">A new signing secret is generated each time and shown once.</p>
+<label>Signing secret (optional) <input type="password" name="secret" maxlength="256" autocomplete="off" placeholder="whsec_… (Standard Webhooks form)"></label>
+<p class="hint">Left empty, a new signing secret is generated and shown once. A given secret of the form <code>whsec_</code> + base64 signs <code>webhook-signature</code> with its decoded bytes.</p>
 <button type="submit">Save and enable</button>
 </form>
 ${disable}
@@ -68,8 +69,10 @@ export const webhookPage = {
     const url = c.form.text("url", MAX_WEBHOOK_URL_LENGTH);
     if (!url) return render(c, { notice: { kind: "error", text: `Give a URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters.` }, status: 400 });
     try {
-      const { secret } = await setWebhook(c.svc, { accountId: c.session.accountId, url, secret: null });
-      return render(c, { secret, notice: { kind: "ok", text: "Webhook saved and enabled." } });
+      const given = c.form.secret("secret", 256) || null;
+      const { secret } = await setWebhook(c.svc, { accountId: c.session.accountId, url, secret: given });
+      // A secret the human typed is not echoed back.
+      return render(c, { secret: given ? undefined : secret, notice: { kind: "ok", text: given ? "Webhook saved and enabled with the given secret." : "Webhook saved and enabled." } });
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
       return render(c, { notice: { kind: "error", text: error.message }, status: 400 });

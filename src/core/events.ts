@@ -1,0 +1,89 @@
+// The event log: every message.received event (the webhook's payload and event_id), appended in
+// the transaction that records the screening result, ordered per account by its position, kept
+// EVENT_RETENTION_DAYS (30 by default). Readers page through it with an opaque cursor (the
+// position as a decimal string); the live stream (src/http/event-*.ts) reads the same log.
+import type { Db, Sql } from "../db.ts";
+import { errors } from "./errors.ts";
+import { assertMailboxAllowed, type Principal } from "./principal.ts";
+import type { MessageReceivedPayload } from "./webhooks.ts";
+
+/** NOTIFY channel: its payload is `{"a": account_id, "p": position}`; the log holds the event. */
+export const EVENT_CHANNEL = "agent_mailbox_events";
+export const MAX_EVENTS_PAGE = 500;
+
+/** Whose events a reader sees: an account, narrowed to one mailbox or not. */
+export type EventScope = { accountId: string; mailboxId: string | null };
+export type LoggedEvent = { cursor: string; payload: string };
+
+/**
+ * Appends in the caller's transaction and announces the position at commit. Returns null when
+ * the message already has its event (a retried screening job).
+ */
+export async function appendEvent(db: Db, event: { id: string; accountId: string; mailboxId: string; messageId: string; payload: string }): Promise<string | null> {
+  // Positions of one account must commit in the order they are drawn, or a reader that has seen
+  // N could later miss a smaller position committed after it: one appender per account at a time.
+  await db`select pg_advisory_xact_lock(hashtextextended(${`event_log:${event.accountId}`}, 0))`;
+  const [row] = await db`
+    insert into event_log (id, account_id, mailbox_id, message_id, payload)
+    values (${event.id}, ${event.accountId}, ${event.mailboxId}, ${event.messageId}, ${event.payload})
+    on conflict (message_id, type) do nothing returning position`;
+  if (!row) return null;
+  const position = String(row.position);
+  await db`select pg_notify(${EVENT_CHANNEL}, ${JSON.stringify({ a: event.accountId, p: position })})`;
+  return position;
+}
+
+/** A cursor is the decimal position a client last saw; "0" (or none) is the start of the log. */
+export function parseCursor(value: string | null | undefined): string {
+  if (value === null || value === undefined || value === "") return "0";
+  if (!/^\d{1,18}$/.test(value)) throw errors.validation("cursor must be a cursor returned by this API");
+  return String(BigInt(value));
+}
+
+/** The reader's scope: a bound key sees its own mailbox only (403 key_scope for another). */
+export function scopeFor(principal: Principal, mailboxId: string | null | undefined): EventScope {
+  if (mailboxId) assertMailboxAllowed(principal, mailboxId);
+  return { accountId: principal.accountId, mailboxId: mailboxId || principal.mailboxId };
+}
+
+export async function readEventsAfter(db: Db, scope: EventScope, after: string, limit: number): Promise<LoggedEvent[]> {
+  const rows = await db`
+    select position, payload from event_log
+    where account_id = ${scope.accountId} and position > ${after}::bigint
+      and (${scope.mailboxId}::text is null or mailbox_id = ${scope.mailboxId})
+    order by position limit ${Math.min(limit, MAX_EVENTS_PAGE)}`;
+  return rows.map((row) => ({ cursor: String(row.position), payload: row.payload as string }));
+}
+
+/** The newest position in scope: where a stream opened without a cursor starts. */
+export async function latestCursor(db: Db, scope: EventScope): Promise<string> {
+  const [row] = await db`
+    select coalesce(max(position), 0) as position from event_log
+    where account_id = ${scope.accountId} and (${scope.mailboxId}::text is null or mailbox_id = ${scope.mailboxId})`;
+  return String(row!.position);
+}
+
+export type EventPage = { events: { cursor: string; event: MessageReceivedPayload }[]; next_cursor: string };
+
+/** GET /api/v1/events: the events after a cursor, oldest first; next_cursor resumes after them. */
+export async function listEvents(db: Db, principal: Principal, query: { after?: string; mailboxId?: string; limit: number }): Promise<EventPage> {
+  const scope = scopeFor(principal, query.mailboxId);
+  const after = parseCursor(query.after);
+  const events = await readEventsAfter(db, scope, after, query.limit);
+  return {
+    events: events.map((event) => ({ cursor: event.cursor, event: JSON.parse(event.payload) as MessageReceivedPayload })),
+    next_cursor: events.at(-1)?.cursor ?? after,
+  };
+}
+
+/** Retention: drops events older than `days`, in batches so no single statement holds locks long. */
+export async function pruneEventLog(sql: Sql, days: number, batch = 5000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await sql`
+      delete from event_log where position in (
+        select position from event_log where created_at < now() - make_interval(days => ${days}) order by position limit ${batch})`;
+    total += deleted.count;
+    if (deleted.count < batch) return total;
+  }
+}

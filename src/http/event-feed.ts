@@ -1,0 +1,102 @@
+// One open stream's delivery loop, whatever carries it (SSE or WebSocket): it reads the log after
+// the last cursor it sent, in order, whenever the hub wakes it, so a resumed or woken feed sends
+// each event once and never skips one. Back-pressure: the feed stops reading while the client's
+// unsent bytes exceed the bound (memory stays bounded: the log is the buffer), and a client that
+// stays over the bound for the stall limit is disconnected. Heartbeats keep idle proxies open.
+import { readEventsAfter, type EventScope, type LoggedEvent } from "../core/events.ts";
+import type { Services } from "../core/services.ts";
+import { errorFields } from "../log.ts";
+import { eventHubFor, type HubMember } from "./event-hub.ts";
+
+const PAGE = 100;
+
+export type CloseReason = "client" | "drain" | "slow" | "error";
+
+/** What a transport provides to a feed. */
+export type FeedSink = {
+  send(event: LoggedEvent): void;
+  heartbeat(): void;
+  /** bytes given to the connection and not yet taken by the client's socket */
+  backlogBytes(): number;
+  /** ends the connection (idempotent) */
+  end(reason: CloseReason): void;
+};
+
+export type Feed = { cursor(): string; close(reason: CloseReason): void; closed: Promise<CloseReason> };
+
+export function startFeed(svc: Services, scope: EventScope, after: string, sink: FeedSink): Feed | null {
+  const { heartbeatMs, maxQueueBytes, stallMs } = svc.config.events;
+  const hub = eventHubFor(svc);
+  let cursor = after;
+  let pending = true;
+  let running = false;
+  let isClosed = false;
+  let resolveClosed!: (reason: CloseReason) => void;
+  const closed = new Promise<CloseReason>((resolve) => (resolveClosed = resolve));
+
+  const close = (reason: CloseReason) => {
+    if (isClosed) return;
+    isClosed = true;
+    clearInterval(heartbeat);
+    hub.leave(member);
+    sink.end(reason);
+    resolveClosed(reason);
+  };
+
+  // Waits for the client to take its backlog; false when it stays over the bound too long.
+  const drained = async (): Promise<boolean> => {
+    const deadline = performance.now() + stallMs;
+    while (!isClosed && sink.backlogBytes() > maxQueueBytes) {
+      if (performance.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return true;
+  };
+
+  const pump = async () => {
+    running = true;
+    try {
+      while (pending && !isClosed) {
+        pending = false;
+        for (;;) {
+          const events = await readEventsAfter(svc.sql, scope, cursor, PAGE);
+          for (const event of events) {
+            if (isClosed) return;
+            sink.send(event);
+            cursor = event.cursor;
+          }
+          if (!(await drained())) {
+            svc.log.warn("events.slow_client_dropped", { account_id: scope.accountId, cursor, backlog_bytes: sink.backlogBytes() });
+            close("slow");
+            return;
+          }
+          if (events.length < PAGE) break;
+        }
+      }
+    } catch (error) {
+      svc.log.error("events.feed_failed", { account_id: scope.accountId, ...errorFields(error) });
+      close("error");
+    } finally {
+      running = false;
+    }
+  };
+
+  const member: HubMember = {
+    accountId: scope.accountId,
+    wake() {
+      pending = true;
+      if (!running && !isClosed) void pump();
+    },
+    drain: () => close("drain"),
+  };
+  if (!hub.join(member)) return null;
+  const heartbeat = setInterval(() => {
+    if (sink.backlogBytes() <= maxQueueBytes) sink.heartbeat();
+  }, heartbeatMs);
+  // The first read waits for LISTEN to be in place, so nothing committed after it goes unheard.
+  void hub.ready().then(() => member.wake(), (error) => {
+    svc.log.error("events.listen_failed", errorFields(error));
+    close("error");
+  });
+  return { cursor: () => cursor, close, closed };
+}

@@ -1,0 +1,77 @@
+// GET /api/v1/events (polling the event log) and GET /api/v1/events/stream (Server-Sent Events).
+// Both read like the message API: can_read, and a bound key sees its own mailbox only.
+import { t } from "elysia";
+import { latestCursor, listEvents, MAX_EVENTS_PAGE, parseCursor, scopeFor } from "../../core/events.ts";
+import type { Services } from "../../core/services.ts";
+import { eventStreamResponse } from "../event-stream.ts";
+import { authErrors, ErrorBody, strictObject } from "../models.ts";
+import { apiRoutes, clampLimit } from "../route-kit.ts";
+
+const nullableObject = t.Union([t.Record(t.String(), t.Unknown()), t.Null()]);
+export const MessageReceivedEvent = t.Object(
+  {
+    event_id: t.String(),
+    type: t.Literal("message.received"),
+    message_id: t.String(),
+    mailbox_id: t.String(),
+    thread_id: t.String(),
+    from: t.String(),
+    subject: t.String(),
+    body: t.String(),
+    truncated: t.Boolean(),
+    sanitization: t.Record(t.String(), t.Unknown()),
+    comprehension_status: t.String(),
+    classification: nullableObject,
+    extraction: nullableObject,
+    extraction_error: nullableObject,
+    confidence: t.Number(),
+  },
+  { description: "the webhook's message.received payload, the same event_id" },
+);
+export const LoggedEventItem = strictObject({
+  cursor: t.String({ description: "opaque; resume after this event with `after=<cursor>` or Last-Event-ID" }),
+  event: MessageReceivedEvent,
+});
+
+const cursorQuery = t.String({ maxLength: 32, description: "a cursor this API returned" });
+
+export const eventRoutes = (svc: Services) =>
+  apiRoutes(svc, "events")
+    .get("/events", async ({ principal, query }) =>
+      listEvents(svc.sql, principal, { after: query.after, mailboxId: query.mailbox_id, limit: clampLimit(query.limit, 100, MAX_EVENTS_PAGE) }), {
+      auth: "read",
+      query: strictObject({
+        after: t.Optional(cursorQuery),
+        mailbox_id: t.Optional(t.String({ minLength: 1 })),
+        limit: t.Optional(t.Integer({ minimum: 1, description: `default 100; values above ${MAX_EVENTS_PAGE} are clamped` })),
+      }),
+      response: { 200: strictObject({ events: t.Array(LoggedEventItem), next_cursor: t.String() }), 400: ErrorBody, ...authErrors },
+      detail: {
+        summary: "Read the event log",
+        description:
+          "message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. " +
+          "Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).",
+      },
+    })
+    .get("/events/stream", async ({ principal, query, request }) => {
+      const scope = scopeFor(principal, query.mailbox_id);
+      const resumeFrom = request.headers.get("last-event-id") ?? query.after;
+      const after = resumeFrom === undefined ? await latestCursor(svc.sql, scope) : parseCursor(resumeFrom);
+      return eventStreamResponse(svc, scope, after);
+    }, {
+      auth: "read",
+      query: strictObject({ after: t.Optional(cursorQuery), mailbox_id: t.Optional(t.String({ minLength: 1 })) }),
+      response: {
+        200: t.String({ description: "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats" }),
+        400: ErrorBody,
+        ...authErrors,
+        503: ErrorBody,
+      },
+      detail: {
+        summary: "Stream events (Server-Sent Events)",
+        description:
+          "Delivers events as they happen. Resumes after `Last-Event-ID` (or `after`); with neither, starts with the next new event. " +
+          "A client that does not read is disconnected once its backlog passes the bound; on shutdown the stream ends and the client reconnects with its last id. " +
+          "The same feed is served as a WebSocket at /api/v1/events/ws (frames `{cursor, event}`; `?after=`, `?mailbox_id=`, and `?access_token=` for clients that cannot set headers).",
+      },
+    });
