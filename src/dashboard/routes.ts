@@ -10,7 +10,10 @@ import { approvalsPage } from "./pages/approvals.ts";
 import { notFoundPage } from "./pages/errors.ts";
 import { keysPage } from "./pages/keys.ts";
 import { makeLoginHandlers } from "./pages/login.ts";
+import { mailPage } from "./pages/mail.ts";
 import { mailboxesPage } from "./pages/mailboxes.ts";
+import { messagePage } from "./pages/message.ts";
+import { originalPages } from "./pages/message-original.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { sendListsPage } from "./pages/sendlists.ts";
 import { webhookPage } from "./pages/webhook.ts";
@@ -53,6 +56,11 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .post("/webhook/disable", action("webhook.disable", webhookPage.disable), hidden)
     .get("/webhook/deliveries/:id", page(webhookPage.delivery), hidden)
     .post("/webhook/deliveries/:id/redrive", action("webhook.redrive", webhookPage.redrive), hidden)
+    .get("/mail", page(mailPage), hidden)
+    .get("/mail/:id", page(messagePage), hidden)
+    .get("/mail/:id/original", page(originalPages.frame), hidden)
+    .get("/mail/:id/raw", page(originalPages.raw), hidden)
+    .get("/mail/:id/attachments/:attachment", page(originalPages.attachment), hidden)
     .get("/*", notFound, hidden)
     .post("/*", action("unknown", async (c) => notFoundPage(c.session)), hidden);
 }
