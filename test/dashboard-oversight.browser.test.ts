@@ -128,6 +128,16 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
     expect(await page.title()).not.toBe("owned");
   });
 
+  test("activity: server-drawn charts with their tables, no script needed", async () => {
+    await page.click('nav a:has-text("Activity")');
+    await page.waitForURL(`${base}/dashboard/activity`);
+    expect(await page.locator("figure.chart svg").count()).toBeGreaterThanOrEqual(5);
+    expect(await page.locator("#inbound rect title").count()).toBeGreaterThan(0);
+    await page.click("#inbound summary");
+    expect(await page.locator("#inbound table tbody tr").count()).toBe(1);
+    expect(await page.locator("#inbound svg[role=img]").boundingBox()).toMatchObject({ width: expect.any(Number) });
+  });
+
   test("no dashboard page reported a console error or a CSP violation", () => {
     expect(problems).toEqual([]);
   });

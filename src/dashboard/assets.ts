@@ -59,7 +59,8 @@ iframe.original { width: 100%; height: 32rem; border: 1px solid #c9ced6; border-
 ol.thread li.current { font-weight: 600; }
 section { margin-bottom: 1.5rem; }
 figure.chart { background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: .75rem; margin: 1rem 0; }
-figure.chart svg { width: 100%; height: auto; display: block; }
+figure.chart > svg { width: 100%; height: auto; display: block; }
+figure.chart > svg.meter-svg { height: 1rem; max-width: 30rem; }
 figure.chart figcaption { font-weight: 600; margin-bottom: .4rem; }
 .legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .85rem; margin: .4rem 0; }
 .legend i { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .3rem; vertical-align: -.1rem; }

@@ -7,6 +7,7 @@ export type Notice = { kind: "ok" | "error"; text: string | Html };
 const sections: [string, string][] = [
   ["/dashboard", "Overview"],
   ["/dashboard/mail", "Mail"],
+  ["/dashboard/activity", "Activity"],
   ["/dashboard/keys", "API keys"],
   ["/dashboard/sendlists", "Send lists"],
   ["/dashboard/approvals", "Approvals"],

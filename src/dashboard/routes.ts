@@ -6,6 +6,7 @@ import type { Services } from "../core/services.ts";
 import type { ClientAddressOf } from "../http/client-address.ts";
 import { icon, stylesheet } from "./assets.ts";
 import { makeGuard, type ActionContext, type PageContext } from "./guard.ts";
+import { activityPage } from "./pages/activity.ts";
 import { approvalsPage } from "./pages/approvals.ts";
 import { notFoundPage } from "./pages/errors.ts";
 import { keysPage } from "./pages/keys.ts";
@@ -61,6 +62,7 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .get("/mail/:id/original", page(originalPages.frame), hidden)
     .get("/mail/:id/raw", page(originalPages.raw), hidden)
     .get("/mail/:id/attachments/:attachment", page(originalPages.attachment), hidden)
+    .get("/activity", page(activityPage), hidden)
     .get("/*", notFound, hidden)
     .post("/*", action("unknown", async (c) => notFoundPage(c.session)), hidden);
 }

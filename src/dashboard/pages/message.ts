@@ -125,10 +125,12 @@ async function threadSection(c: PageContext, m: MessageDetail): Promise<Html> {
 }
 
 function originalSection(m: MessageDetail, size: number | null): Html {
+  // The service keeps an outbound message's raw form only until it has left.
+  if (size === null) return html`<p class="hint">The raw form of this message is no longer kept (outbound mail keeps it only until delivery). The text above is what was sent.</p>`;
   const frame = path("mail", m.id, "original");
   return html`<p class="hint">The message as its sender wrote it, inside a sandboxed frame: no script runs, nothing loads from the network,
 and links do not open. <a href="${frame}?images=1" target="original-${m.id}">Load remote images</a> (tells the sender the message was opened) ·
-<a href="${path("mail", m.id, "raw")}" download>Download the raw message</a>${size ? ` (${size} bytes)` : ""}</p>
+<a href="${path("mail", m.id, "raw")}" download>Download the raw message</a> (${size} bytes)</p>
 <iframe class="original" name="original-${m.id}" title="Original message" src="${frame}" sandbox referrerpolicy="no-referrer"></iframe>`;
 }
 
@@ -139,7 +141,7 @@ export async function messagePage(c: PageContext): Promise<Response> {
   const m = await getMessage(c.svc.sql, principal, id);
   const extras = await messageExtras(c.svc.sql, c.session.accountId, id);
   const [hidden] = await c.svc.sql`select hidden_text from messages where id = ${id} and account_id = ${c.session.accountId}`;
-  const body = html`<p><a href="/dashboard/mail?mailbox=${m.mailbox_id}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
+  const body = html`<p><a href="/dashboard/mail?mailbox=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
 <section id="headers"><h2>Headers</h2>${headersSection(m, extras)}</section>
 <section id="screening"><h2>Screening</h2>${screeningSection(m)}<h3>Authentication</h3>${authSection(m)}</section>
 <section id="comprehension"><h2>Classification and extraction</h2>${comprehensionSection(m)}</section>
