@@ -9,6 +9,7 @@ import { createUser } from "../src/core/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { browserPresent, launchChromium, type HeadlessBrowser } from "./support/browser.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 
 const EMAIL = "overseer@example.com";
@@ -25,6 +26,7 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
   let mailbox: { id: string; address: string };
   let hostile: string;
   let sender: ReturnType<typeof Bun.serve>;
+  let dns: DnsServer;
   const senderHits: string[] = [];
   const problems: string[] = [];
 
@@ -40,10 +42,11 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
       },
     });
     const remote = `http://127.0.0.1:${sender.port}`;
-    ctx = await makeTestContext({ HTTP_PORT: "0" });
+    dns = await startDnsServer({});
+    ctx = await makeTestContext({ HTTP_PORT: "0", DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: "1000" });
     server = startHttpServer(ctx.svc, ctx.app);
     base = `http://127.0.0.1:${server.port}`;
-    owner = await makeAccount(ctx);
+    owner = await makeAccount(ctx, { plan: "paid" });
     mailbox = await makeMailbox(ctx, owner, "overseen");
     await createUser(ctx.sql, { accountId: owner.accountId, email: EMAIL, password: PASSWORD });
     hostile = await receive(ctx, mailbox.id, mime({
@@ -80,6 +83,7 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
     await headless?.close();
     await server?.stop();
     sender?.stop(true);
+    await dns?.close();
     await ctx?.close();
   });
 
@@ -136,6 +140,22 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
     await page.click("#inbound summary");
     expect(await page.locator("#inbound table tbody tr").count()).toBe(1);
     expect(await page.locator("#inbound svg[role=img]").boundingBox()).toMatchObject({ width: expect.any(Number) });
+  });
+
+  test("domains: add one, see the records to publish with their state, verify", async () => {
+    await page.click('nav a:has-text("Domains")');
+    await page.waitForURL(`${base}/dashboard/domains`);
+    await page.fill('input[name="name"]', "browser.example.org");
+    await page.click('button:has-text("Add domain")');
+    await page.waitForURL(/\/dashboard\/domains\/dom_/);
+    expect(await page.locator(".record-card").count()).toBe(4);
+    expect(await page.textContent("#record-inbound")).toContain("not checked yet");
+    // The MX record goes up; the rest stay missing.
+    dns.zone["browser.example.org"] = { MX: [{ exchange: ctx.config.mxHost, priority: 10 }] };
+    await page.click('button:has-text("Verify now")');
+    await page.waitForSelector(".notice.error");
+    expect(await page.textContent("#record-inbound .badge")).toBe("seen");
+    expect(await page.textContent("#record-dkim .badge")).toBe("missing");
   });
 
   test("no dashboard page reported a console error or a CSP violation", () => {

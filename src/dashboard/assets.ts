@@ -54,7 +54,10 @@ form.filters { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end; ma
 form.filters select, form.filters input { display: block; padding: .3rem; max-width: 100%; }
 .paging { display: flex; gap: 1.5rem; }
 pre.body, pre.json, pre.record { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: .75rem; max-height: 30rem; overflow: auto; font-size: .9rem; }
-pre.record { user-select: all; max-height: none; margin: .25rem 0; }
+pre.record { user-select: all; max-height: none; margin: .25rem 0; font-size: .85rem; }
+.record-card { max-width: 60rem; }
+.record-card h3 { margin: 0 0 .25rem; }
+.record-block label { display: block; margin: .4rem 0; font-size: .85rem; color: #4f5965; }
 iframe.original { width: 100%; height: 32rem; border: 1px solid #c9ced6; border-radius: 6px; background: #fff; }
 ol.thread li.current { font-weight: 600; }
 section { margin-bottom: 1.5rem; }

@@ -8,6 +8,7 @@ import { icon, stylesheet } from "./assets.ts";
 import { makeGuard, type ActionContext, type PageContext } from "./guard.ts";
 import { activityPage } from "./pages/activity.ts";
 import { approvalsPage } from "./pages/approvals.ts";
+import { domainsPage } from "./pages/domains.ts";
 import { notFoundPage } from "./pages/errors.ts";
 import { keysPage } from "./pages/keys.ts";
 import { makeLoginHandlers } from "./pages/login.ts";
@@ -63,6 +64,10 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .get("/mail/:id/raw", page(originalPages.raw), hidden)
     .get("/mail/:id/attachments/:attachment", page(originalPages.attachment), hidden)
     .get("/activity", page(activityPage), hidden)
+    .get("/domains", page(domainsPage.show), hidden)
+    .post("/domains", action("domain.add", domainsPage.add), hidden)
+    .get("/domains/:id", page(domainsPage.detail), hidden)
+    .post("/domains/:id/verify", action("domain.verify", domainsPage.verify), hidden)
     .get("/*", notFound, hidden)
     .post("/*", action("unknown", async (c) => notFoundPage(c.session)), hidden);
 }
