@@ -158,6 +158,19 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
     expect(await page.textContent("#record-dkim .badge")).toBe("missing");
   });
 
+  test("people: add a person, see the password once, and the action in the audit trail", async () => {
+    await page.click('nav a:has-text("People")');
+    await page.waitForURL(`${base}/dashboard/people`);
+    await page.fill('#add-person input[name="email"]', "colleague@example.com");
+    await page.click('button:has-text("Add and show a password")');
+    await page.waitForSelector("#new-person .secret-value");
+    expect((await page.textContent("#new-person .secret-value"))!.length).toBeGreaterThanOrEqual(12);
+    // The trail records an action once it has ended, so the next page view shows it.
+    await page.goto(`${base}/dashboard/people`);
+    expect(await page.locator(".secret-value").count()).toBe(0);
+    expect(await page.textContent("#audit tbody tr:first-child")).toContain("person.add");
+  });
+
   test("no dashboard page reported a console error or a CSP violation", () => {
     expect(problems).toEqual([]);
   });

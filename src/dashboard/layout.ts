@@ -14,6 +14,7 @@ const sections: [string, string][] = [
   ["/dashboard/approvals", "Approvals"],
   ["/dashboard/mailboxes", "Mailboxes"],
   ["/dashboard/webhook", "Webhook"],
+  ["/dashboard/people", "People"],
 ];
 
 // Drafts waiting for a human: one click to the queue from the top of every page.

@@ -17,6 +17,7 @@ import { mailboxesPage } from "./pages/mailboxes.ts";
 import { messagePage } from "./pages/message.ts";
 import { originalPages } from "./pages/message-original.ts";
 import { overviewPage } from "./pages/overview.ts";
+import { peoplePage } from "./pages/people.ts";
 import { sendListsPage } from "./pages/sendlists.ts";
 import { webhookPage } from "./pages/webhook.ts";
 
@@ -68,6 +69,10 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .post("/domains", action("domain.add", domainsPage.add), hidden)
     .get("/domains/:id", page(domainsPage.detail), hidden)
     .post("/domains/:id/verify", action("domain.verify", domainsPage.verify), hidden)
+    .get("/people", page(peoplePage.show), hidden)
+    .post("/people", action("person.add", peoplePage.add), hidden)
+    .post("/people/password", action("password.change", peoplePage.changePassword), hidden)
+    .post("/people/:id/remove", action("person.remove", peoplePage.remove), hidden)
     .get("/*", notFound, hidden)
     .post("/*", action("unknown", async (c) => notFoundPage(c.session)), hidden);
 }
