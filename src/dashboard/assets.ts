@@ -38,6 +38,51 @@ button { padding: .35rem .8rem; border: 1px solid #2b5fb4; background: #2f6bd0; 
 button.danger { background: #fff; color: #b3261e; border-color: #b3261e; }
 dl.card { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; }
 dl.card dd { margin: 0; }
+dl.card.wide { max-width: 60rem; }
+dl.card dd, td { overflow-wrap: anywhere; }
+a.pending { display: block; padding: .5rem 1.5rem; background: #fff4cc; color: #5c3b00; font-weight: 600; text-decoration: none; border-bottom: 1px solid #e8cf70; }
+a.pending:hover { text-decoration: underline; }
+.badge { display: inline-block; padding: .05rem .45rem; border-radius: 999px; font-size: .8rem; background: #eef1f5; color: #3a4450; white-space: nowrap; }
+.badge.ok { background: #e3f4e8; color: #17612f; }
+.badge.warn { background: #fff1cc; color: #6b4a00; }
+.badge.bad { background: #fde3e0; color: #a1231b; }
+.badge.sent { background: #e5edfb; color: #1f4f9c; }
+.scroll { overflow-x: auto; }
+table.compact { width: auto; min-width: 20rem; }
+table.report tr.nonzero td { font-weight: 600; background: #fff8e1; }
+form.filters { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end; margin: .5rem 0; }
+form.filters select, form.filters input { display: block; padding: .3rem; max-width: 100%; }
+.paging { display: flex; gap: 1.5rem; }
+pre.body, pre.json, pre.record { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: .75rem; max-height: 30rem; overflow: auto; font-size: .9rem; }
+pre.record { user-select: all; max-height: none; margin: .25rem 0; font-size: .85rem; }
+.record-card { max-width: 60rem; }
+.record-card h3 { margin: 0 0 .25rem; }
+.record-block label { display: block; margin: .4rem 0; font-size: .85rem; color: #4f5965; }
+iframe.original { width: 100%; height: 32rem; border: 1px solid #c9ced6; border-radius: 6px; background: #fff; }
+ol.thread li.current { font-weight: 600; }
+section { margin-bottom: 1.5rem; }
+figure.chart { background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: .75rem; margin: 1rem 0; }
+figure.chart > svg { width: 100%; height: auto; display: block; }
+figure.chart > svg.meter-svg { height: 1rem; max-width: 30rem; }
+figure.chart figcaption { font-weight: 600; margin-bottom: .4rem; }
+.legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .85rem; margin: .4rem 0; }
+.legend i { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .3rem; vertical-align: -.1rem; }
+.meter { height: 1rem; background: #e2e5ea; border-radius: 4px; overflow: hidden; max-width: 30rem; }
+.meter span { display: block; height: 100%; background: #2f6bd0; }
+@media (max-width: 700px) {
+  header { padding: .5rem .75rem; gap: .4rem; }
+  header nav { flex-wrap: wrap; gap: .35rem .8rem; flex-basis: 100%; order: 3; }
+  main { padding: .5rem .75rem 2rem; }
+  a.pending { padding: .5rem .75rem; }
+  h1 { font-size: 1.2rem; overflow-wrap: anywhere; }
+  table { font-size: .85rem; }
+  th, td { padding: .3rem .35rem; }
+  dl.card { grid-template-columns: 1fr; gap: 0; }
+  dl.card dt { font-weight: 600; margin-top: .4rem; }
+  .card { max-width: none; }
+  iframe.original { height: 24rem; }
+  table.mail td:nth-child(2), table.mail th:nth-child(2) { display: none; }
+}
 `;
 
 // An envelope, so browsers asking for an icon get one instead of a 404 in the console.

@@ -11,6 +11,8 @@ const texts = {
   mailbox_updated: "The mailbox settings were saved.",
   webhook_disabled: "The webhook was disabled. No events are sent until a URL is set again.",
   webhook_not_configured: "No webhook is configured.",
+  person_removed: "The person was removed; their sessions ended.",
+  password_changed: "Your password was changed. Every other session of yours was signed out.",
   redriven: "The delivery was redriven: the same event goes out again with a fresh cycle of attempts.",
 } as const;
 

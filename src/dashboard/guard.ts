@@ -5,6 +5,7 @@ import { ApiError } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { errorFields } from "../log.ts";
 import { logAction, outcomeOf, type AuditFields } from "./audit.ts";
+import { recordAction } from "./audit-trail.ts";
 import { readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { sameOrigin, tokenMatches } from "./csrf.ts";
 import { FormTooLarge, readForm, type Form } from "./form.ts";
@@ -59,7 +60,12 @@ export function makeGuard(svc: Services) {
         return handler({ svc, request, url: new URL(request.url), session, params, form, audit });
       });
       // One line per action, however it ended.
-      logAction(svc.log, session, name, outcomeOf(response.status), { status: response.status, ...audit });
+      const outcome = outcomeOf(response.status);
+      logAction(svc.log, session, name, outcome, { status: response.status, ...audit });
+      // The account's audit trail; the log line above stands if this write fails.
+      await recordAction(svc.sql, session, name, outcome, { status: response.status, ...audit }).catch((error) =>
+        svc.log.error("dashboard.audit_write_failed", { action: name, ...errorFields(error) }),
+      );
       return response;
     },
   };

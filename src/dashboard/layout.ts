@@ -6,12 +6,23 @@ export type Notice = { kind: "ok" | "error"; text: string | Html };
 
 const sections: [string, string][] = [
   ["/dashboard", "Overview"],
+  ["/dashboard/mail", "Mail"],
+  ["/dashboard/activity", "Activity"],
+  ["/dashboard/domains", "Domains"],
   ["/dashboard/keys", "API keys"],
   ["/dashboard/sendlists", "Send lists"],
   ["/dashboard/approvals", "Approvals"],
   ["/dashboard/mailboxes", "Mailboxes"],
   ["/dashboard/webhook", "Webhook"],
+  ["/dashboard/people", "People"],
 ];
+
+// Drafts waiting for a human: one click to the queue from the top of every page.
+function pendingBanner(session: Session): Html {
+  const n = session.pendingDrafts;
+  if (!n) return html``;
+  return html`<a class="pending" href="/dashboard/approvals">${n} draft${n === 1 ? "" : "s"} waiting for approval →</a>`;
+}
 
 export function csrfField(session: Session): Html {
   return html`<input type="hidden" name="csrf" value="${session.csrf}">`;
@@ -38,6 +49,7 @@ export function layout(title: string, body: Html, session: Session | null, notic
 </head>
 <body>
 <header><strong>Agent Mailbox</strong>${nav}</header>
+${session ? pendingBanner(session) : html``}
 <main>
 <h1>${title}</h1>
 ${noticeBox(notice)}

@@ -6,12 +6,18 @@ import type { Services } from "../core/services.ts";
 import type { ClientAddressOf } from "../http/client-address.ts";
 import { icon, stylesheet } from "./assets.ts";
 import { makeGuard, type ActionContext, type PageContext } from "./guard.ts";
+import { activityPage } from "./pages/activity.ts";
 import { approvalsPage } from "./pages/approvals.ts";
+import { domainsPage } from "./pages/domains.ts";
 import { notFoundPage } from "./pages/errors.ts";
 import { keysPage } from "./pages/keys.ts";
 import { makeLoginHandlers } from "./pages/login.ts";
+import { mailPage } from "./pages/mail.ts";
 import { mailboxesPage } from "./pages/mailboxes.ts";
+import { messagePage } from "./pages/message.ts";
+import { originalPages } from "./pages/message-original.ts";
 import { overviewPage } from "./pages/overview.ts";
+import { peoplePage } from "./pages/people.ts";
 import { sendListsPage } from "./pages/sendlists.ts";
 import { webhookPage } from "./pages/webhook.ts";
 
@@ -53,6 +59,20 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .post("/webhook/disable", action("webhook.disable", webhookPage.disable), hidden)
     .get("/webhook/deliveries/:id", page(webhookPage.delivery), hidden)
     .post("/webhook/deliveries/:id/redrive", action("webhook.redrive", webhookPage.redrive), hidden)
+    .get("/mail", page(mailPage), hidden)
+    .get("/mail/:id", page(messagePage), hidden)
+    .get("/mail/:id/original", page(originalPages.frame), hidden)
+    .get("/mail/:id/raw", page(originalPages.raw), hidden)
+    .get("/mail/:id/attachments/:attachment", page(originalPages.attachment), hidden)
+    .get("/activity", page(activityPage), hidden)
+    .get("/domains", page(domainsPage.show), hidden)
+    .post("/domains", action("domain.add", domainsPage.add), hidden)
+    .get("/domains/:id", page(domainsPage.detail), hidden)
+    .post("/domains/:id/verify", action("domain.verify", domainsPage.verify), hidden)
+    .get("/people", page(peoplePage.show), hidden)
+    .post("/people", action("person.add", peoplePage.add), hidden)
+    .post("/people/password", action("password.change", peoplePage.changePassword), hidden)
+    .post("/people/:id/remove", action("person.remove", peoplePage.remove), hidden)
     .get("/*", notFound, hidden)
     .post("/*", action("unknown", async (c) => notFoundPage(c.session)), hidden);
 }

@@ -7,7 +7,8 @@ import { base64url, randomBytes, sha256 } from "../core/secrets.ts";
 export const IDLE_SECONDS = 12 * 3600;
 export const ABSOLUTE_SECONDS = 7 * 24 * 3600;
 
-export type Session = { userId: string; accountId: string; email: string; csrf: string };
+/** `pendingDrafts`: how many drafts wait for approval, so every page can link to the queue. */
+export type Session = { userId: string; accountId: string; email: string; csrf: string; pendingDrafts: number };
 
 async function csrfTokenFor(sessionToken: string): Promise<string> {
   return base64url(await sha256(`dashboard-csrf\0${sessionToken}`));
@@ -29,9 +30,10 @@ export async function findSession(db: Db, token: string): Promise<Session | null
     where s.token_hash = ${await sha256(token)} and u.id = s.user_id
       and s.last_seen_at > now() - make_interval(secs => ${IDLE_SECONDS})
       and s.created_at > now() - make_interval(secs => ${ABSOLUTE_SECONDS})
-    returning s.user_id, s.account_id, u.email`;
+    returning s.user_id, s.account_id, u.email,
+      (select count(*)::int from drafts d where d.account_id = s.account_id and d.status = 'pending_approval' and d.deleted_at is null) as pending`;
   if (!row) return null;
-  return { userId: row.user_id, accountId: row.account_id, email: row.email, csrf: await csrfTokenFor(token) };
+  return { userId: row.user_id, accountId: row.account_id, email: row.email, csrf: await csrfTokenFor(token), pendingDrafts: row.pending };
 }
 
 export async function deleteSession(db: Db, token: string): Promise<void> {

@@ -1,0 +1,155 @@
+// One message, everything the service decided about it and why: headers, the clean body the
+// agent read, what sanitization hid and removed, authentication results, the spam, virus and
+// injection verdicts with their signals, classification and extraction, attachments, the thread,
+// and the original HTML, which is shown only inside a sandboxed frame (see message-original.ts).
+import { getMessage, type MessageDetail } from "../../core/messages.ts";
+import type { PageContext } from "../guard.ts";
+import { html, path, reveal, when, type Html } from "../html.ts";
+import { layout } from "../layout.ts";
+import { messageExtras, threadOf, type MessageExtras } from "../mail-queries.ts";
+import { dashboardPrincipal } from "../principal.ts";
+import { htmlResponse } from "../respond.ts";
+
+type Json = Record<string, unknown>;
+const obj = (value: unknown): Json | null => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null);
+const num = (value: unknown): string => (typeof value === "number" ? (Math.round(value * 1000) / 1000).toString() : "—");
+
+function definitions(rows: [string, Html | string | null | undefined][]): Html {
+  return html`<dl class="card wide">${rows.map(([term, value]) => html`<dt>${term}</dt><dd>${value ?? "—"}</dd>`)}</dl>`;
+}
+
+function verdict(level: string | null | undefined): Html {
+  const kind = level === "high" ? "bad" : level === "low" ? "ok" : level === "error" ? "warn" : "";
+  return html`<span class="badge ${kind}">${level ?? "not screened"}</span>`;
+}
+
+function authSection(m: MessageDetail): Html {
+  if (!m.auth_results) return html`<p class="hint">No authentication results (outbound, local delivery, or checks turned off).</p>`;
+  const cell = (v: string) => html`<span class="badge ${v === "pass" ? "ok" : v === "fail" ? "bad" : ""}">${v}</span>`;
+  return html`<table class="compact"><thead><tr><th>SPF</th><th>DKIM</th><th>DMARC</th></tr></thead>
+<tbody><tr><td>${cell(m.auth_results.spf)}</td><td>${cell(m.auth_results.dkim)}</td><td>${cell(m.auth_results.dmarc)}</td></tr></tbody></table>`;
+}
+
+function screeningSection(m: MessageDetail): Html {
+  const comprehension = obj(m.comprehension) ?? {};
+  const spam = obj(comprehension.spam) ?? {};
+  const edge = obj(spam.edge);
+  const classifier = obj(spam.classifier);
+  const injection = obj(comprehension.injection);
+  const signals = Array.isArray(injection?.signals) ? (injection!.signals as Json[]) : [];
+  const spamDetail = html`${edge ? html`edge: ${edge.flagged ? "flagged" : "not flagged"} (${String(edge.source ?? "none")}${edge.score !== undefined ? html`, spamd ${num(edge.score)} / ${num(edge.threshold)}` : html``}); ` : html``}
+${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${num(classifier.score)} (threshold ${num(classifier.threshold)})`) : html``}`;
+  const injectionDetail = injection
+    ? html`score ${num(injection.score)} (threshold ${num(injection.threshold)}) ${injection.risky ? html`<span class="badge warn">risky</span>` : html`<span class="badge ok">not risky</span>`}`
+    : html`not scored`;
+  const signalRows = signals.slice(0, 50).map(
+    (s) => html`<tr><td><code>${String(s.name ?? "")}</code></td><td>${num(s.weight)}</td><td>${reveal(String(s.evidence ?? ""))}</td></tr>`,
+  );
+  return html`${definitions([
+    ["Spam", html`${verdict(m.spam_risk)} ${spamDetail}`],
+    ["Virus", verdict(m.virus_risk)],
+    ["Injection", injectionDetail],
+  ])}
+${signalRows.length ? html`<h3>Injection signals</h3><div class="scroll"><table class="compact signals"><thead><tr><th>Signal</th><th>Weight</th><th>Evidence</th></tr></thead><tbody>${signalRows}</tbody></table></div>` : html``}`;
+}
+
+function comprehensionSection(m: MessageDetail): Html {
+  const comprehension = obj(m.comprehension);
+  if (!comprehension) return html`<p class="hint">${m.direction === "out" ? "Outbound mail is not comprehended." : "Not processed yet."}</p>`;
+  const classification = obj(comprehension.classification);
+  const extraction = obj(comprehension.extraction);
+  const error = obj(comprehension.extraction_error);
+  const classSignals = Array.isArray(classification?.signals) ? (classification!.signals as unknown[]).map(String).join(", ") : "";
+  return html`${definitions([
+    ["Status", html`<code>${String(comprehension.status ?? "")}</code>`],
+    ["Classification", classification ? html`<strong>${String(classification.label ?? "")}</strong> (confidence ${num(classification.confidence)})${classSignals ? html`<br><small>${classSignals}</small>` : html``}` : null],
+    ["Engine", comprehension.engine ? String(comprehension.engine) : null],
+    ["Extraction error", error ? String(error.message ?? "") : null],
+  ])}
+${extraction ? html`<h3>Extraction</h3><pre class="json">${JSON.stringify(extraction, null, 2)}</pre>` : html``}`;
+}
+
+const REPORT_LABELS: [string, string][] = [
+  ["hidden_elements", "Hidden elements removed"],
+  ["html_comments", "HTML comments removed"],
+  ["scripts_styles", "Scripts, styles and embeds removed"],
+  ["zero_width_chars", "Zero-width characters"],
+  ["bidi_controls", "Direction controls"],
+  ["unicode_tags", "Unicode tag characters"],
+  ["other_invisible", "Other invisible characters"],
+  ["truncated_chars", "Characters cut by the length limit"],
+];
+
+function sanitizationSection(extras: MessageExtras, hiddenText: string | null): Html {
+  const report = extras.sanitization;
+  if (!report) return html`<p class="hint">No sanitization report (outbound mail is ours).</p>`;
+  const rows = REPORT_LABELS.map(([key, label]) => {
+    const count = Number(report[key] ?? 0);
+    return html`<tr class="${count > 0 ? "nonzero" : ""}"><td>${label}</td><td>${count}</td></tr>`;
+  });
+  return html`<table class="compact report"><tbody>${rows}</tbody></table>
+${hiddenText ? html`<details><summary>Text that was hidden from a human reader (${hiddenText.length} characters)</summary><pre class="body">${reveal(hiddenText)}</pre></details>` : html``}`;
+}
+
+function headersSection(m: MessageDetail, extras: MessageExtras): Html {
+  const rows = Object.entries(extras.headers ?? {}).slice(0, 200).map(([name, value]) => html`<tr><th>${name}</th><td>${reveal(String(value))}</td></tr>`);
+  return html`${definitions([
+    ["From", reveal(m.from_addr)],
+    ["To", reveal(m.to_addr)],
+    ["Subject", m.subject ? reveal(m.subject) : "(no subject)"],
+    ["Date", when(m.created_at)],
+    ["Direction", m.direction === "in" ? "inbound" : "outbound"],
+    ["Message-ID", m.rfc_message_id],
+    ["In-Reply-To", m.in_reply_to],
+    ...(m.direction === "in"
+      ? ([["Connection", extras.remote_ip ? `${extras.remote_ip} (HELO ${extras.helo ?? "—"}, MAIL FROM ${extras.mail_from ?? "—"})` : "local delivery"]] as [string, string][])
+      : ([["Delivery", `${extras.delivery_status ?? "—"}${extras.outcome_assumed ? " (assumed)" : ""}`], ["Provider id", m.provider_message_id]] as [string, string | null][])),
+    ["Parse warnings", extras.parse_warnings.length ? extras.parse_warnings.join("; ") : null],
+  ])}
+${rows.length ? html`<details><summary>All headers (${rows.length})</summary><div class="scroll"><table class="compact headers"><tbody>${rows}</tbody></table></div></details>` : html``}`;
+}
+
+function attachmentsSection(m: MessageDetail): Html {
+  if (!m.attachments.length) return html`<p class="hint">No attachments.</p>`;
+  return html`<div class="scroll"><table class="compact"><thead><tr><th>File</th><th>Type</th><th>Size</th><th>SHA-256</th></tr></thead><tbody>${m.attachments.map(
+    (a) => html`<tr><td><a href="${path("mail", m.id, "attachments", a.id)}" download>${a.filename ? reveal(a.filename) : "attachment"}</a></td><td>${a.content_type}</td><td>${a.size} bytes</td><td><code class="hash">${a.sha256.slice(0, 16)}…</code></td></tr>`,
+  )}</tbody></table></div><p class="hint">Attachments download as files; the browser is told not to open or sniff them.</p>`;
+}
+
+async function threadSection(c: PageContext, m: MessageDetail): Promise<Html> {
+  const thread = await threadOf(c.svc.sql, c.session.accountId, m.mailbox_id, m.thread_id);
+  if (thread.length <= 1) return html`<p class="hint">This message is the whole thread.</p>`;
+  return html`<ol class="thread">${thread.map(
+    (t) => html`<li${t.id === m.id ? html` class="current"` : html``}>${when(t.created_at)} · ${t.direction === "in" ? "from" : "sent as"} ${reveal(t.from_addr)} · ${t.id === m.id ? html`<strong>${t.subject || "(no subject)"}</strong>` : html`<a href="${path("mail", t.id)}">${t.subject || "(no subject)"}</a>`}</li>`,
+  )}</ol>`;
+}
+
+function originalSection(m: MessageDetail, size: number | null): Html {
+  // The service keeps an outbound message's raw form only until it has left.
+  if (size === null) return html`<p class="hint">The raw form of this message is no longer kept (outbound mail keeps it only until delivery). The text above is what was sent.</p>`;
+  const frame = path("mail", m.id, "original");
+  return html`<p class="hint">The message as its sender wrote it, inside a sandboxed frame: no script runs, nothing loads from the network,
+and links do not open. <a href="${frame}?images=1" target="original-${m.id}">Load remote images</a> (tells the sender the message was opened) ·
+<a href="${path("mail", m.id, "raw")}" download>Download the raw message</a> (${size} bytes)</p>
+<iframe class="original" name="original-${m.id}" title="Original message" src="${frame}" sandbox referrerpolicy="no-referrer"></iframe>`;
+}
+
+export async function messagePage(c: PageContext): Promise<Response> {
+  const id = c.params.id ?? "";
+  const principal = await dashboardPrincipal(c.svc.sql, c.session);
+  // getMessage's 404 and messageExtras' 404 both become the one not-found page.
+  const m = await getMessage(c.svc.sql, principal, id);
+  const extras = await messageExtras(c.svc.sql, c.session.accountId, id);
+  const [hidden] = await c.svc.sql`select hidden_text from messages where id = ${id} and account_id = ${c.session.accountId}`;
+  const body = html`<p><a href="/dashboard/mail?mailbox=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
+<section id="headers"><h2>Headers</h2>${headersSection(m, extras)}</section>
+<section id="screening"><h2>Screening</h2>${screeningSection(m)}<h3>Authentication</h3>${authSection(m)}</section>
+<section id="comprehension"><h2>Classification and extraction</h2>${comprehensionSection(m)}</section>
+<section id="body"><h2>Clean body</h2><p class="hint">What the agent reads${m.truncated ? " (cut at the length limit)" : ""}. Invisible characters show as <mark class="hidden-char">U+…</mark>.</p>
+<pre class="body">${m.body_clean === null ? "(no body)" : reveal(m.body_clean)}</pre></section>
+<section id="sanitization"><h2>Sanitization report</h2>${sanitizationSection(extras, hidden?.hidden_text ?? null)}</section>
+<section id="attachments"><h2>Attachments</h2>${attachmentsSection(m)}</section>
+<section id="thread"><h2>Thread</h2>${await threadSection(c, m)}</section>
+<section id="original"><h2>Original</h2>${originalSection(m, extras.raw_size)}</section>`;
+  return htmlResponse(layout(m.subject ? `Message: ${m.subject}` : "Message", body, c.session));
+}

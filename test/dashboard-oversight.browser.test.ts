@@ -1,0 +1,177 @@
+// The oversight pages in a real headless Chromium against the real HTTP server on loopback: the
+// mail list and message page, and the sandboxed original. A script and remote loads inside mail
+// must not run or load: a local HTTP server stands in for the sender's image host and counts
+// what reaches it, and the script's side effects are looked for in both documents.
+// Without /usr/bin/chromium these tests skip and say so; wherever CI is set they fail instead.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { createUser } from "../src/core/users.ts";
+import { startHttpServer, type HttpServer } from "../src/http/server.ts";
+import { browserPresent, launchChromium, type HeadlessBrowser } from "./support/browser.ts";
+import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { mime, receive } from "./support/mail-fixtures.ts";
+
+const EMAIL = "overseer@example.com";
+const PASSWORD = "a long enough password";
+const haveBrowser = browserPresent("test/dashboard-oversight.browser.test.ts: the oversight pages in headless Chromium");
+
+describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
+  let ctx: TestContext;
+  let server: HttpServer;
+  let headless: HeadlessBrowser;
+  let page: Page;
+  let base: string;
+  let owner: Fixture;
+  let mailbox: { id: string; address: string };
+  let hostile: string;
+  let sender: ReturnType<typeof Bun.serve>;
+  let dns: DnsServer;
+  const senderHits: string[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    // The sender's server: every request that reaches it is a leak unless the human asked for images.
+    sender = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(request) {
+        senderHits.push(new URL(request.url).pathname);
+        const gif = Uint8Array.from(atob("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"), (c) => c.charCodeAt(0));
+        return new Response(gif, { headers: { "content-type": "image/gif" } });
+      },
+    });
+    const remote = `http://127.0.0.1:${sender.port}`;
+    dns = await startDnsServer({});
+    ctx = await makeTestContext({ HTTP_PORT: "0", DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: "1000" });
+    server = startHttpServer(ctx.svc, ctx.app);
+    base = `http://127.0.0.1:${server.port}`;
+    owner = await makeAccount(ctx, { plan: "paid" });
+    mailbox = await makeMailbox(ctx, owner, "overseen");
+    await createUser(ctx.sql, { accountId: owner.accountId, email: EMAIL, password: PASSWORD });
+    hostile = await receive(ctx, mailbox.id, mime({
+      from: "Mallory <mallory@example.org>",
+      to: mailbox.address,
+      subject: "Quarterly numbers",
+      text: "See the numbers.",
+      html: `<html><head><meta http-equiv="refresh" content="0; url=${remote}/refresh"><link rel="stylesheet" href="${remote}/style.css"></head>
+<body><h1 id="greeting">Quarterly numbers</h1><p>See the numbers.</p>
+<img id="pixel" src="${remote}/remote.png" width="1" height="1">
+<div style="background-image: url('${remote}/css-bg.png')">styled</div>
+<img src="x" onerror="fetch('${remote}/onerror')">
+<script>document.body.setAttribute("data-script-ran", "yes"); fetch("${remote}/script"); try { parent.document.title = "owned" } catch (e) {}</script>
+<form action="${remote}/form" method="post"><button id="submit">Send</button></form>
+</body></html>`,
+    }));
+    for (let i = 0; i < 3; i++) await receive(ctx, mailbox.id, mime({ from: "team@example.org", to: mailbox.address, subject: `Status update ${i}`, text: `Status ${i}: all good.` }));
+    headless = await launchChromium();
+    page = await headless.context.newPage();
+    // Console errors from the dashboard's own pages mean a CSP violation or a script error. The
+    // sandboxed original is expected to report its blocked loads, so those are not counted.
+    page.on("console", (message) => {
+      if (message.type() === "error" && !message.location().url.includes("/original")) problems.push(`${message.location().url}: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+    await page.goto(`${base}/dashboard/login`);
+    await page.fill('input[name="email"]', EMAIL);
+    await page.fill('input[name="password"]', PASSWORD);
+    await page.click('button:has-text("Sign in")');
+    await page.waitForURL(`${base}/dashboard`);
+  }, 90_000);
+
+  afterAll(async () => {
+    await headless?.close();
+    await server?.stop();
+    sender?.stop(true);
+    await dns?.close();
+    await ctx?.close();
+  });
+
+  test("mail: the list shows the mailbox's messages with verdicts; a subject opens the message", async () => {
+    await page.click('nav a:has-text("Mail")');
+    await page.waitForURL(`${base}/dashboard/mail`);
+    expect(await page.textContent("h1")).toBe(`Mail · ${mailbox.address}`);
+    expect(await page.locator("table.mail tbody tr").count()).toBe(4);
+    expect(await page.textContent(`#message-${hostile}`)).toContain("Quarterly numbers");
+    await page.click(`#message-${hostile} a`);
+    await page.waitForURL(`${base}/dashboard/mail/${hostile}`);
+    expect(await page.textContent("#headers")).toContain("mallory@example.org");
+    expect(await page.textContent("#sanitization")).toContain("Scripts, styles and embeds removed");
+  });
+
+  test("the original renders in the sandboxed frame: no script runs, nothing remote loads, no refresh, no form", async () => {
+    await page.goto(`${base}/dashboard/mail/${hostile}`);
+    const frameElement = page.locator("iframe.original");
+    expect(await frameElement.getAttribute("sandbox")).toBe("");
+    const frame = page.frameLocator("iframe.original");
+    // The sender's HTML did render (so the frame is not simply empty) ...
+    expect(await frame.locator("#greeting").textContent()).toBe("Quarterly numbers");
+    await page.waitForTimeout(1500);
+    // ... but its script had no effect in either document, and nothing reached the sender.
+    expect(await frame.locator("body").getAttribute("data-script-ran")).toBeNull();
+    expect(await page.title()).not.toBe("owned");
+    expect(await frame.locator("#pixel").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(0);
+    await frame.locator("#submit").click();
+    await page.waitForTimeout(500);
+    expect(senderHits).toEqual([]);
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/mail/${hostile}`);
+  });
+
+  test("remote images load only after the human clicks for them, and still no script runs", async () => {
+    await page.goto(`${base}/dashboard/mail/${hostile}`);
+    await page.click('a:has-text("Load remote images")');
+    const frame = page.frameLocator("iframe.original");
+    const deadline = Date.now() + 5000;
+    while (!senderHits.includes("/remote.png") && Date.now() < deadline) await page.waitForTimeout(100);
+    expect(senderHits).toContain("/remote.png");
+    expect(await frame.locator("#pixel").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
+    expect(senderHits).not.toContain("/script");
+    expect(senderHits).not.toContain("/onerror");
+    expect(senderHits).not.toContain("/refresh");
+    expect(await frame.locator("body").getAttribute("data-script-ran")).toBeNull();
+    expect(await page.title()).not.toBe("owned");
+  });
+
+  test("activity: server-drawn charts with their tables, no script needed", async () => {
+    await page.click('nav a:has-text("Activity")');
+    await page.waitForURL(`${base}/dashboard/activity`);
+    expect(await page.locator("figure.chart svg").count()).toBeGreaterThanOrEqual(5);
+    expect(await page.locator("#inbound rect title").count()).toBeGreaterThan(0);
+    await page.click("#inbound summary");
+    expect(await page.locator("#inbound table tbody tr").count()).toBe(1);
+    expect(await page.locator("#inbound svg[role=img]").boundingBox()).toMatchObject({ width: expect.any(Number) });
+  });
+
+  test("domains: add one, see the records to publish with their state, verify", async () => {
+    await page.click('nav a:has-text("Domains")');
+    await page.waitForURL(`${base}/dashboard/domains`);
+    await page.fill('input[name="name"]', "browser.example.org");
+    await page.click('button:has-text("Add domain")');
+    await page.waitForURL(/\/dashboard\/domains\/dom_/);
+    expect(await page.locator(".record-card").count()).toBe(4);
+    expect(await page.textContent("#record-inbound")).toContain("not checked yet");
+    // The MX record goes up; the rest stay missing.
+    dns.zone["browser.example.org"] = { MX: [{ exchange: ctx.config.mxHost, priority: 10 }] };
+    await page.click('button:has-text("Verify now")');
+    await page.waitForSelector(".notice.error");
+    expect(await page.textContent("#record-inbound .badge")).toBe("seen");
+    expect(await page.textContent("#record-dkim .badge")).toBe("missing");
+  });
+
+  test("people: add a person, see the password once, and the action in the audit trail", async () => {
+    await page.click('nav a:has-text("People")');
+    await page.waitForURL(`${base}/dashboard/people`);
+    await page.fill('#add-person input[name="email"]', "colleague@example.com");
+    await page.click('button:has-text("Add and show a password")');
+    await page.waitForSelector("#new-person .secret-value");
+    expect((await page.textContent("#new-person .secret-value"))!.length).toBeGreaterThanOrEqual(12);
+    // The trail records an action once it has ended, so the next page view shows it.
+    await page.goto(`${base}/dashboard/people`);
+    expect(await page.locator(".secret-value").count()).toBe(0);
+    expect(await page.textContent("#audit tbody tr:first-child")).toContain("person.add");
+  });
+
+  test("no dashboard page reported a console error or a CSP violation", () => {
+    expect(problems).toEqual([]);
+  });
+});
