@@ -36,7 +36,8 @@ function publish(records: Record[], only: string[]): void {
 const state = (page: string, purpose: string) => new RegExp(`<section class="card record-card" id="record-${purpose}">[\\s\\S]*?<span class="badge[^"]*">([^<]+)</span>`).exec(page)?.[1];
 
 beforeAll(async () => {
-  dns = await startDnsServer({});
+  // Our MX host has an address: SPF is judged for it, as a receiver of our mail judges it.
+  dns = await startDnsServer({ [MX_HOST]: { A: ["192.0.2.25"] } });
   ctx = await makeTestContext({ HTTP_PORT: "0", DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: "1000", MX_HOST });
   server = startHttpServer(ctx.svc, ctx.app);
   const base = `http://127.0.0.1:${server.port}`;
