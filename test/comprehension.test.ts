@@ -326,7 +326,7 @@ describe("schema fill", () => {
   });
 });
 
-describe("validator subset", () => {
+describe("validator (Ajv, draft-07; more in extraction-schema.test.ts)", () => {
   const s = {
     type: "object",
     required: ["a"],
@@ -337,11 +337,12 @@ describe("validator subset", () => {
       d: { type: "string", format: "email", "x-custom": true },
     },
   };
-  test("accepts what fits, rejects what does not, ignores unsupported keywords", () => {
-    expect(validate(s, { a: "xy", b: null, c: ["p"], d: "not an email" })).toEqual([]);
-    expect(validate(s, { b: 1.5 })).toEqual(["/a: required", "/b: expected integer or null"]);
-    expect(validate(s, { a: "y" })).toEqual(["/a: shorter than 2", "/a: does not match pattern"]);
-    expect(validate(s, { a: "xyzzy", b: 10, c: ["r"] })).toEqual(["/a: longer than 4", "/b: must be <= 9", "/c/0: must be one of \"p\", \"q\""]);
+  test("accepts what fits, rejects what does not, with the path of each problem; vendor keywords are ignored", () => {
+    expect(validate(s, { a: "xy", b: null, c: ["p"], d: "pat@example.com" })).toEqual([]);
+    expect(validate(s, { a: "xy", d: "not an email" })).toEqual(['/d: must match format "email"']);
+    expect(validate(s, { b: 1.5 })).toEqual(["/a: required", "/b: must be integer,null"]);
+    expect(validate(s, { a: "y" })).toEqual(["/a: must NOT have fewer than 2 characters", "/a: does not match pattern"]);
+    expect(validate(s, { a: "xyzzy", b: 10, c: ["r"] })).toEqual(["/a: must NOT have more than 4 characters", "/b: must be <= 9", '/c/0: must be one of "p", "q"']);
   });
   test("nested quantifier patterns are not run", () => {
     expect(validate({ type: "string", pattern: "^(a+)+$" }, `${"a".repeat(40)}!`)).toEqual([]);

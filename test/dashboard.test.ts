@@ -178,7 +178,7 @@ describe("sign-in", () => {
       expect(reply.headers.getSetCookie().some((c) => c.startsWith("dashboard_session="))).toBe(false);
     }
     expect(wrongPassword[0]!.reply.text).toContain("Email or password is incorrect.");
-    // Both run one full PBKDF2 derivation; neither answers in a fraction of the other's time.
+    // Both run one full argon2id derivation; neither answers in a fraction of the other's time.
     const fastest = (xs: { ms: number }[]) => Math.min(...xs.map((x) => x.ms));
     const ratio = fastest(unknownEmail) / fastest(wrongPassword);
     expect(ratio).toBeGreaterThan(0.4);

@@ -7,7 +7,7 @@
 
 import { findAmounts, parseNumber, scanText, type Amount, type ComprehensionInput, type Facts, type Found } from "./extract.ts";
 import { findDates, type FoundDate } from "./extract-dates.ts";
-import { declaredTypes, isObject, validate, type JsonSchema } from "./schema-validate.ts";
+import { declaredTypes, isObject, validateProperty, type JsonSchema } from "./schema-validate.ts";
 import type { Label } from "./labels.ts";
 
 export type SchemaFill = {
@@ -55,7 +55,8 @@ export function fillSchema(schema: JsonSchema, input: ComprehensionInput, facts:
     for (const raw of candidates(name, sub, ctx)) {
       const value = coerce(raw, sub);
       if (value === undefined) continue;
-      const found = validate(sub, value, `/${name}`);
+      // Judged inside the whole schema (Ajv): $ref, anyOf, const, format, additionalProperties.
+      const found = validateProperty(schema, name, value);
       if (found.length === 0) {
         values[name] = value;
         break;
@@ -80,6 +81,7 @@ function inferred(nameTokens: string[], titleTokens: string[], sub: JsonSchema, 
   const about = [...nameTokens, ...titleTokens].join(" ");
   const described = `${about} ${typeof sub.description === "string" ? tokens(sub.description).join(" ") : ""}`;
   if (Array.isArray(sub.enum)) return pickEnum(sub.enum, nameTokens, ctx);
+  if ("const" in sub) return pickEnum([sub.const], nameTokens, ctx);
   if (types.includes("boolean")) return booleanFrom(nameTokens, ctx);
   const list = types.includes("array");
   return factFor(about, list, types, ctx) ?? factFor(described, list, types, ctx) ?? numberNear(nameTokens, types, ctx);
@@ -194,9 +196,11 @@ function booleanFrom(nameTokens: string[], ctx: Ctx): boolean {
 
 function coerce(raw: unknown, sub: JsonSchema): unknown {
   if (raw === undefined || raw === null) return undefined;
-  if (Array.isArray(sub.enum)) {
+  // A const is a one-value enum.
+  const options = Array.isArray(sub.enum) ? sub.enum : "const" in sub ? [sub.const] : null;
+  if (options) {
     const s = String(Array.isArray(raw) ? raw[0] : raw).trim().toLowerCase().replace(/[_-]+/g, " ");
-    return sub.enum.find((e) => String(e).toLowerCase().replace(/[_-]+/g, " ") === s);
+    return options.find((e) => String(e).toLowerCase().replace(/[_-]+/g, " ") === s);
   }
   const types = declaredTypes(sub);
   if (types.length === 0) return raw;

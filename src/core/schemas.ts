@@ -1,5 +1,6 @@
 // Extraction schemas: JSON Schema objects an account registers; a mailbox may name one so that
 // comprehension fills its properties from each inbound message.
+import { schemaProblems } from "../comprehension/schema-validate.ts";
 import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
@@ -22,6 +23,13 @@ export async function createExtractionSchema(
     throw errors.validation("extraction schema properties must be an object");
   }
   if (JSON.stringify(schema).length > MAX_SCHEMA_BYTES) throw errors.validation("extraction schema is too large");
+  // Checked against the draft-07 meta-schema (Ajv), then compiled: a mistake is named with its
+  // path in the schema, here rather than as a silently unfilled property on every message.
+  const problems = schemaProblems(schema);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 3).join("; ");
+    throw errors.validation(`extraction schema is not valid JSON Schema: ${shown}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ""}`);
+  }
   const [account] = await sql`select 1 from accounts where id = ${input.accountId}`;
   if (!account) throw errors.notFound("account");
   const id = newId("sch");

@@ -41,38 +41,3 @@ export function constantTimeEqual(a: string, b: string): boolean {
   for (let i = 0; i < length; i++) difference |= (left[i] ?? 0) ^ (right[i] ?? 0);
   return difference === 0;
 }
-
-const PASSWORD_ITERATIONS = 210_000;
-
-/** PBKDF2-SHA256 password hash, stored as `pbkdf2$<iterations>$<salt>$<hash>`. */
-export async function hashPassword(password: string, salt = randomBytes(16)): Promise<string> {
-  const hash = await pbkdf2(password, salt, PASSWORD_ITERATIONS);
-  return `pbkdf2$${PASSWORD_ITERATIONS}$${base64url(salt)}$${base64url(hash)}`;
-}
-
-async function pbkdf2(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(password), "PBKDF2", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: salt as Uint8Array<ArrayBuffer>, iterations }, key, 256);
-  return new Uint8Array(bits);
-}
-
-/**
- * Checks a password against a hash from hashPassword. The comparison is constant-time, and a
- * stored value in an unknown format still costs one full derivation, so timing says nothing.
- */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, iterationsText, saltText, hashText] = stored.split("$");
-  const iterations = Number(iterationsText);
-  const usable = scheme === "pbkdf2" && Number.isInteger(iterations) && iterations > 0 && iterations <= 10_000_000 && !!saltText && !!hashText;
-  const salt = (usable && fromBase64url(saltText!)) || randomBytes(16);
-  const hash = await pbkdf2(password, salt, usable ? iterations : PASSWORD_ITERATIONS);
-  return constantTimeEqual(base64url(hash), usable ? hashText! : "") && usable;
-}
-
-function fromBase64url(text: string): Uint8Array | null {
-  try {
-    return Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (char) => char.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}

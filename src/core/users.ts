@@ -2,7 +2,7 @@
 import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
-import { hashPassword } from "./secrets.ts";
+import { hashPassword } from "./passwords.ts";
 
 export async function createUser(sql: Db, input: { accountId: string; email: string; password: string }): Promise<{ id: string; email: string }> {
   const email = input.email.trim().toLowerCase();
