@@ -2,7 +2,7 @@
 // password. Adding one is createUser (users.ts), with the same password rule as here.
 import type { Db, Sql } from "../db.ts";
 import { errors } from "./errors.ts";
-import { hashPassword, verifyPassword } from "./secrets.ts";
+import { hashPassword, verifyPassword } from "./passwords.ts";
 
 /** createUser's rule (users.ts): a password has at least 12 characters. */
 export const MIN_PASSWORD_LENGTH = 12;
@@ -37,7 +37,7 @@ export async function changeOwnPassword(
   if (input.next.length < MIN_PASSWORD_LENGTH) throw errors.validation(`password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const [user] = await db`select password_hash from dashboard_users where id = ${input.userId}`;
   if (!user) throw errors.routeNotFound();
-  if (!(await verifyPassword(input.current, user.password_hash))) return "wrong_current";
+  if (!(await verifyPassword(input.current, user.password_hash)).ok) return "wrong_current";
   const hash = await hashPassword(input.next);
   await db.begin(async (tx) => {
     await tx`update dashboard_users set password_hash = ${hash} where id = ${input.userId}`;
