@@ -8,6 +8,7 @@ import pg from "pg";
 import type { Services } from "../src/core/services.ts";
 import { silentWorkerLogger } from "../src/db.ts";
 import { errorFields } from "../src/log.ts";
+import { guardConnectionRejections } from "./connection-rejections.ts";
 import { holdPoolLease, startSweeper, type PoolLease } from "./liveness.ts";
 import { taskList } from "./tasks/index.ts";
 
@@ -34,6 +35,7 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     lease = holdPoolLease(databaseUrl, workerPool.id, svc.log);
     lease.catch(() => {});
   });
+  const unguard = guardConnectionRejections((error) => svc.log.error("worker.result_not_recorded", errorFields(error)));
   const runner: Runner = await run({
     events,
     pgPool: pool,
@@ -51,6 +53,10 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     return start === undefined ? null : Math.round(performance.now() - start);
   };
   runner.events.on("job:start", ({ job }) => void started.set(job.id, performance.now()));
+  // The jobs this process runs now; one locked by this pool and not in here is an orphan.
+  const running = new Set<string>();
+  runner.events.on("job:start", ({ job }) => void running.add(job.id));
+  runner.events.on("job:complete", ({ job }) => void running.delete(job.id));
   runner.events.on("job:error", ({ job, error }) => {
     svc.log.warn("job.failed", {
       job_id: job.id,
@@ -71,9 +77,10 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     // Without a lease its jobs could never be told apart from a dead pool's: do not run.
     await runner.stop();
     await pool.end();
+    unguard();
     throw error;
   }
-  const sweeper = startSweeper(svc.sql, held.poolId, { intervalMs: svc.config.workerRecovery.sweepIntervalMs, deadAfterMs: svc.config.workerRecovery.deadAfterMs }, svc.log);
+  const sweeper = startSweeper(svc.sql, held.poolId, { intervalMs: svc.config.workerRecovery.sweepIntervalMs, deadAfterMs: svc.config.workerRecovery.deadAfterMs, running: () => running }, svc.log);
   svc.log.info("worker.started", { concurrency: svc.config.workerConcurrency, pool_id: held.poolId });
   return {
     poolId: held.poolId,
@@ -83,6 +90,7 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
       await runner.stop();
       await held.release();
       await pool.end();
+      unguard();
     },
   };
 }
