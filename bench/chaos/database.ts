@@ -38,13 +38,13 @@ async function freshDatabaseOn(serverUrl: string): Promise<ChaosDatabase> {
     url: urlFor(serverUrl, name),
     kind: "server",
     async restart(downMs) {
-      // e.g. "pg_ctlcluster 16 main stop -m fast" is not enough: the command must stop AND start,
-      // and {down_ms} in it is replaced by the downtime asked for.
+      // A shell command that stops the server and starts it again (e.g. "pg_ctlcluster 16 main
+      // stop -m fast && sleep {down_s} && pg_ctlcluster 16 main start"); {down_s} is the downtime.
       const command = process.env.CHAOS_RESTART_SERVER_COMMAND;
       if (!command) {
-        throw new Error("db-restart against DATABASE_URL restarts that server: set CHAOS_RESTART_SERVER_COMMAND (e.g. \"pg_ctlcluster 16 main stop -m fast && sleep 3 && pg_ctlcluster 16 main start\") or unset DATABASE_URL to use an embedded one");
+        throw new Error("db-restart against DATABASE_URL restarts that server: set CHAOS_RESTART_SERVER_COMMAND, or unset DATABASE_URL to use an embedded PostgreSQL");
       }
-      const result = spawnSync("sh", ["-c", command.replaceAll("{down_ms}", String(downMs))], { stdio: "inherit" });
+      const result = spawnSync("sh", ["-c", command.replaceAll("{down_s}", String(downMs / 1000))], { stdio: "inherit" });
       if (result.status !== 0) throw new Error(`CHAOS_RESTART_SERVER_COMMAND exited ${result.status}`);
     },
     async close() {

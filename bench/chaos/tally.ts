@@ -48,7 +48,7 @@ export async function tally(scenario: string, sql: Sql, runId: string, messages:
     lost,
     duplicated,
     longestDelayMs: longest,
-    notes: [...notes, `${resent} resent by the client`, `${redelivered} webhook retries (same event_id)`],
+    notes: [...notes, `${resent} resent by the client`, `${redelivered} delivered again under the same event_id`],
   };
 }
 
