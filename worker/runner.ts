@@ -35,16 +35,28 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     lease = holdPoolLease(databaseUrl, workerPool.id, svc.log);
     lease.catch(() => {});
   });
+  // The jobs this process runs now, from the first one on; one locked by this pool and not in
+  // here is an orphan (see the sweeper).
+  const running = new Set<string>();
+  events.on("job:start", ({ job }) => void running.add(job.id));
+  events.on("job:complete", ({ job }) => void running.delete(job.id));
   const unguard = guardConnectionRejections((error) => svc.log.error("worker.result_not_recorded", errorFields(error)));
-  const runner: Runner = await run({
-    events,
-    pgPool: pool,
-    concurrency: svc.config.workerConcurrency,
-    noHandleSignals: true,
-    pollInterval: 1000,
-    taskList: taskList(svc),
-    logger: silentWorkerLogger(),
-  });
+  let runner: Runner;
+  try {
+    runner = await run({
+      events,
+      pgPool: pool,
+      concurrency: svc.config.workerConcurrency,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      taskList: taskList(svc),
+      logger: silentWorkerLogger(),
+    });
+  } catch (error) {
+    unguard();
+    await pool.end();
+    throw error;
+  }
   // One log line per job run, with its id, task, attempt and duration.
   const started = new Map<string, number>();
   const elapsed = (id: string) => {
@@ -53,10 +65,6 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     return start === undefined ? null : Math.round(performance.now() - start);
   };
   runner.events.on("job:start", ({ job }) => void started.set(job.id, performance.now()));
-  // The jobs this process runs now; one locked by this pool and not in here is an orphan.
-  const running = new Set<string>();
-  runner.events.on("job:start", ({ job }) => void running.add(job.id));
-  runner.events.on("job:complete", ({ job }) => void running.delete(job.id));
   runner.events.on("job:error", ({ job, error }) => {
     svc.log.warn("job.failed", {
       job_id: job.id,
