@@ -8,6 +8,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { resolve } from "node:path";
 import { acceptInbound } from "../src/core/inbound.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
+import { isLostConnection } from "../worker/connection-rejections.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { waitFor } from "./support/smtp-client.ts";
@@ -133,7 +134,40 @@ test("a holder SIGKILLed mid-job: the live worker runs the job within the bound,
   expect(delay).toBeLessThan(BOUND_MS + 1500);
 
   // Run once more, by the live worker (attempt 2), and the dead pool is out of the registry.
-  expect(await jobOf(messageId)).toBeUndefined();
+  // (processed_at commits with the task; the job row goes when Graphile Worker records success.)
+  await waitFor(async () => (await jobOf(messageId)) === undefined, "the job to be completed", 5_000);
   expect(await ctx.sql`select 1 from worker_pools where id = ${pool!.id}`).toHaveLength(0);
   expect((await ctx.sql`select id from worker_pools`).map((row) => row.id)).toEqual([live!.poolId]);
 }, 60_000);
+
+test("a job this live pool holds but no longer runs (its result was lost with the database) is handed back and run", async () => {
+  const [messageId] = await acceptInbound(ctx.svc, Buffer.from("From: a@example.org\r\nSubject: orphan\r\n\r\nHello\r\n"), [mailbox], {
+    remoteIp: null,
+    helo: null,
+    mailFrom: null,
+  });
+  await waitFor(() => processed(messageId!), "the message's first run");
+  await ctx.sql`update messages set processed_at = null where id = ${messageId!}`;
+  // As Graphile Worker leaves a job when completeJob/failJob could not reach the database: locked
+  // by this (live) pool, run by none of its workers. Added for later and locked in one statement,
+  // so the live worker cannot fetch it first.
+  const [added] = await ctx.sql`
+    select (graphile_worker.add_job('process_inbound', json_build_object('message_id', ${messageId!}::text), run_at => now() + interval '1 hour')).id`;
+  const [job] = await ctx.sql`
+    update graphile_worker._private_jobs set locked_by = ${live!.poolId}, locked_at = now(), run_at = now(), attempts = 1
+    where id = ${added!.id} and locked_at is null returning id`;
+  expect(job).toBeDefined();
+  const lockedAt = performance.now();
+  await waitFor(async () => (await processed(messageId!)) && (await ctx.sql`select 1 from graphile_worker._private_jobs where id = ${job!.id}`).length === 0, "the orphaned job to run", 30_000);
+  const delay = performance.now() - lockedAt;
+  expect(delay).toBeGreaterThanOrEqual(DEAD_AFTER_MS);
+  expect(delay).toBeLessThan(BOUND_MS + 1500);
+}, 60_000);
+
+test("only a lost database connection is taken for a result Graphile Worker could not record", () => {
+  expect(isLostConnection(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }))).toBe(true);
+  expect(isLostConnection(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }))).toBe(true);
+  expect(isLostConnection(new Error("Connection terminated unexpectedly"))).toBe(true);
+  expect(isLostConnection(new TypeError("cannot read properties of undefined"))).toBe(false);
+  expect(isLostConnection("ECONNREFUSED")).toBe(false);
+});

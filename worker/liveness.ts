@@ -104,7 +104,12 @@ export type Sweeper = { sweepNow(): Promise<string[]>; stop(): Promise<void> };
  * frees the jobs of those still gone deadAfterMs later (by this process's own monotonic clock,
  * between two of its own looks at the database: no clocks are compared across machines).
  */
-export function startSweeper(sql: Sql, ownPoolId: string, options: { intervalMs: number; deadAfterMs: number }, log: Logger): Sweeper {
+export function startSweeper(
+  sql: Sql,
+  ownPoolId: string,
+  options: { intervalMs: number; deadAfterMs: number; running: () => ReadonlySet<string> },
+  log: Logger,
+): Sweeper {
   const firstSeenGone = new Map<string, number>();
   let timer: ReturnType<typeof setTimeout> | null = null;
   let running: Promise<string[]> | null = null;
@@ -120,6 +125,7 @@ export function startSweeper(sql: Sql, ownPoolId: string, options: { intervalMs:
       if (since === undefined) firstSeenGone.set(id, now);
       if (now - (since ?? now) >= options.deadAfterMs) dead.push(id);
     }
+    await freeOwnOrphans(now);
     if (dead.length === 0) return [];
     const freed = await sql.begin(async (tx) => {
       // Checked again under the row locks: a pool that came back in the meantime is left alone.
@@ -133,6 +139,30 @@ export function startSweeper(sql: Sql, ownPoolId: string, options: { intervalMs:
     });
     for (const id of freed) firstSeenGone.delete(id);
     return freed;
+  };
+
+  // Jobs locked by this live pool that it no longer runs: their result could not be recorded
+  // (the database was away; see connection-rejections.ts). Only this process can know that, so
+  // only it frees them, with the statement force_unlock_workers runs, narrowed to those jobs.
+  const orphanSince = new Map<string, number>();
+  const freeOwnOrphans = async (now: number) => {
+    const running = options.running();
+    const locked = (await sql`select id::text from graphile_worker._private_jobs where locked_by = ${ownPoolId}`).map((row) => row.id as string);
+    const orphans = locked.filter((id) => !running.has(id));
+    for (const id of orphanSince.keys()) if (!orphans.includes(id)) orphanSince.delete(id);
+    const due: string[] = [];
+    for (const id of orphans) {
+      const since = orphanSince.get(id);
+      if (since === undefined) orphanSince.set(id, now);
+      // Checked again against the running set: a job may have started since the query.
+      if (now - (since ?? now) >= options.deadAfterMs && !options.running().has(id)) due.push(id);
+    }
+    if (due.length === 0) return;
+    const freed = await sql`
+      update graphile_worker._private_jobs set locked_at = null, locked_by = null
+      where id = any(${due}::bigint[]) and locked_by = ${ownPoolId} returning id::text`;
+    for (const id of due) orphanSince.delete(id);
+    log.warn("worker.own_orphans_freed", { pool_id: ownPoolId, job_ids: freed.map((row) => row.id as string) });
   };
 
   const guarded = (): Promise<string[]> => {

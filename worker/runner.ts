@@ -8,6 +8,7 @@ import pg from "pg";
 import type { Services } from "../src/core/services.ts";
 import { silentWorkerLogger } from "../src/db.ts";
 import { errorFields } from "../src/log.ts";
+import { guardConnectionRejections } from "./connection-rejections.ts";
 import { holdPoolLease, startSweeper, type PoolLease } from "./liveness.ts";
 import { taskList } from "./tasks/index.ts";
 
@@ -34,17 +35,30 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     lease = holdPoolLease(databaseUrl, workerPool.id, svc.log);
     lease.catch(() => {});
   });
-  const runner: Runner = await run({
-    events,
-    pgPool: pool,
-    concurrency: svc.config.workerConcurrency,
-    noHandleSignals: true,
-    pollInterval: 1000,
-    taskList: taskList(svc),
-    // Event log retention; one run at a time across every worker process.
-    crontab: "17 * * * * prune_event_log ?max=1",
-    logger: silentWorkerLogger(),
-  });
+  // The jobs this process runs now, from the first one on; one locked by this pool and not in
+  // here is an orphan (see the sweeper).
+  const running = new Set<string>();
+  events.on("job:start", ({ job }) => void running.add(job.id));
+  events.on("job:complete", ({ job }) => void running.delete(job.id));
+  const unguard = guardConnectionRejections((error) => svc.log.error("worker.result_not_recorded", errorFields(error)));
+  let runner: Runner;
+  try {
+    runner = await run({
+      events,
+      pgPool: pool,
+      concurrency: svc.config.workerConcurrency,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      taskList: taskList(svc),
+      // Event log retention; one run at a time across every worker process.
+      crontab: "17 * * * * prune_event_log ?max=1",
+      logger: silentWorkerLogger(),
+    });
+  } catch (error) {
+    unguard();
+    await pool.end();
+    throw error;
+  }
   // One log line per job run, with its id, task, attempt and duration.
   const started = new Map<string, number>();
   const elapsed = (id: string) => {
@@ -73,9 +87,10 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     // Without a lease its jobs could never be told apart from a dead pool's: do not run.
     await runner.stop();
     await pool.end();
+    unguard();
     throw error;
   }
-  const sweeper = startSweeper(svc.sql, held.poolId, { intervalMs: svc.config.workerRecovery.sweepIntervalMs, deadAfterMs: svc.config.workerRecovery.deadAfterMs }, svc.log);
+  const sweeper = startSweeper(svc.sql, held.poolId, { intervalMs: svc.config.workerRecovery.sweepIntervalMs, deadAfterMs: svc.config.workerRecovery.deadAfterMs, running: () => running }, svc.log);
   svc.log.info("worker.started", { concurrency: svc.config.workerConcurrency, pool_id: held.poolId });
   return {
     poolId: held.poolId,
@@ -85,6 +100,7 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
       await runner.stop();
       await held.release();
       await pool.end();
+      unguard();
     },
   };
 }

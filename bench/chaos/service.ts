@@ -1,0 +1,42 @@
+// The service as `npm start` runs it (`bun src/main.ts`), in child processes with the roles and
+// settings a scenario gives, each one's JSON log kept in a file of the run's directory.
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dir, "../..");
+
+export type ServiceProcess = {
+  name: string;
+  pid: number;
+  kill(signal: "SIGKILL" | "SIGTERM"): Promise<void>;
+  logPath: string;
+};
+
+let starts = 0;
+
+export async function startService(name: string, env: Record<string, string>, runDir: string): Promise<ServiceProcess> {
+  const logPath = join(runDir, `${name}.${++starts}.log`);
+  const child = Bun.spawn([process.execPath, "src/main.ts"], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+    stdout: Bun.file(logPath),
+    stderr: Bun.file(`${logPath}.err`),
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (existsSync(logPath) && readFileSync(logPath, "utf8").includes('"service.started"')) break;
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} during start; see ${logPath}.err`);
+    if (Date.now() > deadline) throw new Error(`${name} did not start within 60 s; see ${logPath}`);
+    await Bun.sleep(50);
+  }
+  const self: ServiceProcess = {
+    name,
+    pid: child.pid,
+    logPath,
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await child.exited;
+    },
+  };
+  return self;
+}
