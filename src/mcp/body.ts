@@ -4,6 +4,7 @@
 // request (a batch would let one request fan out into many concurrent sends; protocol
 // 2025-06-18 dropped batching anyway). The parsed message is handed on as `parsedBody`.
 
+import { CallToolRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../http/body-limits.ts";
 
 const MAX_BATCH_MESSAGES = 1;
@@ -29,4 +30,23 @@ export async function readMcpBody(request: Request, maxBytes: number): Promise<M
     return rpcError(400, -32600, "Invalid Request: batches are not supported; send one JSON-RPC message per request");
   }
   return { ok: true, message };
+}
+
+/**
+ * A tools/call whose params do not fit the protocol (arguments that are not an object, a name that
+ * is not a string) is the client's error, -32602 Invalid params. Left to the SDK, its schema check
+ * throws a plain validation error inside the request handler, which it reports as -32603 Internal
+ * error with the validator's dump as the message.
+ */
+export function invalidToolCall(message: unknown): Response | null {
+  if (!message || typeof message !== "object" || Array.isArray(message)) return null;
+  const request = message as { method?: unknown; id?: unknown };
+  if (request.method !== "tools/call" || CallToolRequestSchema.safeParse(message).success) return null;
+  const id = typeof request.id === "string" || typeof request.id === "number" ? request.id : null;
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    error: { code: ErrorCode.InvalidParams, message: "Invalid params: tools/call takes params {name: string, arguments?: object}" },
+  });
+  return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
 }
