@@ -20,7 +20,7 @@ export function runs(fast: number, long: number): number {
 }
 
 /** Counts for the run's report, by file. */
-export const stats = { requests: 0, mcpCalls: 0, messages: 0, smtpSessions: 0, failures: 0 };
+export const stats = { requests: 0, mcpCalls: 0, smtpSessions: 0, messages: 0, messagesPastParserLimits: 0, refused: 0, failures: 0 };
 
 /**
  * Checks a property with the run's seed. A failure is re-thrown with the replay line first, and
