@@ -78,10 +78,15 @@ describe("POST /mcp", () => {
     expect(tools.length).toBeGreaterThanOrEqual(11);
   });
 
-  test("finding kept as a fixed case: tools/call params that do not fit the protocol are -32602 Invalid params, not an internal error", async () => {
+  test("findings kept as fixed cases: params that do not fit the method are -32602 Invalid params, not an internal error", async () => {
     for (const params of ['{"name":"list_messages","arguments":[]}', '{"name":"create_draft","arguments":"x"}', '{"name":5}', '{"arguments":{}}', "[]", '{"name":"get_message","arguments":null}']) {
       const answer = await rpc(world.keys.mcp, `{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":${params}}`);
       expect({ params, status: answer.status, body: JSON.parse(answer.text) }).toMatchObject({ params, status: 200, body: { jsonrpc: "2.0", id: "c1", error: { code: -32602 } } });
+    }
+    // Found by the long run: initialize without params was -32603 too.
+    for (const request of ['{"jsonrpc":"2.0","id":7,"method":"initialize"}', '{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":5}}', '{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[]}']) {
+      const answer = await rpc(world.keys.mcp, request);
+      expect({ request, body: JSON.parse(answer.text) }).toMatchObject({ request, body: { id: 7, error: { code: -32602 } } });
     }
   });
 

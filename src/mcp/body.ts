@@ -4,7 +4,13 @@
 // request (a batch would let one request fan out into many concurrent sends; protocol
 // 2025-06-18 dropped batching anyway). The parsed message is handed on as `parsedBody`.
 
-import { CallToolRequestSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../http/body-limits.ts";
 
 const MAX_BATCH_MESSAGES = 1;
@@ -32,21 +38,31 @@ export async function readMcpBody(request: Request, maxBytes: number): Promise<M
   return { ok: true, message };
 }
 
+// The requests this server answers, by method, with the SDK's own schema for each.
+const REQUEST_SCHEMAS = new Map<string, { safeParse(value: unknown): { success: boolean } }>([
+  ["initialize", InitializeRequestSchema],
+  ["ping", PingRequestSchema],
+  ["tools/list", ListToolsRequestSchema],
+  ["tools/call", CallToolRequestSchema],
+]);
+
 /**
- * A tools/call whose params do not fit the protocol (arguments that are not an object, a name that
- * is not a string) is the client's error, -32602 Invalid params. Left to the SDK, its schema check
- * throws a plain validation error inside the request handler, which it reports as -32603 Internal
- * error with the validator's dump as the message.
+ * A request whose params do not fit its method (tools/call arguments that are not an object,
+ * initialize without params) is the client's error, -32602 Invalid params. Left to the SDK, its
+ * schema check throws inside the request handler, which it reports as -32603 Internal error with
+ * the validator's dump as the message. Notifications (no id) get no answer either way.
  */
-export function invalidToolCall(message: unknown): Response | null {
+export function invalidParams(message: unknown): Response | null {
   if (!message || typeof message !== "object" || Array.isArray(message)) return null;
   const request = message as { method?: unknown; id?: unknown };
-  if (request.method !== "tools/call" || CallToolRequestSchema.safeParse(message).success) return null;
+  if (!("id" in request) || typeof request.method !== "string") return null;
+  const schema = REQUEST_SCHEMAS.get(request.method);
+  if (!schema || schema.safeParse(message).success) return null;
   const id = typeof request.id === "string" || typeof request.id === "number" ? request.id : null;
   const body = JSON.stringify({
     jsonrpc: "2.0",
     id,
-    error: { code: ErrorCode.InvalidParams, message: "Invalid params: tools/call takes params {name: string, arguments?: object}" },
+    error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${request.method.slice(0, 40)}` },
   });
   return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
 }

@@ -26,7 +26,9 @@ export const FUZZ_MAX_MESSAGE_BYTES = 3_000_000;
 const PART_HEADER_LIMIT = 1024 * 1024;
 
 const crlf = "\r\n";
-const CHARSETS = ["utf-8", "iso-8859-1", "windows-1252", "x-no-such-charset", "utf-7", "shift_jis", "", "\"utf-8", "utf-8'en'"];
+// A second top-level Content-Type would decide the structure before the generated one, so long
+// and odd values go into each part's own charset.
+const CHARSETS = ["utf-8", "iso-8859-1", "windows-1252", "x-no-such-charset", "utf-7", "shift_jis", "", "\"utf-8", "utf-8'en'", `"${"x".repeat(5000)}"`];
 const ENCODINGS = ["7bit", "8bit", "binary", "base64", "quoted-printable", "x-uuencode", "bogus"];
 const TYPES = ["text/plain", "text/html", "application/octet-stream", "image/png", "message/rfc822", "text/calendar", "application/pdf", "x/y"];
 
@@ -119,7 +121,7 @@ export function hostileMail(nextId: () => string): fc.Arbitrary<HostileMail> {
   const headerExtras = fc.oneof(
     { weight: 6, arbitrary: fc.constant({ text: "", what: "" }) },
     { weight: 1, arbitrary: fc.integer({ min: 1, max: Math.ceil(MAX_HEADER_BYTES / 1000) + 50 }).map((kb) => ({ text: `X-Huge: ${Array.from({ length: kb }, () => "x".repeat(998)).join(`${crlf} `)}${crlf}`, what: `, ${kb} KB header` })) },
-    { weight: 1, arbitrary: fc.constantFrom({ text: `X-Nul: a\0b${crlf}Subject: second\0subject${crlf}`, what: ", NUL in headers" }, { text: `X-8bit: \xe9\xff\xc3(${crlf}`, what: ", 8-bit header" }, { text: `Content-Type: text/plain; charset="${"x".repeat(5000)}"${crlf}`, what: ", long charset" }) },
+    { weight: 1, arbitrary: fc.constantFrom({ text: `X-Nul: a\0b${crlf}Subject: second\0subject${crlf}`, what: ", NUL in headers" }, { text: `X-8bit: \xe9\xff\xc3(${crlf}`, what: ", 8-bit header" }, { text: `Content-Disposition: inline; filename="${"x".repeat(5000)}"${crlf}`, what: ", long parameter" }) },
   );
   const subject = fc.oneof(fc.string({ maxLength: 60 }).map((s) => s.replace(/[\r\n]/g, " ")), fc.constantFrom("=?x-unknown?B?SGVsbG8=?=", "=?utf-8?B?broken", "\xff\xfe subject", ""));
   const tail = fc.oneof(
