@@ -24,7 +24,8 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
 
   const server = new SMTPServer({
     name: config.smtp.hostname,
-    banner: "agent mailbox service ESMTP",
+    // smtp-server writes "<name> ESMTP <banner>": the banner must not say ESMTP again.
+    banner: "agent mailbox service",
     key: tls.key,
     cert: tls.cert,
     size: config.smtp.maxMessageBytes,

@@ -85,13 +85,13 @@ describe("screening over SMTP never reports unread content as complete", () => {
   });
   afterAll(() => stopStack(stack));
 
-  async function screened(subject: string, message: string): Promise<{ comprehension: any; unread_content: string | null }> {
+  async function screened(subject: string, message: string): Promise<{ comprehension: any; unread_content: string | null; spam_risk: string | null }> {
     const reply = await deliverRaw(stack.smtp.port, { from: "mallory@example.org", to: [inbox.address] }, message);
     expect(reply.data?.code).toBe(250);
     return waitFor(async () => {
       const [row] = await stack.ctx.sql`
-        select comprehension, unread_content from messages where mailbox_id = ${inbox.id} and subject = ${subject} and processed_at is not null`;
-      return row as { comprehension: any; unread_content: string | null } | undefined;
+        select comprehension, unread_content, spam_risk from messages where mailbox_id = ${inbox.id} and subject = ${subject} and processed_at is not null`;
+      return row as { comprehension: any; unread_content: string | null; spam_risk: string | null } | undefined;
     }, `screening of "${subject}"`, 30_000);
   }
 
@@ -115,6 +115,9 @@ describe("screening over SMTP never reports unread content as complete", () => {
     expect(row.comprehension.extraction_error.message).toContain("content left unread");
     expect(row.comprehension.unread_content).toBe(row.unread_content);
     expect(row.unread_content).toContain(`more than ${MAX_MIME_PARTS} MIME parts`);
+    // The spam classifier scores what was read too, instead of failing (spam_risk `error`).
+    expect(row.spam_risk).not.toBe("error");
+    expect(row.comprehension.spam.classifier.error).toBeUndefined();
   });
 
   test("a part header too large to parse: not complete", async () => {

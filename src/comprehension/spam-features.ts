@@ -5,6 +5,7 @@
 // Every token is a presence flag; counts become coarse bucket tokens.
 
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import { readablePrefix } from "../mail/readable-prefix.ts";
 import { sanitizeBody } from "../mail/sanitize.ts";
 
 // Parsing cost grows with size; spam content lives in the first part of a message anyway.
@@ -39,7 +40,16 @@ const PARSE_OPTIONS = {
 export type SpamContext = { receivedAt?: Date };
 
 export async function spamFeatures(raw: Uint8Array | string, context: SpamContext = {}): Promise<Set<string>> {
-  const parsed = await simpleParser(toParserInput(raw), PARSE_OPTIONS);
+  const input = toParserInput(raw);
+  let parsed: ParsedMail;
+  try {
+    parsed = await simpleParser(input, PARSE_OPTIONS);
+  } catch (error) {
+    // Past the parser's limits (too many parts, a huge part header) score what it can read, as
+    // the message's own fields are read (mail/readable-prefix.ts), rather than failing open.
+    if ((error as { code?: string })?.code !== "EMAXLEN" || typeof input === "string") throw error;
+    parsed = await simpleParser((await readablePrefix(input)).bytes, PARSE_OPTIONS);
+  }
   const tokens = new Set<string>();
   headerTokens(parsed, tokens);
   dateTokens(parsed, context.receivedAt ?? newestReceivedDate(parsed), tokens);

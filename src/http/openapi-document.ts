@@ -9,13 +9,58 @@ import { apiDescription } from "./description.ts";
 const OptionalKind = Symbol.for("TypeBox.Optional");
 const hiddenPaths = ["/healthz", "/readyz", "/docs", "/openapi.json"];
 
+const errorBody = { type: "object", required: ["error"], properties: { error: { type: "string" } }, additionalProperties: false };
+// Every write reads its body through the same parser (route-kit.ts), bodiless routes included:
+// whatever a client sends there is checked as any body is, and these are the answers.
+const bodyErrors: Record<string, string> = {
+  "400": "a request body, when sent, must be a JSON object (an empty body counts as none) without NUL characters or lone surrogates",
+  "413": "request body too large (MAX_REQUEST_BYTES)",
+};
+
+/** Documents the body parser's 400 and 413 on every write, beside what the route itself lists. */
+function documentBodyErrors(method: string, operation: Record<string, any>): void {
+  if (method === "get") return;
+  operation.responses ??= {};
+  for (const [status, description] of Object.entries(bodyErrors)) {
+    const existing = operation.responses[status];
+    const schema = existing?.content?.["application/json"]?.schema;
+    if (!existing) {
+      operation.responses[status] = { description, content: { "application/json": { schema: errorBody } } };
+    } else if (schema && !acceptsPlainError(schema)) {
+      existing.content["application/json"].schema = { anyOf: [schema, { ...errorBody, description }] };
+    }
+  }
+}
+
+/**
+ * The generator renders a nullable union of literals as `type: [string, null]` with an `enum` of
+ * the strings alone, which refuses null (JSON Schema checks both): null belongs in the enum too.
+ */
+function allowNullInEnums(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(allowNullInEnums);
+  if (!node || typeof node !== "object") return;
+  const schema = node as Record<string, any>;
+  if (Array.isArray(schema.type) && schema.type.includes("null") && Array.isArray(schema.enum) && !schema.enum.includes(null)) {
+    schema.enum = [...schema.enum, null];
+  }
+  for (const value of Object.values(schema)) allowNullInEnums(value);
+}
+
+/** Whether `{error: "..."}` alone fits the schema (a plain error body, or a union holding one). */
+function acceptsPlainError(schema: Record<string, any>): boolean {
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.some(acceptsPlainError);
+  const required: string[] = schema.required ?? [];
+  return schema.type === "object" && required.every((name) => name === "error");
+}
+
 export function buildOpenApiDocument(app: AnyElysia): Record<string, any> {
   const generated = toOpenAPISchema(app, { paths: hiddenPaths, staticFile: false }, undefined, undefined, "3.1.0") as {
     paths: Record<string, Record<string, any>>;
     components: Record<string, unknown>;
   };
   for (const methods of Object.values(generated.paths)) {
-    for (const operation of Object.values(methods)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      documentBodyErrors(method, operation);
       // A 204 has no body; the generator renders t.Void() as a malformed content map.
       const noContent = operation.responses?.["204"];
       if (noContent) operation.responses["204"] = { description: noContent.description ?? "No content" };
@@ -31,6 +76,7 @@ export function buildOpenApiDocument(app: AnyElysia): Record<string, any> {
       content: { "application/json": { schema: JSON.parse(JSON.stringify(body)) } },
     };
   }
+  allowNullInEnums(generated.paths);
   return {
     openapi: "3.1.0",
     info: { title: "Agent Mailbox API", version: "1.0.0", description: apiDescription },

@@ -1,5 +1,6 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
 import DKIM from 'nodemailer/lib/dkim';
+import { encodeWord, foldLines } from 'nodemailer/lib/mime-funcs';
 
 export type ComposeInput = {
   from: string;
@@ -64,10 +65,12 @@ export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
   }
 
   const references = trimReferences(m.references ?? [], inReplyTo);
+  const encodedSubject = subjectNeedingEncoding(m.subject);
+  if (encodedSubject) headers['Subject'] = { prepared: true, value: encodedSubject };
   const composer = new MailComposer({
     from: m.fromName ? { name: m.fromName, address: m.from } : { address: m.from },
     to: { address: m.to },
-    subject: m.subject,
+    subject: encodedSubject ? undefined : m.subject,
     text: { content: m.text, contentType: 'text/plain; charset=utf-8' },
     messageId: `<${messageId}>`,
     inReplyTo: inReplyTo ? `<${inReplyTo}>` : undefined,
@@ -82,6 +85,20 @@ export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
   const built = await composer.compile().build();
   if (!m.dkim) return new Uint8Array(built);
   return dkimSign(built, m.dkim);
+}
+
+/**
+ * nodemailer folds a plain ASCII subject at whitespace and never inside a word: a run of spaces at
+ * a fold point (a subject ending in a space, say) becomes a line holding only whitespace, which
+ * RFC 5322 allows only as obsolete syntax, and a word longer than a line makes a line past the
+ * 998-octet limit. Such a subject goes out as RFC 2047 encoded words (spaces inside them), folded
+ * between the words; any other subject is left to nodemailer. Returns the folded value, or null.
+ */
+function subjectNeedingEncoding(subject: string): string | null {
+  const plainLines = foldLines(`Subject: ${subject}`, 76).split('\r\n');
+  if (!plainLines.some((line) => /^[ \t]*$/.test(line) || line.length > 998)) return null;
+  const words = encodeWord(subject, 'Q', 52).split(' ');
+  return words.join('\r\n ');
 }
 
 function assertNoLineBreak(name: string, value: string | null | undefined): void {

@@ -9,7 +9,7 @@ import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import { authenticate } from "../http/auth.ts";
 import { errorFields } from "../log.ts";
-import { readMcpBody } from "./body.ts";
+import { invalidParams, readMcpBody } from "./body.ts";
 import { makeMcpServer } from "./server.ts";
 
 const MCP_PATH = "/mcp";
@@ -32,6 +32,8 @@ async function handlePost(svc: Services, request: Request): Promise<Response> {
   if (principal instanceof Response) return principal;
   const body = await readMcpBody(request, svc.config.maxRequestBytes);
   if (!body.ok) return body.response;
+  const invalid = invalidParams(body.message);
+  if (invalid) return invalid;
   const server = makeMcpServer(svc, principal);
   // JSON responses, not SSE: every tool answers once, and nothing is pushed to clients.
   const transport = new WebStandardStreamableHTTPServerTransport({
