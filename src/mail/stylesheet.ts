@@ -3,7 +3,7 @@
 // (css-conditions.ts), inside @layer blocks and nested in other rules. Each selector becomes
 // a css-select matcher (css-selectors.ts), indexed by its subject's id, class or tag.
 
-import { type CssNode, generate, parse } from "css-tree";
+import { type CssNode, find, generate, parse } from "css-tree";
 import { type Declaration, declarationsOf } from "./css-declarations.ts";
 import { mediaApplies, supportsApplies } from "./css-conditions.ts";
 import { type CompiledSelector, compileSelector, uncompiledSelector } from "./css-selectors.ts";
@@ -127,6 +127,8 @@ function addRule(node: CssNode & { type: "Rule" }, state: State, layer: number, 
     return;
   }
   for (const selector of list.children) {
+    // A pseudo-element's box holds generated content only: its rules hide and paint nothing of ours.
+    if (find(selector, (n) => n.type === "PseudoElementSelector") !== null) continue;
     const compiled = state.order < MAX_RULES ? compileSelector(selector, state.sheet.quirksMode) : uncompiledSelector(selector, state.sheet.quirksMode);
     if (compiled === null) {
       if (paints) state.sheet.paintsUnplacedBackground = true;
