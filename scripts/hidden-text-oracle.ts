@@ -24,6 +24,7 @@ try {
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const pct = (n: number, d: number) => `${((100 * n) / d).toFixed(2)}%`;
   console.log(`documents: ${result.docs} (seed ${seed}), texts: ${result.texts}, ${seconds}s`);
+  console.log(`hidden by the browser: ${result.hiddenByBrowser}; differing from the generator's intent: ${result.unintended}`);
   console.log(`agreement per text: ${result.agreedTexts}/${result.texts} = ${pct(result.agreedTexts, result.texts)}`);
   console.log(`agreement per document: ${result.agreedDocs}/${result.docs} = ${pct(result.agreedDocs, result.docs)}`);
   const byTechnique = new Map<string, number>();

@@ -44,7 +44,7 @@ export function isHiddenByLayout(d: Declarations, el: Element): boolean {
   if (d.get("display") === "none") return true;
   if (/opacity\(\s*0*\.?0*%?\s*\)/.test(d.get("filter") ?? "")) return true;
   const box = boxKind(el, d);
-  if (box !== "inline" && /scale[xy]?\(\s*[+-]?0*\.?0*\s*[,)]/.test(d.get("transform") ?? "")) return true;
+  if (box !== "inline" && (transformedAway(d) || d.get("content-visibility") === "hidden")) return true;
   return offsetBeyond(d, OFF_SCREEN_PX, box) || clippedAway(d, 1, box);
 }
 
@@ -60,10 +60,24 @@ export function isWeaklyHidden(d: Declarations, ctx: InheritedStyle, el: Element
   return (
     ctx.opacity <= 0.3 ||
     ctx.fontPx < 6 ||
-    colorsBlend(ctx.color, ctx.background, 48) ||
+    colorsBlend(ctx.fill ?? ctx.color, ctx.background, 48) ||
     offsetBeyond(d, -100, box) ||
     clippedAway(d, 4, box)
   );
+}
+
+// Scaled to nothing or translated off the page, by `transform` or the individual properties.
+function transformedAway(d: Declarations): boolean {
+  const transform = d.get("transform") ?? "";
+  if (/scale[xy]?\(\s*[+-]?0*\.?0*\s*[,)]/.test(transform)) return true;
+  const scale = d.get("scale");
+  if (scale !== undefined && scale.split(/\s+/).some((t) => /^[+-]?0*\.?0*%?$/.test(t))) return true;
+  const shifts: Array<string | undefined> = (d.get("translate") ?? "").split(/\s+/);
+  for (const m of transform.matchAll(/translate(3d|x|y)?\(([^)]*)\)/g)) shifts.push(...(m[2] ?? "").split(/\s*,\s*/));
+  return shifts.some((v) => {
+    const px = lengthPx(v);
+    return px !== null && (px <= OFF_SCREEN_PX || px >= -OFF_SCREEN_PX * 10);
+  });
 }
 
 function offsetBeyond(d: Declarations, limitPx: number, box: BoxKind): boolean {
@@ -90,6 +104,10 @@ function offsetBeyond(d: Declarations, limitPx: number, box: BoxKind): boolean {
 function clippedAway(d: Declarations, maxPx: number, box: BoxKind): boolean {
   const overflow = [d.get("overflow"), d.get("overflow-x"), d.get("overflow-y")];
   if (box === "block" && overflow.some((v) => v !== undefined && /\b(hidden|clip)\b/.test(v))) {
+    // Lines of no height in a box that takes its height from them: nothing left inside.
+    const lineHeight = d.get("line-height");
+    const height = lengthPx(d.get("height"));
+    if (lineHeight !== undefined && /^[+-]?0*\.?0*(px|em|rem|%)?$/.test(lineHeight) && (height === null || height <= maxPx)) return true;
     for (const prop of ["height", "width", "max-height", "max-width"]) {
       const px = lengthPx(d.get(prop));
       if (px !== null && px <= maxPx) return true;

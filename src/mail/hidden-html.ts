@@ -64,7 +64,7 @@ export function visibleHtml(source: string): VisibleHtml {
     hidden.addSubtree(el);
   };
 
-  const stack: Array<[AnyNode, InheritedStyle, number]> = [[doc, rootStyle(sheet.paintsUnplacedBackground, quirksMode), 0]];
+  const stack: Array<[AnyNode, InheritedStyle, number]> = [[doc, rootStyle(quirksMode, sheet.initialVars), 0]];
   while (stack.length > 0) {
     const [node, ctx, depth] = stack.pop() as [AnyNode, InheritedStyle, number];
     if (isComment(node)) {

@@ -3,7 +3,7 @@
 // is blamed on (and removes) the element responsible.
 
 import type { Declarations } from "./css-declarations.ts";
-import { type CustomProperties, NO_CUSTOM_PROPERTIES } from "./css-custom-properties.ts";
+import type { CustomProperties } from "./css-custom-properties.ts";
 import {
   BLACK, LINK_BLUE, type Rgba, WHITE, colorsBlend, parseColor, parseFontSize, splitTopLevel,
 } from "./css-values.ts";
@@ -12,6 +12,8 @@ import type { Element } from "./html-nodes.ts";
 export type InheritedStyle = {
   color: Rgba;
   colorFrom: Element | null;
+  fill: Rgba | null; // -webkit-text-fill-color, which paints text instead of color; null: currentcolor
+  fillFrom: Element | null;
   background: Rgba | null; // null: an image or unknown paint, so colour cannot be judged
   backgroundFrom: Element | null;
   fontPx: number;
@@ -22,18 +24,19 @@ export type InheritedStyle = {
   quirksMode: boolean;
 };
 
-export function rootStyle(paintsUnplacedBackground: boolean, quirksMode: boolean): InheritedStyle {
+export function rootStyle(quirksMode: boolean, vars: CustomProperties): InheritedStyle {
   return {
     color: BLACK,
     colorFrom: null,
-    // Clients paint white unless the stylesheet paints something we cannot place.
-    background: paintsUnplacedBackground ? null : WHITE,
+    fill: null,
+    fillFrom: null,
+    background: WHITE, // what clients paint behind a message
     backgroundFrom: null,
     fontPx: 16,
     fontFrom: null,
     invisibleFrom: null,
     opacity: 1,
-    vars: NO_CUSTOM_PROPERTIES,
+    vars,
     quirksMode,
   };
 }
@@ -42,7 +45,7 @@ export function rootStyle(paintsUnplacedBackground: boolean, quirksMode: boolean
 export function hiddenTextOrigin(ctx: InheritedStyle): Element | null {
   if (ctx.invisibleFrom !== null) return ctx.invisibleFrom;
   if (ctx.fontPx < 2 && ctx.fontFrom !== null) return ctx.fontFrom;
-  if (colorsBlend(ctx.color, ctx.background, 8)) return ctx.colorFrom ?? ctx.backgroundFrom;
+  if (colorsBlend(ctx.fill ?? ctx.color, ctx.background, 8)) return (ctx.fill === null ? ctx.colorFrom : ctx.fillFrom) ?? ctx.backgroundFrom;
   return null;
 }
 
@@ -85,6 +88,18 @@ export function inherit(
     // Clients draw links in their own colour, not the inherited one.
     next.color = LINK_BLUE;
     next.colorFrom = null;
+  }
+
+  const fill = decls.get("-webkit-text-fill-color");
+  if (fill === "currentcolor") {
+    next.fill = null;
+    next.fillFrom = null;
+  } else if (fill !== undefined) {
+    const painted = parseColor(fill, false);
+    if (painted !== null) {
+      next.fill = painted;
+      next.fillFrom = el;
+    }
   }
 
   const background = backgroundOf(el, decls);

@@ -55,6 +55,20 @@ const HIDING: Value[] = [
   { name: "scale-0", css: "transform:scale(0)", hides: true, block: true },
   { name: "filter-opacity", css: "filter:opacity(0)", hides: true },
   { name: "margin-left", css: "margin-left:-9999px", hides: true, block: true },
+  { name: "text-fill-transparent", css: "-webkit-text-fill-color:transparent", hides: true },
+  { name: "text-fill-white", css: "-webkit-text-fill-color:#ffffff", hides: true },
+  { name: "content-visibility", css: "content-visibility:hidden", hides: true, block: true },
+  { name: "scale-property", css: "scale:0", hides: true, block: true },
+  { name: "translate-off", css: "transform:translateX(-9999px)", hides: true, block: true },
+  { name: "translate-property", css: "translate:-9999px 0", hides: true, block: true },
+  { name: "line-height-0-overflow", css: "line-height:0;height:auto;overflow:hidden", hides: true, block: true },
+  { name: "opacity-percent", css: "opacity:0%", hides: true },
+  { name: "hex4-transparent", css: "color:#fff0", hides: true },
+  { name: "rgb-space-white", css: "color:rgb(255 255 255)", hides: true },
+  { name: "hwb-white", css: "color:hwb(0 100% 0%)", hides: true },
+  { name: "named-white", css: "color:WHITE", hides: true },
+  { name: "clip-path-circle", css: "clip-path:circle(0)", hides: true },
+  { name: "sr-only", css: "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)", hides: true },
 ];
 
 const HARMLESS: Value[] = [
@@ -68,6 +82,11 @@ const HARMLESS: Value[] = [
   { name: "scale-up", css: "transform:scale(1.1)", hides: false },
   { name: "bold-red", css: "font-weight:bold;color:#cc0000", hides: false },
   { name: "max-height-no-overflow", css: "max-height:0", hides: false },
+  { name: "small-translate", css: "transform:translateX(12px)", hides: false },
+  { name: "text-fill-dark", css: "-webkit-text-fill-color:#222222", hides: false },
+  { name: "line-height-small", css: "line-height:1", hides: false },
+  { name: "content-visibility-auto", css: "content-visibility:visible", hides: false },
+  { name: "hwb-dark", css: "color:hwb(200 10% 60%)", hides: false },
 ];
 
 // On an inline element these hide nothing: the look-alike a naive reader gets wrong.
@@ -125,6 +144,10 @@ const MECHANISMS: Mechanism[] = [
   { name: "nesting", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n}{ .x{${d}} }`], html: `<div class="w${n}">${t(`class="x"`)}</div>` }; } },
   { name: "where-is", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`:where(.w${n}) :is(p,div,span,td,li){${d}}`], html: `<div class="w${n}">${t("")}</div>` }; } },
   { name: "not", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n} > :not(.keep){${d}}`], html: `<div class="w${n}">${t("")}</div>` }; } },
+  { name: "is-forgiving", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`:is(.c${n}, :nonsense-${n}){${d}}`], html: t(`class="c${n}"`) }; } },
+  { name: "has", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n}:has(.m${n}) .x{${d}}`], html: `<div class="w${n}"><b class="m${n}"></b>${t(`class="x"`)}</div>` }; } },
+  { name: "style-media-screen", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [], html: `<style media="screen">.c${n}{${d}}</style>${t(`class="c${n}"`)}` }; } },
+  { name: "uppercase-property", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${d.replace(/(^|;)([a-z-]+)/g, (_m, a: string, p: string) => `${a}${p.toUpperCase()}`)}}`], html: t(`class="c${n}"`) }; } },
   {
     name: "important-beats-inline", applies: true,
     build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${important(d)}}`], html: t(`class="c${n}" style="${undo(d)}"`) }; },
@@ -190,6 +213,9 @@ const MECHANISMS: Mechanism[] = [
     name: "undefined-var", applies: false,
     build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${readVars(d, n)}}`], html: t(`class="c${n}"`) }; },
   },
+  { name: "style-media-print", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [], html: `<style media="print">.c${n}{${d}}</style>${t(`class="c${n}"`)}` }; } },
+  { name: "has-miss", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n}:has(.m${n}) .x{${d}}`], html: `<div class="w${n}">${t(`class="x"`)}</div>` }; } },
+  { name: "invalid-in-list", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}, .c${n}:nonsense{${d}}`], html: t(`class="c${n}"`) }; } },
   {
     name: "class-case-mismatch", applies: false,
     build: (c, d, t) => { const n = c.serial(); return { css: [`.Cx${n}{${d}}`], html: t(`class="cx${n}"`) }; },
@@ -233,6 +259,27 @@ function obfuscate(d: string): string {
   }).join(";");
 }
 
+// Ancestors that change what the target inherits: backgrounds that make white text readable,
+// inherited hiding a descendant may undo, compounding opacity, and quirks-mode tables (which
+// start again from the default colour and font size). `hides`: hides all it holds by itself.
+type Wrapper = { name: string; open: string; close: string; hides?: boolean };
+const WRAPPERS: Wrapper[] = [
+  { name: "dark-bg", open: `<div style="background-color:#101010;color:#eeeeee">`, close: "</div>" },
+  { name: "legacy-black-table", open: `<table bgcolor="#000000"><tr><td><font color="#ffffff">`, close: "</font></td></tr></table>" },
+  { name: "gradient-bg", open: `<div style="background-image:linear-gradient(#000000,#333333);color:#ffffff">`, close: "</div>" },
+  { name: "faint", open: `<div style="opacity:0.2">`, close: "</div>" },
+  { name: "white-text-table", open: `<div style="color:#ffffff"><table><tr><td>`, close: "</td></tr></table></div>", hides: true },
+  { name: "zero-font-table", open: `<div style="font-size:0"><table><tr><td>`, close: "</td></tr></table></div>", hides: true },
+  { name: "invisible-parent", open: `<div style="visibility:hidden">`, close: "</div>", hides: true },
+  { name: "zero-font-parent", open: `<div style="font-size:0">`, close: "</div>", hides: true },
+  { name: "restored-visibility", open: `<div style="visibility:hidden"><div style="visibility:visible">`, close: "</div></div>" },
+  { name: "restored-font", open: `<div style="font-size:0"><div style="font-size:15px">`, close: "</div></div>" },
+  { name: "white-link", open: `<div style="color:#ffffff"><a href="https://example.test/">`, close: "</a></div>" },
+  { name: "white-on-white-class", open: `<div class="ww">`, close: "</div>", hides: true },
+  { name: "dark-class", open: `<div class="dk">`, close: "</div>" },
+];
+const WRAPPER_CSS = `.ww{background-color:#ffffff;color:#ffffff}\n.dk{background:#111111;color:#f0f0f0}`;
+
 const TAGS = ["div", "p", "span", "li", "td"] as const;
 
 function wrapTag(tag: string, attrs: string, text: string): string {
@@ -269,7 +316,17 @@ function makeBlock(c: Ctx): Block {
     return wrapTag(tag, attrs, token);
   };
   const built = mechanism.build(c, value.css, target);
-  texts.push({ token, technique: `${mechanism.name}/${value.name}${inlineLookalike ? "/on-span" : ""}`, intended: intendedHidden ? "hidden" : "shown" });
+  const wrapper = rng() < 0.35 ? pick(rng, WRAPPERS) : null;
+  if (wrapper !== null) {
+    built.html = `${wrapper.open}${built.html}${wrapper.close}`;
+    if (wrapper.hides) intendedHidden = true; // unless the target restores it: the browser decides
+  }
+  const technique = `${mechanism.name}/${value.name}${inlineLookalike ? "/on-span" : ""}${wrapper ? ` in ${wrapper.name}` : ""}`;
+  texts.push({ token, technique, intended: intendedHidden ? "hidden" : "shown" });
+  // Siblings a mechanism wrote beside the target (for :first-child and the like).
+  for (const sibling of built.html.match(/Q\d{4}[A-Z]\d{2}Z/g) ?? []) {
+    if (sibling !== token) texts.push({ token: sibling, technique: `sibling in ${technique}`, intended: wrapper?.hides ? "hidden" : "shown" });
+  }
   const before = c.next();
   const after = c.next();
   texts.push({ token: before, technique: "plain", intended: "shown" }, { token: after, technique: "plain", intended: "shown" });
@@ -286,7 +343,7 @@ export function generateDoc(seed: number, id: number): GeneratedDoc {
   const blocks: Block[] = [];
   const count = 1 + Math.floor(rng() * 4);
   for (let i = 0; i < count; i++) blocks.push(makeBlock(c));
-  const css = blocks.flatMap((b) => b.css).join("\n");
+  const css = [WRAPPER_CSS, ...blocks.flatMap((b) => b.css)].join("\n");
   const body = blocks.map((b) => b.html).join("\n");
   const html = `${quirks ? "" : "<!DOCTYPE html>\n"}<html><head><meta charset="utf-8"><style>\n${css}\n</style></head><body>\n${body}\n</body></html>`;
   return { id, html, texts: blocks.flatMap((b) => b.texts) };

@@ -13,7 +13,15 @@ import type { HeadlessBrowser } from "./browser.ts";
 export const VIEWPORT = { width: 1280, height: 800 };
 
 export type Disagreement = { doc: number; token: string; technique: string; browser: boolean; sanitizer: boolean; html: string };
-export type OracleResult = { docs: number; texts: number; agreedTexts: number; agreedDocs: number; disagreements: Disagreement[] };
+export type OracleResult = {
+  docs: number;
+  texts: number;
+  hiddenByBrowser: number; // texts the browser does not show
+  agreedTexts: number;
+  agreedDocs: number;
+  disagreements: Disagreement[];
+  unintended: number; // texts where the browser differs from what the generator meant
+};
 
 // Runs in the page. Tokens look like Q0012B03Z, one per text node.
 function shownInPage(): Record<string, boolean> {
@@ -56,8 +64,9 @@ function shownInPage(): Record<string, boolean> {
     }
     if (opacity <= 0.05) shown = false;
     if (shown) {
-      // Contrast: the text colour over the first background painted behind it.
-      const [r, g, b, alpha] = parse(style.color);
+      // Contrast: the colour text is painted in (-webkit-text-fill-color, which resolves to
+      // color unless set) over the first background painted behind it.
+      const [r, g, b, alpha] = parse(style.getPropertyValue("-webkit-text-fill-color") || style.color);
       let bg: [number, number, number] | null = [255, 255, 255];
       for (let a: Element | null = el; a !== null; a = a.parentElement) {
         const s = getComputedStyle(a);
@@ -120,7 +129,7 @@ export async function newOraclePage(headless: HeadlessBrowser): Promise<Page> {
 }
 
 export async function runOracle(page: Page, docs: GeneratedDoc[], onDoc?: (done: number) => void): Promise<OracleResult> {
-  const result: OracleResult = { docs: docs.length, texts: 0, agreedTexts: 0, agreedDocs: 0, disagreements: [] };
+  const result: OracleResult = { docs: docs.length, texts: 0, hiddenByBrowser: 0, agreedTexts: 0, agreedDocs: 0, disagreements: [], unintended: 0 };
   for (const doc of docs) {
     const browser = await browserShown(page, doc.html);
     const ours = sanitizerShown(doc);
@@ -129,6 +138,8 @@ export async function runOracle(page: Page, docs: GeneratedDoc[], onDoc?: (done:
       result.texts++;
       const b = browser[text.token] ?? false;
       const s = ours[text.token] ?? false;
+      if (!b) result.hiddenByBrowser++;
+      if (b !== (text.intended === "shown")) result.unintended++;
       if (b === s) result.agreedTexts++;
       else {
         agreed = false;
