@@ -23,9 +23,11 @@ export type OracleResult = {
   unintended: number; // texts where the browser differs from what the generator meant
 };
 
-// Runs in the page. Tokens look like Q0012B03Z, one per text node.
-function shownInPage(): Record<string, boolean> {
-  const TOKEN = /Q\d{4}[A-Z]\d{2}Z/;
+export const CORPUS_TOKEN = "Q\\d{4}[A-Z]\\d{2}Z"; // as the generator writes them, one per text node
+
+// Runs in the page: whether the text of each token (a regular expression) is seen.
+function shownInPage(pattern: string): Record<string, boolean> {
+  const TOKEN = new RegExp(pattern);
   const out: Record<string, boolean> = {};
   const parse = (c: string): [number, number, number, number] => {
     const m = /rgba?\(([^)]*)\)/.exec(c);
@@ -113,9 +115,9 @@ function shownInPage(): Record<string, boolean> {
   return out;
 }
 
-export async function browserShown(page: Page, html: string): Promise<Record<string, boolean>> {
+export async function browserShown(page: Page, html: string, token = CORPUS_TOKEN): Promise<Record<string, boolean>> {
   await page.setContent(html, { waitUntil: "domcontentloaded" });
-  return page.evaluate(shownInPage);
+  return page.evaluate(shownInPage, token);
 }
 
 export function sanitizerShown(doc: GeneratedDoc): Record<string, boolean> {
