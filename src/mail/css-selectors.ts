@@ -12,7 +12,7 @@ export type CompiledSelector = {
   specificity: number; // a·10⁶ + b·10³ + c
   key: string; // "#id", ".class", a tag name, or "*"
   simple: boolean; // type, class and id only: its match depends on nothing but the element's own name, class and id
-  reach: { ancestors: boolean; siblings: boolean; subtree: boolean };
+  reach: { ancestors: boolean; siblings: boolean; subtree: boolean; searches: number };
 };
 
 const MAX_SELECTOR_LENGTH = 1_000;
@@ -42,12 +42,15 @@ export function compileSelector(selector: CssNode, quirksMode = false): Compiled
   if (selector.type !== "Selector") return "invalid";
   if (generate(selector).length > MAX_SELECTOR_LENGTH) return "skip";
   let hasPseudoElement = false;
-  const reach = { ancestors: false, siblings: false, subtree: false };
+  // `searches`: descendant and general-sibling combinators, each of which may try every
+  // ancestor (or sibling) for each way the rest matched: work grows as depth^searches.
+  const reach = { ancestors: false, siblings: false, subtree: false, searches: 0 };
   scan(selector, (node) => {
     if (node.type === "PseudoElementSelector") hasPseudoElement = true;
     else if (node.type === "Combinator") {
       if (node.name === "+" || node.name === "~") reach.siblings = true;
       else reach.ancestors = true;
+      if (node.name === " " || node.name === "~") reach.searches++;
     } else if (node.type === "PseudoClassSelector") {
       const name = node.name.toLowerCase();
       if (name === "has") reach.subtree = true;
@@ -111,7 +114,7 @@ const notHover = (): CssNode | null => {
 /** A selector left uncompiled (over the rule cap): it matches wherever its subject's key does. */
 export function uncompiledSelector(selector: CssNode, quirksMode = false): CompiledSelector | null {
   if (selector.type !== "Selector") return null;
-  const reach = { ancestors: false, siblings: false, subtree: false };
+  const reach = { ancestors: false, siblings: false, subtree: false, searches: 0 };
   return { matches: () => true, specificity: encode(specificityOf(selector)), key: subjectKey(selector, quirksMode), simple: true, reach };
 }
 
