@@ -21,10 +21,12 @@ export type InheritedStyle = {
   invisibleFrom: Element | null; // the element whose visibility:hidden is in force
   opacity: number; // the product of the ancestors' opacities (not inherited, but compounding)
   vars: CustomProperties; // custom properties in scope
-  quirksMode: boolean;
+  // Quirks mode: a table takes the colour of <body text>, else black, not its parent's.
+  quirksTable: { color: Rgba; from: Element | null } | null;
 };
 
-export function rootStyle(quirksMode: boolean, vars: CustomProperties): InheritedStyle {
+export function rootStyle(quirksMode: boolean, vars: CustomProperties, body: Element | null): InheritedStyle {
+  const bodyText = body?.attribs.text === undefined ? null : parseColor(body.attribs.text, true);
   return {
     color: BLACK,
     colorFrom: null,
@@ -37,7 +39,7 @@ export function rootStyle(quirksMode: boolean, vars: CustomProperties): Inherite
     invisibleFrom: null,
     opacity: 1,
     vars,
-    quirksMode,
+    quirksTable: quirksMode ? { color: bodyText ?? BLACK, from: bodyText === null ? null : body } : null,
   };
 }
 
@@ -55,16 +57,16 @@ export function inherit(
 ): InheritedStyle {
   const { attribs } = el;
   const legacyColor = el.name === "font" ? attribs.color : el.name === "body" ? attribs.text : undefined;
-  const quirkyTable = ctx.quirksMode && el.name === "table";
+  const quirkyTable = ctx.quirksTable !== null && el.name === "table";
   const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined && !quirkyTable && opacity === 1;
   if (plain && attribs.bgcolor === undefined && attribs.background === undefined && vars === ctx.vars) return ctx;
   const next: InheritedStyle = { ...ctx, vars, opacity: ctx.opacity * opacity };
-  if (quirkyTable) {
-    // Quirks mode: a table starts again from the default font size and text colour.
+  if (ctx.quirksTable !== null && quirkyTable) {
+    // Quirks mode: a table starts again from the default font size and the body's text colour.
     next.fontPx = 16;
     next.fontFrom = null;
-    next.color = BLACK;
-    next.colorFrom = null;
+    next.color = ctx.quirksTable.color;
+    next.colorFrom = ctx.quirksTable.from;
   }
   const visibility = decls.get("visibility");
   if (visibility === "hidden" || visibility === "collapse") next.invisibleFrom = el;

@@ -345,7 +345,9 @@ export function generateDoc(seed: number, id: number): GeneratedDoc {
   for (let i = 0; i < count; i++) blocks.push(makeBlock(c));
   const css = [WRAPPER_CSS, ...blocks.flatMap((b) => b.css)].join("\n");
   const body = blocks.map((b) => b.html).join("\n");
-  const html = `${quirks ? "" : "<!DOCTYPE html>\n"}<html><head><meta charset="utf-8"><style>\n${css}\n</style></head><body>\n${body}\n</body></html>`;
+  // Some mail sets light text on a dark page through <body> attributes.
+  const bodyAttributes = rng() < 0.1 ? ` text="#ffffff" bgcolor="#101010"` : "";
+  const html = `${quirks ? "" : "<!DOCTYPE html>\n"}<html><head><meta charset="utf-8"><style>\n${css}\n</style></head><body${bodyAttributes}>\n${body}\n</body></html>`;
   return { id, html, texts: blocks.flatMap((b) => b.texts) };
 }
 

@@ -77,6 +77,8 @@ export const ROWS: Row[] = [
   ["negative margin on a table cell", `<table><tr><td style="margin-left:-9999px">SHOWN1</td></tr></table>`],
   ["white text on a dark custom-property background", `<style>.w{--bg:#111;background:var(--bg);color:#fff}</style><div class="w">SHOWN1</div>`],
   ["quirks mode: a table resets the inherited colour", `<div style="color:#fff"><table><tr><td>SHOWN1</td></tr></table></div>`],
+  ["quirks mode: a table takes <body text>'s colour", `<body text="#ffffff"><table><tr><td>HIDDEN1</td></tr></table><p style="color:#000">SHOWN1</p></body>`],
+  ["quirks mode: white body text in a black cell", `<body text="#ffffff"><table><tr><td bgcolor="#000000">SHOWN1</td></tr></table></body>`],
   ["text-fill overrides white colour", `<p style="color:#fff;-webkit-text-fill-color:#222">SHOWN1</p>`],
   ["small translate", `<div style="transform:translateX(20px)">SHOWN1</div>`],
   ["half opacity twice", `<div style="opacity:0.5"><p style="opacity:0.5">SHOWN1</p></div>`],
