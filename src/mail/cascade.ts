@@ -41,15 +41,17 @@ export function makeCascade(sheet: StyleSheet, nodeCount: number): Cascade {
     const style = el.attribs.style;
     const candidates = sheet.byKey.size === 0 ? [] : candidatesFor(el, sheet);
     if (candidates.length === 0 && style === undefined) return EMPTY;
-    const cacheable = candidates.every((r) => r.selector.simple);
-    const key = cacheable ? `${el.name}\0${el.attribs.class ?? ""}\0${el.attribs.id ?? ""}\0${style ?? ""}` : null;
+    // Once the budget is spent every candidate applies, so name, class, id and style decide.
+    const cacheable = budget < 0 || candidates.every((r) => r.selector.simple);
+    const key = cacheable ? `${budget < 0 ? "!" : ""}${el.name}\0${el.attribs.class ?? ""}\0${el.attribs.id ?? ""}\0${style ?? ""}` : null;
     const cached = key === null ? undefined : cache.get(key);
     if (cached !== undefined) return cached;
 
     const matched: Rule[] = [];
     for (const rule of candidates) {
       const { reach } = rule.selector;
-      const cost = 1 + (reach.ancestors ? depth : 0) + (reach.siblings ? (el.parent?.children.length ?? 0) : 0) + (reach.subtree ? nodeCount : 0);
+      const span = 1 + (reach.ancestors ? depth : 0) + (reach.siblings ? (el.parent?.children.length ?? 0) : 0);
+      const cost = span ** Math.max(1, Math.min(reach.searches, 3)) + (reach.subtree ? nodeCount : 0);
       budget -= cost;
       if (budget < 0 || rule.selector.matches(el)) matched.push(rule);
     }

@@ -195,7 +195,8 @@ function supportsTerm(node: CssNode): Truth {
   }
   if (node.type === "FeatureFunction") {
     if (node.feature.toLowerCase() !== "selector" || node.value.type !== "Selector") return false;
-    return compileSelector(node.value) !== null;
+    const compiled = compileSelector(node.value);
+    return compiled !== "invalid";
   }
   if (node.type === "Condition") return condition(node.children, supportsTerm);
   return false;

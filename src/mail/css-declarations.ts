@@ -14,6 +14,7 @@ const RELEVANT = new Set([
   "background", "background-color", "background-image", "position", "left", "top", "right",
   "bottom", "text-indent", "margin", "margin-left", "margin-top", "height", "width",
   "max-height", "max-width", "overflow", "overflow-x", "overflow-y", "clip", "clip-path", "float",
+  "translate", "scale", "content-visibility", "line-height", "-webkit-text-fill-color",
 ]);
 const MAX_VALUE_LENGTH = 500;
 const MAX_CUSTOM_PROPERTIES = 200; // per block: each one is copied to every descendant's scope
@@ -31,7 +32,7 @@ export function parseDeclarations(text: string): Map<string, Declaration> {
 
 /** The declarations of a parsed block or declaration list; later ones replace earlier ones
  * unless only the earlier is !important. */
-export function declarationsOf(block: CssNode): Map<string, Declaration> {
+export function declarationsOf(block: CssNode, everyProperty = false): Map<string, Declaration> {
   const result = new Map<string, Declaration>();
   if (block.type !== "Block" && block.type !== "DeclarationList") return result;
   let custom = 0;
@@ -40,7 +41,7 @@ export function declarationsOf(block: CssNode): Map<string, Declaration> {
     const raw = node.property.includes("\\") ? unescapeCss(node.property) : node.property;
     const isCustom = raw.startsWith("--");
     const property = isCustom ? raw : raw.toLowerCase();
-    if (!isCustom && !RELEVANT.has(property)) continue;
+    if (!isCustom && !everyProperty && !RELEVANT.has(property)) continue;
     if (isCustom && ++custom > MAX_CUSTOM_PROPERTIES) continue;
     const important = node.important !== false;
     const previous = result.get(property);

@@ -15,17 +15,25 @@ const INLINE = new Set([
   "sub", "sup", "time", "tt", "u", "var",
 ]);
 
-/** Whether the element lays out as an inline box (so box sizes and transforms do not apply). */
-export function isInlineBox(el: Element, d: Declarations): boolean {
+const RESETS = new Set(["inherit", "initial", "unset", "revert", "revert-layer"]);
+
+// How the element lays out, as far as hiding goes: an inline box takes no width, height,
+// overflow, text-indent, transform or vertical margin; a table cell grows to its content
+// whatever its height, width or max-height, and takes no margins.
+export type BoxKind = "inline" | "cell" | "block";
+
+export function boxKind(el: Element, d: Declarations): BoxKind {
   const position = d.get("position");
-  if (position === "absolute" || position === "fixed") return false;
+  if (position === "absolute" || position === "fixed") return "block";
   const float = d.get("float");
-  if (float !== undefined && float !== "none") return false;
+  if (float !== undefined && float !== "none") return "block";
   const display = d.get("display");
-  if (display !== undefined && !["inherit", "initial", "unset", "revert", "revert-layer"].includes(display)) {
-    return display === "inline" || display === "contents";
+  if (display !== undefined && !RESETS.has(display)) {
+    if (display === "inline" || display === "contents") return "inline";
+    return display === "table-cell" ? "cell" : "block";
   }
-  return INLINE.has(el.name);
+  if (el.name === "td" || el.name === "th") return "cell";
+  return INLINE.has(el.name) ? "inline" : "block";
 }
 
 const OFF_SCREEN_PX = -500;
@@ -35,9 +43,9 @@ export function isHiddenByLayout(d: Declarations, el: Element): boolean {
   if (d.size === 0) return false;
   if (d.get("display") === "none") return true;
   if (/opacity\(\s*0*\.?0*%?\s*\)/.test(d.get("filter") ?? "")) return true;
-  const inline = isInlineBox(el, d);
-  if (!inline && /scale[xy]?\(\s*[+-]?0*\.?0*\s*[,)]/.test(d.get("transform") ?? "")) return true;
-  return offsetBeyond(d, OFF_SCREEN_PX, inline) || clippedAway(d, 1, inline);
+  const box = boxKind(el, d);
+  if (box !== "inline" && (transformedAway(d) || d.get("content-visibility") === "hidden")) return true;
+  return offsetBeyond(d, OFF_SCREEN_PX, box) || clippedAway(d, 1, box);
 }
 
 /** The element's own opacity, 1 when it sets none. */
@@ -48,17 +56,31 @@ export function opacityOf(d: Declarations): number {
 
 // aria-hidden alone hides nothing on screen; with a weaker visual signal it marks a hide.
 export function isWeaklyHidden(d: Declarations, ctx: InheritedStyle, el: Element): boolean {
-  const inline = isInlineBox(el, d);
+  const box = boxKind(el, d);
   return (
     ctx.opacity <= 0.3 ||
     ctx.fontPx < 6 ||
-    colorsBlend(ctx.color, ctx.background, 48) ||
-    offsetBeyond(d, -100, inline) ||
-    clippedAway(d, 4, inline)
+    colorsBlend(ctx.fill ?? ctx.color, ctx.background, 48) ||
+    offsetBeyond(d, -100, box) ||
+    clippedAway(d, 4, box)
   );
 }
 
-function offsetBeyond(d: Declarations, limitPx: number, inline: boolean): boolean {
+// Scaled to nothing or translated off the page, by `transform` or the individual properties.
+function transformedAway(d: Declarations): boolean {
+  const transform = d.get("transform") ?? "";
+  if (/scale[xy]?\(\s*[+-]?0*\.?0*\s*[,)]/.test(transform)) return true;
+  const scale = d.get("scale");
+  if (scale !== undefined && scale.split(/\s+/).some((t) => /^[+-]?0*\.?0*%?$/.test(t))) return true;
+  const shifts: Array<string | undefined> = (d.get("translate") ?? "").split(/\s+/);
+  for (const m of transform.matchAll(/translate(3d|x|y)?\(([^)]*)\)/g)) shifts.push(...(m[2] ?? "").split(/\s*,\s*/));
+  return shifts.some((v) => {
+    const px = lengthPx(v);
+    return px !== null && (px <= OFF_SCREEN_PX || px >= -OFF_SCREEN_PX * 10);
+  });
+}
+
+function offsetBeyond(d: Declarations, limitPx: number, box: BoxKind): boolean {
   const position = d.get("position");
   if (position !== undefined && position !== "static") {
     for (const side of ["left", "top", "right", "bottom"]) {
@@ -71,16 +93,21 @@ function offsetBeyond(d: Declarations, limitPx: number, inline: boolean): boolea
   const margins = (d.get("margin") ?? "").split(/\s+/);
   const marginTop = d.get("margin-top") ?? margins[0];
   const marginLeft = d.get("margin-left") ?? margins[3] ?? margins[1] ?? margins[0];
-  // Inline boxes take neither text-indent nor vertical margins.
-  return (inline ? [marginLeft] : [d.get("text-indent"), marginTop, marginLeft]).some((v) => {
+  // Inline boxes take neither text-indent nor vertical margins; cells take no margins.
+  const offsets = box === "inline" ? [marginLeft] : box === "cell" ? [d.get("text-indent")] : [d.get("text-indent"), marginTop, marginLeft];
+  return offsets.some((v) => {
     const px = lengthPx(v);
     return px !== null && px <= limitPx;
   });
 }
 
-function clippedAway(d: Declarations, maxPx: number, inline: boolean): boolean {
+function clippedAway(d: Declarations, maxPx: number, box: BoxKind): boolean {
   const overflow = [d.get("overflow"), d.get("overflow-x"), d.get("overflow-y")];
-  if (!inline && overflow.some((v) => v !== undefined && /\b(hidden|clip)\b/.test(v))) {
+  if (box === "block" && overflow.some((v) => v !== undefined && /\b(hidden|clip)\b/.test(v))) {
+    // Lines of no height in a box that takes its height from them: nothing left inside.
+    const lineHeight = d.get("line-height");
+    const height = lengthPx(d.get("height"));
+    if (lineHeight !== undefined && /^[+-]?0*\.?0*(px|em|rem|%)?$/.test(lineHeight) && (height === null || height <= maxPx)) return true;
     for (const prop of ["height", "width", "max-height", "max-width"]) {
       const px = lengthPx(d.get(prop));
       if (px !== null && px <= maxPx) return true;

@@ -3,7 +3,7 @@
 // its specificity, the key that indexes it (its subject's id, first class or tag) and how
 // far a match may have to look.
 
-import { type CssNode, generate, ident } from "css-tree";
+import { type CssNode, clone, generate, ident, parse, walk } from "css-tree";
 import { compile } from "css-select";
 import type { Element } from "./html-nodes.ts";
 
@@ -12,47 +12,109 @@ export type CompiledSelector = {
   specificity: number; // a·10⁶ + b·10³ + c
   key: string; // "#id", ".class", a tag name, or "*"
   simple: boolean; // type, class and id only: its match depends on nothing but the element's own name, class and id
-  reach: { ancestors: boolean; siblings: boolean; subtree: boolean };
+  reach: { ancestors: boolean; siblings: boolean; subtree: boolean; searches: number };
 };
 
 const MAX_SELECTOR_LENGTH = 1_000;
 // Pseudo-classes whose specificity is their most specific argument (:where's is zero).
 const FORGIVING = new Set(["is", "where", "matches", "-webkit-any"]);
 
-/** null when the selector cannot match an element (a pseudo-element) or css-select cannot read it. */
-export function compileSelector(selector: CssNode, quirksMode = false): CompiledSelector | null {
-  if (selector.type !== "Selector") return null;
-  const text = generate(selector);
-  if (text.length > MAX_SELECTOR_LENGTH) return null;
+// Pseudo-classes Chromium knows that hold only on interaction or in states mail never is in:
+// read as :hover, which css-select never matches (so `:not(:focus)` still matches).
+const NEVER_AT_REST = new Set([
+  "focus", "focus-within", "focus-visible", "target", "target-within", "autofill", "-webkit-autofill",
+  "modal", "popover-open", "fullscreen", "-webkit-full-screen", "picture-in-picture", "playing",
+  "paused", "user-invalid", "user-valid", "open", "closed", "host", "host-context", "state",
+  "current", "past", "future", "seeking", "buffering", "stalled", "muted", "volume-locked",
+  "xr-overlay", "active-view-transition", "active-view-transition-type", "drag",
+]);
+// css-select's own extensions (jQuery's): Chromium finds them invalid and drops the rule.
+const NOT_CSS = new Set([
+  "contains", "icontains", "parent", "header", "button", "input", "text", "checkbox", "file",
+  "password", "radio", "reset", "image", "submit", "selected",
+]);
+// Valid in Chromium, beyond css-select: the rule applies by its subject alone.
+const BY_SUBJECT = /\||:(dir|placeholder-shown|in-range|out-of-range|valid|invalid|default|indeterminate|blank)\b/i;
+
+/** "skip" when the selector cannot match an element at rest (a pseudo-element, :focus ...);
+ * "invalid" when a browser would drop its whole rule. */
+export function compileSelector(selector: CssNode, quirksMode = false): CompiledSelector | "skip" | "invalid" {
+  if (selector.type !== "Selector") return "invalid";
+  if (generate(selector).length > MAX_SELECTOR_LENGTH) return "skip";
   let hasPseudoElement = false;
-  const reach = { ancestors: false, siblings: false, subtree: false };
+  // `searches`: descendant and general-sibling combinators, each of which may try every
+  // ancestor (or sibling) for each way the rest matched: work grows as depth^searches.
+  const reach = { ancestors: false, siblings: false, subtree: false, searches: 0 };
   scan(selector, (node) => {
     if (node.type === "PseudoElementSelector") hasPseudoElement = true;
     else if (node.type === "Combinator") {
       if (node.name === "+" || node.name === "~") reach.siblings = true;
       else reach.ancestors = true;
+      if (node.name === " " || node.name === "~") reach.searches++;
     } else if (node.type === "PseudoClassSelector") {
       const name = node.name.toLowerCase();
       if (name === "has") reach.subtree = true;
       else if (/child|of-type|empty/.test(name)) reach.siblings = true;
     }
   });
-  if (hasPseudoElement) return null;
+  if (hasPseudoElement) return "skip";
+  const rewritten = rewrite(selector, quirksMode);
+  if (rewritten === null) return "invalid";
+  const text = generate(rewritten);
   let matches: (el: Element) => boolean;
   try {
     matches = compile(text, { xmlMode: false, quirksMode }) as unknown as (el: Element) => boolean;
   } catch {
-    return null;
+    return (BY_SUBJECT.test(text) ? uncompiledSelector(selector, quirksMode) : null) ?? "invalid";
   }
   const simple = !reach.ancestors && !reach.siblings && !reach.subtree &&
     selector.children.toArray().every((n) => n.type === "TypeSelector" || n.type === "ClassSelector" || n.type === "IdSelector");
   return { matches, specificity: encode(specificityOf(selector)), key: subjectKey(selector, quirksMode), simple, reach };
 }
 
+// A copy css-select can read as Chromium would: interaction states never hold, :defined always
+// does, and :is()/:where() forgive (drop) the arguments they cannot read. null: invalid.
+function rewrite(selector: CssNode, quirksMode: boolean): CssNode | null {
+  const copy = clone(selector);
+  let invalid = false;
+  walk(copy, {
+    visit: "PseudoClassSelector",
+    enter(node) {
+      const name = node.name.toLowerCase();
+      if (NOT_CSS.has(name)) invalid = true;
+      else if (NEVER_AT_REST.has(name)) {
+        node.name = "hover";
+        node.children = null;
+      } else if (name === "defined") {
+        const always = notHover();
+        node.name = "not";
+        node.children = always?.type === "PseudoClassSelector" ? always.children : null;
+      } else if ((name === "is" || name === "where") && node.children?.first?.type === "SelectorList") {
+        const list = node.children.first;
+        const kept = list.children.filter((arg) => {
+          const compiled = compileSelector(arg, quirksMode);
+          return compiled !== "invalid" && compiled !== "skip";
+        });
+        if (kept.isEmpty) {
+          node.name = "hover"; // an empty :is() matches nothing
+          node.children = null;
+        } else list.children = kept;
+      }
+    },
+  });
+  return invalid ? null : copy;
+}
+
+const notHover = (): CssNode | null => {
+  const selector = parse(":not(:hover)", { context: "selector", positions: false });
+  const first = selector.type === "Selector" ? selector.children.first : null;
+  return first?.type === "PseudoClassSelector" ? first : null;
+};
+
 /** A selector left uncompiled (over the rule cap): it matches wherever its subject's key does. */
 export function uncompiledSelector(selector: CssNode, quirksMode = false): CompiledSelector | null {
   if (selector.type !== "Selector") return null;
-  const reach = { ancestors: false, siblings: false, subtree: false };
+  const reach = { ancestors: false, siblings: false, subtree: false, searches: 0 };
   return { matches: () => true, specificity: encode(specificityOf(selector)), key: subjectKey(selector, quirksMode), simple: true, reach };
 }
 

@@ -103,7 +103,7 @@ function parseColorUncached(raw: string, legacy: boolean): Rgba | null {
   if (hex && (v.startsWith("#") || (legacy && hex[1]?.length === 6))) return parseHex(hex[1] ?? "");
   const named = NAMED_COLORS.get(v);
   if (named !== undefined) return parseHex(named);
-  const fn = /^(rgba?|hsla?)\(([^)]*)\)$/.exec(v);
+  const fn = /^(rgba?|hsla?|hwb)\(([^)]*)\)$/.exec(v);
   if (fn === null) return null;
   const args = (fn[2] ?? "").split(/[\s,/]+/).filter((s) => s !== "");
   if (args.length < 3 || args.length > 4) return null;
@@ -115,6 +115,7 @@ function parseColorUncached(raw: string, legacy: boolean): Rgba | null {
     if ([r, g, b].some((n) => n === undefined || !Number.isFinite(n))) return null;
     return { r: clamp255(r as number), g: clamp255(g as number), b: clamp255(b as number), a };
   }
+  if (fn[1] === "hwb") return hwb(args, a);
   const h = Number.parseFloat(args[0] ?? "");
   const s = Number.parseFloat(args[1] ?? "") / 100;
   const l = Number.parseFloat(args[2] ?? "") / 100;
@@ -122,6 +123,24 @@ function parseColorUncached(raw: string, legacy: boolean): Rgba | null {
   const k = (n: number) => (n + h / 30) % 12;
   const chroma = s * Math.min(l, 1 - l);
   const f = (n: number) => clamp255(255 * (l - chroma * Math.max(-1, Math.min(k(n) - 3, 9 - k(n), 1))));
+  return { r: f(0), g: f(8), b: f(4), a };
+}
+
+// hwb(h w% b%): the pure hue, whitened and blackened; grey once w + b reach 100%.
+function hwb(args: string[], a: number): Rgba | null {
+  const [h, w, b] = args.slice(0, 3).map((s) => Number.parseFloat(s));
+  if (h === undefined || w === undefined || b === undefined || ![h, w, b].every(Number.isFinite)) return null;
+  let white = w / 100;
+  let black = b / 100;
+  if (white + black >= 1) {
+    const grey = clamp255((255 * white) / (white + black));
+    return { r: grey, g: grey, b: grey, a };
+  }
+  const k = (n: number) => (n + h / 30) % 12;
+  const hue = (n: number) => 0.5 - 0.5 * Math.max(-1, Math.min(k(n) - 3, 9 - k(n), 1));
+  white = Math.max(0, white);
+  black = Math.max(0, black);
+  const f = (n: number) => clamp255(255 * (hue(n) * (1 - white - black) + white));
   return { r: f(0), g: f(8), b: f(4), a };
 }
 

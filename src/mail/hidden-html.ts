@@ -64,7 +64,7 @@ export function visibleHtml(source: string): VisibleHtml {
     hidden.addSubtree(el);
   };
 
-  const stack: Array<[AnyNode, InheritedStyle, number]> = [[doc, rootStyle(sheet.paintsUnplacedBackground, quirksMode), 0]];
+  const stack: Array<[AnyNode, InheritedStyle, number]> = [[doc, rootStyle(quirksMode, sheet.initialVars, bodyOf(doc)), 0]];
   while (stack.length > 0) {
     const [node, ctx, depth] = stack.pop() as [AnyNode, InheritedStyle, number];
     if (isComment(node)) {
@@ -123,6 +123,20 @@ export function visibleHtml(source: string): VisibleHtml {
 function pushChildren(stack: Array<[AnyNode, InheritedStyle, number]>, node: AnyNode, ctx: InheritedStyle, depth: number): void {
   if (!hasChildren(node)) return;
   for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as AnyNode, ctx, depth]);
+}
+
+// The <body> element, where the parser puts it (within the first levels).
+function bodyOf(doc: Document): Element | null {
+  let level: AnyNode[] = [doc];
+  for (let depth = 0; depth < 3; depth++) {
+    const next: AnyNode[] = [];
+    for (const node of level) {
+      if (isElement(node) && node.name === "body") return node;
+      if (hasChildren(node)) next.push(...(node.children as AnyNode[]).slice(0, 50));
+    }
+    level = next;
+  }
+  return null;
 }
 
 function countNodes(doc: Document): number {

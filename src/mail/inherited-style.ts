@@ -3,7 +3,7 @@
 // is blamed on (and removes) the element responsible.
 
 import type { Declarations } from "./css-declarations.ts";
-import { type CustomProperties, NO_CUSTOM_PROPERTIES } from "./css-custom-properties.ts";
+import type { CustomProperties } from "./css-custom-properties.ts";
 import {
   BLACK, LINK_BLUE, type Rgba, WHITE, colorsBlend, parseColor, parseFontSize, splitTopLevel,
 } from "./css-values.ts";
@@ -12,6 +12,8 @@ import type { Element } from "./html-nodes.ts";
 export type InheritedStyle = {
   color: Rgba;
   colorFrom: Element | null;
+  fill: Rgba | null; // -webkit-text-fill-color, which paints text instead of color; null: currentcolor
+  fillFrom: Element | null;
   background: Rgba | null; // null: an image or unknown paint, so colour cannot be judged
   backgroundFrom: Element | null;
   fontPx: number;
@@ -19,22 +21,25 @@ export type InheritedStyle = {
   invisibleFrom: Element | null; // the element whose visibility:hidden is in force
   opacity: number; // the product of the ancestors' opacities (not inherited, but compounding)
   vars: CustomProperties; // custom properties in scope
-  quirksMode: boolean;
+  // Quirks mode: a table takes the colour of <body text>, else black, not its parent's.
+  quirksTable: { color: Rgba; from: Element | null } | null;
 };
 
-export function rootStyle(paintsUnplacedBackground: boolean, quirksMode: boolean): InheritedStyle {
+export function rootStyle(quirksMode: boolean, vars: CustomProperties, body: Element | null): InheritedStyle {
+  const bodyText = body?.attribs.text === undefined ? null : parseColor(body.attribs.text, true);
   return {
     color: BLACK,
     colorFrom: null,
-    // Clients paint white unless the stylesheet paints something we cannot place.
-    background: paintsUnplacedBackground ? null : WHITE,
+    fill: null,
+    fillFrom: null,
+    background: WHITE, // what clients paint behind a message
     backgroundFrom: null,
     fontPx: 16,
     fontFrom: null,
     invisibleFrom: null,
     opacity: 1,
-    vars: NO_CUSTOM_PROPERTIES,
-    quirksMode,
+    vars,
+    quirksTable: quirksMode ? { color: bodyText ?? BLACK, from: bodyText === null ? null : body } : null,
   };
 }
 
@@ -42,7 +47,7 @@ export function rootStyle(paintsUnplacedBackground: boolean, quirksMode: boolean
 export function hiddenTextOrigin(ctx: InheritedStyle): Element | null {
   if (ctx.invisibleFrom !== null) return ctx.invisibleFrom;
   if (ctx.fontPx < 2 && ctx.fontFrom !== null) return ctx.fontFrom;
-  if (colorsBlend(ctx.color, ctx.background, 8)) return ctx.colorFrom ?? ctx.backgroundFrom;
+  if (colorsBlend(ctx.fill ?? ctx.color, ctx.background, 8)) return (ctx.fill === null ? ctx.colorFrom : ctx.fillFrom) ?? ctx.backgroundFrom;
   return null;
 }
 
@@ -52,16 +57,16 @@ export function inherit(
 ): InheritedStyle {
   const { attribs } = el;
   const legacyColor = el.name === "font" ? attribs.color : el.name === "body" ? attribs.text : undefined;
-  const quirkyTable = ctx.quirksMode && el.name === "table";
+  const quirkyTable = ctx.quirksTable !== null && el.name === "table";
   const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined && !quirkyTable && opacity === 1;
   if (plain && attribs.bgcolor === undefined && attribs.background === undefined && vars === ctx.vars) return ctx;
   const next: InheritedStyle = { ...ctx, vars, opacity: ctx.opacity * opacity };
-  if (quirkyTable) {
-    // Quirks mode: a table starts again from the default font size and text colour.
+  if (ctx.quirksTable !== null && quirkyTable) {
+    // Quirks mode: a table starts again from the default font size and the body's text colour.
     next.fontPx = 16;
     next.fontFrom = null;
-    next.color = BLACK;
-    next.colorFrom = null;
+    next.color = ctx.quirksTable.color;
+    next.colorFrom = ctx.quirksTable.from;
   }
   const visibility = decls.get("visibility");
   if (visibility === "hidden" || visibility === "collapse") next.invisibleFrom = el;
@@ -85,6 +90,18 @@ export function inherit(
     // Clients draw links in their own colour, not the inherited one.
     next.color = LINK_BLUE;
     next.colorFrom = null;
+  }
+
+  const fill = decls.get("-webkit-text-fill-color");
+  if (fill === "currentcolor") {
+    next.fill = null;
+    next.fillFrom = null;
+  } else if (fill !== undefined) {
+    const painted = parseColor(fill, false);
+    if (painted !== null) {
+      next.fill = painted;
+      next.fillFrom = el;
+    }
   }
 
   const background = backgroundOf(el, decls);

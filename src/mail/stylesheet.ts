@@ -12,7 +12,7 @@ import { type AnyNode, type Document, hasChildren, isElement, isText } from "./h
 export type Rule = { selector: CompiledSelector; order: number; layer: number; decls: Map<string, Declaration> };
 export type StyleSheet = {
   byKey: Map<string, Rule[]>; // by "#id", ".class", tag name or "*"
-  paintsUnplacedBackground: boolean; // a rule paints a background we cannot place on an element
+  initialVars: Map<string, string>; // initial values of custom properties registered by @property
   quirksMode: boolean; // no doctype: class and id names match case-insensitively
 };
 
@@ -63,7 +63,7 @@ export function isQuirksMode(doc: Document): boolean {
 }
 
 export function parseStyleSheet(source: string, quirksMode: boolean): StyleSheet {
-  const sheet: StyleSheet = { byKey: new Map(), paintsUnplacedBackground: false, quirksMode };
+  const sheet: StyleSheet = { byKey: new Map(), initialVars: new Map(), quirksMode };
   if (source.trim() === "") return sheet;
   let ast: CssNode;
   try {
@@ -99,15 +99,20 @@ function addAtRule(node: CssNode & { type: "Atrule" }, state: State, layer: numb
     return;
   }
   if (node.block === null) return;
-  const holds = name === "media" ? mediaApplies(node.prelude) : name === "supports" ? supportsApplies(node.prelude) : null;
-  if (holds === true) addRules(node.block.children, state, layer, parent, depth);
-  // @container, @scope and the like: their rules apply to places we do not model.
-  else if (holds === null && /background/i.test(generate(node.block))) state.sheet.paintsUnplacedBackground = true;
+  if (name === "property") {
+    const initial = declarationsOf(node.block, true).get("initial-value");
+    const prop = node.prelude === null ? "" : generate(node.prelude).trim();
+    if (initial !== undefined && prop.startsWith("--")) state.sheet.initialVars.set(prop, initial.value);
+    return;
+  }
+  // @container and @scope hold somewhere in most documents: their rules apply (to more than
+  // they would, never to less). Other at-rules (@font-face, @keyframes, @page ...) style no text.
+  const holds = name === "media" ? mediaApplies(node.prelude) : name === "supports" ? supportsApplies(node.prelude) : name === "container" || name === "scope";
+  if (holds) addRules(node.block.children, state, layer, parent, depth);
 }
 
 function addRule(node: CssNode & { type: "Rule" }, state: State, layer: number, parent: string | null, depth: number): void {
   const decls = declarationsOf(node.block);
-  const paints = decls.has("background") || decls.has("background-color") || decls.has("background-image");
   let list: CssNode = node.prelude;
   if (parent !== null) {
     // A nested rule's selector is relative to its parent's: `&` stands for it, else a descendant.
@@ -121,21 +126,18 @@ function addRule(node: CssNode & { type: "Rule" }, state: State, layer: number, 
   }
   const nested = node.block.children.toArray().filter((c) => c.type !== "Declaration");
   if (nested.length > 0 && depth < MAX_NESTING && list.type === "SelectorList") addRules(nested, state, layer, generate(list), depth + 1);
-  if (decls.size === 0) return;
-  if (list.type !== "SelectorList") {
-    if (paints) state.sheet.paintsUnplacedBackground = true;
-    return;
-  }
+  if (decls.size === 0 || list.type !== "SelectorList") return;
+  const compiled: CompiledSelector[] = [];
   for (const selector of list.children) {
-    const compiled = state.order < MAX_RULES ? compileSelector(selector, state.sheet.quirksMode) : uncompiledSelector(selector, state.sheet.quirksMode);
-    if (compiled === null) {
-      if (paints) state.sheet.paintsUnplacedBackground = true;
-      continue;
-    }
-    const rule: Rule = { selector: compiled, order: state.order++, layer, decls };
-    const list = state.sheet.byKey.get(compiled.key);
-    if (list === undefined) state.sheet.byKey.set(compiled.key, [rule]);
-    else list.push(rule);
+    const one = state.order + compiled.length < MAX_RULES ? compileSelector(selector, state.sheet.quirksMode) : uncompiledSelector(selector, state.sheet.quirksMode);
+    if (one === "invalid") return; // one invalid selector drops the whole rule, as in a browser
+    if (one !== "skip" && one !== null) compiled.push(one);
+  }
+  for (const selector of compiled) {
+    const rule: Rule = { selector, order: state.order++, layer, decls };
+    const bucket = state.sheet.byKey.get(selector.key);
+    if (bucket === undefined) state.sheet.byKey.set(selector.key, [rule]);
+    else bucket.push(rule);
   }
 }
 
