@@ -19,6 +19,8 @@ const driver: PostgresFactory | undefined = driverDir
   : undefined;
 
 const db = await createTestDatabase();
+// Interrupted long runs drop their database too.
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void db.drop().finally(() => process.exit(130)));
 const totals = new Map<Scenario, StressReport[]>();
 const deadline = Date.now() + minutes * 60_000;
 try {
@@ -44,6 +46,14 @@ for (const [scenario, reports] of totals) {
   const errors: Record<string, number> = {};
   for (const r of reports) for (const [k, v] of Object.entries(r.driverErrors)) errors[k] = (errors[k] ?? 0) + v;
   const violations = sum((r) => r.violations.length);
+  // Kinds of violation: the messages with their ids and numbers taken out.
+  const kinds: Record<string, number> = {};
+  for (const r of reports) {
+    for (const v of r.violations) {
+      const kind = v.replace(/\b[a-z]+_[a-z0-9]+_\d+\b/g, "T").replace(/\d+/g, "N").replace(/\(xid N\)/, "");
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+    }
+  }
   const runsWithViolations = reports.filter((r) => r.violations.length).length;
   failed ||= violations > 0 || sum((r) => r.hung) > 0;
   console.log(
@@ -52,5 +62,6 @@ for (const [scenario, reports] of totals) {
       `${sum((r) => r.outsideQueries)} unrelated queries; notices 25001=${sum((r) => r.nestedBegin)} 25P01=${sum((r) => r.strayCommit)}; ` +
       `driver errors ${JSON.stringify(errors)}; hung ${sum((r) => r.hung)}; violations ${violations} in ${runsWithViolations} runs`,
   );
+  for (const [kind, n] of Object.entries(kinds).sort((a, b) => b[1] - a[1])) console.log(`  ${n} × ${kind}`);
 }
 process.exit(failed ? 1 : 0);
