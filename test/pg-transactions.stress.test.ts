@@ -1,0 +1,130 @@
+// postgres.js transactions must not mix (porsager/postgres#1189, #1216, #1204): a bounded run of
+// the stress in test/support/pg-transaction-stress.ts, and one deterministic case per report that
+// fails on the unpatched 3.4.9 (see docs/postgres-transactions.md; the long run is `bun run pgstress`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
+import { createTestDatabase, type TestDatabase } from "./support/database.ts";
+import { prepareStressSchema, runStress, summary, type Scenario } from "./support/pg-transaction-stress.ts";
+
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await prepareStressSchema(db.url);
+});
+
+afterAll(async () => {
+  await db.drop();
+});
+
+const quiet = { onnotice: () => {} };
+
+describe("postgres.js transactions under stress", () => {
+  const rounds: Record<Scenario, number> = { pipeline: 120, terminate: 12, pool: 25 };
+  for (const scenario of Object.keys(rounds) as Scenario[]) {
+    test(`${scenario}: every transaction all or nothing, no query in another's transaction`, async () => {
+      const report = await runStress({ url: db.url, scenario, rounds: rounds[scenario] });
+      console.log(summary(report));
+      expect(report.violations).toEqual([]);
+      expect(report.hung).toBe(0);
+      expect(report.nestedBegin + report.strayCommit).toBe(0);
+      expect(report.driverErrors.UNSAFE_TRANSACTION ?? 0).toBe(0);
+      expect(report.committed).toBeGreaterThan(0);
+      expect(report.failed).toBeGreaterThan(0);
+      if (scenario === "terminate") expect(report.terminatedBackends).toBeGreaterThan(0);
+    }, 40_000);
+  }
+});
+
+describe("one case per report", () => {
+  test("#1189: a BEGIN that fills the pipeline still reserves its connection", async () => {
+    // Two connections, four queries deep: some burst size below makes BEGIN the query that fills
+    // a pipeline (on 3.4.9 that begin() failed with UNSAFE_TRANSACTION and left its transaction
+    // open in the pool).
+    const options = { ...quiet, max: 2, max_pipeline: 4 }; // max_pipeline is missing from the driver's types
+    const sql = postgres(db.url, options);
+    try {
+      await Promise.all([sql`select 1`, sql`select 2`]);
+      for (let burst = 0; burst < 14; burst++) {
+        const reads = Array.from({ length: burst }, () => sql`select current_setting('stress.tx', true) as seen`.execute());
+        const begun = sql.begin(async (tx) => {
+          await tx`select set_config('stress.tx', ${`boundary${burst}`}, true)`;
+          return (await tx`select current_setting('stress.tx', true) as seen`)[0]!.seen;
+        });
+        const after = Array.from({ length: 3 }, () => sql`select current_setting('stress.tx', true) as seen`.execute());
+        expect(await begun).toBe(`boundary${burst}`);
+        for (const [row] of await Promise.all([...reads, ...after])) expect(row!.seen || null).toBeNull();
+      }
+      const [open] = await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`;
+      expect(open!.n).toBe(0);
+    } finally {
+      await sql.end({ timeout: 2 });
+    }
+  });
+
+  test("#1216: after its backend dies, a transaction's callback cannot write or commit on the replacement", async () => {
+    const app = `pgtx_1216_${process.pid}`;
+    // One connection, so the replacement is certainly the connection object the dead transaction held.
+    const sql = postgres(db.url, { ...quiet, max: 1, connection: { application_name: app } });
+    const admin = postgres(db.url, { ...quiet, max: 1 });
+    const id = (name: string) => `t1216_${process.pid}_${name}`;
+    const insert = (tx: postgres.TransactionSql, name: string, part: number) => tx`
+      insert into stress_rows (tx, part, seen_tx) values (${id(name)}, ${part}, current_setting('stress.tx', true))`;
+    try {
+      let resumeA!: () => void;
+      const aMayResume = new Promise<void>((resolve) => (resumeA = resolve));
+      const lateResults: string[] = [];
+      let aCallback!: Promise<void>;
+      const a = sql.begin((tx) => {
+        aCallback = (async () => {
+          await tx`select set_config('stress.tx', ${id("a")}, true)`;
+          await insert(tx, "a", 0);
+          await aMayResume; // awaiting something else while the backend is terminated
+          await insert(tx, "a", 1).then(() => lateResults.push("insert ran"), (e) => lateResults.push(`insert rejected ${e.code}`));
+        })();
+        return aCallback;
+      });
+      const aFailed = a.then(() => "committed", (e) => `failed ${e.code}`);
+      // Wait until A is idle in its transaction, then terminate that backend only.
+      let killed = 0;
+      for (let i = 0; i < 100 && !killed; i++) {
+        const rows = await admin`
+          select pg_terminate_backend(pid) as done from pg_stat_activity
+          where datname = current_database() and application_name = ${app} and state = 'idle in transaction'`;
+        killed = rows.filter((row) => row.done).length;
+        if (!killed) await Bun.sleep(10);
+      }
+      expect(killed).toBe(1);
+      expect(await aFailed).toMatch(/^failed /);
+
+      // B takes the reconnected connection and is mid-transaction when A's callback resumes.
+      let resumeB!: () => void;
+      const bMayResume = new Promise<void>((resolve) => (resumeB = resolve));
+      let bStarted!: () => void;
+      const bIsIn = new Promise<void>((resolve) => (bStarted = resolve));
+      const b = sql.begin(async (tx) => {
+        await tx`select set_config('stress.tx', ${id("b")}, true)`;
+        await insert(tx, "b", 0);
+        bStarted();
+        await bMayResume;
+        await insert(tx, "b", 1);
+        throw new Error("b rolls back");
+      });
+      const bResult = b.then(() => "committed", (e) => `failed ${e.message}`);
+      await bIsIn;
+      resumeA();
+      await aCallback.catch(() => {}); // A's callback ends; 3.4.9 then sent its COMMIT on B's connection
+      resumeB();
+      expect(await bResult).toBe("failed b rolls back");
+
+      // Neither transaction committed, so no row of either may exist (on 3.4.9 A's late insert ran
+      // inside B and A's COMMIT committed it with B's first row).
+      const rows = await admin`select tx, part, seen_tx from stress_rows where tx in (${id("a")}, ${id("b")}) order by tx, part`;
+      expect(rows.map((row) => `${row.tx}/${row.part}/${row.seen_tx}`)).toEqual([]);
+      expect(lateResults).toEqual(["insert rejected CONNECTION_CLOSED"]);
+    } finally {
+      await sql.end({ timeout: 2 });
+      await admin.end({ timeout: 2 });
+    }
+  });
+});
