@@ -2,10 +2,11 @@
 // message goes through the sanitizer (HTML) and extractFacts; the facts are flattened to
 // "kind:value" and compared with the expected values. Prints totals and per kind.
 //
-//   bun scripts/eval-extraction.ts [--verbose]
+//   bun scripts/eval-extraction.ts [--set 1|2] [--verbose]   (set 2 was written after the extractors were frozen)
 import { extractFacts, type Facts } from "../src/comprehension/extract.ts";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
 import { heldOut, type HeldOutMessage } from "../test/fixtures/extraction-heldout/messages.ts";
+import { heldOut2 } from "../test/fixtures/extraction-heldout/messages-2.ts";
 
 export function flatten(facts: Facts): string[] {
   const refs = [...facts.order_numbers, ...((facts as { references?: { value: string }[] }).references ?? []).map((r) => r.value)];
@@ -27,7 +28,7 @@ export function predict(message: HeldOutMessage): string[] {
   return [...new Set(flatten(facts))];
 }
 
-export function score() {
+export function score(set: HeldOutMessage[] = heldOut) {
   const perKind = new Map<string, { tp: number; fp: number; fn: number }>();
   const bump = (value: string, field: "tp" | "fp" | "fn") => {
     const kind = value.split(":")[0]!;
@@ -36,7 +37,7 @@ export function score() {
     perKind.set(kind, entry);
   };
   const misses: string[] = [];
-  for (const message of heldOut) {
+  for (const message of set) {
     const predicted = new Set(predict(message));
     const expected = new Set(message.expected);
     for (const value of predicted) bump(value, expected.has(value) ? "tp" : "fp");
@@ -51,9 +52,10 @@ export function score() {
 }
 
 if (import.meta.main) {
-  const { total, perKind, misses } = score();
+  const set = process.argv.includes("2") && process.argv.includes("--set") ? heldOut2 : heldOut;
+  const { total, perKind, misses } = score(set);
   const ratio = (a: number, b: number) => (b === 0 ? "—" : `${((100 * a) / b).toFixed(1)}%`);
-  console.log(`held-out: ${heldOut.length} messages, ${total.tp + total.fn} expected values`);
+  console.log(`held-out: ${set.length} messages, ${total.tp + total.fn} expected values`);
   console.log("| kind | precision | recall | tp | fp | fn |\n|---|---|---|---|---|---|");
   for (const [kind, e] of [...perKind.entries()].sort()) console.log(`| ${kind} | ${ratio(e.tp, e.tp + e.fp)} | ${ratio(e.tp, e.tp + e.fn)} | ${e.tp} | ${e.fp} | ${e.fn} |`);
   console.log(`| all | ${ratio(total.tp, total.tp + total.fp)} | ${ratio(total.tp, total.tp + total.fn)} | ${total.tp} | ${total.fp} | ${total.fn} |`);

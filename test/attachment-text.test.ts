@@ -119,6 +119,7 @@ describe("extraction through the worker", () => {
     const facts = message!.comprehension.extraction.facts;
     expect(facts.amounts).toContainEqual(expect.objectContaining({ value: 1250, currency: "EUR" }));
     expect(facts.dates).toContain("2026-04-15");
+    expect(facts.references).toContainEqual({ kind: "invoice", value: "INV-2026-0912" });
   });
 
   test("a DOCX contract", async () => {
@@ -151,6 +152,8 @@ describe("extraction through the worker", () => {
     const [scan] = await attachmentsOf(ids.scan!);
     expect(scan).toMatchObject({ text_status: "ok", text_method: "ocr" });
     expect(scan!.text).toContain("QX7P2L");
+    const [message] = await ctx.sql`select comprehension from messages where id = ${ids.scan!}`;
+    expect(message!.comprehension.extraction.facts.references).toContainEqual({ kind: "booking", value: "QX7P2L" });
   });
 
   test("an attachment that steers an AI is flagged, and the message skips comprehension", async () => {
