@@ -99,6 +99,10 @@ beforeAll(async () => {
     { filename: "scan.pdf", contentType: "application/pdf", content: await scannedPdf(["RECEIPT", "Booking reference QX7P2L", "Amount paid 89.00 USD"]) },
   ]);
 
+  // A file that took the worker down mid-extraction (recorded before extraction starts) is not read again.
+  ids.crashed = await receive("Crashed", "The worker died on this one.", [{ filename: "bomb.txt", contentType: "text/plain", content: "never read" }]);
+  await ctx.sql`update attachments set text_status = 'error', text_error = 'extraction did not finish' where message_id = ${ids.crashed!}`;
+
   await runWorkerUntil(ctx, async () => {
     const [{ pending }] = await ctx.sql`select count(*)::int as pending from messages where processed_at is null`;
     return pending === 0;
@@ -145,6 +149,14 @@ describe("extraction through the worker", () => {
     expect(byName["notes.txt"]).toMatchObject({ text_status: "ok", text: "good notes survive" });
     expect(byName["program.exe"]).toMatchObject({ text_status: "unsupported", text: null });
     const [message] = await ctx.sql`select comprehension from messages where id = ${ids.broken!}`;
+    expect(message!.comprehension.status).toBe("complete");
+  });
+
+  test("an attachment whose extraction never finished is skipped on the retry; the message goes on", async () => {
+    const [bomb] = await attachmentsOf(ids.crashed!);
+    expect(bomb).toMatchObject({ text_status: "error", text_error: "extraction did not finish", text: null });
+    const [message] = await ctx.sql`select processed_at, comprehension from messages where id = ${ids.crashed!}`;
+    expect(message!.processed_at).not.toBeNull();
     expect(message!.comprehension.status).toBe("complete");
   });
 

@@ -38,6 +38,8 @@ export async function readAttachments(svc: Services, messageId: string): Promise
       const [attachment] = await sql`select filename, content_type, content from attachments where id = ${id}`;
       if (!attachment) continue;
       const started = performance.now();
+      // Recorded first: if this file takes the process down, the retried job skips it.
+      await sql`update attachments set text_status = 'error', text_error = 'extraction did not finish' where id = ${id}`;
       const result = await extractAttachmentText(
         { contentType: attachment.content_type, filename: attachment.filename, content: attachment.content },
         limits,
