@@ -213,3 +213,15 @@ describe("limits", () => {
     expect(slow).toMatchObject({ status: "error", error: "attachment text extraction timed out" });
   });
 });
+
+describe("parsing off the job's thread", () => {
+  test("a parser still busy at the deadline is terminated, and the next file parses normally", async () => {
+    const limits = await attachmentTextLimits();
+    const pdf = await pdfWithText(Array.from({ length: 25 }, (_, i) => `line ${i} of a long page`));
+    const cut = await extractAttachmentText({ contentType: "application/pdf", filename: "a.pdf", content: pdf }, { ...limits, timeoutMs: 1 });
+    expect(cut).toMatchObject({ status: "error", error: "attachment text extraction timed out" });
+    const read = await extractAttachmentText({ contentType: "application/pdf", filename: "a.pdf", content: pdf }, limits);
+    expect(read).toMatchObject({ status: "ok", method: "pdf" });
+    expect(read.text).toContain("line 24 of a long page");
+  });
+});

@@ -3,7 +3,7 @@
 // PDFs through OCR (Debian's tesseract, with poppler's pdftoppm for PDF pages) when installed.
 // Never throws: a broken or hostile file is an `error` result for that attachment alone. Each
 // extraction is bounded in input size, output length and time (OCR runs as a child process that
-// is killed at the deadline).
+// is killed at the deadline; PDF and DOCX parse in a Worker that is terminated at it).
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -71,22 +71,9 @@ export async function extractAttachmentText(
 
 async function read(kind: Kind, content: Uint8Array, limits: AttachmentTextLimits, deadline: number): Promise<string> {
   switch (kind) {
-    case "pdf": {
-      const { extractText, getDocumentProxy } = await import("unpdf");
-      // pdf.js detaches the buffer it is given: hand it a copy.
-      const pdf = await getDocumentProxy(new Uint8Array(content), { isEvalSupported: false, stopAtErrors: false, verbosity: 0 });
-      try {
-        const { text } = await extractText(pdf, { mergePages: true });
-        return text;
-      } finally {
-        await pdf.destroy();
-      }
-    }
-    case "docx": {
-      const mammoth = await import("mammoth");
-      const result = await mammoth.extractRawText({ buffer: Buffer.from(content.buffer, content.byteOffset, content.byteLength) });
-      return result.value;
-    }
+    case "pdf":
+    case "docx":
+      return parseInWorker(kind, content, deadline);
     case "text":
     case "csv":
       return new TextDecoder("utf-8", { fatal: false }).decode(content);
@@ -95,6 +82,26 @@ async function read(kind: Kind, content: Uint8Array, limits: AttachmentTextLimit
     case "image":
       return ocrImage(content, limits, deadline);
   }
+}
+
+/** PDF and DOCX parsing in a Worker that is terminated at the deadline. */
+function parseInWorker(kind: "pdf" | "docx", content: Uint8Array, deadline: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./attachment-parse-worker.ts", import.meta.url).href, { type: "module" });
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      worker.terminate();
+      settle();
+    };
+    const timer = setTimeout(() => finish(() => reject(new Error("attachment text extraction timed out"))), Math.max(0, deadline - Date.now()));
+    worker.onmessage = (event: MessageEvent) => {
+      const reply = event.data as { ok: boolean; text?: string; error?: string };
+      finish(() => (reply.ok ? resolve(reply.text ?? "") : reject(new Error(reply.error ?? "parse failed"))));
+    };
+    worker.onerror = (event: ErrorEvent) => finish(() => reject(new Error(event.message || "parser crashed")));
+    // A copy: pdf.js detaches the buffer it is given.
+    worker.postMessage({ kind, content: new Uint8Array(content) });
+  });
 }
 
 async function withTempDir<T>(use: (dir: string) => Promise<T>): Promise<T> {
