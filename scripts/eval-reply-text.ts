@@ -3,14 +3,15 @@
 // the expected text after trailing spaces and blank-line runs are normalized. Every library reads
 // the sanitized text the service stores (body_clean); ours also gets the raw HTML of HTML-only mail.
 //
-//   bun scripts/eval-reply-text.ts [--verbose]
+//   bun scripts/eval-reply-text.ts [--heldout] [--verbose]   (--heldout: the cases written after our rules were frozen)
 import EmailReplyParser from "email-reply-parser";
 import nodeEmailReplyParser from "node-email-reply-parser";
 // @ts-expect-error no type declarations
 import planer from "planer";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
 import { replyText } from "../src/mail/reply-text.ts";
-import { replyCases } from "../test/fixtures/reply-text/cases.ts";
+import { replyCases as devCases } from "../test/fixtures/reply-text/cases.ts";
+import { heldOutReplyCases } from "../test/fixtures/reply-text/heldout.ts";
 
 export const normalize = (text: string | null) => (text ?? "").replace(/\r\n?/g, "\n").replace(/[ \t\u00a0]+$/gm, "").replace(/\n{3,}/g, "\n\n").trim();
 
@@ -29,6 +30,7 @@ const candidates: [string, (input: { bodyClean: string; bodyRaw: string }) => st
 
 if (import.meta.main) {
   const verbose = process.argv.includes("--verbose");
+  const replyCases = process.argv.includes("--heldout") ? heldOutReplyCases : devCases;
   console.log(`| Parser | all (${replyCases.length}) | plain text (${replyCases.filter((c) => c.format === "text").length}) | HTML-only (${replyCases.filter((c) => c.format === "html").length}) |`);
   console.log("|---|---|---|---|");
   for (const [name, parse] of candidates) {

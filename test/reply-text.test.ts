@@ -4,10 +4,11 @@
 import { describe, expect, test } from "bun:test";
 import { replyText, replyTextOfPlain } from "../src/mail/reply-text.ts";
 import { replyCases } from "./fixtures/reply-text/cases.ts";
+import { heldOutReplyCases } from "./fixtures/reply-text/heldout.ts";
 import { normalize, stored } from "../scripts/eval-reply-text.ts";
 
 describe("reply text of real client formats", () => {
-  for (const testCase of replyCases) {
+  for (const testCase of [...replyCases, ...heldOutReplyCases]) {
     test(`${testCase.format}: ${testCase.name}`, () => {
       expect(normalize(replyText({ ...stored(testCase.format, testCase.body), maxChars: 100_000 }))).toBe(normalize(testCase.expected));
     });
