@@ -1,14 +1,15 @@
 // Full-text search within one mailbox over subject, sender, clean body and attachment text (the
 // `search` column, 'simple' configuration: no stemming or stop words, so any language matches word
 // for word). Query syntax is websearch_to_tsquery's ("a phrase", -exclude, or) plus `word*` for a
-// prefix. Ranked by relevance, then newest; without a query, newest first. Walked with a cursor
-// holding the last result's (rank, time, id), so results found meanwhile do not shift the rest.
+// prefix. Ranked by relevance (among the newest RANK_WINDOW matches), then newest; without a
+// query, newest first. Walked with a cursor holding the last result's (rank, time, id), never an
+// offset.
 import type { Db } from "../db.ts";
-
-type Fragment = ReturnType<Db["unsafe"]>;
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
+
+type Fragment = ReturnType<Db["unsafe"]>;
 
 export type SearchInput = {
   mailboxId: string;
