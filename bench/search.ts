@@ -3,7 +3,7 @@
 // text) beside a second mailbox of N/5 as noise, then each query kind run repeatedly through the
 // core functions the routes call; p50/p99 per kind. The database is dropped afterwards.
 //
-//   bun run bench search [--messages 100000] [--runs 40]
+//   bun run bench search [--messages 100000] [--runs 40] [--keep]
 import { makeSql } from "../src/db.ts";
 import { createAccount } from "../src/core/accounts.ts";
 import { listMessagesPage } from "../src/core/messages.ts";
@@ -22,13 +22,18 @@ const COMMON = (
   "factura entrega fattura ordine consegna"
 ).split(" ");
 
-type Options = { messages: number; runs: number };
+type Options = { messages: number; runs: number; keep: boolean };
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { messages: 100_000, runs: 40 };
+  const options: Options = { messages: 100_000, runs: 40, keep: false };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
-    if ((flag === "--messages" || flag === "--runs") && value && /^\d+$/.test(value)) options[flag.slice(2) as keyof Options] = Number(value);
+    if (flag === "--keep") {
+      options.keep = true; // leave the database for EXPLAIN; its URL is printed
+      i--;
+      continue;
+    }
+    if ((flag === "--messages" || flag === "--runs") && value && /^\d+$/.test(value)) options[flag.slice(2) as "messages" | "runs"] = Number(value);
     else throw new Error(`usage: bun run bench search [--messages N] [--runs N]; bad argument ${flag}`);
   }
   return options;
@@ -94,7 +99,8 @@ export default async function run(args: string[]): Promise<void> {
     }
   } finally {
     await sql.end({ timeout: 5 });
-    await database.drop();
+    if (options.keep) console.log(`kept ${database.url}`);
+    else await database.drop();
   }
 }
 

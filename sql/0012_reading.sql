@@ -29,3 +29,5 @@ create index messages_search on messages using gin (search);
 
 -- Threads of a mailbox by latest activity, and one thread's messages in order.
 create index messages_mailbox_thread on messages (mailbox_id, thread_id, created_at, id);
+-- A thread by its id alone (an account-wide key names no mailbox).
+create index messages_thread on messages (thread_id, created_at, id);

@@ -2,6 +2,7 @@
 // cursor, errors, and isolation between accounts and bound keys.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { acceptInbound } from "../src/core/inbound.ts";
+import { RANK_WINDOW } from "../src/core/search.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
@@ -106,6 +107,21 @@ describe("search: happy path", () => {
       const all = (await search({ ...params, limit: "100" })).body.results.map((r: any) => r.id);
       expect(seen).toEqual(all);
     }
+  });
+});
+
+describe("search: the ranking window", () => {
+  test("relevance orders the newest RANK_WINDOW matches; an older match is reached with before", async () => {
+    const [mailbox] = await ctx.sql<Mailbox[]>`select * from mailboxes where id = ${(await makeMailbox(ctx, owner, "window")).id}`;
+    await ctx.sql`
+      insert into messages (id, account_id, mailbox_id, direction, thread_id, from_addr, to_addr, subject, body_clean, created_at)
+      select 'msg_window' || g, ${owner.accountId}, ${mailbox!.id}, 'in', 'thr_window' || g, 'a@b.example', ${mailbox!.address},
+        case when g = 0 then 'zebra zebra zebra' else 'note' end, 'a zebra passed', timestamptz '2026-01-01' + g * interval '1 minute'
+      from generate_series(0, ${RANK_WINDOW}) as g`;
+    const query = (params: string) => ctx.request("GET", `/api/v1/search?mailbox_id=${mailbox!.id}&q=zebra&limit=1${params}`, { key: owner.key });
+    // The oldest message ranks highest but lies outside the window of the newest matches.
+    expect((await query("")).body.results[0].id).not.toBe("msg_window0");
+    expect((await query("&before=2026-01-01T00:00:30Z")).body.results[0].id).toBe("msg_window0");
   });
 });
 

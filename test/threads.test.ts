@@ -149,6 +149,18 @@ describe("messages cursor", () => {
   });
 });
 
+describe("the OpenAPI document", () => {
+  test("lists the reading endpoints, the cursor parameter and the x-next-cursor header", async () => {
+    const doc = (await ctx.request("GET", "/openapi.json")).body;
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/v1/threads", "/api/v1/threads/{id}", "/api/v1/search"]));
+    const list = doc.paths["/api/v1/messages"].get;
+    expect(list.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["mailbox_id", "limit", "cursor"]));
+    expect(list.responses["200"].headers["x-next-cursor"].schema).toEqual({ type: "string" });
+    expect(doc.paths["/api/v1/search"].get.parameters.map((p: any) => p.name)).toEqual(
+      expect.arrayContaining(["q", "from", "after", "before", "has_attachment", "label", "direction", "cursor"]));
+  });
+});
+
 describe("errors", () => {
   test("a malformed or foreign-kind cursor is 400", async () => {
     const threads = await ctx.request("GET", `/api/v1/threads?mailbox_id=${inbox.id}&limit=1`, { key: owner.key });

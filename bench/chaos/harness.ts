@@ -13,6 +13,7 @@ import { createKey } from "../../src/core/keys.ts";
 import { createMailbox } from "../../src/core/mailboxes.ts";
 import { setWebhook } from "../../src/core/webhooks.ts";
 import { makeLogger } from "../../src/log.ts";
+import { makeResolver } from "../../src/mail/resolver.ts";
 import { openChaosDatabase, type ChaosDatabase } from "./database.ts";
 import { startLoad, type Load } from "./load.ts";
 import { startChaosReceiver, type ChaosReceiver } from "./receiver.ts";
@@ -69,12 +70,14 @@ export async function runChaos(name: string, scenario: Scenario, options: ChaosO
   const processes: ServiceProcess[] = [];
   let keepLogs = false;
   try {
-    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: "silent" });
+    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: "silent", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
     const account = await createAccount(sql, { name: "chaos" });
     const { key } = await createKey(sql, { accountId: account.id, scope: "api" });
     const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
     const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: `chaos-${runId}` });
-    await setWebhook(sql, { accountId: account.id, url: receiver.url, secret: "whsec_chaos_run_0123456789abcdef" });
+    // The receiver is on loopback: the service processes get WEBHOOK_ALLOW_PRIVATE_NETWORKS too.
+    const resolve = makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs });
+    await setWebhook({ sql, resolve, config }, { accountId: account.id, url: receiver.url, secret: "whsec_chaos_run_0123456789abcdef" });
 
     const smtpPort = await freePort();
     const env: Record<string, string> = {

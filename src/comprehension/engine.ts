@@ -109,6 +109,7 @@ function mergeFacts(a: Facts, b: Facts): Facts {
     dates: strings(a.dates, b.dates),
     amounts: [...a.amounts, ...b.amounts.filter((m) => !seenAmounts.has(`${m.currency}:${m.value}`))].slice(0, 20),
     order_numbers: strings(a.order_numbers, b.order_numbers),
+    references: [...a.references, ...b.references.filter((r) => !a.references.some((x) => x.value === r.value))].slice(0, 20),
     tracking_numbers: [...a.tracking_numbers, ...b.tracking_numbers.filter((t) => !seenTracking.has(t.number))].slice(0, 20),
     phone_numbers: strings(a.phone_numbers, b.phone_numbers),
   };

@@ -4,6 +4,7 @@
 // would invent a fact. Quantifiers are bounded so the scan stays linear.
 
 import type { Found } from "./extract.ts";
+import { zoneAfter } from "./extract-zones.ts";
 
 export type FoundDate = { text: string; iso: string | null };
 
@@ -31,7 +32,7 @@ const RELATIVE = new RegExp(
   "gi",
 );
 // Sticky: a time right after a date ("March 3, 2026 at 3:30 PM").
-const TIME_AFTER = /,? {0,3}(?:at {1,3}|@ {0,2})?(\d{1,2})(?::(\d{2}))? ?([ap])?\.?(m\b)?\.?/iy;
+const TIME_AFTER = /,? {0,3}(?:at {1,3}|from {1,3}|@ {0,2})?(\d{1,2})(?::(\d{2}))? ?([ap])?\.?(m\b)?\.?/iy;
 
 const MAX_DATES = 40;
 
@@ -45,8 +46,21 @@ export function findDates(text: string): Found<FoundDate>[] {
   for (const m of text.matchAll(ISO)) {
     const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
     if (!validDay(y, mo, d)) continue;
-    const iso = m[4] ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}${m[6] ?? ""}` : `${m[1]}-${m[2]}-${m[3]}`;
-    take(m.index, m.index + m[0].length, { text: m[0], iso });
+    const end = m.index + m[0].length;
+    if (!m[4]) {
+      // "2026-03-21 at 02:00 UTC": the time and zone written after the date.
+      const timed = timeAfter(text, end, `${m[1]}-${m[2]}-${m[3]}`);
+      take(m.index, timed.end, { text: text.slice(m.index, timed.end), iso: timed.iso });
+      continue;
+    }
+    let iso = `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}`;
+    let until = end;
+    if (m[6]) iso += m[6] === "Z" ? "+00:00" : m[6].includes(":") ? m[6] : `${m[6].slice(0, 3)}:${m[6].slice(3)}`;
+    else {
+      const zone = zoneAfter(text, end, iso);
+      if (zone) [iso, until] = [iso + zone.offset, zone.end];
+    }
+    take(m.index, until, { text: text.slice(m.index, until), iso });
   }
   for (const m of text.matchAll(MONTH_FIRST)) {
     dated(text, m, monthNumber(m[1]!), Number(m[2]), m[3], take);
@@ -80,7 +94,14 @@ function dated(
     return;
   }
   if (!validDay(Number(year), month, day)) return;
-  let iso = `${year}-${pad(month)}-${pad(day)}`;
+  const timed = timeAfter(text, end, `${year}-${pad(month)}-${pad(day)}`);
+  take(index, timed.end, { text: text.slice(index, timed.end), iso: timed.iso });
+}
+
+/** The date's ISO text extended by a time written after it (and that time's zone), and where they end. */
+function timeAfter(text: string, dateEnd: number, date: string): { iso: string; end: number } {
+  let iso = date;
+  let end = dateEnd;
   TIME_AFTER.lastIndex = end;
   const t = TIME_AFTER.exec(text);
   // A bare number after a date is not a time; minutes or am/pm make it one.
@@ -92,9 +113,11 @@ function dated(
     if (hour < 24 && minute < 60) {
       iso += `T${pad(hour)}:${pad(minute)}`;
       end = TIME_AFTER.lastIndex;
+      const zone = zoneAfter(text, end, iso);
+      if (zone) [iso, end] = [iso + zone.offset, zone.end];
     }
   }
-  take(index, end, { text: text.slice(index, end), iso });
+  return { iso, end };
 }
 
 function monthNumber(name: string): number {

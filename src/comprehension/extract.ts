@@ -5,6 +5,7 @@
 
 import { findDates } from "./extract-dates.ts";
 import { classifyLinks } from "./extract-links.ts";
+import { findReferences, type Reference } from "./extract-references.ts";
 
 export type ComprehensionInput = {
   subject: string;
@@ -31,6 +32,8 @@ export type Facts = {
   dates: string[];
   amounts: Amount[];
   order_numbers: string[];
+  /** booking, invoice, ticket and other references (order numbers are in order_numbers) */
+  references: Reference[];
   tracking_numbers: TrackingNumber[];
   phone_numbers: string[];
 };
@@ -52,8 +55,11 @@ export function extractFacts(input: ComprehensionInput): Facts {
   const phones = findPhones(text);
   const orders = findOrderNumbers(text);
   const amounts = findAmounts(text);
+  const tracking = findTrackingNumbers(text);
+  const codes = findVerificationCodes(text, [...phones, ...amounts], orders);
+  const references = findReferences(text, [...orders, ...tracking.map((t) => ({ ...t, value: t.value.number })), ...amounts, ...phones, ...codes]);
   return {
-    verification_codes: unique(findVerificationCodes(text, [...phones, ...amounts], orders).map((f) => f.value)),
+    verification_codes: unique(codes.map((f) => f.value)),
     sign_in_links: links.signIn,
     password_reset_links: links.reset,
     unsubscribe_links: links.unsubscribe,
@@ -61,7 +67,8 @@ export function extractFacts(input: ComprehensionInput): Facts {
     dates: uniqueBy(findDates(text).map((d) => d.value.iso ?? d.value.text), (d) => d.toLowerCase()),
     amounts: uniqueBy(amounts.map((a) => a.value), (a) => `${a.currency}:${a.value}`),
     order_numbers: unique(orders.map((o) => o.value)),
-    tracking_numbers: uniqueBy(findTrackingNumbers(text).map((t) => t.value), (t) => t.number),
+    references: references.map((r) => r.value),
+    tracking_numbers: uniqueBy(tracking.map((t) => t.value), (t) => t.number),
     phone_numbers: unique(phones.map((p) => p.value)),
   };
 }
@@ -79,6 +86,20 @@ const SHOPPING_BEFORE = /\d%|% off|\b(?:discount|coupon|promo|checkout|off your)
 // to a currency sign, '#', a path or a decimal.
 const CODE_CANDIDATE =
   /(?<![\w#$€£¥₹.,\/:+\-]|\d[ -])(?:[A-Z]-)?(\d{4,8}|\d{3}[ -]\d{3}|[A-Z0-9]{4,8})(?![\w\/%]|[.,:]\d|[ -]\d)/g;
+// Codes written in groups: "90-21-77", "8841 2205", "4 8 2 9 1 3" (also what styled HTML
+// digits in separate cells become), "K7Q-2M9". Typed without the separators.
+const SEPARATED_CODE =
+  /(?<![\w#$€£¥₹.,\/:+-]|\d[ -])(\d{2,4}(?:[ -]\d{2,4}){1,3}|\d(?: \d){3,7}|(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{3,4}-[A-Z0-9]{3,4})(?![\w\/%-]|[.,:]\d|[ -]\d)/g;
+
+/** Plain and grouped candidates in text order; a grouped one wins over plain ones inside it. */
+function codeCandidates(masked: string): RegExpMatchArray[] {
+  const grouped = [...masked.matchAll(SEPARATED_CODE)].filter((m) => {
+    const digits = m[1]!.replace(/[^0-9A-Z]/g, "").length;
+    return digits >= 4 && digits <= 8 && /[ -]/.test(m[1]!);
+  });
+  const plain = [...masked.matchAll(CODE_CANDIDATE)].filter((m) => !grouped.some((g) => m.index! < g.index! + g[0].length && g.index! < m.index! + m[0].length));
+  return [...grouped, ...plain].sort((a, b) => a.index! - b.index!);
+}
 const YEAR = /^(?:19|20)\d\d$/;
 const YEAR_ALLOWED_AFTER = /\b(?:code|pin|otp|passcode)\W{0,3}(?:is\W{0,3})?$/i;
 const CURRENCY_AFTER = /^\s{0,2}(?:usd|eur|gbp|dollars?|euros?|pounds?)\b/i;
@@ -97,9 +118,9 @@ function findVerificationCodes(text: string, taken: Found<unknown>[], orders: Fo
   const orderValues = new Set(orders.map((o) => o.value));
   const out: Found<string>[] = [];
   let t = 0;
-  for (const m of masked.matchAll(CODE_CANDIDATE)) {
+  for (const m of codeCandidates(masked)) {
     const raw = m[0];
-    const start = m.index;
+    const start = m.index!;
     const end = start + raw.length;
     // Triggers are sorted: move past those that end too far before this candidate.
     while (t < triggers.length && triggers[t]![1] < start - TRIGGER_REACH_BEFORE) t++;
@@ -111,6 +132,7 @@ function findVerificationCodes(text: string, taken: Found<unknown>[], orders: Fo
     if (CURRENCY_AFTER.test(masked.slice(end, end + 12))) continue;
     if (orderValues.has(token) || overlaps(start, end, taken)) continue;
     // What one types: "482-913" and "G-318204" are entered as 482913 and 318204.
+    if (/^\d{4}-\d{2}-\d{2}$/.test(token)) continue; // an ISO date, not a code
     out.push({ value: token.replace(/[ -]/g, ""), index: start, end });
     if (out.length >= MAX_ITEMS) break;
   }
@@ -146,7 +168,8 @@ const SYMBOLS: Record<string, string> = {
 };
 const CODES = "USD|EUR|GBP|JPY|CAD|AUD|NZD|CHF|INR|CNY|SEK|NOK|DKK|MXN|BRL|ZAR|SGD|HKD|PLN|CZK|KRW";
 const SYM = "US\\$|CA\\$|C\\$|AU\\$|A\\$|NZ\\$|HK\\$|S\\$|R\\$|\\$|€|£|¥|₹|₩";
-const NUM = "\\d{1,3}(?:[,.]\\d{3}){1,5}(?:[.,]\\d{1,2})?|\\d{1,12}(?:[.,]\\d{1,2})?";
+// Thousands grouped by commas, dots or spaces (also no-break spaces): 1,234.56, 1.234,56, 2 500,00.
+const NUM = "\\d{1,3}(?:[,.]\\d{3}){1,5}(?:[.,]\\d{1,2})?|\\d{1,3}(?:[ \\u00a0\\u202f]\\d{3}){1,4}(?:[.,]\\d{1,2})?|\\d{1,12}(?:[.,]\\d{1,2})?";
 const AMOUNT = new RegExp(
   `(?<![\\w$€£¥₹.,])(?:(${SYM}) ?(${NUM})|(${CODES}) {0,2}(${NUM})|(${NUM}) {0,2}(?:(${CODES})\\b|(€|£)))(?![\\d]|[.,]\\d)`,
   "g",
@@ -165,7 +188,8 @@ export function findAmounts(text: string): Found<Amount>[] {
 }
 
 /** "1,234.56", "1.234,56", "12,50", "1,234": the last separator is decimal only before 1-2 digits. */
-export function parseNumber(s: string): number {
+export function parseNumber(text: string): number {
+  const s = text.replace(/[ \u00a0\u202f]/g, "");
   const last = Math.max(s.lastIndexOf(","), s.lastIndexOf("."));
   if (last >= 0 && s.length - last - 1 <= 2) {
     return Number(`${s.slice(0, last).replace(/[,.]/g, "")}.${s.slice(last + 1)}`);

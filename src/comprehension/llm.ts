@@ -177,6 +177,8 @@ function groundedFacts(raw: Record<string, unknown>, input: ComprehensionInput):
     dates: ((raw.dates as string[]) ?? []).filter((d) => isoDate.test(d) || present(d)).slice(0, 20),
     amounts: ((raw.amounts as Amount[]) ?? []).filter((a) => Number.isFinite(a.value) && present(a.text)).slice(0, 20),
     order_numbers: strings("order_numbers"),
+    // References come from the rules (the prompt does not ask for them); merged in by the engine.
+    references: [],
     tracking_numbers: ((raw.tracking_numbers as TrackingNumber[]) ?? []).filter((t) => present(t.number)).slice(0, 20),
     phone_numbers: strings("phone_numbers"),
   };

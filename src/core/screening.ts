@@ -13,6 +13,8 @@ import { applyDeliveryReports } from "./bounces.ts";
 import type { Services } from "./services.ts";
 import { createMessageReceivedEvent } from "./webhooks.ts";
 import { comprehensionInput, edgeSpamVerdict } from "./screening-inputs.ts";
+import { readAttachments, type AttachmentReading } from "./attachment-reading.ts";
+import { replyText } from "../mail/reply-text.ts";
 
 // A model file other than the shipped one (SPAM_MODEL_PATH), read once per path; a failed read is
 // not cached, so fixing the file fixes the next message.
@@ -39,6 +41,7 @@ type ScreeningRow = {
   from_addr: string;
   subject: string;
   body_clean: string | null;
+  body_raw: string | null;
   hidden_text: string | null;
   truncated: boolean;
   sanitization: Record<string, unknown> | null;
@@ -73,7 +76,7 @@ function readInPart(result: ComprehensionResult, unread: string): Record<string,
 export async function screenMessage(svc: Services, messageId: string, jobAttempt = 1): Promise<void> {
   const { sql, config, log } = svc;
   const [message] = await sql<ScreeningRow[]>`
-    select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.hidden_text, m.truncated,
+    select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.body_raw, m.hidden_text, m.truncated,
       m.sanitization, m.processed_at, m.unread_content, m.headers, r.content, r.remote_ip, r.helo, r.mail_from, r.received_at,
       b.deliver_spam, s.schema as extraction_schema
     from messages m
@@ -160,7 +163,18 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   // serving both would load every attachment's bytes or teach this query what a report part is.
   const attachments = await sql<{ filename: string | null; content_type: string }[]>`
     select filename, content_type from attachments where message_id = ${messageId} order by id`;
-  const input = comprehensionInput(message, headers, attachments);
+  // Attachment text (never of mail flagged as a virus) is screened like the body; what is not
+  // risky is offered to comprehension after the body, so an invoice PDF yields its facts.
+  const readings = virusRisk === "high" ? [] : await readAttachments(svc, messageId);
+  const attachmentInjection = readings.filter((reading) => reading.injection).map((reading) => ({
+    attachment_id: reading.id,
+    filename: reading.filename,
+    score: reading.injection!.score,
+    risky: reading.injection!.risky,
+    signals: reading.injection!.signals,
+  }));
+  const riskyAttachment = attachmentInjection.find((verdict) => verdict.risky);
+  const input = comprehensionInput({ ...message, body_clean: withAttachmentText(message.body_clean, readings) }, headers, attachments);
   const injection = scoreInjectionRisk({
     subject: message.subject,
     bodyClean: message.body_clean ?? "",
@@ -175,8 +189,9 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   } else if (spamRisk === "high") {
     const classification = classifyMessage(input);
     comprehension = { status: "skipped_spam", classification, extraction: null, extraction_error: null, confidence: classification.confidence };
-  } else if (injection.risky) {
-    comprehension = { status: "skipped_injection_risk", classification: null, extraction: null, extraction_error: null, confidence: injection.score };
+  } else if (injection.risky || riskyAttachment) {
+    const confidence = Math.max(injection.score, riskyAttachment?.score ?? 0);
+    comprehension = { status: "skipped_injection_risk", classification: null, extraction: null, extraction_error: null, confidence };
   } else {
     const engine = chooseEngine({ llmUrl: config.llm.url, llmModel: config.llm.model, llmApiKey: config.llm.apiKey, llmTimeoutMs: config.llm.timeoutMs });
     const result = await engine.comprehend(input);
@@ -185,6 +200,7 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   // The screening report says what was not read, whatever the verdict.
   if (message.unread_content) comprehension.unread_content = message.unread_content;
   comprehension.injection = injectionSummary;
+  if (attachmentInjection.length > 0) comprehension.attachment_injection = attachmentInjection;
   comprehension.spam = spamDetails;
 
   const status = comprehension.status as ComprehensionStatus;
@@ -192,7 +208,8 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   await sql.begin(async (tx) => {
     const updated = await tx`
       update messages set auth_results = ${auth.results ? tx.json(auth.results) : null}, spam_risk = ${spamRisk}, virus_risk = ${virusRisk},
-        comprehension = ${tx.json(comprehension as never)}, processed_at = now()
+        comprehension = ${tx.json(comprehension as never)}, processed_at = now(),
+        reply_text = ${replyText({ bodyClean: message.body_clean, bodyRaw: message.body_raw, maxChars: config.bodyCleanMaxChars })}
       where id = ${messageId} and processed_at is null returning id`;
     if (updated.length === 0 || !deliver) return;
     await createMessageReceivedEvent(tx, message.account_id, {
@@ -221,4 +238,11 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
     comprehension_status: status,
     webhook: deliver,
   });
+}
+
+/** The body, then each attachment's text that the injection detector did not flag. */
+function withAttachmentText(body: string | null, readings: AttachmentReading[]): string | null {
+  const texts = readings.filter((reading) => reading.text && !reading.injection?.risky).map((reading) => `[attachment ${reading.filename ?? ""}]\n${reading.text!.slice(0, 20_000)}`);
+  if (texts.length === 0) return body;
+  return [body ?? "", ...texts].join("\n\n");
 }

@@ -1,14 +1,15 @@
 // Full-text search within one mailbox over subject, sender, clean body and attachment text (the
 // `search` column, 'simple' configuration: no stemming or stop words, so any language matches word
 // for word). Query syntax is websearch_to_tsquery's ("a phrase", -exclude, or) plus `word*` for a
-// prefix. Ranked by relevance, then newest; without a query, newest first. Walked with a cursor
-// holding the last result's (rank, time, id), so results found meanwhile do not shift the rest.
+// prefix. Ranked by relevance (among the newest RANK_WINDOW matches), then newest; without a
+// query, newest first. Walked with a cursor holding the last result's (rank, time, id), never an
+// offset.
 import type { Db } from "../db.ts";
-
-type Fragment = ReturnType<Db["unsafe"]>;
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
+
+type Fragment = ReturnType<Db["unsafe"]>;
 
 export type SearchInput = {
   mailboxId: string;
@@ -40,6 +41,8 @@ export type SearchResult = {
 };
 
 export const MAX_QUERY_LENGTH = 500;
+/** How many of the newest matches a ranked search orders by relevance. */
+export const RANK_WINDOW = 1000;
 const MAX_PREFIX_TERMS = 8;
 
 /** Splits `word*` prefix terms from the rest, which websearch_to_tsquery reads. */
@@ -80,22 +83,13 @@ export async function searchMessages(db: Db, principal: Principal, input: Search
         && ${prefixes.length ? db`to_tsquery('simple', ${prefixQueryText(prefixes)})` : db`''::tsquery`})`
     : null;
   // Weights for D, C, B, A: subject and sender count most, then body, then attachments.
-  const rank = tsquery ? db`ts_rank('{0.1, 0.3, 0.6, 1.0}', m.search, ${tsquery})` : db`0::real`;
+  const rank = tsquery ? db`ts_rank('{0.1, 0.3, 0.6, 1.0}', c.search, ${tsquery})` : db`0::real`;
   const afterPosition = position
-    ? db`and (${rank}, m.created_at, m.id) < (${position.rank!}::real,
+    ? db`and (${rank}, c.created_at, c.id) < (${position.rank!}::real,
         timestamptz 'epoch' + ${position.micros}::bigint * interval '1 microsecond', ${position.id}::text)`
     : db``;
-
-  const rows = await db`
-    select m.id, m.thread_id, m.direction, m.from_addr, m.to_addr, m.subject, m.created_at, m.body_clean,
-      case when m.comprehension is null then null
-        else jsonb_build_object('status', m.comprehension->>'status', 'classification', m.comprehension->'classification'->>'label')
-      end as comprehension,
-      exists (select 1 from attachments a where a.message_id = m.id) as has_attachments,
-      ${rank} as rank, (${rank})::text as rank_text,
-      (extract(epoch from m.created_at) * 1000000)::bigint::text as micros
-    from messages m
-    where m.mailbox_id = ${input.mailboxId} and m.account_id = ${principal.accountId}
+  const filters = db`
+    m.mailbox_id = ${input.mailboxId} and m.account_id = ${principal.accountId}
       and (m.delivery_status is null or m.delivery_status = 'sent')
       ${tsquery ? db`and m.search @@ ${tsquery}` : db``}
       ${from ? db`and (lower(m.from_addr) = ${from} or split_part(lower(m.from_addr), '@', 2) = ${from.replace(/^@/, "")})` : db``}
@@ -103,10 +97,31 @@ export async function searchMessages(db: Db, principal: Principal, input: Search
       ${before ? db`and m.created_at < ${before}::timestamptz` : db``}
       ${input.hasAttachment === undefined ? db`` : db`and exists (select 1 from attachments a where a.message_id = m.id) = ${input.hasAttachment}`}
       ${input.label ? db`and m.comprehension->'classification'->>'label' = ${input.label}` : db``}
-      ${input.direction ? db`and m.direction = ${input.direction}` : db``}
-      ${afterPosition}
-    order by rank desc, m.created_at desc, m.id desc
-    limit ${input.limit}`;
+      ${input.direction ? db`and m.direction = ${input.direction}` : db``}`;
+  // Ranking reads every candidate's search document, so it is bounded: the newest RANK_WINDOW
+  // matches are ranked (the mailbox's index finds them newest first, however common the words).
+  // Older matches are reached by narrowing the query or with `before`. The page's own columns
+  // are read only for the page.
+  const candidates = tsquery
+    ? db`(select m.id, m.created_at, m.search from messages m where ${filters} order by m.created_at desc, m.id desc limit ${RANK_WINDOW})`
+    : db`(select m.id, m.created_at, null::tsvector as search from messages m where ${filters})`;
+  const rows = await db`
+    with page as (
+      select c.id, c.created_at, ${rank} as rank
+      from ${candidates} as c
+      where true ${afterPosition}
+      order by rank desc, c.created_at desc, c.id desc
+      limit ${input.limit}
+    )
+    select m.id, m.thread_id, m.direction, m.from_addr, m.to_addr, m.subject, m.created_at, left(m.body_clean, 400) as body_clean,
+      case when m.comprehension is null then null
+        else jsonb_build_object('status', m.comprehension->>'status', 'classification', m.comprehension->'classification'->>'label')
+      end as comprehension,
+      exists (select 1 from attachments a where a.message_id = m.id) as has_attachments,
+      page.rank, page.rank::text as rank_text,
+      (extract(epoch from m.created_at) * 1000000)::bigint::text as micros
+    from page join messages m on m.id = page.id
+    order by page.rank desc, page.created_at desc, page.id desc`;
 
   const snippets = await headlines(db, rows.map((row) => row.id as string), tsquery);
   const results = rows.map((row): SearchResult => ({

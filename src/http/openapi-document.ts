@@ -77,6 +77,13 @@ export function buildOpenApiDocument(app: AnyElysia): Record<string, any> {
     };
   }
   allowNullInEnums(generated.paths);
+  // Older mail travels in a header so SPEC's list body stays as it is; the generator cannot see headers.
+  const messageList = generated.paths["/api/v1/messages"]?.get?.responses?.["200"];
+  if (messageList) {
+    messageList.headers = {
+      "x-next-cursor": { description: "present when older messages may remain: pass it as `cursor`", schema: { type: "string" } },
+    };
+  }
   return {
     openapi: "3.1.0",
     info: { title: "Agent Mailbox API", version: "1.0.0", description: apiDescription },

@@ -18,7 +18,7 @@ const ATTRIBUTION_END = new RegExp(
     String.raw`\bschreef(\s+[^:]{0,80})?:`, // Dutch
     String.raw`\bescreveu\s*:`, // Portuguese
     String.raw`\bpisze\s*:`, // Polish ("W dniu … pisze:")
-    String.raw`\bnapisał(a)?\s*:`, // Polish
+    String.raw`\bnapisał(\(a\)|a)?\s*:`, // Polish
     String.raw`написал(а)?\s*:`, // Russian
     String.raw`\bskrev(\s+[^:]{0,80})?:`, // Danish, Norwegian, Swedish
     String.raw`\bkirjoitti\s*:`, // Finnish
@@ -53,40 +53,81 @@ const MOBILE_SIGNATURE =
 export function replyTextOfPlain(body: string | null): string | null {
   if (body === null) return null;
   const lines = body.replace(/\r\n?/g, "\n").split("\n");
-  const end = quoteStart(lines);
+  const { end, skip } = quoteRegion(lines);
   const kept: string[] = [];
-  for (const line of lines.slice(0, end)) {
+  for (let i = 0; i < end; i++) {
+    const line = lines[i]!;
     if (SIGNATURE_DELIMITER.test(line) || MOBILE_SIGNATURE.test(line)) break;
     // Inline quoting: the author's words between quoted lines are kept, the quoted lines are not.
-    if (/^\s*>/.test(line)) continue;
+    if (skip.has(i) || isQuoted(line)) continue;
     kept.push(line);
   }
   return tidy(kept.join("\n"));
 }
 
-/** The index of the first line of quoted history, or lines.length when there is none. */
-function quoteStart(lines: string[]): number {
+const isQuoted = (line: string) => /^\s*>/.test(line);
+const isBlank = (line: string) => line.trim() === "";
+
+/**
+ * Where the quoted history starts (lines.length when there is none), and the attribution lines of
+ * inline quoting, which are dropped while the answers between the quotes are kept.
+ */
+function quoteRegion(lines: string[]): { end: number; skip: Set<number> } {
+  const skip = new Set<number>();
+  // From here on every line is quoted or blank.
+  let tail = lines.length;
+  while (tail > 0 && (isQuoted(lines[tail - 1]!) || isBlank(lines[tail - 1]!))) tail--;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (SEPARATOR.test(line)) return i;
-    if (HEADER_FROM.test(line) && lines.slice(i + 1, i + 5).some((next) => HEADER_NEXT.test(next))) return i;
-    // An attribution on one line, or wrapped over two ("On Mon, … <a@b.c>\nwrote:").
-    if (ATTRIBUTION_END.test(line) && line.length <= 300 && (ATTRIBUTION_START.test(line) || quotedAfter(lines, i))) return i;
-    const joined = `${line} ${lines[i + 1] ?? ""}`;
-    if (i + 1 < lines.length && ATTRIBUTION_START.test(line) && ATTRIBUTION_END.test(joined) && !ATTRIBUTION_END.test(line) && joined.length <= 300) {
-      return i;
+    if (SEPARATOR.test(line)) return { end: i, skip };
+    if (HEADER_FROM.test(line) && lines.slice(i + 1, i + 5).some((next) => HEADER_NEXT.test(next))) return { end: i, skip };
+    const span = attributionSpan(lines, i);
+    if (span > 0) {
+      if (!inlineAnswersAfter(lines, i + span)) return { end: i, skip };
+      for (let k = i; k < i + span; k++) skip.add(k);
+      i += span - 1;
+      continue;
     }
-    // A trailing block of "> " lines with no attribution above it.
-    if (/^\s*>/.test(line) && lines.slice(i).every((rest) => /^\s*>/.test(rest) || rest.trim() === "")) return i;
+    // A trailing block of "> " lines; an attribution in a form we do not know (a line ending in a
+    // colon, as Gmail writes it in Russian or Japanese) directly above it goes with it.
+    if (isQuoted(line) && i >= tail) {
+      let above = i - 1;
+      while (above >= 0 && isBlank(lines[above]!)) above--;
+      const end = above >= 0 && /[:：]\s*$/.test(lines[above]!) && lines[above]!.length <= 300 && !skip.has(above) ? above : i;
+      return { end, skip };
+    }
   }
-  return lines.length;
+  return { end: lines.length, skip };
+}
+
+/** 1 or 2 when an attribution ("On …, X wrote:") starts at line i (2 when wrapped), else 0. */
+function attributionSpan(lines: string[], i: number): number {
+  const line = lines[i]!;
+  if (ATTRIBUTION_END.test(line) && line.length <= 300 && (ATTRIBUTION_START.test(line) || quotedAfter(lines, i))) return 1;
+  if (i + 1 < lines.length && ATTRIBUTION_START.test(line) && !ATTRIBUTION_END.test(line)) {
+    const joined = `${line} ${lines[i + 1]}`;
+    if (ATTRIBUTION_END.test(joined) && joined.length <= 300) return 2;
+  }
+  return 0;
 }
 
 /** Whether the lines after an attribution-like line are quoted (">" lines, after blank ones). */
 function quotedAfter(lines: string[], index: number): boolean {
   for (let j = index + 1; j < lines.length && j <= index + 3; j++) {
-    if (lines[j]!.trim() === "") continue;
-    return /^\s*>/.test(lines[j]!);
+    if (isBlank(lines[j]!)) continue;
+    return isQuoted(lines[j]!);
+  }
+  return false;
+}
+
+/** Whether, after the first quoted line from `from`, the author wrote more (inline answers). */
+function inlineAnswersAfter(lines: string[], from: number): boolean {
+  let j = from;
+  while (j < lines.length && !isQuoted(lines[j]!)) j++;
+  for (; j < lines.length; j++) {
+    const line = lines[j]!;
+    if (SIGNATURE_DELIMITER.test(line) || MOBILE_SIGNATURE.test(line)) return false;
+    if (!isQuoted(line) && !isBlank(line)) return true;
   }
   return false;
 }

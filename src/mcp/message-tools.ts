@@ -2,7 +2,7 @@
 // What an outside sender wrote is data: the descriptions say so, and get_message puts the
 // screening verdict beside the message so an agent can weigh it before reading the body.
 import { t } from "elysia";
-import { getMessage, listMessages, type MessageDetail } from "../core/messages.ts";
+import { getMessage, listMessagesPage, type MessageDetail } from "../core/messages.ts";
 import { strictObject } from "../http/models.ts";
 import { clampLimit } from "../http/route-kit.ts";
 import { defineTool } from "./tool.ts";
@@ -17,16 +17,20 @@ export const listMessagesTool = defineTool({
   description:
     "List the most recent messages of a mailbox, newest first, received (direction `in`) and sent (direction `out`): " +
     "id, direction, from_addr, to_addr, subject, created_at and, once inbound mail is screened, comprehension {status, classification}. " +
-    "Use get_message with an id for the full message. " + UNTRUSTED,
+    "Use get_message with an id for the full message. When older messages remain, a second text block gives a cursor: call again " +
+    "with it as `cursor` for the next, older page. " + UNTRUSTED,
   input: strictObject({
     mailbox_id: t.String({ minLength: 1, maxLength: 100, description: "id of the mailbox (from list_mailboxes or create_mailbox)" }),
     limit: t.Optional(t.Number({ minimum: 1, multipleOf: 1, description: "how many messages; default 50, values above 100 count as 100" })),
+    cursor: t.Optional(t.String({ minLength: 1, maxLength: 512, description: "the cursor from the previous call's note: continue with older messages" })),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   endpointClass: "read",
-  run: async ({ svc, principal }, args) => ({
-    body: { messages: await listMessages(svc.sql, principal, args.mailbox_id, clampLimit(args.limit, 50, 100)) },
-  }),
+  run: async ({ svc, principal }, args) => {
+    // The body is GET /api/v1/messages's; the cursor travels beside it, as the x-next-cursor header does there.
+    const page = await listMessagesPage(svc.sql, principal, args.mailbox_id, clampLimit(args.limit, 50, 100), args.cursor);
+    return { body: { messages: page.messages }, notes: page.nextCursor ? [`Older messages remain: call list_messages with cursor "${page.nextCursor}".`] : [] };
+  },
 });
 
 export const getMessageTool = defineTool({

@@ -1,0 +1,71 @@
+// Reading a message's attachments, for the process_inbound task: each attachment's text is
+// extracted once (mail/attachment-text.ts), screened for prompt injection by the same detector as
+// the body, and stored on the attachment; the texts together go into the message's search
+// document. An attachment already read is not read again when the job is retried.
+import { scoreInjectionRisk } from "../comprehension/injection.ts";
+import {
+  DEFAULT_ATTACHMENT_TEXT_LIMITS,
+  extractAttachmentText,
+  findTesseract,
+  type AttachmentTextLimits,
+} from "../mail/attachment-text.ts";
+import type { Services } from "./services.ts";
+
+export type AttachmentReading = {
+  id: string;
+  filename: string | null;
+  text: string | null;
+  injection: { score: number; risky: boolean; threshold: number; signals: { name: string; weight: number; evidence: string }[] } | null;
+};
+
+/** Everything searched over all of a message's attachments together. */
+const MAX_MESSAGE_ATTACHMENT_TEXT = 300_000;
+
+let tesseract: Promise<string | null> | null = null;
+
+export async function attachmentTextLimits(): Promise<AttachmentTextLimits> {
+  tesseract ??= findTesseract();
+  return { ...DEFAULT_ATTACHMENT_TEXT_LIMITS, tesseract: await tesseract };
+}
+
+export async function readAttachments(svc: Services, messageId: string): Promise<AttachmentReading[]> {
+  const { sql, log } = svc;
+  const pending = await sql`select id from attachments where message_id = ${messageId} and text_status is null order by id`;
+  if (pending.length > 0) {
+    const limits = await attachmentTextLimits();
+    // One attachment's bytes in memory at a time.
+    for (const { id } of pending) {
+      const [attachment] = await sql`select filename, content_type, content from attachments where id = ${id}`;
+      if (!attachment) continue;
+      const started = performance.now();
+      // Recorded first: if this file takes the process down, the retried job skips it.
+      await sql`update attachments set text_status = 'error', text_error = 'extraction did not finish' where id = ${id}`;
+      const result = await extractAttachmentText(
+        { contentType: attachment.content_type, filename: attachment.filename, content: attachment.content },
+        limits,
+      );
+      const injection = result.text
+        ? scoreInjectionRisk({ subject: "", bodyClean: result.text, hiddenText: "", report: {} })
+        : null;
+      await sql`
+        update attachments set text = ${result.text}, text_status = ${result.status}, text_method = ${result.method},
+          text_error = ${result.error}, text_injection = ${injection ? sql.json(injection as never) : null}
+        where id = ${id}`;
+      log.info("attachment.read", {
+        message_id: messageId,
+        attachment_id: id,
+        status: result.status,
+        method: result.method,
+        chars: result.text?.length ?? 0,
+        injection_risky: injection?.risky ?? false,
+        duration_ms: Math.round(performance.now() - started),
+      });
+    }
+  }
+  const rows = await sql`
+    select id, filename, text, text_injection from attachments where message_id = ${messageId} and text is not null order by id`;
+  const readings = rows.map((row): AttachmentReading => ({ id: row.id, filename: row.filename, text: row.text, injection: row.text_injection }));
+  const combined = readings.map((reading) => `${reading.filename ?? "attachment"}\n${reading.text}`).join("\n\n").slice(0, MAX_MESSAGE_ATTACHMENT_TEXT);
+  await sql`update messages set attachment_text = ${combined || null} where id = ${messageId}`;
+  return readings;
+}
