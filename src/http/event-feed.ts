@@ -28,12 +28,15 @@ export type FeedSource = {
   next(): Promise<{ events: LoggedEvent[]; more: boolean }>;
   /** also look every this many ms, not only when woken (leases run out without a notification) */
   pollMs?: number;
+  /** where a cursor source starts: told to the client, so a reconnect before any event loses nothing */
+  startCursor?: string;
 };
 
 /** The log after a cursor, a page at a time. */
 export function cursorSource(svc: Services, scope: EventScope, after: string): FeedSource {
   let cursor = after;
   return {
+    startCursor: after,
     async next() {
       const events = await readEventsAfter(svc.sql, scope, cursor, PAGE);
       if (events.length > 0) cursor = events.at(-1)!.cursor;

@@ -21,6 +21,8 @@ export function eventStreamResponse(svc: Services, scope: EventScope, source: Fe
         controller = c;
         // How long a browser's EventSource waits before reconnecting.
         write("retry: 2000\n\n");
+        // An id with no data dispatches nothing but is the Last-Event-ID of a reconnect.
+        if (source.startCursor !== undefined) write(`id: ${source.startCursor}\n\n`);
       },
       cancel() {
         ended = true;
