@@ -52,7 +52,8 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
     return { port: server.port ?? config.httpPort, stop: async () => void (await server.stop(false)) };
   }
   const deno = (globalThis as any).Deno;
-  const server = deno.serve({ hostname: config.host, port: config.httpPort }, (request: Request, info: any) =>
+  // onListen given: Deno.serve would print "Listening on ..." to stdout, outside our JSON log lines.
+  const server = deno.serve({ hostname: config.host, port: config.httpPort, onListen: () => {} }, (request: Request, info: any) =>
     handle(request, () => info?.remoteAddr?.hostname ?? null),
   );
   return { port: server.addr.port, stop: () => server.shutdown() };
