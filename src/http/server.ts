@@ -43,6 +43,8 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
       fetch: async (request, server) => {
         // A WebSocket upgrade (/api/v1/events/ws) is answered by the upgrade itself.
         if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return (await app.handle(request)) as Response;
+        // An event stream is quiet between heartbeats; Bun's 10 s idle timeout would cut it.
+        if (new URL(request.url).pathname === "/api/v1/events/stream") server.timeout(request, 0);
         return handle(request, () => server.requestIP(request)?.address ?? null);
       },
       websocket: elysiaWebSocket as unknown as Bun.WebSocketHandler<any>,
