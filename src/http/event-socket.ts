@@ -45,7 +45,10 @@ export const eventSocketRoutes = (svc: Services) => {
       const opened = decided.get((ws.data as { request: Request }).request);
       if (!opened) return raw.close(1011, "not authorized");
       const feed = startFeed(svc, opened.scope, opened.source, {
-        send: (event) => void raw.send(`{"cursor":"${event.cursor}","event":${event.payload}}`),
+        // 0: Bun dropped the frame (its own buffer limit): a gap the client cannot see, so end it.
+        send: (event) => {
+          if (raw.send(`{"cursor":"${event.cursor}","event":${event.payload}}`) === 0) raw.close(closeCodes.slow, "slow");
+        },
         heartbeat: () => void raw.send(JSON.stringify({ heartbeat: new Date().toISOString() })),
         backlogBytes: () => raw.getBufferedAmount(),
         end(reason) {
