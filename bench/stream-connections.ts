@@ -51,6 +51,7 @@ export default async function run(args: string[]): Promise<void> {
 
     const id = newId("evt");
     const payload = JSON.stringify({ event_id: id, type: "message.received", message_id: newId("msg"), mailbox_id: mailboxId, thread_id: newId("thr"), from: "a@example.org", subject: "fan-out", body: "x", truncated: false, sanitization: {}, comprehension_status: "complete", classification: null, extraction: null, extraction_error: null, confidence: 1 });
+    await sql`select 1`; // the pool's connection is open before the clock starts
     const committedAt = performance.now();
     await sql.begin((tx) => appendEvent(tx, { id, accountId: service.accountId, mailboxId, messageId: JSON.parse(payload).message_id, payload }));
     while (conns.some((conn) => !conn.closed && conn.gotEvent === null) && performance.now() - committedAt < 60_000) await Bun.sleep(20);
