@@ -3,7 +3,8 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 const available = readdirSync(import.meta.dir)
-  .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts") && file !== "run.ts")
+  // stream-service.ts is the stream benchmarks' shared set-up, not one to run.
+  .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts") && file !== "run.ts" && file !== "stream-service.ts")
   .map((file) => file.replace(/\.ts$/, ""))
   .sort();
 

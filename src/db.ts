@@ -27,7 +27,8 @@ export function makeSql(url: string, options: { max?: number } = {}): Sql {
   });
 }
 
-const migrationsDir = resolve(import.meta.dir, "../sql");
+// import.meta.dirname: Bun and Deno both have it (Bun's import.meta.dir is Bun-only).
+const migrationsDir = resolve(import.meta.dirname, "../sql");
 // One constant advisory lock key serializes migrations across every process that starts at once.
 const MIGRATION_LOCK_KEY = 7_351_001;
 

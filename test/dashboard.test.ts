@@ -707,6 +707,18 @@ describe("webhook", () => {
     expect((await client.get("/dashboard/webhook")).text).toContain("disabled");
   });
 
+  test("a given Standard Webhooks secret (whsec_ + base64) is accepted and not echoed back", async () => {
+    const client = await signedIn(otherEmail);
+    const given = `whsec_${btoa("a given secret of thirty-two b!!")}`;
+    const set = await client.act("/dashboard/webhook", "/dashboard/webhook", { url: "https://hooks.example.com/given", secret: given });
+    expect(set.status).toBe(200);
+    expect(set.text).toContain("with the given secret");
+    expect(set.text).not.toContain(given);
+    const [row] = await ctx.sql`select secret from webhook_endpoints where account_id = ${other.accountId}`;
+    expect(row!.secret).toBe(given);
+    expect((await client.act("/dashboard/webhook", "/dashboard/webhook/disable")).status).toBe(303);
+  });
+
   test("a dead-lettered delivery is listed first and redriven with the same event_id until delivered", async () => {
     // The receiver fails the whole first cycle (6 attempts), then acknowledges.
     receiver = await startReceiver((request, response, index) => answer(index < 6 ? 500 : 200)(request, response, index));

@@ -108,3 +108,40 @@ test("a bad key or another mailbox is refused before the upgrade", async () => {
   expect(wrongMailbox.status).toBe(403);
   await expect(openSocket(`${base}?access_token=svc_wrong`)).rejects.toThrow();
 });
+
+test("a WebSocket client that stops reading is disconnected once its backlog stays over the bound", async () => {
+  const slow = await makeTestContext({ HTTP_PORT: "0", EVENT_STREAM_MAX_QUEUE_BYTES: "65536", EVENT_STREAM_STALL_MS: "500" });
+  const slowServer = startHttpServer(slow.svc, slow.app);
+  try {
+    const account = await makeAccount(slow);
+    const mailbox = await makeMailbox(slow, account, "slowsocket");
+    const net = await import("node:net");
+    const socket = net.connect(slowServer.port, "127.0.0.1");
+    let closed = false;
+    let received = 0;
+    socket.on("data", (chunk: Buffer) => void (received += chunk.length));
+    socket.on("close", () => void (closed = true));
+    socket.on("error", () => {});
+    socket.write(
+      `GET /api/v1/events/ws?after=0&access_token=${account.key} HTTP/1.1\r\nhost: localhost\r\nconnection: Upgrade\r\nupgrade: websocket\r\n` +
+        "sec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+    );
+    const { eventHubFor } = await import("../src/http/event-hub.ts");
+    const hub = eventHubFor(slow.svc);
+    for (let waited = 0; hub.size() === 0 && waited < 5000; waited += 20) await Bun.sleep(20);
+    expect(hub.size()).toBe(1);
+    socket.pause();
+    const body = "y".repeat(100_000);
+    for (let i = 0; i < 300; i++) await appendTestEvent(slow.sql, account.accountId, mailbox.id, { body });
+    for (let waited = 0; hub.size() > 0 && waited < 15_000; waited += 50) await Bun.sleep(50);
+    expect(hub.size()).toBe(0);
+    socket.resume();
+    for (let waited = 0; !closed && waited < 5000; waited += 50) await Bun.sleep(50);
+    expect(closed).toBe(true);
+    expect(received).toBeLessThan(300 * 100_000);
+  } finally {
+    await drainEventHub(slow.svc);
+    await slowServer.stop();
+    await slow.close();
+  }
+}, 60_000);

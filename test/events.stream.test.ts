@@ -150,9 +150,9 @@ test("a client that stops reading is disconnected once its backlog stays over th
     socket.on("close", () => void (closed = true));
     socket.on("error", () => {});
     socket.write(`GET /api/v1/events/stream?after=0 HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${account.key}\r\n\r\n`);
-    await Bun.sleep(200);
     socket.pause();
     const hub = eventHubFor(ctx.svc);
+    for (let waited = 0; hub.size() === 0 && waited < 5000; waited += 20) await Bun.sleep(20);
     expect(hub.size()).toBe(1);
     // About 30 MB of events: far more than the socket buffers and the bound together.
     const body = "x".repeat(100_000);
@@ -171,3 +171,21 @@ test("a client that stops reading is disconnected once its backlog stays over th
     await ctx.close();
   }
 });
+
+test("a stream quiet for longer than Bun's 10 s idle timeout stays open", async () => {
+  const ctx = await makeTestContext({ HTTP_PORT: "0", EVENT_HEARTBEAT_MS: "60000" });
+  const quietServer = startHttpServer(ctx.svc, ctx.app);
+  try {
+    const account = await makeAccount(ctx);
+    const mailbox = await makeMailbox(ctx, account, "quiet");
+    const client = await openSse(`http://127.0.0.1:${quietServer.port}/api/v1/events/stream`, account.key);
+    await Bun.sleep(11_000);
+    await appendTestEvent(ctx.sql, account.accountId, mailbox.id, { subject: "after the quiet" });
+    expect(subjects(await client.waitFor(1, 5000))).toEqual(["after the quiet"]);
+    client.close();
+  } finally {
+    await drainEventHub(ctx.svc);
+    await quietServer.stop();
+    await ctx.close();
+  }
+}, 30_000);

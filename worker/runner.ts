@@ -50,7 +50,8 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
       noHandleSignals: true,
       pollInterval: 1000,
       taskList: taskList(svc),
-      // Event log retention; one run at a time across every worker process.
+      // Event log retention, hourly (Graphile Worker schedules each tick once across all workers);
+      // max=1: a failed prune is not retried, the next hour's run does the work.
       crontab: "17 * * * * prune_event_log ?max=1",
       logger: silentWorkerLogger(),
     });

@@ -61,7 +61,8 @@ export function makeApp(svc: Services) {
       detail: { hide: true },
     });
   for (const routes of routeSets) app.use(routes(svc));
-  app.use(eventSocketRoutes(svc));
+  // The WebSocket upgrade needs Bun's server; under Deno the SSE stream serves the same feed.
+  if (typeof Bun !== "undefined") app.use(eventSocketRoutes(svc));
   app.use(dashboardRoutes(svc, makeClientAddressOf(svc.config.trustedProxies)));
   app.use(mcpRoutes(svc));
   return app;

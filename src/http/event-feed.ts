@@ -22,12 +22,34 @@ export type FeedSink = {
   end(reason: CloseReason): void;
 };
 
-export type Feed = { cursor(): string; close(reason: CloseReason): void; closed: Promise<CloseReason> };
+/** Where a feed's events come from: the log after a cursor, or a consumer's leases. */
+export type FeedSource = {
+  /** the next events to send, and whether more may be ready at once */
+  next(): Promise<{ events: LoggedEvent[]; more: boolean }>;
+  /** also look every this many ms, not only when woken (leases run out without a notification) */
+  pollMs?: number;
+  /** where a cursor source starts: told to the client, so a reconnect before any event loses nothing */
+  startCursor?: string;
+};
 
-export function startFeed(svc: Services, scope: EventScope, after: string, sink: FeedSink): Feed | null {
+/** The log after a cursor, a page at a time. */
+export function cursorSource(svc: Services, scope: EventScope, after: string): FeedSource {
+  let cursor = after;
+  return {
+    startCursor: after,
+    async next() {
+      const events = await readEventsAfter(svc.sql, scope, cursor, PAGE);
+      if (events.length > 0) cursor = events.at(-1)!.cursor;
+      return { events, more: events.length === PAGE };
+    },
+  };
+}
+
+export type Feed = { close(reason: CloseReason): void; closed: Promise<CloseReason> };
+
+export function startFeed(svc: Services, scope: EventScope, source: FeedSource, sink: FeedSink): Feed | null {
   const { heartbeatMs, maxQueueBytes, stallMs } = svc.config.events;
   const hub = eventHubFor(svc);
-  let cursor = after;
   let pending = true;
   let running = false;
   let isClosed = false;
@@ -38,6 +60,7 @@ export function startFeed(svc: Services, scope: EventScope, after: string, sink:
     if (isClosed) return;
     isClosed = true;
     clearInterval(heartbeat);
+    if (poll) clearInterval(poll);
     hub.leave(member);
     sink.end(reason);
     resolveClosed(reason);
@@ -59,18 +82,17 @@ export function startFeed(svc: Services, scope: EventScope, after: string, sink:
       while (pending && !isClosed) {
         pending = false;
         for (;;) {
-          const events = await readEventsAfter(svc.sql, scope, cursor, PAGE);
+          const { events, more } = await source.next();
           for (const event of events) {
             if (isClosed) return;
             sink.send(event);
-            cursor = event.cursor;
           }
           if (!(await drained())) {
-            svc.log.warn("events.slow_client_dropped", { account_id: scope.accountId, cursor, backlog_bytes: sink.backlogBytes() });
+            svc.log.warn("events.slow_client_dropped", { account_id: scope.accountId, backlog_bytes: sink.backlogBytes() });
             close("slow");
             return;
           }
-          if (events.length < PAGE) break;
+          if (!more) break;
         }
       }
     } catch (error) {
@@ -93,10 +115,11 @@ export function startFeed(svc: Services, scope: EventScope, after: string, sink:
   const heartbeat = setInterval(() => {
     if (sink.backlogBytes() <= maxQueueBytes) sink.heartbeat();
   }, heartbeatMs);
+  const poll = source.pollMs ? setInterval(() => member.wake(), source.pollMs) : null;
   // The first read waits for LISTEN to be in place, so nothing committed after it goes unheard.
   void hub.ready().then(() => member.wake(), (error) => {
     svc.log.error("events.listen_failed", errorFields(error));
     close("error");
   });
-  return { cursor: () => cursor, close, closed };
+  return { close, closed };
 }

@@ -4,12 +4,15 @@
 // cannot set headers (browsers), `?access_token=<key>`. Resume with `?after=<cursor>`.
 // Bun serves it (Elysia's .ws needs the server's upgrade); under Deno the SSE stream serves.
 import { Elysia, t } from "elysia";
-import { latestCursor, parseCursor, scopeFor, type EventScope } from "../core/events.ts";
+import { ackEvents } from "../core/consumers.ts";
+import { scopeFor, type EventScope } from "../core/events.ts";
+import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import { authenticate, authorize } from "./auth.ts";
-import { startFeed, type CloseReason, type Feed } from "./event-feed.ts";
+import { startFeed, type CloseReason, type Feed, type FeedSource } from "./event-feed.ts";
+import { streamSource } from "./stream-source.ts";
 
-type Opened = { scope: EventScope; after: string };
+type Opened = { principal: Principal; scope: EventScope; source: FeedSource; consumer: string | null };
 type RawSocket = { send(data: string): number; close(code?: number, reason?: string): void; getBufferedAmount(): number };
 
 // Close codes: 1001 going away (shutdown: reconnect elsewhere), 1008 policy (too slow), 1011 error.
@@ -18,6 +21,7 @@ const closeCodes: Record<CloseReason, number> = { client: 1000, drain: 1001, slo
 export const eventSocketRoutes = (svc: Services) => {
   const decided = new WeakMap<Request, Opened>();
   const feeds = new WeakMap<object, Feed>();
+  const consumersOf = new WeakMap<object, { principal: Principal; name: string }>();
   return new Elysia({ name: "routes:events-ws", prefix: "/api/v1" }).ws("/events/ws", {
     // OpenAPI has no WebSocket operation: the stream's description and docs/events.md name it.
     detail: { hide: true },
@@ -25,21 +29,26 @@ export const eventSocketRoutes = (svc: Services) => {
       after: t.Optional(t.String({ maxLength: 32 })),
       mailbox_id: t.Optional(t.String({ minLength: 1 })),
       access_token: t.Optional(t.String({ maxLength: 512 })),
+      consumer: t.Optional(t.String({ maxLength: 64 })),
+      prefetch: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
     }),
     async beforeHandle({ request, query }) {
       const header = request.headers.get("authorization") ?? (query.access_token ? `Bearer ${query.access_token}` : null);
       const principal = await authenticate(svc.sql, header);
       authorize(principal, "read");
       const scope = scopeFor(principal, query.mailbox_id);
-      const after = query.after === undefined ? await latestCursor(svc.sql, scope) : parseCursor(query.after);
-      decided.set(request, { scope, after });
+      const source = await streamSource(svc, principal, query);
+      decided.set(request, { principal, scope, source, consumer: query.consumer ?? null });
     },
     open(ws) {
       const raw = ws.raw as unknown as RawSocket;
       const opened = decided.get((ws.data as { request: Request }).request);
       if (!opened) return raw.close(1011, "not authorized");
-      const feed = startFeed(svc, opened.scope, opened.after, {
-        send: (event) => void raw.send(`{"cursor":"${event.cursor}","event":${event.payload}}`),
+      const feed = startFeed(svc, opened.scope, opened.source, {
+        // 0: Bun dropped the frame (its own buffer limit): a gap the client cannot see, so end it.
+        send: (event) => {
+          if (raw.send(`{"cursor":"${event.cursor}","event":${event.payload}}`) === 0) raw.close(closeCodes.slow, "slow");
+        },
         heartbeat: () => void raw.send(JSON.stringify({ heartbeat: new Date().toISOString() })),
         backlogBytes: () => raw.getBufferedAmount(),
         end(reason) {
@@ -52,6 +61,23 @@ export const eventSocketRoutes = (svc: Services) => {
       });
       if (!feed) return raw.close(1001, "server shutting down, reconnect to resume");
       feeds.set(raw, feed);
+      if (opened.consumer) consumersOf.set(raw, { principal: opened.principal, name: opened.consumer });
+    },
+    // With a consumer, the client acknowledges over the socket: {"ack": ["<cursor>", ...]}.
+    async message(ws, message) {
+      const raw = ws.raw as unknown as RawSocket;
+      const consumer = consumersOf.get(raw);
+      const cursors = (message as { ack?: unknown })?.ack;
+      if (!consumer || !Array.isArray(cursors) || cursors.length === 0 || cursors.length > 500 || !cursors.every((c) => typeof c === "string")) {
+        raw.send(JSON.stringify({ error: "expected {\"ack\": [cursor, ...]} on a consumer stream" }));
+        return;
+      }
+      try {
+        const result = await ackEvents(svc.sql, consumer.principal, consumer.name, cursors as string[]);
+        raw.send(JSON.stringify({ acked: result.acked, acked_through: result.acked_through }));
+      } catch (error) {
+        raw.send(JSON.stringify({ error: (error as Error).message }));
+      }
     },
     close(ws) {
       feeds.get(ws.raw as object)?.close("client");

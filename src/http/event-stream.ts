@@ -4,11 +4,11 @@
 // signal: Bun stops taking chunks when the client's socket is full.
 import type { EventScope } from "../core/events.ts";
 import type { Services } from "../core/services.ts";
-import { startFeed, type CloseReason, type Feed } from "./event-feed.ts";
+import { startFeed, type CloseReason, type Feed, type FeedSource } from "./event-feed.ts";
 
 const encoder = new TextEncoder();
 
-export function eventStreamResponse(svc: Services, scope: EventScope, after: string): Response {
+export function eventStreamResponse(svc: Services, scope: EventScope, source: FeedSource): Response {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let ended = false;
   let feed: Feed | null = null;
@@ -21,6 +21,8 @@ export function eventStreamResponse(svc: Services, scope: EventScope, after: str
         controller = c;
         // How long a browser's EventSource waits before reconnecting.
         write("retry: 2000\n\n");
+        // An id with no data dispatches nothing but is the Last-Event-ID of a reconnect.
+        if (source.startCursor !== undefined) write(`id: ${source.startCursor}\n\n`);
       },
       cancel() {
         ended = true;
@@ -29,7 +31,7 @@ export function eventStreamResponse(svc: Services, scope: EventScope, after: str
     },
     { highWaterMark: svc.config.events.maxQueueBytes, size: (chunk) => chunk?.byteLength ?? 0 },
   );
-  feed = startFeed(svc, scope, after, {
+  feed = startFeed(svc, scope, source, {
     send: (event) => write(`id: ${event.cursor}\nevent: message.received\ndata: ${event.payload}\n\n`),
     heartbeat: () => write(": heartbeat\n\n"),
     backlogBytes: () => (ended ? 0 : svc.config.events.maxQueueBytes - (controller.desiredSize ?? 0)),

@@ -41,8 +41,18 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
       // A backstop only: the app reads bodies itself and answers 413 as JSON at MAX_REQUEST_BYTES.
       maxRequestBodySize: config.maxRequestBytes * 2 + 65536,
       fetch: async (request, server) => {
-        // A WebSocket upgrade (/api/v1/events/ws) is answered by the upgrade itself.
-        if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return (await app.handle(request)) as Response;
+        // A WebSocket upgrade (/api/v1/events/ws) is answered by the upgrade itself, so its
+        // response is not ours to add headers to; it gets its log line here (path only: the
+        // query may carry the key).
+        if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+          const response = (await app.handle(request)) as Response | undefined;
+          // After a successful upgrade Elysia still returns an (ignored) 200: that is the 101.
+          const status = !response || response.status === 200 ? 101 : response.status;
+          log.info("http.upgrade", { request_id: newId("req"), path: new URL(request.url).pathname, status });
+          return response as Response;
+        }
+        // An event stream is quiet between heartbeats; Bun's 10 s idle timeout would cut it.
+        if (new URL(request.url).pathname === "/api/v1/events/stream") server.timeout(request, 0);
         return handle(request, () => server.requestIP(request)?.address ?? null);
       },
       websocket: elysiaWebSocket as unknown as Bun.WebSocketHandler<any>,
@@ -52,7 +62,8 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
     return { port: server.port ?? config.httpPort, stop: async () => void (await server.stop(false)) };
   }
   const deno = (globalThis as any).Deno;
-  const server = deno.serve({ hostname: config.host, port: config.httpPort }, (request: Request, info: any) =>
+  // onListen given: Deno.serve would print "Listening on ..." to stdout, outside our JSON log lines.
+  const server = deno.serve({ hostname: config.host, port: config.httpPort, onListen: () => {} }, (request: Request, info: any) =>
     handle(request, () => info?.remoteAddr?.hostname ?? null),
   );
   return { port: server.addr.port, stop: () => server.shutdown() };

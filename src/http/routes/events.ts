@@ -1,9 +1,10 @@
 // GET /api/v1/events (polling the event log) and GET /api/v1/events/stream (Server-Sent Events).
 // Both read like the message API: can_read, and a bound key sees its own mailbox only.
 import { t } from "elysia";
-import { latestCursor, listEvents, MAX_EVENTS_PAGE, parseCursor, scopeFor } from "../../core/events.ts";
+import { listEvents, MAX_EVENTS_PAGE, scopeFor } from "../../core/events.ts";
 import type { Services } from "../../core/services.ts";
 import { eventStreamResponse } from "../event-stream.ts";
+import { streamSource } from "../stream-source.ts";
 import { authErrors, ErrorBody, strictObject } from "../models.ts";
 import { apiRoutes, clampLimit } from "../route-kit.ts";
 
@@ -53,14 +54,15 @@ export const eventRoutes = (svc: Services) =>
           "Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).",
       },
     })
-    .get("/events/stream", async ({ principal, query, request }) => {
-      const scope = scopeFor(principal, query.mailbox_id);
-      const resumeFrom = request.headers.get("last-event-id") ?? query.after;
-      const after = resumeFrom === undefined ? await latestCursor(svc.sql, scope) : parseCursor(resumeFrom);
-      return eventStreamResponse(svc, scope, after);
-    }, {
+    .get("/events/stream", async ({ principal, query, request }) =>
+      eventStreamResponse(svc, scopeFor(principal, query.mailbox_id), await streamSource(svc, principal, { ...query, lastEventId: request.headers.get("last-event-id") })), {
       auth: "read",
-      query: strictObject({ after: t.Optional(cursorQuery), mailbox_id: t.Optional(t.String({ minLength: 1 })) }),
+      query: strictObject({
+        after: t.Optional(cursorQuery),
+        mailbox_id: t.Optional(t.String({ minLength: 1 })),
+        consumer: t.Optional(t.String({ maxLength: 64, description: "read as this named consumer: events are leased to this stream; acknowledge them with /consumers/{name}/ack" })),
+        prefetch: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "with consumer: unacknowledged events this stream holds at most (default 10)" })),
+      }),
       response: {
         200: t.String({ description: "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats" }),
         400: ErrorBody,
@@ -71,6 +73,7 @@ export const eventRoutes = (svc: Services) =>
         summary: "Stream events (Server-Sent Events)",
         description:
           "Delivers events as they happen. Resumes after `Last-Event-ID` (or `after`); with neither, starts with the next new event. " +
+          "With `consumer`, the stream leases that consumer's events instead (shared with its other readers; acknowledge each). " +
           "A client that does not read is disconnected once its backlog passes the bound; on shutdown the stream ends and the client reconnects with its last id. " +
           "The same feed is served as a WebSocket at /api/v1/events/ws (frames `{cursor, event}`; `?after=`, `?mailbox_id=`, and `?access_token=` for clients that cannot set headers).",
       },
