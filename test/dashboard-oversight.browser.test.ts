@@ -171,6 +171,59 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
     expect(await page.textContent("#audit tbody tr:first-child")).toContain("person.add");
   });
 
+  test("schemas: create one from an uploaded file and attach it to a mailbox", async () => {
+    await page.click('nav a:has-text("Schemas")');
+    await page.waitForURL(`${base}/dashboard/schemas`);
+    await page.fill('#create-schema input[name="name"]', "Receipts");
+    await page.setInputFiles('#create-schema input[name="schema_file"]', {
+      name: "receipts.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify({ type: "object", properties: { total: { type: "number" } } })),
+    });
+    await page.click('button:has-text("Create schema")');
+    await page.waitForSelector(".notice.ok");
+    expect(await page.textContent("table")).toContain("Receipts");
+    await page.selectOption('#attach-schema select[name="mailbox_id"]', mailbox.id);
+    await page.selectOption('#attach-schema select[name="schema_id"]', { label: "Receipts" });
+    await page.click('#attach-schema button:has-text("Save")');
+    await page.waitForSelector(".notice.ok");
+    const [row] = await ctx.sql`select s.name from mailboxes m join extraction_schemas s on s.id = m.extraction_schema_id where m.id = ${mailbox.id}`;
+    expect(row?.name).toBe("Receipts");
+  });
+
+  test("CSRF: every new form with a forged token is refused (403) in the browser", async () => {
+    const forms: [string, string][] = [
+      ["/dashboard/domains", 'form[action="/dashboard/domains"]'],
+      ["/dashboard/people", "#add-person"],
+      ["/dashboard/people", "#change-password"],
+      ["/dashboard/schemas", "#create-schema"],
+      ["/dashboard/schemas", "#attach-schema"],
+    ];
+    const [domain] = await ctx.sql`select id from domains where account_id = ${owner.accountId}`;
+    forms.push([`/dashboard/domains/${domain!.id}`, 'form[action$="/verify"]']);
+    const [colleague] = await ctx.sql`select id from dashboard_users where email = 'colleague@example.com'`;
+    forms.push(["/dashboard/people", `form[action="/dashboard/people/${colleague!.id}/remove"]`]);
+    const before = problems.length;
+    for (const [pagePath, selector] of forms) {
+      await page.goto(`${base}${pagePath}`);
+      const form = page.locator(selector);
+      await form.locator('input[name="csrf"]').evaluate((input: HTMLInputElement) => (input.value = "forged"));
+      for (const field of await form.locator("input[required]:not([type=hidden])").all()) {
+        if ((await field.getAttribute("type")) === "email") await field.fill("someone@example.com");
+        else await field.fill("a long enough value");
+      }
+      const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), form.locator('button[type="submit"]').click()]);
+      expect(`${selector}: ${response.status()}`).toBe(`${selector}: 403`);
+      expect(await page.textContent("h1")).toBe("Request refused");
+    }
+    expect((await ctx.sql`select 1 from dashboard_users where email = 'someone@example.com'`).length).toBe(0);
+    expect((await ctx.sql`select 1 from dashboard_users where id = ${colleague!.id}`).length).toBe(1);
+    // Chromium logs each refused POST as a failed load; those, and only those, are expected here.
+    const refused = problems.splice(before);
+    expect(refused.length).toBe(forms.length);
+    for (const line of refused) expect(line).toContain("the server responded with a status of 403");
+  });
+
   test("no dashboard page reported a console error or a CSP violation", () => {
     expect(problems).toEqual([]);
   });

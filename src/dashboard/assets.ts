@@ -25,6 +25,7 @@ mark.hidden-char { background: #ffe08a; color: #5c3b00; font-size: .75em; paddin
 .card.narrow { max-width: 22rem; }
 .card label { display: block; margin: .5rem 0; }
 .card label.check { display: inline-block; margin-right: 1rem; }
+.card textarea { display: block; width: 100%; box-sizing: border-box; font: .85rem ui-monospace, monospace; margin-top: .2rem; }
 .card input:not([type=checkbox]), .card select { display: block; width: 100%; box-sizing: border-box; padding: .35rem; margin-top: .2rem; }
 .secret { border-color: #d9a400; background: #fffbea; }
 .secret-value { font-size: 1.05rem; word-break: break-all; user-select: all; }
