@@ -5,6 +5,7 @@
 // Without /usr/bin/chromium these tests skip and say so; wherever CI is set they fail instead.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { createDomain } from "../src/core/domains.ts";
 import { createUser } from "../src/core/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { browserPresent, launchChromium, type HeadlessBrowser } from "./support/browser.ts";
@@ -222,6 +223,67 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
     const refused = problems.splice(before);
     expect(refused.length).toBe(forms.length);
     for (const line of refused) expect(line).toContain("the server responded with a status of 403");
+  });
+
+  test("another account's message, original, raw message, mailbox and domain are the one 404 page", async () => {
+    const stranger = await makeAccount(ctx, { plan: "paid" });
+    const theirs = await makeMailbox(ctx, stranger, "stranger");
+    const message = await receive(ctx, theirs.id, mime({ from: "x@example.org", to: theirs.address, subject: "Not yours", text: "private" }));
+    const principal = { keyId: stranger.keyId, accountId: stranger.accountId, plan: "paid" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const domain = await createDomain(ctx.svc, principal, "stranger.example.org");
+    const before = problems.length;
+    const missing = await page.goto(`${base}/dashboard/mail/msg_000000000000000000000000`);
+    const missingBody = await page.textContent("main");
+    expect(missing!.status()).toBe(404);
+    for (const path of [`/dashboard/mail/${message}`, `/dashboard/mail?mailbox=${theirs.id}`, `/dashboard/activity?mailbox=${theirs.id}`, `/dashboard/domains/${domain.id}`]) {
+      const response = await page.goto(`${base}${path}`);
+      expect(`${path}: ${response!.status()}`).toBe(`${path}: 404`);
+      expect(await page.textContent("main")).toBe(missingBody);
+    }
+    for (const path of [`/dashboard/mail/${message}/original`, `/dashboard/mail/${message}/raw`]) {
+      const response = await page.request.get(`${base}${path}`);
+      expect(response.status()).toBe(404);
+    }
+    // Chromium logs each 404 page as a failed load; those, and only those, are expected here.
+    const notFound = problems.splice(before);
+    expect(notFound.length).toBe(5);
+    for (const line of notFound) expect(line).toContain("the server responded with a status of 404");
+  });
+
+  test("the approval queue is one click from the top of every page while drafts wait", async () => {
+    await ctx.sql`update mailboxes set require_approval = true where id = ${mailbox.id}`;
+    const queued = await ctx.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: mailbox.id, to: "someone@example.net", subject: "Needs a human", text: "ok?" } });
+    expect(queued.status).toBe(202);
+    for (const path of ["/dashboard", "/dashboard/mail", `/dashboard/mail/${hostile}`, "/dashboard/activity", "/dashboard/domains", "/dashboard/people", "/dashboard/schemas", "/dashboard/keys"]) {
+      await page.goto(`${base}${path}`);
+      await page.click("a.pending");
+      await page.waitForURL(`${base}/dashboard/approvals`);
+      expect(await page.locator(`#draft-${queued.body.draft_id}`).count()).toBe(1);
+    }
+  });
+
+  test("every page fits a phone screen (390 px): nothing is wider than the screen", async () => {
+    const phone = await headless.browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const small = await phone.newPage();
+      await small.goto(`${base}/dashboard/login`);
+      await small.fill('input[name="email"]', EMAIL);
+      await small.fill('input[name="password"]', PASSWORD);
+      await small.click('button:has-text("Sign in")');
+      await small.waitForURL(`${base}/dashboard`);
+      const [domain] = await ctx.sql`select id from domains where account_id = ${owner.accountId}`;
+      const pages = ["/dashboard", "/dashboard/mail", `/dashboard/mail/${hostile}`, "/dashboard/activity", "/dashboard/domains", `/dashboard/domains/${domain!.id}`,
+        "/dashboard/people", "/dashboard/schemas", "/dashboard/approvals", "/dashboard/keys", "/dashboard/sendlists", "/dashboard/mailboxes", "/dashboard/webhook"];
+      const wide: string[] = [];
+      for (const path of pages) {
+        await small.goto(`${base}${path}`);
+        const width = await small.evaluate(() => document.documentElement.scrollWidth);
+        if (width > 390) wide.push(`${path}: ${width}px`);
+      }
+      expect(wide).toEqual([]);
+    } finally {
+      await phone.close();
+    }
   });
 
   test("no dashboard page reported a console error or a CSP violation", () => {

@@ -119,10 +119,10 @@ describe("people", () => {
 
   test("the audit trail lists this account's actions with outcome and target, never another account's or a password", async () => {
     const page = await alice.get("/dashboard/people");
-    const audit = /<table class="compact" id="audit">([\s\S]*?)<\/table>/.exec(page.text)![1]!;
+    const audit = /<table class="compact stack" id="audit">([\s\S]*?)<\/table>/.exec(page.text)![1]!;
     expect(audit).toMatch(/<code>person\.add<\/code><\/td><td><span class="badge ok">ok<\/span>/);
     expect(audit).toMatch(/<code>person\.remove<\/code><\/td><td><span class="badge warn">not_found<\/span>/);
-    expect(audit).toMatch(/<code>password\.change<\/code><\/td><td><span class="badge warn">rejected<\/span><\/td><td>—<\/td><td><small>reason=wrong_current status=403<\/small>/);
+    expect(audit).toMatch(/<code>password\.change<\/code><\/td><td><span class="badge warn">rejected<\/span><\/td><td data-label="On">—<\/td><td><small>reason=wrong_current status=403<\/small>/);
     expect(audit).toContain("reason=csrf");
     expect(audit).toContain("reason=foreign_origin");
     expect(audit).not.toContain("brand new");

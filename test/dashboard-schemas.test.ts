@@ -56,8 +56,8 @@ describe("extraction schemas", () => {
     const uploaded = await create(alice, { name: "Orders", schema: "" }, JSON.stringify({ type: "object", properties: { order_id: { type: "string" } } }));
     expect(uploaded.status).toBe(303);
     const page = await alice.get("/dashboard/schemas");
-    expect(page.text).toMatch(/<strong>Invoices<\/strong>[\s\S]*?<td>amount, invoice_number<\/td>/);
-    expect(page.text).toMatch(/<strong>Orders<\/strong>[\s\S]*?<td>order_id<\/td>/);
+    expect(page.text).toMatch(/<strong>Invoices<\/strong>[\s\S]*?<td data-label="Properties">amount, invoice_number<\/td>/);
+    expect(page.text).toMatch(/<strong>Orders<\/strong>[\s\S]*?<td data-label="Properties">order_id<\/td>/);
     const stored = await ctx.sql`select name, schema from extraction_schemas where account_id = ${owner.accountId} order by name`;
     expect(stored.map((r) => r.name)).toEqual(["Invoices", "Orders"]);
     expect(stored[0]!.schema).toEqual(INVOICE);
@@ -92,7 +92,7 @@ describe("extraction schemas", () => {
     const attached = await alice.act("/dashboard/schemas", "/dashboard/schemas/attach", { mailbox_id: mailbox.id, schema_id: schema!.id });
     expect(attached.status).toBe(303);
     expect((await ctx.sql`select extraction_schema_id from mailboxes where id = ${mailbox.id}`)[0]!.extraction_schema_id).toBe(schema!.id);
-    expect((await alice.get("/dashboard/schemas")).text).toMatch(new RegExp(`<strong>Invoices</strong>[\\s\\S]*?<td>${mailbox.address}</td>`));
+    expect((await alice.get("/dashboard/schemas")).text).toMatch(new RegExp(`<strong>Invoices</strong>[\\s\\S]*?<td data-label="Used by">${mailbox.address}</td>`));
     const id = await receive(ctx, mailbox.id, mime({ from: "billing@example.org", to: mailbox.address, subject: "Invoice INV-1001", text: "Invoice INV-1001 for 250.00 EUR is due on 2026-12-01." }));
     const [message] = await ctx.sql`select comprehension from messages where id = ${id}`;
     expect(message!.comprehension.extraction.schema_fields).toMatchObject({ amount: 250 });

@@ -87,6 +87,13 @@ figure.chart figcaption { font-weight: 600; margin-bottom: .4rem; }
   .card { max-width: none; }
   iframe.original { height: 24rem; }
   .charts { grid-template-columns: 1fr; }
+  /* Any other wide table scrolls inside itself instead of widening the page. */
+  main table:not(.stack):not(.mail) { display: block; overflow-x: auto; }
+  /* Wide tables become one card per row, each cell labelled by its data-label. */
+  table.stack thead { display: none; }
+  table.stack tr { display: block; padding: .4rem .35rem; border-bottom: 1px solid #e2e5ea; }
+  table.stack td { display: block; border: 0; padding: .1rem 0; }
+  table.stack td[data-label]::before { content: attr(data-label) ": "; color: #4f5965; font-size: .8rem; }
   /* The mail list as stacked cards: subject, then sender and verdict, then the time. */
   table.mail thead { display: none; }
   table.mail tr { display: grid; grid-template-columns: 1fr auto; gap: .1rem .5rem; padding: .45rem .35rem; border-bottom: 1px solid #e2e5ea; }

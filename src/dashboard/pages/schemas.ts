@@ -30,8 +30,8 @@ async function render(c: PageContext, notice: Notice | null = null, status = 200
   const [schemas, mailboxes] = await Promise.all([listExtractionSchemas(c.svc.sql, c.session.accountId), accountMailboxes(c.svc.sql, c.session.accountId)]);
   const rows = schemas.map((s) => {
     const properties = typeof s.schema.properties === "object" && s.schema.properties !== null ? Object.keys(s.schema.properties) : [];
-    return html`<tr id="schema-${s.id}"><td><strong>${s.name}</strong><br><code>${s.id}</code></td><td>${properties.join(", ") || "—"}</td>
-<td>${s.mailboxes.length ? s.mailboxes.join(", ") : "—"}</td><td>${when(s.created_at)}</td>
+    return html`<tr id="schema-${s.id}"><td><strong>${s.name}</strong><br><code>${s.id}</code></td><td data-label="Properties">${properties.join(", ") || "—"}</td>
+<td data-label="Used by">${s.mailboxes.length ? s.mailboxes.join(", ") : "—"}</td><td data-label="Created">${when(s.created_at)}</td>
 <td><details><summary>JSON</summary><pre class="json">${JSON.stringify(s.schema, null, 2)}</pre></details></td></tr>`;
   });
   const attach = mailboxes.length && schemas.length
@@ -41,7 +41,7 @@ async function render(c: PageContext, notice: Notice | null = null, status = 200
 <button type="submit">Save</button></form>`
     : html``;
   const body = html`<p class="hint">A mailbox with a schema gets each inbound message's extraction filled in with the schema's properties (beside the built-in facts).</p>
-<div class="scroll"><table><thead><tr><th>Schema</th><th>Properties</th><th>Used by</th><th>Created</th><th></th></tr></thead>
+<div class="scroll"><table class="stack"><thead><tr><th>Schema</th><th>Properties</th><th>Used by</th><th>Created</th><th></th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">No extraction schemas yet.</td></tr>`}</tbody></table></div>
 ${attach}
 <form method="post" action="/dashboard/schemas" enctype="multipart/form-data" class="card" id="create-schema"><h2>Create a schema</h2>${csrfField(c.session)}
