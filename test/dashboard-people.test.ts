@@ -130,6 +130,24 @@ describe("people", () => {
     // Newest first: the last action of the CSRF test (a refused password change) heads the list.
     expect(/<tbody><tr>[\s\S]*?<\/tr>/.exec(audit)![0]).toContain("<code>password.change</code>");
     const other = await mallory.get("/dashboard/people");
+    expect(other.text).not.toContain('rel="next"');
     expect(other.text).not.toContain("person.add");
+  });
+
+  test("the audit trail pages 50 at a time, newest first, without repeats", async () => {
+    const [user] = await ctx.sql`select id from dashboard_users where email = 'mallory@example.com'`;
+    for (let i = 0; i < 60; i++) {
+      await ctx.sql`insert into dashboard_audit (account_id, user_id, user_email, action, outcome, target_id) values (${other.accountId}, ${user!.id}, 'mallory@example.com', ${`demo.${i}`}, 'ok', null)`;
+    }
+    const first = await mallory.get("/dashboard/people");
+    const firstActions = [...first.text.matchAll(/<code>(demo\.\d+)<\/code>/g)].map((m) => m[1]);
+    expect(firstActions.length).toBe(50);
+    expect(firstActions[0]).toBe("demo.59");
+    const next = /href="([^"]+)" rel="next"/.exec(first.text)![1]!.replaceAll("&amp;", "&");
+    const second = await mallory.get(next);
+    const secondActions = [...second.text.matchAll(/<code>(demo\.\d+)<\/code>/g)].map((m) => m[1]);
+    expect(secondActions).toEqual(Array.from({ length: 10 }, (_, i) => `demo.${9 - i}`));
+    // A cursor is only a position: it cannot reach another account's entries.
+    expect((await alice.get(next)).text).not.toContain("demo.");
   });
 });

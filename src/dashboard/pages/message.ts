@@ -167,5 +167,8 @@ ${summary(m)}
 <section id="attachments"><h2>Attachments</h2>${attachmentsSection(m)}</section>
 <section id="thread"><h2>Thread</h2>${await threadSection(c, m)}</section>
 <section id="original"><h2>Original</h2>${originalSection(m, extras.raw_size)}</section>`;
-  return htmlResponse(layout(m.subject ? `Message: ${m.subject}` : "Message", body, c.session));
+  // The page title cannot show markers, so invisible and direction-changing characters become
+  // U+FFFD there (the Headers section shows them as markers).
+  const title = m.subject.replace(/[\p{Cf}\p{Cc}]/gu, "\uFFFD");
+  return htmlResponse(layout(title ? `Message: ${title}` : "Message", body, c.session));
 }
