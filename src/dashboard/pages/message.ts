@@ -155,7 +155,6 @@ export async function messagePage(c: PageContext): Promise<Response> {
   // getMessage's 404 and messageExtras' 404 both become the one not-found page.
   const m = await getMessage(c.svc.sql, principal, id);
   const extras = await messageExtras(c.svc.sql, c.session.accountId, id);
-  const [hidden] = await c.svc.sql`select hidden_text from messages where id = ${id} and account_id = ${c.session.accountId}`;
   const body = html`<p><a href="/dashboard/mail?mailbox=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
 ${summary(m)}
 <section id="headers"><h2>Headers</h2>${headersSection(m, extras)}</section>
@@ -163,7 +162,7 @@ ${summary(m)}
 <section id="comprehension"><h2>Classification and extraction</h2>${comprehensionSection(m)}</section>
 <section id="body"><h2>Clean body</h2><p class="hint">What the agent reads${m.truncated ? " (cut at the length limit)" : ""}. Invisible characters show as <mark class="hidden-char">U+…</mark>.</p>
 <pre class="body">${m.body_clean === null ? "(no body)" : reveal(m.body_clean)}</pre></section>
-<section id="sanitization"><h2>Sanitization report</h2>${sanitizationSection(extras, hidden?.hidden_text ?? null)}</section>
+<section id="sanitization"><h2>Sanitization report</h2>${sanitizationSection(extras, extras.hidden_text)}</section>
 <section id="attachments"><h2>Attachments</h2>${attachmentsSection(m)}</section>
 <section id="thread"><h2>Thread</h2>${await threadSection(c, m)}</section>
 <section id="original"><h2>Original</h2>${originalSection(m, extras.raw_size)}</section>`;
