@@ -94,6 +94,9 @@ describe("domains", () => {
     expect(state(partial.text, "spf")).toBe("seen");
     expect(state(partial.text, "dkim")).toBe("missing");
     expect(partial.text).toContain("<small>ENOTFOUND: the name does not exist in DNS</small>");
+    // The same states at a glance, one row per record, above the records themselves.
+    const glance = /<table class="compact stack" id="records">([\s\S]*?)<\/table>/.exec(partial.text)![1]!;
+    expect([...glance.matchAll(/<span class="badge[^"]*">([^<]+)<\/span>/g)].map((m) => m[1])).toEqual(["seen", "seen", "missing", "missing"]);
 
     publish(records, ["dkim", "dmarc"]);
     const done = await owner.act(location, `${location}/verify`);

@@ -166,6 +166,14 @@ describe("message page", () => {
     }
   });
 
+  test("a subject with a direction override cannot reorder the page title; the headers show it as a marker", async () => {
+    const id = await receive(ctx, mailbox.id, mime({ from: "spoof@example.org", to: mailbox.address, subject: "Invoice \u202Efdp.exe", text: "x" }));
+    const text = (await alice.get(`/dashboard/mail/${id}`)).text;
+    expect(text).toContain("<h1>Message: Invoice \uFFFDfdp.exe</h1>");
+    expect(text).not.toContain("\u202E");
+    expect(text).toContain('<dt>Subject</dt><dd>Invoice <mark class="hidden-char">U+202E</mark>fdp.exe</dd>');
+  });
+
   test("a reply is shown in the thread of the message it answers", async () => {
     const first = await receive(ctx, mailbox.id, mime({ from: "a@example.org", to: mailbox.address, subject: "Thread start", text: "one", messageId: "<start@example.org>" }));
     const reply = await receive(ctx, mailbox.id, mime({ from: "a@example.org", to: mailbox.address, subject: "Re: Thread start", text: "two", inReplyTo: "<start@example.org>" }));

@@ -5,6 +5,7 @@
 // Without /usr/bin/chromium these tests skip and say so; wherever CI is set they fail instead.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { createDomain } from "../src/core/domains.ts";
 import { createUser } from "../src/core/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { browserPresent, launchChromium, type HeadlessBrowser } from "./support/browser.ts";
@@ -169,6 +170,120 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
     await page.goto(`${base}/dashboard/people`);
     expect(await page.locator(".secret-value").count()).toBe(0);
     expect(await page.textContent("#audit tbody tr:first-child")).toContain("person.add");
+  });
+
+  test("schemas: create one from an uploaded file and attach it to a mailbox", async () => {
+    await page.click('nav a:has-text("Schemas")');
+    await page.waitForURL(`${base}/dashboard/schemas`);
+    await page.fill('#create-schema input[name="name"]', "Receipts");
+    await page.setInputFiles('#create-schema input[name="schema_file"]', {
+      name: "receipts.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify({ type: "object", properties: { total: { type: "number" } } })),
+    });
+    await page.click('button:has-text("Create schema")');
+    await page.waitForSelector(".notice.ok");
+    expect(await page.textContent("table")).toContain("Receipts");
+    await page.selectOption('#attach-schema select[name="mailbox_id"]', mailbox.id);
+    await page.selectOption('#attach-schema select[name="schema_id"]', { label: "Receipts" });
+    await page.click('#attach-schema button:has-text("Save")');
+    await page.waitForSelector(".notice.ok");
+    const [row] = await ctx.sql`select s.name from mailboxes m join extraction_schemas s on s.id = m.extraction_schema_id where m.id = ${mailbox.id}`;
+    expect(row?.name).toBe("Receipts");
+  });
+
+  test("CSRF: every new form with a forged token is refused (403) in the browser", async () => {
+    const forms: [string, string][] = [
+      ["/dashboard/domains", 'form[action="/dashboard/domains"]'],
+      ["/dashboard/people", "#add-person"],
+      ["/dashboard/people", "#change-password"],
+      ["/dashboard/schemas", "#create-schema"],
+      ["/dashboard/schemas", "#attach-schema"],
+    ];
+    const [domain] = await ctx.sql`select id from domains where account_id = ${owner.accountId}`;
+    forms.push([`/dashboard/domains/${domain!.id}`, 'form[action$="/verify"]']);
+    const [colleague] = await ctx.sql`select id from dashboard_users where email = 'colleague@example.com'`;
+    forms.push(["/dashboard/people", `form[action="/dashboard/people/${colleague!.id}/remove"]`]);
+    const before = problems.length;
+    for (const [pagePath, selector] of forms) {
+      await page.goto(`${base}${pagePath}`);
+      const form = page.locator(selector);
+      await form.locator('input[name="csrf"]').evaluate((input: HTMLInputElement) => (input.value = "forged"));
+      for (const field of await form.locator("input[required]:not([type=hidden])").all()) {
+        if ((await field.getAttribute("type")) === "email") await field.fill("someone@example.com");
+        else await field.fill("a long enough value");
+      }
+      const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), form.locator('button[type="submit"]').click()]);
+      expect(`${selector}: ${response.status()}`).toBe(`${selector}: 403`);
+      expect(await page.textContent("h1")).toBe("Request refused");
+    }
+    expect((await ctx.sql`select 1 from dashboard_users where email = 'someone@example.com'`).length).toBe(0);
+    expect((await ctx.sql`select 1 from dashboard_users where id = ${colleague!.id}`).length).toBe(1);
+    // Chromium logs each refused POST as a failed load; those, and only those, are expected here.
+    const refused = problems.splice(before);
+    expect(refused.length).toBe(forms.length);
+    for (const line of refused) expect(line).toContain("the server responded with a status of 403");
+  });
+
+  test("another account's message, original, raw message, mailbox and domain are the one 404 page", async () => {
+    const stranger = await makeAccount(ctx, { plan: "paid" });
+    const theirs = await makeMailbox(ctx, stranger, "stranger");
+    const message = await receive(ctx, theirs.id, mime({ from: "x@example.org", to: theirs.address, subject: "Not yours", text: "private" }));
+    const principal = { keyId: stranger.keyId, accountId: stranger.accountId, plan: "paid" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const domain = await createDomain(ctx.svc, principal, "stranger.example.org");
+    const before = problems.length;
+    const missing = await page.goto(`${base}/dashboard/mail/msg_000000000000000000000000`);
+    const missingBody = await page.textContent("main");
+    expect(missing!.status()).toBe(404);
+    for (const path of [`/dashboard/mail/${message}`, `/dashboard/mail?mailbox=${theirs.id}`, `/dashboard/activity?mailbox=${theirs.id}`, `/dashboard/domains/${domain.id}`]) {
+      const response = await page.goto(`${base}${path}`);
+      expect(`${path}: ${response!.status()}`).toBe(`${path}: 404`);
+      expect(await page.textContent("main")).toBe(missingBody);
+    }
+    for (const path of [`/dashboard/mail/${message}/original`, `/dashboard/mail/${message}/raw`]) {
+      const response = await page.request.get(`${base}${path}`);
+      expect(response.status()).toBe(404);
+    }
+    // Chromium logs each 404 page as a failed load; those, and only those, are expected here.
+    const notFound = problems.splice(before);
+    expect(notFound.length).toBe(5);
+    for (const line of notFound) expect(line).toContain("the server responded with a status of 404");
+  });
+
+  test("the approval queue is one click from the top of every page while drafts wait", async () => {
+    await ctx.sql`update mailboxes set require_approval = true where id = ${mailbox.id}`;
+    const queued = await ctx.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: mailbox.id, to: "someone@example.net", subject: "Needs a human", text: "ok?" } });
+    expect(queued.status).toBe(202);
+    for (const path of ["/dashboard", "/dashboard/mail", `/dashboard/mail/${hostile}`, "/dashboard/activity", "/dashboard/domains", "/dashboard/people", "/dashboard/schemas", "/dashboard/keys"]) {
+      await page.goto(`${base}${path}`);
+      await page.click("a.pending");
+      await page.waitForURL(`${base}/dashboard/approvals`);
+      expect(await page.locator(`#draft-${queued.body.draft_id}`).count()).toBe(1);
+    }
+  });
+
+  test("every page fits a phone screen (390 px): nothing is wider than the screen", async () => {
+    const phone = await headless.browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const small = await phone.newPage();
+      await small.goto(`${base}/dashboard/login`);
+      await small.fill('input[name="email"]', EMAIL);
+      await small.fill('input[name="password"]', PASSWORD);
+      await small.click('button:has-text("Sign in")');
+      await small.waitForURL(`${base}/dashboard`);
+      const [domain] = await ctx.sql`select id from domains where account_id = ${owner.accountId}`;
+      const pages = ["/dashboard", "/dashboard/mail", `/dashboard/mail/${hostile}`, "/dashboard/activity", "/dashboard/domains", `/dashboard/domains/${domain!.id}`,
+        "/dashboard/people", "/dashboard/schemas", "/dashboard/approvals", "/dashboard/keys", "/dashboard/sendlists", "/dashboard/mailboxes", "/dashboard/webhook"];
+      const wide: string[] = [];
+      for (const path of pages) {
+        await small.goto(`${base}${path}`);
+        const width = await small.evaluate(() => document.documentElement.scrollWidth);
+        if (width > 390) wide.push(`${path}: ${width}px`);
+      }
+      expect(wide).toEqual([]);
+    } finally {
+      await phone.close();
+    }
   });
 
   test("no dashboard page reported a console error or a CSP violation", () => {

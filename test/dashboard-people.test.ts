@@ -119,17 +119,37 @@ describe("people", () => {
 
   test("the audit trail lists this account's actions with outcome and target, never another account's or a password", async () => {
     const page = await alice.get("/dashboard/people");
-    const audit = /<table class="compact" id="audit">([\s\S]*?)<\/table>/.exec(page.text)![1]!;
+    const audit = /<table class="compact stack" id="audit">([\s\S]*?)<\/table>/.exec(page.text)![1]!;
     expect(audit).toMatch(/<code>person\.add<\/code><\/td><td><span class="badge ok">ok<\/span>/);
     expect(audit).toMatch(/<code>person\.remove<\/code><\/td><td><span class="badge warn">not_found<\/span>/);
-    expect(audit).toMatch(/<code>password\.change<\/code><\/td><td><span class="badge warn">rejected<\/span><\/td><td>—<\/td><td><small>reason=wrong_current status=403<\/small>/);
+    expect(audit).toMatch(/<code>password\.change<\/code><\/td><td><span class="badge warn">rejected<\/span><\/td><td data-label="On">—<\/td><td><small>reason=wrong_current status=403<\/small>/);
     expect(audit).toContain("reason=csrf");
     expect(audit).toContain("reason=foreign_origin");
     expect(audit).not.toContain("brand new");
     expect(audit).not.toContain(PASSWORD);
-    // Newest first: the last action of the CSRF test (a refused password change) heads the list.
-    expect(/<tbody><tr>[\s\S]*?<\/tr>/.exec(audit)![0]).toContain("<code>password.change</code>");
+    // Newest first: the CSRF test's closing sign-in heads the list, its refused password change next.
+    const [first, second] = [...audit.matchAll(/<tr><td>[\s\S]*?<\/tr>/g)].map((m) => m[0]);
+    expect(first).toMatch(/<code>login<\/code><\/td><td><span class="badge ok">ok<\/span>/);
+    expect(second).toContain("<code>password.change</code>");
     const other = await mallory.get("/dashboard/people");
+    expect(other.text).not.toContain('rel="next"');
     expect(other.text).not.toContain("person.add");
+  });
+
+  test("the audit trail pages 50 at a time, newest first, without repeats", async () => {
+    const [user] = await ctx.sql`select id from dashboard_users where email = 'mallory@example.com'`;
+    for (let i = 0; i < 60; i++) {
+      await ctx.sql`insert into dashboard_audit (account_id, user_id, user_email, action, outcome, target_id) values (${other.accountId}, ${user!.id}, 'mallory@example.com', ${`demo.${i}`}, 'ok', null)`;
+    }
+    const first = await mallory.get("/dashboard/people");
+    const firstActions = [...first.text.matchAll(/<code>(demo\.\d+)<\/code>/g)].map((m) => m[1]);
+    expect(firstActions.length).toBe(50);
+    expect(firstActions[0]).toBe("demo.59");
+    const next = /href="([^"]+)" rel="next"/.exec(first.text)![1]!.replaceAll("&amp;", "&");
+    const second = await mallory.get(next);
+    const secondActions = [...second.text.matchAll(/<code>(demo\.\d+)<\/code>/g)].map((m) => m[1]);
+    expect(secondActions).toEqual(Array.from({ length: 10 }, (_, i) => `demo.${9 - i}`));
+    // A cursor is only a position: it cannot reach another account's entries.
+    expect((await alice.get(next)).text).not.toContain("demo.");
   });
 });

@@ -36,3 +36,28 @@ export async function createExtractionSchema(
   await sql`insert into extraction_schemas (id, account_id, name, schema) values (${id}, ${input.accountId}, ${input.name}, ${sql.json(schema as never)})`;
   return { id, name: input.name };
 }
+
+export type ExtractionSchemaSummary = { id: string; name: string; schema: Record<string, unknown>; created_at: string; mailboxes: string[] };
+
+/** The account's schemas, newest first, with the addresses of the mailboxes that use each. */
+export async function listExtractionSchemas(sql: Db, accountId: string): Promise<ExtractionSchemaSummary[]> {
+  return sql<ExtractionSchemaSummary[]>`
+    select s.id, s.name, s.schema, s.created_at,
+      coalesce(array_agg(m.address order by m.address) filter (where m.id is not null), '{}') as mailboxes
+    from extraction_schemas s left join mailboxes m on m.extraction_schema_id = s.id and m.account_id = ${accountId}
+    where s.account_id = ${accountId}
+    group by s.id order by s.created_at desc, s.id desc limit 500`;
+}
+
+/**
+ * Sets (or with null, clears) the schema a mailbox's inbound mail is extracted with. Both ids
+ * must be the account's; either missing or foreign is the one 404.
+ */
+export async function attachExtractionSchema(sql: Db, accountId: string, mailboxId: string, schemaId: string | null): Promise<void> {
+  if (schemaId !== null) {
+    const [schema] = await sql`select 1 from extraction_schemas where id = ${schemaId} and account_id = ${accountId}`;
+    if (!schema) throw errors.routeNotFound();
+  }
+  const updated = await sql`update mailboxes set extraction_schema_id = ${schemaId} where id = ${mailboxId} and account_id = ${accountId} returning id`;
+  if (updated.length === 0) throw errors.routeNotFound();
+}

@@ -20,17 +20,18 @@ const since = (days: number) => `${days - 1} days`;
 
 export async function inboundByOutcome(db: Db, accountId: string, mailboxId: string | null): Promise<DayCount[]> {
   return db<DayCount[]>`
-    select to_char(created_at at time zone 'utc', 'YYYY-MM-DD') as day,
-      case when processed_at is null then 'screening'
-        when virus_risk = 'high' then 'virus'
-        when spam_risk = 'high' then 'spam'
-        when comprehension->>'status' = 'skipped_injection_risk' then 'injection'
-        else 'clean' end as outcome,
-      count(*)::int as n
-    from messages
-    where account_id = ${accountId} and direction = 'in' and (${mailboxId}::text is null or mailbox_id = ${mailboxId})
-      and created_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc' - ${since(ACTIVITY_DAYS)}::interval
-    group by 1, 2`;
+    select to_char(day, 'YYYY-MM-DD') as day, outcome, n from (
+      select (created_at at time zone 'utc')::date as day,
+        case when processed_at is null then 'screening'
+          when virus_risk = 'high' then 'virus'
+          when spam_risk = 'high' then 'spam'
+          when comprehension->>'status' = 'skipped_injection_risk' then 'injection'
+          else 'clean' end as outcome,
+        count(*)::int as n
+      from messages
+      where account_id = ${accountId} and direction = 'in' and (${mailboxId}::text is null or mailbox_id = ${mailboxId})
+        and created_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc' - ${since(ACTIVITY_DAYS)}::interval
+      group by 1, 2) s`;
 }
 
 export async function sendsByOutcome(db: Db, accountId: string, mailboxId: string | null): Promise<DayCount[]> {
@@ -53,27 +54,50 @@ export async function sendsByOutcome(db: Db, accountId: string, mailboxId: strin
     ) s group by 1, 2`;
 }
 
+// Webhook rows know their message only through the event: the account-wide view skips that join.
+
 export async function webhooksByOutcome(db: Db, accountId: string, mailboxId: string | null): Promise<DayCount[]> {
+  if (mailboxId === null) {
+    return db<DayCount[]>`
+      select to_char(day, 'YYYY-MM-DD') as day, outcome, n from (
+        select (created_at at time zone 'utc')::date as day, state as outcome, count(*)::int as n
+        from webhook_deliveries
+        where account_id = ${accountId}
+          and created_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc' - ${since(ACTIVITY_DAYS)}::interval
+        group by 1, 2) s`;
+  }
   return db<DayCount[]>`
-    select to_char(d.created_at at time zone 'utc', 'YYYY-MM-DD') as day, d.state as outcome, count(*)::int as n
-    from webhook_deliveries d join webhook_events e on e.id = d.event_id join messages m on m.id = e.message_id
-    where d.account_id = ${accountId} and (${mailboxId}::text is null or m.mailbox_id = ${mailboxId})
-      and d.created_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc' - ${since(ACTIVITY_DAYS)}::interval
-    group by 1, 2`;
+    select to_char(day, 'YYYY-MM-DD') as day, outcome, n from (
+      select (d.created_at at time zone 'utc')::date as day, d.state as outcome, count(*)::int as n
+      from webhook_deliveries d join webhook_events e on e.id = d.event_id join messages m on m.id = e.message_id
+      where d.account_id = ${accountId} and m.mailbox_id = ${mailboxId}
+        and d.created_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc' - ${since(ACTIVITY_DAYS)}::interval
+      group by 1, 2) s`;
 }
 
 export type DayLatency = { day: string; p95: number; attempts: number };
 
 /** The 95th percentile of webhook attempt latency per day (attempts that got an answer or timed out). */
 export async function webhookLatency(db: Db, accountId: string, mailboxId: string | null): Promise<DayLatency[]> {
+  if (mailboxId === null) {
+    return db<DayLatency[]>`
+      select to_char(day, 'YYYY-MM-DD') as day, p95, attempts from (
+        select (a.attempted_at at time zone 'utc')::date as day,
+          round(percentile_cont(0.95) within group (order by a.latency_ms))::int as p95, count(*)::int as attempts
+        from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+        where d.account_id = ${accountId} and a.latency_ms is not null
+          and a.attempted_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc' - ${since(ACTIVITY_DAYS)}::interval
+        group by 1) s`;
+  }
   return db<DayLatency[]>`
-    select to_char(a.attempted_at at time zone 'utc', 'YYYY-MM-DD') as day,
-      round(percentile_cont(0.95) within group (order by a.latency_ms))::int as p95, count(*)::int as attempts
-    from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
-      join webhook_events e on e.id = d.event_id join messages m on m.id = e.message_id
-    where d.account_id = ${accountId} and (${mailboxId}::text is null or m.mailbox_id = ${mailboxId}) and a.latency_ms is not null
-      and a.attempted_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc' - ${since(ACTIVITY_DAYS)}::interval
-    group by 1`;
+    select to_char(day, 'YYYY-MM-DD') as day, p95, attempts from (
+      select (a.attempted_at at time zone 'utc')::date as day,
+        round(percentile_cont(0.95) within group (order by a.latency_ms))::int as p95, count(*)::int as attempts
+      from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+        join webhook_events e on e.id = d.event_id join messages m on m.id = e.message_id
+      where d.account_id = ${accountId} and m.mailbox_id = ${mailboxId} and a.latency_ms is not null
+        and a.attempted_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc' - ${since(ACTIVITY_DAYS)}::interval
+      group by 1) s`;
 }
 
 export type MailboxTotals = { mailbox_id: string; address: string; inbound: number; flagged: number; sent: number };

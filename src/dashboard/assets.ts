@@ -6,7 +6,8 @@ const STYLESHEET = `
 :root { font-family: system-ui, sans-serif; color: #1d232b; background: #f6f7f9; }
 body { margin: 0; }
 header { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; padding: .75rem 1.5rem; background: #1d2a3a; color: #fff; }
-header nav { display: flex; gap: 1rem; flex: 1; }
+header nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; flex: 1; }
+header nav a { white-space: nowrap; }
 header a { color: #cfe0ff; text-decoration: none; }
 header a:hover { text-decoration: underline; }
 .signout { display: flex; gap: .5rem; align-items: center; margin: 0; }
@@ -25,6 +26,7 @@ mark.hidden-char { background: #ffe08a; color: #5c3b00; font-size: .75em; paddin
 .card.narrow { max-width: 22rem; }
 .card label { display: block; margin: .5rem 0; }
 .card label.check { display: inline-block; margin-right: 1rem; }
+.card textarea { display: block; width: 100%; box-sizing: border-box; font: .85rem ui-monospace, monospace; margin-top: .2rem; }
 .card input:not([type=checkbox]), .card select { display: block; width: 100%; box-sizing: border-box; padding: .35rem; margin-top: .2rem; }
 .secret { border-color: #d9a400; background: #fffbea; }
 .secret-value { font-size: 1.05rem; word-break: break-all; user-select: all; }
@@ -61,6 +63,9 @@ pre.record { user-select: all; max-height: none; margin: .25rem 0; font-size: .8
 iframe.original { width: 100%; height: 32rem; border: 1px solid #c9ced6; border-radius: 6px; background: #fff; }
 ol.thread li.current { font-weight: 600; }
 section { margin-bottom: 1.5rem; }
+p.summary { display: flex; flex-wrap: wrap; gap: .4rem .9rem; align-items: center; background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: .6rem .8rem; max-width: 60rem; }
+p.summary a { color: inherit; text-decoration: none; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(30rem, 1fr)); gap: 0 1rem; }
 figure.chart { background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: .75rem; margin: 1rem 0; }
 figure.chart > svg { width: 100%; height: auto; display: block; }
 figure.chart > svg.meter-svg { height: 1rem; max-width: 30rem; }
@@ -81,7 +86,23 @@ figure.chart figcaption { font-weight: 600; margin-bottom: .4rem; }
   dl.card dt { font-weight: 600; margin-top: .4rem; }
   .card { max-width: none; }
   iframe.original { height: 24rem; }
-  table.mail td:nth-child(2), table.mail th:nth-child(2) { display: none; }
+  .charts { grid-template-columns: 1fr; }
+  /* Any other wide table scrolls inside itself instead of widening the page. */
+  main table:not(.stack):not(.mail) { display: block; overflow-x: auto; }
+  /* Wide tables become one card per row, each cell labelled by its data-label. */
+  table.stack thead { display: none; }
+  table.stack tr { display: block; padding: .4rem .35rem; border-bottom: 1px solid #e2e5ea; }
+  table.stack td { display: block; border: 0; padding: .1rem 0; }
+  table.stack td[data-label]::before { content: attr(data-label) ": "; color: #4f5965; font-size: .8rem; }
+  /* The mail list as stacked cards: subject, then sender and verdict, then the time. */
+  table.mail thead { display: none; }
+  table.mail tr { display: grid; grid-template-columns: 1fr auto; gap: .1rem .5rem; padding: .45rem .35rem; border-bottom: 1px solid #e2e5ea; }
+  table.mail td { border: 0; padding: 0; }
+  table.mail td:nth-child(1) { grid-column: 1; grid-row: 3; font-size: .75rem; color: #4f5965; }
+  table.mail td:nth-child(2) { display: none; }
+  table.mail td:nth-child(3) { grid-column: 1; grid-row: 2; font-size: .8rem; }
+  table.mail td:nth-child(4) { grid-column: 1 / span 2; grid-row: 1; font-weight: 600; }
+  table.mail td:nth-child(5) { grid-column: 2; grid-row: 2 / span 2; align-self: center; }
 }
 `;
 

@@ -4,7 +4,7 @@ import type { Db } from "../db.ts";
 import type { ActionOutcome, AuditFields } from "./audit.ts";
 import type { Session } from "./session.ts";
 
-export async function recordAction(db: Db, session: Session, action: string, outcome: ActionOutcome, fields: AuditFields): Promise<void> {
+export async function recordAction(db: Db, session: Pick<Session, "accountId" | "userId" | "email">, action: string, outcome: ActionOutcome, fields: AuditFields): Promise<void> {
   const { target_id: target = null, ...details } = fields;
   await db`
     insert into dashboard_audit (account_id, user_id, user_email, action, outcome, target_id, details)

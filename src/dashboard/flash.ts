@@ -13,6 +13,8 @@ const texts = {
   webhook_not_configured: "No webhook is configured.",
   person_removed: "The person was removed; their sessions ended.",
   password_changed: "Your password was changed. Every other session of yours was signed out.",
+  schema_created: "The extraction schema was created.",
+  schema_attached: "The mailbox's extraction schema was saved; it applies to mail that arrives from now on.",
   redriven: "The delivery was redriven: the same event goes out again with a fresh cycle of attempts.",
 } as const;
 

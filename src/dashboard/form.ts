@@ -15,10 +15,14 @@ export type Form = {
   has(name: string): boolean;
 };
 
-export async function readForm(request: Request): Promise<Form> {
-  const body = await readBodyWithin(request, MAX_FORM_BYTES);
+/**
+ * `maxBytes` raises the limit for the one form that takes a file (an extraction schema); such a
+ * form is multipart, and its file fields read as text like any other field.
+ */
+export async function readForm(request: Request, maxBytes = MAX_FORM_BYTES): Promise<Form> {
+  const body = await readBodyWithin(request, maxBytes);
   if (body === null) throw new FormTooLarge();
-  const params = new URLSearchParams(body);
+  const params = await fieldsOf(body, request.headers.get("content-type") ?? "");
   const value = (name: string, max: number, trim: boolean): string | null => {
     const found = params.get(name) ?? "";
     const out = trim ? found.trim() : found;
@@ -30,4 +34,17 @@ export async function readForm(request: Request): Promise<Form> {
     secret: (name, max) => value(name, max, false),
     has: (name) => params.has(name),
   };
+}
+
+async function fieldsOf(body: string, contentType: string): Promise<URLSearchParams> {
+  if (!/^multipart\/form-data;/i.test(contentType)) return new URLSearchParams(body);
+  const params = new URLSearchParams();
+  let parsed: FormData;
+  try {
+    parsed = await new Response(body, { headers: { "content-type": contentType } }).formData();
+  } catch {
+    return params; // a malformed body has no fields, so its CSRF check fails
+  }
+  for (const [name, value] of parsed) params.append(name, typeof value === "string" ? value : await value.text());
+  return params;
 }

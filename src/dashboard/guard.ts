@@ -43,7 +43,13 @@ export function makeGuard(svc: Services) {
       return run(session, request, () => handler({ svc, request, url: new URL(request.url), session, params }));
     },
 
-    async action(request: Request, params: Record<string, string>, name: string, handler: (c: ActionContext) => Promise<Response>): Promise<Response> {
+    async action(
+      request: Request,
+      params: Record<string, string>,
+      name: string,
+      handler: (c: ActionContext) => Promise<Response>,
+      maxFormBytes?: number,
+    ): Promise<Response> {
       const session = await sessionOf(request);
       if (!session) return redirect("/dashboard/login");
       const audit: AuditFields = { target_id: params.id ?? null };
@@ -52,7 +58,7 @@ export function makeGuard(svc: Services) {
           audit.reason = "foreign_origin";
           return forbiddenPage(session);
         }
-        const form = await readForm(request);
+        const form = await readForm(request, maxFormBytes);
         if (!tokenMatches(form.text("csrf", 200), session.csrf)) {
           audit.reason = "csrf";
           return forbiddenPage(session);

@@ -14,6 +14,7 @@ const sections: [string, string][] = [
   ["/dashboard/approvals", "Approvals"],
   ["/dashboard/mailboxes", "Mailboxes"],
   ["/dashboard/webhook", "Webhook"],
+  ["/dashboard/schemas", "Schemas"],
   ["/dashboard/people", "People"],
 ];
 

@@ -63,6 +63,7 @@ export async function threadOf(db: Db, accountId: string, mailboxId: string, thr
 
 export type MessageExtras = {
   sanitization: Record<string, number> | null;
+  hidden_text: string | null;
   headers: Record<string, string> | null;
   parse_warnings: string[];
   delivery_status: string | null;
@@ -76,7 +77,7 @@ export type MessageExtras = {
 
 export async function messageExtras(db: Db, accountId: string, id: string): Promise<MessageExtras> {
   const [row] = await db<MessageExtras[]>`
-    select m.sanitization, m.headers, m.parse_warnings, m.delivery_status, m.delivery_error, m.outcome_assumed,
+    select m.sanitization, m.hidden_text, m.headers, m.parse_warnings, m.delivery_status, m.delivery_error, m.outcome_assumed,
       coalesce(r.size, octet_length(m.raw_outbound)) as raw_size, r.remote_ip, r.helo, r.mail_from
     from messages m left join raw_messages r on r.id = m.raw_message_id
     where m.id = ${id} and m.account_id = ${accountId}

@@ -18,6 +18,7 @@ import { messagePage } from "./pages/message.ts";
 import { originalPages } from "./pages/message-original.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { peoplePage } from "./pages/people.ts";
+import { schemasPage, SCHEMA_FORM_BYTES } from "./pages/schemas.ts";
 import { sendListsPage } from "./pages/sendlists.ts";
 import { webhookPage } from "./pages/webhook.ts";
 
@@ -31,8 +32,8 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
   const guard = makeGuard(svc);
   const login = makeLoginHandlers(svc, guard);
   const page = (handler: (c: PageContext) => Promise<Response>) => ({ request, params }: Route) => guard.page(request, params ?? {}, handler);
-  const action = (name: string, handler: (c: ActionContext) => Promise<Response>) => ({ request, params }: Route) =>
-    guard.action(request, params ?? {}, name, handler);
+  const action = (name: string, handler: (c: ActionContext) => Promise<Response>, maxFormBytes?: number) => ({ request, params }: Route) =>
+    guard.action(request, params ?? {}, name, handler, maxFormBytes);
   const notFound = page(async (c) => notFoundPage(c.session));
 
   return new Elysia({ name: "dashboard", prefix: "/dashboard" })
@@ -73,6 +74,9 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .post("/people", action("person.add", peoplePage.add), hidden)
     .post("/people/password", action("password.change", peoplePage.changePassword), hidden)
     .post("/people/:id/remove", action("person.remove", peoplePage.remove), hidden)
+    .get("/schemas", page(schemasPage.show), hidden)
+    .post("/schemas", action("schema.create", schemasPage.create, SCHEMA_FORM_BYTES), hidden)
+    .post("/schemas/attach", action("schema.attach", schemasPage.attach), hidden)
     .get("/*", notFound, hidden)
     .post("/*", action("unknown", async (c) => notFoundPage(c.session)), hidden);
 }

@@ -7,7 +7,8 @@ export type Series = { name: string; color: string; values: number[] };
 
 const WIDTH = 720;
 const HEIGHT = 180;
-const LEFT = 40;
+const LEFT = 44;
+const RIGHT = 24; // room for the last day's label
 const BOTTOM = 22;
 const TOP = 8;
 
@@ -21,14 +22,15 @@ function niceMax(max: number): number {
 
 function axes(labels: string[], max: number, unit: string): Html {
   const plotH = HEIGHT - TOP - BOTTOM;
-  const ticks = [0, max / 2, max];
-  const slot = (WIDTH - LEFT) / labels.length;
+  // Counts are whole numbers: a half-way line only where it falls on one.
+  const ticks = Number.isInteger(max / 2) || unit ? [0, max / 2, max] : [0, max];
+  const slot = (WIDTH - LEFT - RIGHT) / labels.length;
   return html`${ticks.map((t) => {
     const y = TOP + plotH - (t / max) * plotH;
-    return html`<line x1="${LEFT}" x2="${WIDTH}" y1="${y}" y2="${y}" stroke="#e2e5ea"/><text x="${LEFT - 4}" y="${y + 4}" text-anchor="end" font-size="11" fill="#4f5965">${formatTick(t)}${unit}</text>`;
+    return html`<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y}" y2="${y}" stroke="#e2e5ea"/><text x="${LEFT - 4}" y="${y + 4}" text-anchor="end" font-size="14" fill="#4f5965">${formatTick(t)}${unit}</text>`;
   })}
 ${labels.map((label, i) => (labels.length - 1 - i) % 7 === 0
-    ? html`<text x="${LEFT + slot * i + slot / 2}" y="${HEIGHT - 6}" text-anchor="middle" font-size="11" fill="#4f5965">${label.slice(5)}</text>`
+    ? html`<text x="${LEFT + slot * i + slot / 2}" y="${HEIGHT - 6}" text-anchor="middle" font-size="14" fill="#4f5965">${label.slice(5)}</text>`
     : html``)}`;
 }
 
@@ -49,7 +51,7 @@ export function stackedBars(label: string, labels: string[], series: Series[]): 
   const totals = labels.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
   const max = niceMax(Math.max(0, ...totals));
   const plotH = HEIGHT - TOP - BOTTOM;
-  const slot = (WIDTH - LEFT) / labels.length;
+  const slot = (WIDTH - LEFT - RIGHT) / labels.length;
   const bars = labels.map((day, i) => {
     let y = TOP + plotH;
     return series.map((s) => {
@@ -67,7 +69,7 @@ export function stackedBars(label: string, labels: string[], series: Series[]): 
 export function lineChart(label: string, labels: string[], values: (number | null)[], color: string, unit: string): Html {
   const max = niceMax(Math.max(0, ...values.map((v) => v ?? 0)));
   const plotH = HEIGHT - TOP - BOTTOM;
-  const slot = (WIDTH - LEFT) / labels.length;
+  const slot = (WIDTH - LEFT - RIGHT) / labels.length;
   const point = (i: number, v: number) => [LEFT + slot * i + slot / 2, TOP + plotH - (v / max) * plotH] as const;
   const runs: string[][] = [[]];
   values.forEach((v, i) => {

@@ -25,6 +25,15 @@ export class DashboardClient {
     const bytes = new Uint8Array(await response.arrayBuffer());
     return { status: response.status, text: new TextDecoder().decode(bytes), headers: response.headers, bytes };
   }
+  /** A multipart POST (a form with a file), as a browser sends it. */
+  async multipart(path: string, form: FormData, headers: Record<string, string> = {}): Promise<Reply> {
+    const all: Record<string, string> = { origin: this.origin, ...headers };
+    if (this.cookies.size) all.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const response = await fetch(`${this.origin}${path}`, { method: "POST", headers: all, body: form, redirect: "manual" });
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return { status: response.status, text: new TextDecoder().decode(bytes), headers: response.headers, bytes };
+  }
+
   get = (path: string) => this.send("GET", path);
   post = (path: string, form: Record<string, string>, headers?: Record<string, string>) => this.send("POST", path, form, headers);
 

@@ -95,12 +95,14 @@ export async function activityPage(c: PageContext): Promise<Response> {
   const body = html`<p class="hint">The last 30 days by UTC day, ${mailbox ? html`for <strong>${mailbox.address}</strong>` : "for every mailbox of the account"}. Hover a bar for its number, or open the table under each chart.</p>
 ${picker}
 ${quotaMeter(quota.used, quota.quota, quota.month)}
+<div class="charts">
 ${chart("inbound", "Inbound mail by screening outcome", days, series(days, inbound, INBOUND))}
 ${chart("sends", "Sends by outcome", days, series(days, sends, SENDS))}
 ${chart("webhooks", "Webhook deliveries by outcome", days, series(days, webhooks, WEBHOOKS))}
 <figure class="chart" id="latency"><figcaption>Webhook attempt latency, 95th percentile (ms)</figcaption>
 ${lineChart("Webhook p95 latency in milliseconds", days, p95, "#2f6bd0", "")}
 ${chartTable("Webhook p95 latency", days, [{ name: "p95 (ms)", values: p95 }, { name: "attempts", values: days.map((d) => attemptsByDay.get(d) ?? null) }])}</figure>
+</div>
 ${perMailbox}`;
   return htmlResponse(layout(mailbox ? `Activity · ${mailbox.address}` : "Activity", body, c.session));
 }

@@ -63,19 +63,22 @@ async function renderDomain(c: PageContext, notice: Notice | null = null): Promi
     where id = ${c.params.id ?? ""} and account_id = ${c.session.accountId}`;
   if (!domain) throw errors.routeNotFound();
   const checks = domain.last_check?.checks ?? [];
-  const blocks = domain.records.map((record) => {
+  const stateOf = (record: DnsRecord): Html => {
     const check = checks.find((k) => k.purpose === record.purpose && k.name === record.name);
-    const state = !check
-      ? html`<span class="badge">not checked yet</span>`
-      : check.found
-        ? html`<span class="badge ok">seen</span>`
-        : html`<span class="badge bad">missing</span> <small>${check.detail ?? ""}</small>`;
-    return html`<section class="card record-card" id="record-${record.purpose}"><h3>${record.purpose === "inbound" ? "Inbound (MX)" : record.purpose.toUpperCase()}</h3>${recordBlock(record, state)}</section>`;
-  });
+    if (!check) return html`<span class="badge">not checked yet</span>`;
+    return check.found ? html`<span class="badge ok">seen</span>` : html`<span class="badge bad">missing</span> <small>${check.detail ?? ""}</small>`;
+  };
+  const title = (record: DnsRecord) => (record.purpose === "inbound" ? "Inbound (MX)" : record.purpose.toUpperCase());
+  const glance = html`<div class="scroll"><table class="compact stack" id="records"><thead><tr><th>Record</th><th>Type</th><th>Name</th><th>State</th></tr></thead>
+<tbody>${domain.records.map((r) => html`<tr><td><a href="#record-${r.purpose}">${title(r)}</a></td><td data-label="Type">${r.type}</td><td data-label="Name">${r.name}</td><td>${stateOf(r)}</td></tr>`)}</tbody></table></div>`;
+  const blocks = domain.records.map(
+    (record) => html`<section class="card record-card" id="record-${record.purpose}"><h3>${title(record)}</h3>${recordBlock(record, stateOf(record))}</section>`,
+  );
   const body = html`<p><a href="/dashboard/domains">← Domains</a></p>
 <p>Status ${statusBadge(domain.status)} · added ${when(domain.created_at)} · last checked ${when(domain.last_checked_at)}</p>
 <p class="hint">Publish these records at the domain's DNS host, then verify. Each value is selectable as a whole. A domain is verified when every record is seen; it fails after 72 hours pending, and a later verify can still succeed.</p>
 <form method="post" action="${path("domains", domain.id, "verify")}">${csrfField(c.session)}<button type="submit">Verify now</button></form>
+${glance}
 ${blocks}`;
   return htmlResponse(layout(`Domain ${domain.name}`, body, c.session, notice));
 }

@@ -4,7 +4,9 @@
 // (email, client address) and per client address (see throttle.ts).
 import type { Services } from "../../core/services.ts";
 import { base64url, randomBytes } from "../../core/secrets.ts";
+import { errorFields } from "../../log.ts";
 import { logAction } from "../audit.ts";
+import { recordAction } from "../audit-trail.ts";
 import { clearCookie, LOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "../cookies.ts";
 import { makeCredentialCheck, MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, normalizeEmail } from "../credentials.ts";
 import { sameOrigin, tokenMatches } from "../csrf.ts";
@@ -84,6 +86,10 @@ export function makeLoginHandlers(svc: Services, guard: Guard) {
       await attemptSucceeded(svc.sql, email, client);
       const token = await createSession(svc.sql, user);
       logAction(svc.log, { userId: user.id, accountId: user.accountId }, "login", "ok", { client: address });
+      // Sign-ins belong in the account's audit trail too (failures name no account to file them under).
+      await recordAction(svc.sql, { userId: user.id, accountId: user.accountId, email: user.email }, "login", "ok", { client: address }).catch((error) =>
+        svc.log.error("dashboard.audit_write_failed", { action: "login", ...errorFields(error) }),
+      );
       return redirect("/dashboard", [
         setCookie(request, svc.config, SESSION_COOKIE, token, ABSOLUTE_SECONDS),
         clearCookie(request, svc.config, LOGIN_COOKIE),

@@ -12,7 +12,7 @@ export const MAIL_PAGE_SIZE = 25;
 const MAX_ID = 100;
 
 /** The short verdict a row shows: the worst of what screening found, else the classification. */
-export function verdictBadge(row: Pick<MailRow, "direction" | "status" | "classification" | "spam_risk" | "virus_risk" | "injection_risky">): Html {
+function verdictBadge(row: Pick<MailRow, "direction" | "status" | "classification" | "spam_risk" | "virus_risk" | "injection_risky">): Html {
   if (row.direction === "out") return html`<span class="badge sent">sent</span>`;
   if (row.virus_risk === "high") return html`<span class="badge bad">virus</span>`;
   if (row.spam_risk === "high") return html`<span class="badge bad">spam</span>`;

@@ -134,22 +134,40 @@ and links do not open. <a href="${frame}?images=1" target="original-${m.id}">Loa
 <iframe class="original" name="original-${m.id}" title="Original message" src="${frame}" sandbox referrerpolicy="no-referrer"></iframe>`;
 }
 
+/** The decisions in one line at the top, each linking to its section. */
+function summary(m: MessageDetail): Html {
+  const comprehension = obj(m.comprehension);
+  const injection = obj(comprehension?.injection);
+  const classification = obj(comprehension?.classification);
+  const auth = m.auth_results;
+  return html`<p class="summary">${m.direction === "out" ? html`<span class="badge sent">outbound</span>` : html`<span class="badge">inbound</span>`}
+<a href="#screening">spam ${verdict(m.spam_risk)}</a> <a href="#screening">virus ${verdict(m.virus_risk)}</a>
+${injection ? html`<a href="#screening">injection ${injection.risky ? html`<span class="badge warn">risky</span>` : html`<span class="badge ok">low</span>`}</a>` : html``}
+${classification ? html`<a href="#comprehension"><span class="badge ok">${String(classification.label ?? "")}</span></a>` : html``}
+${auth ? html`<a href="#screening">SPF ${auth.spf} · DKIM ${auth.dkim} · DMARC ${auth.dmarc}</a>` : html``}
+${m.attachments.length ? html`<a href="#attachments">${m.attachments.length} attachment${m.attachments.length === 1 ? "" : "s"}</a>` : html``}
+<a href="#original">original</a></p>`;
+}
+
 export async function messagePage(c: PageContext): Promise<Response> {
   const id = c.params.id ?? "";
   const principal = await dashboardPrincipal(c.svc.sql, c.session);
   // getMessage's 404 and messageExtras' 404 both become the one not-found page.
   const m = await getMessage(c.svc.sql, principal, id);
   const extras = await messageExtras(c.svc.sql, c.session.accountId, id);
-  const [hidden] = await c.svc.sql`select hidden_text from messages where id = ${id} and account_id = ${c.session.accountId}`;
   const body = html`<p><a href="/dashboard/mail?mailbox=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
+${summary(m)}
 <section id="headers"><h2>Headers</h2>${headersSection(m, extras)}</section>
 <section id="screening"><h2>Screening</h2>${screeningSection(m)}<h3>Authentication</h3>${authSection(m)}</section>
 <section id="comprehension"><h2>Classification and extraction</h2>${comprehensionSection(m)}</section>
 <section id="body"><h2>Clean body</h2><p class="hint">What the agent reads${m.truncated ? " (cut at the length limit)" : ""}. Invisible characters show as <mark class="hidden-char">U+…</mark>.</p>
 <pre class="body">${m.body_clean === null ? "(no body)" : reveal(m.body_clean)}</pre></section>
-<section id="sanitization"><h2>Sanitization report</h2>${sanitizationSection(extras, hidden?.hidden_text ?? null)}</section>
+<section id="sanitization"><h2>Sanitization report</h2>${sanitizationSection(extras, extras.hidden_text)}</section>
 <section id="attachments"><h2>Attachments</h2>${attachmentsSection(m)}</section>
 <section id="thread"><h2>Thread</h2>${await threadSection(c, m)}</section>
 <section id="original"><h2>Original</h2>${originalSection(m, extras.raw_size)}</section>`;
-  return htmlResponse(layout(m.subject ? `Message: ${m.subject}` : "Message", body, c.session));
+  // The page title cannot show markers, so invisible and direction-changing characters become
+  // U+FFFD there (the Headers section shows them as markers).
+  const title = m.subject.replace(/[\p{Cf}\p{Cc}]/gu, "\uFFFD");
+  return htmlResponse(layout(title ? `Message: ${title}` : "Message", body, c.session));
 }

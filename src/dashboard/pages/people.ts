@@ -25,10 +25,10 @@ function auditDetails(row: AuditRow): string {
 
 function auditTable(c: PageContext, rows: AuditRow[], older: string | null): Html {
   const body = rows.map(
-    (r) => html`<tr><td>${when(r.created_at)}</td><td>${r.user_email ?? "—"}</td><td><code>${r.action}</code></td><td><span class="badge ${r.outcome === "ok" ? "ok" : "warn"}">${r.outcome}</span></td><td>${r.target_id ?? "—"}</td><td><small>${auditDetails(r)}</small></td></tr>`,
+    (r) => html`<tr><td>${when(r.created_at)}</td><td>${r.user_email ?? "—"}</td><td><code>${r.action}</code></td><td><span class="badge ${r.outcome === "ok" ? "ok" : "warn"}">${r.outcome}</span></td><td data-label="On">${r.target_id ?? "—"}</td><td><small>${auditDetails(r)}</small></td></tr>`,
   );
   const before = c.url.searchParams.get("before");
-  return html`<div class="scroll"><table class="compact" id="audit"><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Outcome</th><th>On</th><th>Details</th></tr></thead>
+  return html`<div class="scroll"><table class="compact stack" id="audit"><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Outcome</th><th>On</th><th>Details</th></tr></thead>
 <tbody>${body.length ? body : html`<tr><td colspan="6">No actions recorded yet.</td></tr>`}</tbody></table></div>
 <p class="paging">${before ? html`<a href="/dashboard/people#audit">Newest</a>` : html``}${older ? html`<a href="/dashboard/people?before=${older}#audit" rel="next">Older entries →</a>` : html``}</p>`;
 }
@@ -43,11 +43,11 @@ async function render(c: PageContext, extra: { created?: { email: string; passwo
 <p><code class="secret-value">${extra.created.password}</code></p></section>`
     : html``;
   const rows = people.map(
-    (p) => html`<tr id="person-${p.id}"><td>${p.email}${p.id === c.session.userId ? html` <span class="badge">you</span>` : html``}</td><td>${when(p.created_at)}</td><td>${p.sessions}</td>
+    (p) => html`<tr id="person-${p.id}"><td>${p.email}${p.id === c.session.userId ? html` <span class="badge">you</span>` : html``}</td><td data-label="Added">${when(p.created_at)}</td><td data-label="Sessions">${p.sessions}</td>
 <td>${p.id === c.session.userId ? html`` : html`<form method="post" action="${path("people", p.id, "remove")}">${csrfField(c.session)}<button type="submit" class="danger">Remove</button></form>`}</td></tr>`,
   );
   const body = html`${created}
-<div class="scroll"><table><thead><tr><th>Email</th><th>Added</th><th>Sessions</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="scroll"><table class="stack"><thead><tr><th>Email</th><th>Added</th><th>Sessions</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>
 <form method="post" action="/dashboard/people" class="card narrow" id="add-person"><h2>Add a person</h2>${csrfField(c.session)}
 <label>Email <input type="email" name="email" required maxlength="${MAX_EMAIL_LENGTH}" autocomplete="off"></label>
 <button type="submit">Add and show a password</button></form>
