@@ -23,7 +23,12 @@ export type ChaosDatabase = {
 export async function openChaosDatabase(): Promise<ChaosDatabase> {
   const configured = loadConfig().databaseUrl;
   const database = configured ? await freshDatabaseOn(configured) : await embedded();
-  await migrate(database.url);
+  try {
+    await migrate(database.url);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   return database;
 }
 
