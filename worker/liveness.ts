@@ -50,6 +50,12 @@ export async function holdPoolLease(databaseUrl: string, poolId: string, log: Lo
         "insert into worker_pools (id, host, pid) values ($1, $2, $3) on conflict (id) do nothing returning id",
         [poolId, hostname(), process.pid],
       );
+      if (released) {
+        // Released while this reopen was under way: leave nothing behind.
+        await session.query("delete from worker_pools where id = $1", [poolId]);
+        await session.end();
+        return;
+      }
       client = session;
       if (opened && registered.rowCount === 1) {
         // Our row was gone: another worker took us for dead while the session was down, and ran

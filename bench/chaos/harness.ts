@@ -66,7 +66,11 @@ export async function runChaos(name: string, scenario: Scenario, options: ChaosO
   const runDir = mkdtempSync(join(tmpdir(), `chaos-${name}-`));
   const db = await openChaosDatabase();
   const sql = makeSql(db.url, { max: 2 });
-  const receiver = await startChaosReceiver({ delayMs: scenario.receiverDelayMs });
+  const receiver = await startChaosReceiver({ delayMs: scenario.receiverDelayMs }).catch(async (error) => {
+    await sql.end({ timeout: 2 });
+    await db.close();
+    throw error;
+  });
   const processes: ServiceProcess[] = [];
   let keepLogs = false;
   try {

@@ -3,18 +3,18 @@
 // the same Message-ID with the same raw bytes (SHA-256) within the window; the same Message-ID with
 // other bytes is a different message (a resend or a forgery) and is stored. A message without a
 // Message-ID is always stored.
-import type { Tx } from "../db.ts";
+import type { Db } from "../db.ts";
 
 /** How long a first copy is remembered; documented in README ("Crash recovery"). */
 export const DEDUPE_WINDOW_DAYS = 7;
 
 /**
- * Claims `messageId` as the first copy of this message in this mailbox, inside the accept
+ * Claims `messageId` as the first copy of this message in this mailbox; run it inside the accept
  * transaction. Returns null when the claim is ours (store the message), or the id of the message
  * that already holds it. A concurrent delivery of the same bytes waits on the primary key until the
  * first transaction ends, then sees its row: both cannot win.
  */
-export async function claimFirstCopy(tx: Tx, mailboxId: string, rfcMessageId: string | null, sha256: string, messageId: string): Promise<string | null> {
+export async function claimFirstCopy(tx: Db, mailboxId: string, rfcMessageId: string | null, sha256: string, messageId: string): Promise<string | null> {
   if (rfcMessageId === null) return null;
   const [claimed] = await tx`
     insert into inbound_first_copies (mailbox_id, rfc_message_id, sha256, message_id)
