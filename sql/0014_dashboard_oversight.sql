@@ -4,8 +4,7 @@
 -- every mailbox's index once per mailbox of the account.
 create index messages_account_recent on messages (account_id, created_at desc);
 
--- A message page lists its thread; without this a thread is found by scanning the mailbox.
-create index messages_mailbox_thread on messages (mailbox_id, thread_id, created_at);
+-- A message page lists its thread through messages_mailbox_thread (0012_reading.sql).
 
 -- The audit trail of dashboard actions, shown on the People page. The JSON log line stays the
 -- operator's record; this is the account's own view of who did what. `details` holds the same
