@@ -119,7 +119,8 @@ describe("raw request targets (bytes a URL parser would never send)", () => {
 
 describe("anti-enumeration under fuzzing", () => {
   test("another account's id gets exactly the answer of an id that exists nowhere", async () => {
-    const withIds = operations.filter((operation) => /\{[^}]+\}/.test(operation.path));
+    // Path parameters that are ids (a consumer's {name} is the caller's own word, not an id).
+    const withIds = operations.filter((operation) => /\{(id|[a-z_]+_id)\}/.test(operation.path));
     expect(withIds.length).toBeGreaterThan(0);
     const cases = fc.record({
       operation: fc.constantFrom(...withIds),
@@ -134,7 +135,8 @@ describe("anti-enumeration under fuzzing", () => {
         stats.requests += 2;
         const [theirs, nobody] = [await send(world.base, request(foreign)), await send(world.base, request(unknown))];
         expect({ status: theirs.status, text: theirs.text }).toEqual({ status: nobody.status, text: nobody.text });
-        expect(theirs.status).toBe(404);
+        // An operation that requires a body answers its 400 first, the same for both ids.
+        if (!operation.op.requestBody?.required) expect(theirs.status).toBe(404);
       }),
       runs(30, 400),
     );
