@@ -225,3 +225,22 @@ describe("parsing off the job's thread", () => {
     expect(read.text).toContain("line 24 of a long page");
   });
 });
+
+describe("OCR of images", () => {
+  test("a PNG is read with tesseract; without OCR installed it is unsupported and a scan is empty", async () => {
+    const limits = await attachmentTextLimits();
+    const dir = mkdtempSync(join(tmpdir(), "png-"));
+    writeFileSync(join(dir, "text.pdf"), await pdfWithText(["Tracking number 1Z999AA10123456784"]));
+    execFileSync("pdftoppm", ["-r", "150", "-png", "-singlefile", join(dir, "text.pdf"), join(dir, "image")]);
+    const png = new Uint8Array(readFileSync(join(dir, "image.png")));
+    const read = await extractAttachmentText({ contentType: "image/png", filename: "label.png", content: png }, limits);
+    expect(read).toMatchObject({ status: "ok", method: "ocr" });
+    expect(read.text).toContain("1Z999AA10123456784");
+
+    const noOcr = { ...limits, tesseract: null };
+    expect(await extractAttachmentText({ contentType: "image/png", filename: "label.png", content: png }, noOcr))
+      .toMatchObject({ status: "unsupported", error: "OCR is not installed" });
+    expect(await extractAttachmentText({ contentType: "application/pdf", filename: "scan.pdf", content: await scannedPdf(["nothing to read"]) }, noOcr))
+      .toMatchObject({ status: "empty", text: null });
+  });
+});
