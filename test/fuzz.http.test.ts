@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { makeContractChecker, send } from "./fuzz/contract.ts";
 import { encodeSegment } from "./fuzz/hostile.ts";
 import { operationsOf, requestsFor, type Operation } from "./fuzz/openapi-requests.ts";
-import { check, reportStats, runs, stats } from "./fuzz/settings.ts";
+import { check, reportStats, resetStats, runs, stats } from "./fuzz/settings.ts";
 import { makeWorld, type World } from "./fuzz/world.ts";
 
 let world: World;
@@ -17,6 +17,7 @@ let operations: Operation[];
 let problems: ReturnType<typeof makeContractChecker>;
 
 beforeAll(async () => {
+  resetStats();
   world = await makeWorld();
   doc = await (await fetch(`${world.base}/openapi.json`)).json();
   operations = operationsOf(doc);

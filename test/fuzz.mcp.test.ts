@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { HANG_MS } from "./fuzz/contract.ts";
 import { hostileJson, hostileString } from "./fuzz/hostile.ts";
-import { check, reportStats, runs, stats } from "./fuzz/settings.ts";
+import { check, reportStats, resetStats, runs, stats } from "./fuzz/settings.ts";
 import { makeWorld, type World } from "./fuzz/world.ts";
 
 let world: World;
@@ -28,6 +28,7 @@ async function rpc(key: string | null, body: string, headers: Record<string, str
 }
 
 beforeAll(async () => {
+  resetStats();
   world = await makeWorld();
   const listed = await rpc(world.keys.mcp, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
   tools = JSON.parse(listed.text).result.tools;

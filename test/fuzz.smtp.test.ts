@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { FUZZ_MAX_MESSAGE_BYTES, hostileMail, type HostileMail } from "./fuzz/mime-corpus.ts";
-import { check, reportStats, runs, seed, stats } from "./fuzz/settings.ts";
+import { check, reportStats, resetStats, runs, seed, stats } from "./fuzz/settings.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
 import { dotStuffed, openSmtp, waitFor } from "./support/smtp-client.ts";
 import { startStack, stopStack, type Stack } from "./support/stack.ts";
@@ -22,6 +22,7 @@ let counter = 0;
 const nextId = () => `fz-${seed}-${++counter}`;
 
 beforeAll(async () => {
+  resetStats();
   stack = await startStack({ SMTP_MAX_MESSAGE_BYTES: String(FUZZ_MAX_MESSAGE_BYTES) });
   const account = await makeAccount(stack.ctx);
   inboxes = [await makeMailbox(stack.ctx, account, "fuzz-a"), await makeMailbox(stack.ctx, account, "fuzz-b")];

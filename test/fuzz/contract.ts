@@ -23,8 +23,14 @@ export async function send(base: string, request: FuzzRequest): Promise<Answer> 
     body: request.body,
     signal: AbortSignal.timeout(HANG_MS),
   });
+  const contentType = response.headers.get("content-type") ?? "";
+  // A stream (server-sent events) never ends by itself: its status and headers are the answer.
+  if (contentType.startsWith("text/event-stream")) {
+    await response.body?.cancel();
+    return { status: response.status, contentType, text: "", elapsedMs: performance.now() - started };
+  }
   const text = await response.text();
-  return { status: response.status, contentType: response.headers.get("content-type") ?? "", text, elapsedMs: performance.now() - started };
+  return { status: response.status, contentType, text, elapsedMs: performance.now() - started };
 }
 
 const pointer = (...parts: string[]) => parts.map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");

@@ -19,8 +19,11 @@ export function runs(fast: number, long: number): number {
   return forcedRuns ?? (profile === "long" ? long : fast);
 }
 
-/** Counts for the run's report, by file. */
+/** Counts for the run's report, by file (bun may run several files in one process: each resets them). */
 export const stats = { requests: 0, mcpCalls: 0, smtpSessions: 0, messages: 0, messagesPastParserLimits: 0, refused: 0, failures: 0 };
+export function resetStats(): void {
+  for (const key of Object.keys(stats) as (keyof typeof stats)[]) stats[key] = 0;
+}
 
 /**
  * Checks a property with the run's seed. A failure is re-thrown with the replay line first, and
