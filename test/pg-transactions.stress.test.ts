@@ -73,19 +73,23 @@ describe("one case per report", () => {
     try {
       let resumeA!: () => void;
       const aMayResume = new Promise<void>((resolve) => (resumeA = resolve));
+      let aWaits!: () => void;
+      const aIsWaiting = new Promise<void>((resolve) => (aWaits = resolve));
       const lateResults: string[] = [];
       let aCallback!: Promise<void>;
       const a = sql.begin((tx) => {
         aCallback = (async () => {
           await tx`select set_config('stress.tx', ${id("a")}, true)`;
           await insert(tx, "a", 0);
+          aWaits();
           await aMayResume; // awaiting something else while the backend is terminated
           await insert(tx, "a", 1).then(() => lateResults.push("insert ran"), (e) => lateResults.push(`insert rejected ${e.code}`));
         })();
         return aCallback;
       });
       const aFailed = a.then(() => "committed", (e) => `failed ${e.code}`);
-      // Wait until A is idle in its transaction, then terminate that backend only.
+      // Once A awaits (its backend idle in transaction), terminate that backend only.
+      await aIsWaiting;
       let killed = 0;
       for (let i = 0; i < 100 && !killed; i++) {
         const rows = await admin`
