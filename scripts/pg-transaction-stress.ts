@@ -50,7 +50,7 @@ for (const [scenario, reports] of totals) {
   const kinds: Record<string, number> = {};
   for (const r of reports) {
     for (const v of r.violations) {
-      const kind = v.replace(/\b[a-z]+_[a-z0-9]+_\d+\b/g, "T").replace(/\d+/g, "N").replace(/\(xid N\)/, "");
+      const kind = v.replace(/\b(pipeline|terminate|pool)_[a-z0-9]+_out\d+\b/g, "W").replace(/\b(pipeline|terminate|pool)_[a-z0-9]+_\d+\b/g, "T").replace(/\d+/g, "N").replace(/\(xid N\)/, "");
       kinds[kind] = (kinds[kind] ?? 0) + 1;
     }
   }

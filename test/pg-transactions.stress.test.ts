@@ -73,19 +73,23 @@ describe("one case per report", () => {
     try {
       let resumeA!: () => void;
       const aMayResume = new Promise<void>((resolve) => (resumeA = resolve));
+      let aWaits!: () => void;
+      const aIsWaiting = new Promise<void>((resolve) => (aWaits = resolve));
       const lateResults: string[] = [];
       let aCallback!: Promise<void>;
       const a = sql.begin((tx) => {
         aCallback = (async () => {
           await tx`select set_config('stress.tx', ${id("a")}, true)`;
           await insert(tx, "a", 0);
+          aWaits();
           await aMayResume; // awaiting something else while the backend is terminated
           await insert(tx, "a", 1).then(() => lateResults.push("insert ran"), (e) => lateResults.push(`insert rejected ${e.code}`));
         })();
         return aCallback;
       });
       const aFailed = a.then(() => "committed", (e) => `failed ${e.code}`);
-      // Wait until A is idle in its transaction, then terminate that backend only.
+      // Once A awaits (its backend idle in transaction), terminate that backend only.
+      await aIsWaiting;
       let killed = 0;
       for (let i = 0; i < 100 && !killed; i++) {
         const rows = await admin`
@@ -122,6 +126,59 @@ describe("one case per report", () => {
       const rows = await admin`select tx, part, seen_tx from stress_rows where tx in (${id("a")}, ${id("b")}) order by tx, part`;
       expect(rows.map((row) => `${row.tx}/${row.part}/${row.seen_tx}`)).toEqual([]);
       expect(lateResults).toEqual(["insert rejected CONNECTION_CLOSED"]);
+    } finally {
+      await sql.end({ timeout: 2 });
+      await admin.end({ timeout: 2 });
+    }
+  });
+
+  test("reserve(): after its backend dies, the handle cannot write, commit or release on the replacement", async () => {
+    const app = `pgtx_reserve_${process.pid}`;
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const sql = postgres(db.url, { ...quiet, max: 1, connection: { application_name: app }, onclose: () => closed() });
+    const admin = postgres(db.url, { ...quiet, max: 1 });
+    const id = (name: string) => `reserve_${process.pid}_${name}`;
+    const insert = (q: postgres.Sql | postgres.TransactionSql | postgres.ReservedSql, name: string, part: number) => q`
+      insert into stress_rows (tx, part, seen_tx) values (${id(name)}, ${part}, current_setting('stress.tx', true))`;
+    try {
+      const r = await sql.reserve();
+      await r`begin`;
+      await r`select set_config('stress.tx', ${id("r")}, true)`;
+      await insert(r, "r", 0);
+      const [killed] = await admin`
+        select count(*) filter (where pg_terminate_backend(pid))::int as n from pg_stat_activity
+        where datname = current_database() and application_name = ${app} and state = 'idle in transaction'`;
+      expect(killed!.n).toBe(1);
+      await connectionClosed;
+
+      // A transaction takes the reconnected connection and is open when the stale handle acts.
+      let resumeB!: () => void;
+      const bMayResume = new Promise<void>((resolve) => (resumeB = resolve));
+      let bStarted!: () => void;
+      const bIsIn = new Promise<void>((resolve) => (bStarted = resolve));
+      const b = sql.begin(async (tx) => {
+        await tx`select set_config('stress.tx', ${id("b")}, true)`;
+        await insert(tx, "b", 0);
+        bStarted();
+        await bMayResume;
+        await insert(tx, "b", 1);
+        throw new Error("b rolls back");
+      });
+      const bResult = b.then(() => "committed", (e) => `failed ${e.message}`);
+      await bIsIn;
+      const late = await Promise.all([insert(r, "r", 1), r`commit`].map((q) => q.then(() => "ran", (e) => e.code)));
+      // Queued behind B (the pool has one connection); on 3.4.9 release() ran it inside B.
+      const outside = sql`select current_setting('stress.tx', true) as seen`.execute().then(([row]) => row!.seen || null);
+      r.release();
+      await Bun.sleep(20);
+      resumeB();
+      expect(await bResult).toBe("failed b rolls back");
+
+      const rows = await admin`select tx, part, seen_tx from stress_rows where tx in (${id("r")}, ${id("b")}) order by tx, part`;
+      expect(rows.map((row) => `${row.tx}/${row.part}/${row.seen_tx}`)).toEqual([]);
+      expect(late).toEqual(["CONNECTION_CLOSED", "CONNECTION_CLOSED"]);
+      expect(await outside).toBeNull();
     } finally {
       await sql.end({ timeout: 2 });
       await admin.end({ timeout: 2 });

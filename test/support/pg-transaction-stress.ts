@@ -134,8 +134,8 @@ export function summary(r: StressReport): string {
 
 function poolShape(scenario: Scenario): { max: number; maxPipeline?: number } {
   // A small pool makes connections change hands often; the pipeline scenario also runs with a
-  // short pipeline so that BEGIN lands on the boundary often (the production default of 100 is
-  // reached by the long run's bursts as well).
+  // short pipeline so that BEGIN lands on the boundary often (the pool scenario's bursts reach the
+  // production default of 100).
   if (scenario === "pipeline") return { max: 2, maxPipeline: PIPELINE };
   if (scenario === "terminate") return { max: 3 };
   return { max: 3 };
