@@ -37,13 +37,29 @@ export function makeCascade(sheet: StyleSheet, nodeCount: number): Cascade {
     return decls;
   };
 
+  // The candidate rules depend on name, class and id alone: looked up once per combination.
+  const candidateCache = new Map<string, { rules: Rule[]; simple: boolean }>();
+  const NONE = { rules: [] as Rule[], simple: true };
+
   return (el, depth) => {
     const style = el.attribs.style;
-    const candidates = sheet.byKey.size === 0 ? [] : candidatesFor(el, sheet);
+    let found = NONE;
+    let identity = "";
+    if (sheet.byKey.size > 0) {
+      identity = `${el.name}\0${el.attribs.class ?? ""}\0${el.attribs.id ?? ""}`;
+      const cachedCandidates = candidateCache.get(identity);
+      if (cachedCandidates !== undefined) found = cachedCandidates;
+      else {
+        const rules = candidatesFor(el, sheet);
+        found = { rules, simple: rules.every((r) => r.selector.simple) };
+        if (candidateCache.size < MAX_CACHED) candidateCache.set(identity, found);
+      }
+    }
+    const candidates = found.rules;
     if (candidates.length === 0 && style === undefined) return EMPTY;
     // Once the budget is spent every candidate applies, so name, class, id and style decide.
-    const cacheable = budget < 0 || candidates.every((r) => r.selector.simple);
-    const key = cacheable ? `${budget < 0 ? "!" : ""}${el.name}\0${el.attribs.class ?? ""}\0${el.attribs.id ?? ""}\0${style ?? ""}` : null;
+    const cacheable = budget < 0 || found.simple;
+    const key = cacheable ? `${budget < 0 ? "!" : ""}${identity}\0${style ?? ""}` : null;
     const cached = key === null ? undefined : cache.get(key);
     if (cached !== undefined) return cached;
 

@@ -32,6 +32,8 @@ export type VisibleHtml = {
 
 // <head> itself stays a plain container: htmlparser2 keeps body content inside an unclosed head.
 const METADATA = new Set(["title", "meta", "link", "base"]);
+// Elements browsers do not display unless a style says otherwise.
+const UA_HIDDEN = new Set(["noembed", "noframes", "datalist", "rp", "param", "area"]);
 // Below this compounded opacity text cannot be seen.
 const MIN_OPACITY = 0.05;
 // Outlook's conditional comments wrap markup in `[if mso]>` ... `<![endif]`.
@@ -97,15 +99,33 @@ export function visibleHtml(source: string): VisibleHtml {
       const vars = scopeWith(ctx.vars, style.custom);
       const decls = resolveDeclarations(style, vars);
       const opacity = opacityOf(decls);
-      // The hidden attribute is a default style: an explicit display overrides it.
-      const hiddenAttribute = node.attribs.hidden !== undefined && !decls.has("display");
-      if (hiddenAttribute || isHiddenByLayout(decls, node) || ctx.opacity * opacity <= MIN_OPACITY) {
+      // The hidden attribute and the browser's own display:none are default styles: an
+      // explicit display overrides them.
+      const hiddenByDefault = !decls.has("display") &&
+        (node.attribs.hidden !== undefined || UA_HIDDEN.has(node.name) || (node.name === "dialog" && node.attribs.open === undefined));
+      if (hiddenByDefault || isHiddenByLayout(decls, node) || ctx.opacity * opacity <= MIN_OPACITY) {
         removeHidden(node);
         continue;
       }
       const inner = inherit(ctx, node, decls, vars, opacity);
       if (node.attribs["aria-hidden"]?.trim().toLowerCase() === "true" && isWeaklyHidden(decls, inner, node)) {
         removeHidden(node);
+        continue;
+      }
+      if (node.name === "details" && node.attribs.open === undefined) {
+        // A closed <details> shows its first <summary> and nothing else.
+        const summary = node.children.find((c) => isElement(c) && c.name === "summary");
+        for (const child of node.children as AnyNode[]) {
+          if (child === summary) continue;
+          if (isElement(child)) removeHidden(child);
+          else if (isText(child) && VISIBLE_CONTENT.test(child.data)) {
+            removed.add(child);
+            hidden.add(child.data);
+            if (!origins.has(node)) counts.hidden_elements++;
+            origins.add(node);
+          }
+        }
+        if (summary !== undefined) stack.push([summary as AnyNode, inner, depth + 1]);
         continue;
       }
       pushChildren(stack, node, inner, depth + 1);

@@ -25,6 +25,16 @@ export type InheritedStyle = {
   quirksTable: { color: Rgba; from: Element | null } | null;
 };
 
+// Elements the browser paints in its own text and background colours, not inherited ones.
+const GREY: Rgba = { r: 239, g: 239, b: 239, a: 1 };
+const UA_PAINT: Record<string, [Rgba, Rgba]> = {
+  dialog: [BLACK, WHITE],
+  mark: [BLACK, { r: 255, g: 255, b: 0, a: 1 }],
+  button: [BLACK, GREY],
+  select: [BLACK, WHITE],
+  textarea: [BLACK, WHITE],
+};
+
 export function rootStyle(quirksMode: boolean, vars: CustomProperties, body: Element | null): InheritedStyle {
   const bodyText = body?.attribs.text === undefined ? null : parseColor(body.attribs.text, true);
   return {
@@ -58,7 +68,8 @@ export function inherit(
   const { attribs } = el;
   const legacyColor = el.name === "font" ? attribs.color : el.name === "body" ? attribs.text : undefined;
   const quirkyTable = ctx.quirksTable !== null && el.name === "table";
-  const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined && !quirkyTable && opacity === 1;
+  const uaPaint = UA_PAINT[el.name];
+  const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined && !quirkyTable && opacity === 1 && uaPaint === undefined;
   if (plain && attribs.bgcolor === undefined && attribs.background === undefined && vars === ctx.vars) return ctx;
   const next: InheritedStyle = { ...ctx, vars, opacity: ctx.opacity * opacity };
   if (ctx.quirksTable !== null && quirkyTable) {
@@ -86,9 +97,12 @@ export function inherit(
   if (color !== null) {
     next.color = color;
     next.colorFrom = el;
-  } else if (el.name === "a" && colorValue === undefined) {
-    // Clients draw links in their own colour, not the inherited one.
+  } else if (el.name === "a" && colorValue === undefined && attribs.href !== undefined) {
+    // Clients draw links in their own colour, not the inherited one (an <a> without href is no link).
     next.color = LINK_BLUE;
+    next.colorFrom = null;
+  } else if (uaPaint !== undefined && colorValue === undefined) {
+    next.color = uaPaint[0];
     next.colorFrom = null;
   }
 
@@ -104,10 +118,11 @@ export function inherit(
     }
   }
 
-  const background = backgroundOf(el, decls);
+  const own = backgroundOf(el, decls); // null (an image: unknown) is an answer, undefined is none
+  const background = own === undefined && uaPaint !== undefined ? uaPaint[1] : own;
   if (background !== undefined) {
     next.background = background;
-    next.backgroundFrom = el;
+    next.backgroundFrom = uaPaint !== undefined && background === uaPaint[1] ? null : el;
   }
   return next;
 }

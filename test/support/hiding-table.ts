@@ -52,7 +52,13 @@ export const ROWS: Row[] = [
   ["4-digit hex with zero alpha", `<p style="color:#0000">HIDDEN1</p><p>SHOWN1</p>`],
   ["sr-only pattern", `<span style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)">HIDDEN1</span><p>SHOWN1</p>`],
   ["white text in a standards-mode table inherits", `${STD}<div style="color:#fff"><table><tr><td>HIDDEN1</td></tr></table></div><p>SHOWN1</p>`],
+  ["closed <details>", `<details><summary>SHOWN1</summary><p>HIDDEN1</p>HIDDEN2</details><p>SHOWN2</p>`],
+  ["<noembed> and <noframes>", `<p>SHOWN1</p><noembed>HIDDEN1</noembed><noframes>HIDDEN2</noframes>`],
+  ["<datalist> options", `<datalist id="d"><option>HIDDEN1</option></datalist><p>SHOWN1</p>`],
+  ["<dialog> not open", `<dialog><p>HIDDEN1</p></dialog><p>SHOWN1</p>`],
   // Look-alikes that a person sees.
+  ["open <details>", `<details open><summary>SHOWN1</summary><p>SHOWN2</p></details>`],
+  ["open <dialog>", `<dialog open><p>SHOWN1</p></dialog>`],
   ["@media print", `<style>@media print{.a{display:none}}</style><p class="a">SHOWN1</p>`],
   ["@media max-width below the screen", `<style>@media screen and (max-width:600px){.a{display:none}}</style><p class="a">SHOWN1</p>`],
   ["@media not screen", `<style>@media not screen{.a{display:none}}</style><p class="a">SHOWN1</p>`],
