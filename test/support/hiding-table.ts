@@ -56,7 +56,12 @@ export const ROWS: Row[] = [
   ["<noembed> and <noframes>", `<p>SHOWN1</p><noembed>HIDDEN1</noembed><noframes>HIDDEN2</noframes>`],
   ["<datalist> options", `<datalist id="d"><option>HIDDEN1</option></datalist><p>SHOWN1</p>`],
   ["<dialog> not open", `<dialog><p>HIDDEN1</p></dialog><p>SHOWN1</p>`],
+  ["<a> without href keeps white text white", `<div style="color:#fff"><a name="x">HIDDEN1</a></div><p>SHOWN1</p>`],
+  ["turned edge-on", `<div style="transform:rotateY(90deg)">HIDDEN1</div><p>SHOWN1</p>`],
+  ["clip-path polygon of no area", `<p style="clip-path:polygon(0 0, 50% 50%, 100% 100%)">HIDDEN1</p><p>SHOWN1</p>`],
   // Look-alikes that a person sees.
+  ["<mark> paints its own colours", `<div style="color:#fff"><mark>SHOWN1</mark></div>`],
+  ["a link in white text is drawn in link blue", `<div style="color:#fff"><a href="https://example.test/">SHOWN1</a></div>`],
   ["open <details>", `<details open><summary>SHOWN1</summary><p>SHOWN2</p></details>`],
   ["open <dialog>", `<dialog open><p>SHOWN1</p></dialog>`],
   ["@media print", `<style>@media print{.a{display:none}}</style><p class="a">SHOWN1</p>`],
