@@ -7,7 +7,7 @@
 import { type Declaration, type Declarations, NO_DECLARATIONS, parseDeclarations } from "./css-declarations.ts";
 import { type CustomProperties, resolveVars } from "./css-custom-properties.ts";
 import type { Element } from "./html-nodes.ts";
-import type { Rule, StyleSheet } from "./stylesheet.ts";
+import type { Keyframes, Rule, StyleSheet } from "./stylesheet.ts";
 
 export type CascadedStyle = {
   values: ReadonlyMap<string, string>; // winning values as written
@@ -71,7 +71,7 @@ export function makeCascade(sheet: StyleSheet, nodeCount: number): Cascade {
       budget -= cost;
       if (budget < 0 || rule.selector.matches(el)) matched.push(rule);
     }
-    const computed = combine(matched, style === undefined ? null : inlineOf(style));
+    const computed = combine(matched, style === undefined ? null : inlineOf(style), sheet.keyframes);
     if (key !== null && cache.size < MAX_CACHED) cache.set(key, computed);
     return computed;
   };
@@ -95,14 +95,21 @@ function candidatesFor(el: Element, sheet: StyleSheet): Rule[] {
   return rules;
 }
 
-function combine(rules: Rule[], inline: Map<string, Declaration> | null): CascadedStyle {
+function combine(rules: Rule[], inline: Map<string, Declaration> | null, keyframes: Map<string, Keyframes>): CascadedStyle {
   const values = new Map<string, string>();
-  const apply = (decls: Map<string, Declaration>, important: boolean) => {
-    for (const [p, d] of decls) if (d.important === important) values.set(p, d.value);
+  const important = new Set<string>();
+  const apply = (decls: Map<string, Declaration>, wantImportant: boolean) => {
+    for (const [p, d] of decls) {
+      if (d.important !== wantImportant) continue;
+      values.set(p, d.value);
+      if (wantImportant) important.add(p);
+    }
   };
   rules.sort((a, b) => a.layer - b.layer || a.selector.specificity - b.selector.specificity || a.order - b.order);
   for (const rule of rules) apply(rule.decls, false);
   if (inline !== null) apply(inline, false);
+  // Animations sit above normal declarations and below !important ones.
+  if (keyframes.size > 0) for (const [p, v] of animatedValues(values, keyframes)) if (!important.has(p)) values.set(p, v);
   rules.sort((a, b) => b.layer - a.layer || a.selector.specificity - b.selector.specificity || a.order - b.order);
   for (const rule of rules) apply(rule.decls, true);
   if (inline !== null) apply(inline, true);
@@ -118,6 +125,30 @@ function combine(rules: Rule[], inline: Map<string, Declaration> | null): Cascad
   return { values, custom, resolved: readsVars ? null : lowerCased(values) };
 }
 
+const FILLS_FORWARDS = /\b(forwards|both)\b/i;
+const TIME = /^([\d.]+)(m?s)$/i;
+
+// What an element's animations leave on screen: with fill-mode forwards or both, the last
+// frame once they end; otherwise, while they run, what their first and last frames agree on.
+function animatedValues(values: ReadonlyMap<string, string>, keyframes: Map<string, Keyframes>): Map<string, string> {
+  const out = new Map<string, string>();
+  const shorthand = values.get("animation") ?? "";
+  const names = (values.get("animation-name") ?? shorthand).split(",").map((part) => part.trim().split(/\s+/).find((t) => keyframes.has(t)));
+  const fill = `${values.get("animation-fill-mode") ?? ""} ${shorthand}`;
+  for (const name of names) {
+    const frames = name === undefined ? undefined : keyframes.get(name);
+    if (frames === undefined) continue;
+    if (FILLS_FORWARDS.test(fill)) for (const [p, d] of frames.to) out.set(p, d.value);
+    else {
+      const duration = (values.get("animation-duration") ?? shorthand).split(/\s+/).map((t) => TIME.exec(t)).find((m) => m !== null);
+      const seconds = duration ? Number(duration[1]) / (duration[2]?.toLowerCase() === "ms" ? 1000 : 1) : 0;
+      if (seconds < 1) continue; // over before anyone reads it
+      for (const [p, d] of frames.to) if (frames.from.get(p)?.value === d.value) out.set(p, d.value);
+    }
+  }
+  return out;
+}
+
 function lowerCased(values: ReadonlyMap<string, string>): Declarations {
   const out: Declarations = new Map();
   for (const [p, v] of values) out.set(p, v.toLowerCase());
@@ -125,13 +156,13 @@ function lowerCased(values: ReadonlyMap<string, string>): Declarations {
 }
 
 /** The element's declarations with var() read from its scope; one that cannot resolve is
- * dropped, as a browser treats it as unset. */
+ * `unset`, as in a browser (so a link's colour is then inherited, not the link blue). */
 export function resolveDeclarations(style: CascadedStyle, scope: CustomProperties): Declarations {
   if (style.resolved !== null) return style.resolved;
   const out: Declarations = new Map();
   for (const [p, v] of style.values) {
     const value = /var\(/i.test(v) ? resolveVars(v, scope) : v;
-    if (value !== null) out.set(p, value.trim().toLowerCase());
+    out.set(p, value === null ? "unset" : value.trim().toLowerCase());
   }
   return out;
 }

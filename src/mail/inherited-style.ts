@@ -25,6 +25,17 @@ export type InheritedStyle = {
   quirksTable: { color: Rgba; from: Element | null } | null;
 };
 
+// <font size="1".."7"> (or "+1", "-2": from 3) as browsers map it to CSS sizes.
+const LEGACY_FONT_PX = [10, 13, 16, 18, 24, 32, 48];
+
+function legacyFontPx(size: string | undefined): number | null {
+  const m = /^\s*([+-]?)(\d+)/.exec(size ?? "");
+  if (m === null) return null;
+  const n = Number(m[2]);
+  const step = m[1] === "+" ? 3 + n : m[1] === "-" ? 3 - n : n;
+  return LEGACY_FONT_PX[Math.max(1, Math.min(7, step)) - 1] ?? null;
+}
+
 // Elements the browser paints in its own text and background colours, not inherited ones.
 const GREY: Rgba = { r: 239, g: 239, b: 239, a: 1 };
 const UA_PAINT: Record<string, [Rgba, Rgba]> = {
@@ -69,7 +80,7 @@ export function inherit(
   const legacyColor = el.name === "font" ? attribs.color : el.name === "body" ? attribs.text : undefined;
   const quirkyTable = ctx.quirksTable !== null && el.name === "table";
   const uaPaint = UA_PAINT[el.name];
-  const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined && !quirkyTable && opacity === 1 && uaPaint === undefined;
+  const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined && attribs.size === undefined && !quirkyTable && opacity === 1 && uaPaint === undefined;
   if (plain && attribs.bgcolor === undefined && attribs.background === undefined && vars === ctx.vars) return ctx;
   const next: InheritedStyle = { ...ctx, vars, opacity: ctx.opacity * opacity };
   if (ctx.quirksTable !== null && quirkyTable) {
@@ -85,7 +96,8 @@ export function inherit(
 
   const fontSize = decls.get("font-size");
   const font = fontSize ?? decls.get("font");
-  const px = font === undefined ? null : parseFontSize(font, ctx.fontPx, fontSize !== undefined);
+  const legacySize = el.name === "font" && font === undefined ? legacyFontPx(attribs.size) : null;
+  const px = font === undefined ? legacySize : parseFontSize(font, ctx.fontPx, fontSize !== undefined);
   if (px !== null) {
     next.fontPx = px;
     next.fontFrom = el;

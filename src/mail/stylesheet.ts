@@ -10,8 +10,12 @@ import { type CompiledSelector, compileSelector, uncompiledSelector } from "./cs
 import { type AnyNode, type Document, hasChildren, isElement, isText } from "./html-nodes.ts";
 
 export type Rule = { selector: CompiledSelector; order: number; layer: number; decls: Map<string, Declaration> };
+// A @keyframes rule, as far as what it leaves on screen: its first and last frames.
+export type Keyframes = { from: Map<string, Declaration>; to: Map<string, Declaration> };
+
 export type StyleSheet = {
   byKey: Map<string, Rule[]>; // by "#id", ".class", tag name or "*"
+  keyframes: Map<string, Keyframes>;
   initialVars: Map<string, string>; // initial values of custom properties registered by @property
   quirksMode: boolean; // no doctype: class and id names match case-insensitively
 };
@@ -63,7 +67,7 @@ export function isQuirksMode(doc: Document): boolean {
 }
 
 export function parseStyleSheet(source: string, quirksMode: boolean): StyleSheet {
-  const sheet: StyleSheet = { byKey: new Map(), initialVars: new Map(), quirksMode };
+  const sheet: StyleSheet = { byKey: new Map(), keyframes: new Map(), initialVars: new Map(), quirksMode };
   if (source.trim() === "") return sheet;
   let ast: CssNode;
   try {
@@ -99,6 +103,19 @@ function addAtRule(node: CssNode & { type: "Atrule" }, state: State, layer: numb
     return;
   }
   if (node.block === null) return;
+  if (name === "keyframes" || name === "-webkit-keyframes") {
+    const id = node.prelude === null ? "" : generate(node.prelude).trim().replace(/^["']|["']$/g, "");
+    const frames: Keyframes = { from: new Map(), to: new Map() };
+    for (const frame of node.block.children) {
+      if (frame.type !== "Rule") continue;
+      const at = generate(frame.prelude).toLowerCase().split(",").map((k) => k.trim());
+      const decls = declarationsOf(frame.block);
+      if (at.includes("from") || at.includes("0%")) for (const [p, d] of decls) frames.from.set(p, d);
+      if (at.includes("to") || at.includes("100%")) for (const [p, d] of decls) frames.to.set(p, d);
+    }
+    if (id !== "") state.sheet.keyframes.set(id, frames);
+    return;
+  }
   if (name === "property") {
     const initial = declarationsOf(node.block, true).get("initial-value");
     const prop = node.prelude === null ? "" : generate(node.prelude).trim();

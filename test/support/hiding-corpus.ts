@@ -183,6 +183,7 @@ const MECHANISMS: Mechanism[] = [
     name: "comment-and-escape-in-value", applies: true,
     build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${obfuscate(d)}}`], html: t(`class="c${n}"`) }; },
   },
+  { name: "animation-forwards", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`@keyframes k${n}{to{${d}}}`, `.c${n}{animation:k${n} 0s forwards}`], html: t(`class="c${n}"`) }; } },
   // Elements the browser does not display by default (the declarations come on top).
   { name: "closed-details", applies: true, build: (c, d, t) => ({ css: [], html: `<details><summary>${c.next()}</summary>${t(`style="${d}"`)}</details>` }) },
   { name: "noembed", applies: true, build: (_c, d, t) => ({ css: [], html: `<noembed>${t(`style="${d}"`)}</noembed>` }) },
@@ -233,6 +234,7 @@ const MECHANISMS: Mechanism[] = [
   { name: "style-media-print", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [], html: `<style media="print">.c${n}{${d}}</style>${t(`class="c${n}"`)}` }; } },
   { name: "has-miss", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n}:has(.m${n}) .x{${d}}`], html: `<div class="w${n}">${t(`class="x"`)}</div>` }; } },
   { name: "invalid-in-list", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}, .c${n}:nonsense{${d}}`], html: t(`class="c${n}"`) }; } },
+  { name: "animation-no-fill", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`@keyframes k${n}{to{${d}}}`, `.c${n}{animation:k${n} 0s}`], html: t(`class="c${n}"`) }; } },
   {
     name: "class-case-mismatch", applies: false,
     build: (c, d, t) => { const n = c.serial(); return { css: [`.Cx${n}{${d}}`], html: t(`class="cx${n}"`) }; },
@@ -290,6 +292,7 @@ const WRAPPERS: Wrapper[] = [
   { name: "invisible-parent", open: `<div style="visibility:hidden">`, close: "</div>", hides: true },
   { name: "zero-font-parent", open: `<div style="font-size:0">`, close: "</div>", hides: true },
   { name: "restored-visibility", open: `<div style="visibility:hidden"><div style="visibility:visible">`, close: "</div></div>" },
+  { name: "legacy-font-size", open: `<div style="font-size:0"><font size="3">`, close: "</font></div>" },
   { name: "restored-font", open: `<div style="font-size:0"><div style="font-size:15px">`, close: "</div></div>" },
   { name: "white-link", open: `<div style="color:#ffffff"><a href="https://example.test/">`, close: "</a></div>" },
   { name: "white-on-white-class", open: `<div class="ww">`, close: "</div>", hides: true },

@@ -59,7 +59,13 @@ export const ROWS: Row[] = [
   ["<a> without href keeps white text white", `<div style="color:#fff"><a name="x">HIDDEN1</a></div><p>SHOWN1</p>`],
   ["turned edge-on", `<div style="transform:rotateY(90deg)">HIDDEN1</div><p>SHOWN1</p>`],
   ["clip-path polygon of no area", `<p style="clip-path:polygon(0 0, 50% 50%, 100% 100%)">HIDDEN1</p><p>SHOWN1</p>`],
+  ["animation that ends hidden (fill-mode forwards)", `<style>@keyframes h{to{opacity:0}}.a{animation:h 0s forwards}</style><p class="a">HIDDEN1</p><p>SHOWN1</p>`],
+  ["long animation hidden from first to last frame", `<style>@keyframes h{from{color:#fff}to{color:#fff}}.a{animation:h 100s infinite}</style><p class="a">HIDDEN1</p><p>SHOWN1</p>`],
+  ["unresolvable var() on a link inherits white, not link blue", `<div style="color:#fff"><a href="https://example.test/" style="color:var(--none)">HIDDEN1</a></div><p>SHOWN1</p>`],
   // Look-alikes that a person sees.
+  ["animation over at once that keeps nothing", `<style>@keyframes h{to{opacity:0}}.a{animation:h 0s}</style><p class="a">SHOWN1</p>`],
+  ["!important beats an animation", `<style>@keyframes h{to{opacity:0}}.a{animation:h 0s forwards;opacity:1!important}</style><p class="a">SHOWN1</p>`],
+  ["<font size> restores text inside a zero font size", `<td style="font-size:0"><font size="2">SHOWN1</font></td>`],
   ["<mark> paints its own colours", `<div style="color:#fff"><mark>SHOWN1</mark></div>`],
   ["a link in white text is drawn in link blue", `<div style="color:#fff"><a href="https://example.test/">SHOWN1</a></div>`],
   ["open <details>", `<details open><summary>SHOWN1</summary><p>SHOWN2</p></details>`],
