@@ -12,7 +12,8 @@
 // was not.
 
 import { parseDocument } from "htmlparser2";
-import { makeCascade, resolveDeclarations } from "./cascade.ts";
+import { type CascadedStyle, makeCascade, resolveDeclarations } from "./cascade.ts";
+import type { Declarations } from "./css-declarations.ts";
 import { scopeWith } from "./css-custom-properties.ts";
 import { isHiddenByLayout, isWeaklyHidden, opacityOf } from "./css-hiding.ts";
 import { HIDDEN_TEXT_BUDGET, HiddenText, VISIBLE_CONTENT, stripTags } from "./hidden-text.ts";
@@ -103,7 +104,7 @@ export function visibleHtml(source: string): VisibleHtml {
       // explicit display overrides them.
       const hiddenByDefault = !decls.has("display") &&
         (node.attribs.hidden !== undefined || UA_HIDDEN.has(node.name) || (node.name === "dialog" && node.attribs.open === undefined));
-      if (hiddenByDefault || isHiddenByLayout(decls, node) || ctx.opacity * opacity <= MIN_OPACITY) {
+      if (hiddenByDefault || hiddenByLayout(style, decls, node) || ctx.opacity * opacity <= MIN_OPACITY) {
         removeHidden(node);
         continue;
       }
@@ -143,6 +144,25 @@ export function visibleHtml(source: string): VisibleHtml {
 function pushChildren(stack: Array<[AnyNode, InheritedStyle, number]>, node: AnyNode, ctx: InheritedStyle, depth: number): void {
   if (!hasChildren(node)) return;
   for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as AnyNode, ctx, depth]);
+}
+
+// Mail repeats the same styles on thousands of elements: the verdict is kept on the cascaded
+// style (per tag name, which decides the box kind) unless var() made the declarations.
+const verdicts = new WeakMap<CascadedStyle, Map<string, boolean>>();
+
+function hiddenByLayout(style: CascadedStyle, decls: Declarations, el: Element): boolean {
+  if (style.resolved === null || decls.size === 0) return isHiddenByLayout(decls, el);
+  let byName = verdicts.get(style);
+  if (byName === undefined) {
+    byName = new Map();
+    verdicts.set(style, byName);
+  }
+  let verdict = byName.get(el.name);
+  if (verdict === undefined) {
+    verdict = isHiddenByLayout(decls, el);
+    byName.set(el.name, verdict);
+  }
+  return verdict;
 }
 
 // The <body> element, where the parser puts it (within the first levels).
