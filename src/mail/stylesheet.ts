@@ -34,11 +34,29 @@ export function collectStyleText(doc: Document): string {
     const node = stack.pop() as AnyNode;
     if (isElement(node) && node.name === "style") {
       if (mediaAttributeApplies(node.attribs.media)) for (const child of node.children) if (isText(child)) parts.push(child.data);
+    } else if (isElement(node) && node.name === "link" && /\bstylesheet\b/i.test(node.attribs.rel ?? "")) {
+      // A data: stylesheet loads without the network, in browsers as in mail clients that keep <link>.
+      const css = dataStylesheet(node.attribs.href);
+      if (css !== null && mediaAttributeApplies(node.attribs.media)) parts.push(css);
     } else if (hasChildren(node)) {
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as AnyNode);
     }
   }
   return parts.join("\n");
+}
+
+const MAX_DATA_STYLESHEET = 1_000_000;
+
+function dataStylesheet(href: string | undefined): string | null {
+  const m = /^\s*data:text\/css(;[^,]*)?,/i.exec(href ?? "");
+  if (m === null || href === undefined) return null;
+  const body = href.slice(m[0].length, m[0].length + MAX_DATA_STYLESHEET);
+  try {
+    if (/;base64/i.test(m[1] ?? "")) return new TextDecoder().decode(Uint8Array.from(atob(body.replace(/\s+/g, "")), (c) => c.charCodeAt(0)));
+    return decodeURIComponent(body);
+  } catch {
+    return null;
+  }
 }
 
 function mediaAttributeApplies(media: string | undefined): boolean {

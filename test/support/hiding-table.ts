@@ -62,7 +62,10 @@ export const ROWS: Row[] = [
   ["animation that ends hidden (fill-mode forwards)", `<style>@keyframes h{to{opacity:0}}.a{animation:h 0s forwards}</style><p class="a">HIDDEN1</p><p>SHOWN1</p>`],
   ["long animation hidden from first to last frame", `<style>@keyframes h{from{color:#fff}to{color:#fff}}.a{animation:h 100s infinite}</style><p class="a">HIDDEN1</p><p>SHOWN1</p>`],
   ["unresolvable var() on a link inherits white, not link blue", `<div style="color:#fff"><a href="https://example.test/" style="color:var(--none)">HIDDEN1</a></div><p>SHOWN1</p>`],
+  ["data: stylesheet link", `<link rel="stylesheet" href="data:text/css,.a%7Bdisplay:none%7D"><p class="a">HIDDEN1</p><p>SHOWN1</p>`],
+  ["base64 data: stylesheet link", `<link rel="stylesheet" href="data:text/css;base64,${btoa(".a{color:#fff}")}"><p class="a">HIDDEN1</p><p>SHOWN1</p>`],
   // Look-alikes that a person sees.
+  ["data: stylesheet for print", `<link rel="stylesheet" media="print" href="data:text/css,.a%7Bdisplay:none%7D"><p class="a">SHOWN1</p>`],
   ["animation over at once that keeps nothing", `<style>@keyframes h{to{opacity:0}}.a{animation:h 0s}</style><p class="a">SHOWN1</p>`],
   ["!important beats an animation", `<style>@keyframes h{to{opacity:0}}.a{animation:h 0s forwards;opacity:1!important}</style><p class="a">SHOWN1</p>`],
   ["<font size> restores text inside a zero font size", `<td style="font-size:0"><font size="2">SHOWN1</font></td>`],
