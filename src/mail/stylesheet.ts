@@ -1,7 +1,8 @@
-// The <style> blocks of a message as a client would apply them to one typical screen, parsed
-// by css-tree: rules at the top level, inside @media and @supports blocks that hold there
-// (css-conditions.ts), inside @layer blocks and nested in other rules. Each selector becomes
-// a css-select matcher (css-selectors.ts), indexed by its subject's id, class or tag.
+// The stylesheets of a message (<style> blocks and data: links) as a client would apply them
+// to one typical screen, parsed by css-tree: rules at the top level, inside @media and
+// @supports blocks that hold there (css-conditions.ts), inside @layer blocks and nested in
+// other rules; @keyframes and @property as far as they bear on what shows. Each selector
+// becomes a css-select matcher (css-selectors.ts), indexed by its subject's id, class or tag.
 
 import { type CssNode, generate, parse } from "css-tree";
 import { type Declaration, declarationsOf } from "./css-declarations.ts";
@@ -26,7 +27,7 @@ const MAX_RULES = 5_000;
 const MAX_NESTING = 4;
 const UNLAYERED = 1e9;
 
-// The text of every <style> element, wherever the parser put it.
+// The text of every <style> element and data: stylesheet link, wherever the parser put them.
 export function collectStyleText(doc: Document): string {
   const parts: string[] = [];
   const stack: AnyNode[] = [doc];
