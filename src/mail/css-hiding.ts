@@ -68,8 +68,15 @@ export function isWeaklyHidden(d: Declarations, ctx: InheritedStyle, el: Element
 
 // Scaled to nothing or translated off the page, by `transform` or the individual properties.
 function transformedAway(d: Declarations): boolean {
+  if (!d.has("transform") && !d.has("scale") && !d.has("translate")) return false;
   const transform = d.get("transform") ?? "";
   if (/scale[xy]?\(\s*[+-]?0*\.?0*\s*[,)]/.test(transform)) return true;
+  // Turned edge-on: rotateX(90deg), rotateY(-0.25turn) ...
+  for (const m of transform.matchAll(/rotate[xy]\(\s*([+-]?[\d.]+)(deg|turn|rad|grad)\s*\)/g)) {
+    const perTurn = { deg: 360, turn: 1, rad: 2 * Math.PI, grad: 400 }[m[2] as "deg"];
+    const quarter = ((Number(m[1]) / perTurn) * 4) % 2;
+    if (Math.abs(Math.abs(quarter) - 1) < 1e-6) return true;
+  }
   const scale = d.get("scale");
   if (scale !== undefined && scale.split(/\s+/).some((t) => /^[+-]?0*\.?0*%?$/.test(t))) return true;
   const shifts: Array<string | undefined> = (d.get("translate") ?? "").split(/\s+/);
@@ -122,5 +129,20 @@ function clippedAway(d: Declarations, maxPx: number, box: BoxKind): boolean {
   }
   const clipPath = d.get("clip-path") ?? "";
   const inset = /inset\(\s*([\d.]+)%/.exec(clipPath);
-  return (inset !== null && Number(inset[1]) >= 50) || /circle\(\s*0*\.?0*(px|%)?\s*[)a]/.test(clipPath);
+  return (inset !== null && Number(inset[1]) >= 50) || /circle\(\s*0*\.?0*(px|%)?\s*[)a]/.test(clipPath) || emptyPolygon(clipPath);
+}
+
+// A polygon() of no area (every point on one line), in px or % of the box alike.
+function emptyPolygon(clipPath: string): boolean {
+  const body = /polygon\(([^)]*)\)/.exec(clipPath)?.[1];
+  if (body === undefined) return false;
+  const points = body.replace(/^\s*(nonzero|evenodd)\s*,/, "").split(",").map((p) => p.trim().split(/\s+/).map((v) => (v.endsWith("%") ? Number.parseFloat(v) : lengthPx(v))));
+  if (points.length > 100 || points.some((p) => p.length !== 2 || p.some((v) => v === null || !Number.isFinite(v)))) return false;
+  let area = 0;
+  for (let i = 0; i < points.length; i++) {
+    const [x1, y1] = points[i] as [number, number];
+    const [x2, y2] = points[(i + 1) % points.length] as [number, number];
+    area += x1 * y2 - x2 * y1;
+  }
+  return Math.abs(area) < 1e-6;
 }

@@ -24,7 +24,7 @@ const FORGIVING = new Set(["is", "where", "matches", "-webkit-any"]);
 const NEVER_AT_REST = new Set([
   "focus", "focus-within", "focus-visible", "target", "target-within", "autofill", "-webkit-autofill",
   "modal", "popover-open", "fullscreen", "-webkit-full-screen", "picture-in-picture", "playing",
-  "paused", "user-invalid", "user-valid", "open", "closed", "host", "host-context", "state",
+  "paused", "user-invalid", "user-valid", "host", "host-context", "state",
   "current", "past", "future", "seeking", "buffering", "stalled", "muted", "volume-locked",
   "xr-overlay", "active-view-transition", "active-view-transition-type", "drag",
 ]);
@@ -34,13 +34,14 @@ const NOT_CSS = new Set([
   "password", "radio", "reset", "image", "submit", "selected",
 ]);
 // Valid in Chromium, beyond css-select: the rule applies by its subject alone.
-const BY_SUBJECT = /\||:(dir|placeholder-shown|in-range|out-of-range|valid|invalid|default|indeterminate|blank)\b/i;
+const BY_SUBJECT = /\||:(dir|placeholder-shown|in-range|out-of-range|valid|invalid|default|indeterminate|blank|open|closed)\b/i;
 
 /** "skip" when the selector cannot match an element at rest (a pseudo-element, :focus ...);
  * "invalid" when a browser would drop its whole rule. */
 export function compileSelector(selector: CssNode, quirksMode = false): CompiledSelector | "skip" | "invalid" {
   if (selector.type !== "Selector") return "invalid";
-  if (generate(selector).length > MAX_SELECTOR_LENGTH) return "skip";
+  // Too long to compile: it applies by its subject (a padded hiding selector still hides).
+  if (generate(selector).length > MAX_SELECTOR_LENGTH) return uncompiledSelector(selector, quirksMode) ?? "skip";
   let hasPseudoElement = false;
   // `searches`: descendant and general-sibling combinators, each of which may try every
   // ancestor (or sibling) for each way the rest matched: work grows as depth^searches.

@@ -12,7 +12,8 @@
 // was not.
 
 import { parseDocument } from "htmlparser2";
-import { makeCascade, resolveDeclarations } from "./cascade.ts";
+import { type CascadedStyle, makeCascade, resolveDeclarations } from "./cascade.ts";
+import type { Declarations } from "./css-declarations.ts";
 import { scopeWith } from "./css-custom-properties.ts";
 import { isHiddenByLayout, isWeaklyHidden, opacityOf } from "./css-hiding.ts";
 import { HIDDEN_TEXT_BUDGET, HiddenText, VISIBLE_CONTENT, stripTags } from "./hidden-text.ts";
@@ -32,6 +33,8 @@ export type VisibleHtml = {
 
 // <head> itself stays a plain container: htmlparser2 keeps body content inside an unclosed head.
 const METADATA = new Set(["title", "meta", "link", "base"]);
+// Elements browsers do not display unless a style says otherwise.
+const UA_HIDDEN = new Set(["noembed", "noframes", "datalist", "rp", "param", "area"]);
 // Below this compounded opacity text cannot be seen.
 const MIN_OPACITY = 0.05;
 // Outlook's conditional comments wrap markup in `[if mso]>` ... `<![endif]`.
@@ -97,15 +100,33 @@ export function visibleHtml(source: string): VisibleHtml {
       const vars = scopeWith(ctx.vars, style.custom);
       const decls = resolveDeclarations(style, vars);
       const opacity = opacityOf(decls);
-      // The hidden attribute is a default style: an explicit display overrides it.
-      const hiddenAttribute = node.attribs.hidden !== undefined && !decls.has("display");
-      if (hiddenAttribute || isHiddenByLayout(decls, node) || ctx.opacity * opacity <= MIN_OPACITY) {
+      // The hidden attribute and the browser's own display:none are default styles: an
+      // explicit display overrides them.
+      const hiddenByDefault = !decls.has("display") &&
+        (node.attribs.hidden !== undefined || UA_HIDDEN.has(node.name) || (node.name === "dialog" && node.attribs.open === undefined));
+      if (hiddenByDefault || hiddenByLayout(style, decls, node) || ctx.opacity * opacity <= MIN_OPACITY) {
         removeHidden(node);
         continue;
       }
       const inner = inherit(ctx, node, decls, vars, opacity);
       if (node.attribs["aria-hidden"]?.trim().toLowerCase() === "true" && isWeaklyHidden(decls, inner, node)) {
         removeHidden(node);
+        continue;
+      }
+      if (node.name === "details" && node.attribs.open === undefined) {
+        // A closed <details> shows its first <summary> and nothing else.
+        const summary = node.children.find((c) => isElement(c) && c.name === "summary");
+        for (const child of node.children as AnyNode[]) {
+          if (child === summary) continue;
+          if (isElement(child)) removeHidden(child);
+          else if (isText(child) && VISIBLE_CONTENT.test(child.data)) {
+            removed.add(child);
+            hidden.add(child.data);
+            if (!origins.has(node)) counts.hidden_elements++;
+            origins.add(node);
+          }
+        }
+        if (summary !== undefined) stack.push([summary as AnyNode, inner, depth + 1]);
         continue;
       }
       pushChildren(stack, node, inner, depth + 1);
@@ -123,6 +144,25 @@ export function visibleHtml(source: string): VisibleHtml {
 function pushChildren(stack: Array<[AnyNode, InheritedStyle, number]>, node: AnyNode, ctx: InheritedStyle, depth: number): void {
   if (!hasChildren(node)) return;
   for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i] as AnyNode, ctx, depth]);
+}
+
+// Mail repeats the same styles on thousands of elements: the verdict is kept on the cascaded
+// style (per tag name, which decides the box kind) unless var() made the declarations.
+const verdicts = new WeakMap<CascadedStyle, Map<string, boolean>>();
+
+function hiddenByLayout(style: CascadedStyle, decls: Declarations, el: Element): boolean {
+  if (style.resolved === null || decls.size === 0) return isHiddenByLayout(decls, el);
+  let byName = verdicts.get(style);
+  if (byName === undefined) {
+    byName = new Map();
+    verdicts.set(style, byName);
+  }
+  let verdict = byName.get(el.name);
+  if (verdict === undefined) {
+    verdict = isHiddenByLayout(decls, el);
+    byName.set(el.name, verdict);
+  }
+  return verdict;
 }
 
 // The <body> element, where the parser puts it (within the first levels).

@@ -25,6 +25,27 @@ export type InheritedStyle = {
   quirksTable: { color: Rgba; from: Element | null } | null;
 };
 
+// <font size="1".."7"> (or "+1", "-2": from 3) as browsers map it to CSS sizes.
+const LEGACY_FONT_PX = [10, 13, 16, 18, 24, 32, 48];
+
+function legacyFontPx(size: string | undefined): number | null {
+  const m = /^\s*([+-]?)(\d+)/.exec(size ?? "");
+  if (m === null) return null;
+  const n = Number(m[2]);
+  const step = m[1] === "+" ? 3 + n : m[1] === "-" ? 3 - n : n;
+  return LEGACY_FONT_PX[Math.max(1, Math.min(7, step)) - 1] ?? null;
+}
+
+// Elements the browser paints in its own text and background colours, not inherited ones.
+const GREY: Rgba = { r: 239, g: 239, b: 239, a: 1 };
+const UA_PAINT: Record<string, [Rgba, Rgba]> = {
+  dialog: [BLACK, WHITE],
+  mark: [BLACK, { r: 255, g: 255, b: 0, a: 1 }],
+  button: [BLACK, GREY],
+  select: [BLACK, WHITE],
+  textarea: [BLACK, WHITE],
+};
+
 export function rootStyle(quirksMode: boolean, vars: CustomProperties, body: Element | null): InheritedStyle {
   const bodyText = body?.attribs.text === undefined ? null : parseColor(body.attribs.text, true);
   return {
@@ -58,7 +79,8 @@ export function inherit(
   const { attribs } = el;
   const legacyColor = el.name === "font" ? attribs.color : el.name === "body" ? attribs.text : undefined;
   const quirkyTable = ctx.quirksTable !== null && el.name === "table";
-  const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined && !quirkyTable && opacity === 1;
+  const uaPaint = UA_PAINT[el.name];
+  const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined && attribs.size === undefined && !quirkyTable && opacity === 1 && uaPaint === undefined;
   if (plain && attribs.bgcolor === undefined && attribs.background === undefined && vars === ctx.vars) return ctx;
   const next: InheritedStyle = { ...ctx, vars, opacity: ctx.opacity * opacity };
   if (ctx.quirksTable !== null && quirkyTable) {
@@ -74,7 +96,8 @@ export function inherit(
 
   const fontSize = decls.get("font-size");
   const font = fontSize ?? decls.get("font");
-  const px = font === undefined ? null : parseFontSize(font, ctx.fontPx, fontSize !== undefined);
+  const legacySize = el.name === "font" && font === undefined ? legacyFontPx(attribs.size) : null;
+  const px = font === undefined ? legacySize : parseFontSize(font, ctx.fontPx, fontSize !== undefined);
   if (px !== null) {
     next.fontPx = px;
     next.fontFrom = el;
@@ -86,9 +109,12 @@ export function inherit(
   if (color !== null) {
     next.color = color;
     next.colorFrom = el;
-  } else if (el.name === "a" && colorValue === undefined) {
-    // Clients draw links in their own colour, not the inherited one.
+  } else if (el.name === "a" && colorValue === undefined && attribs.href !== undefined) {
+    // Clients draw links in their own colour, not the inherited one (an <a> without href is no link).
     next.color = LINK_BLUE;
+    next.colorFrom = null;
+  } else if (uaPaint !== undefined && colorValue === undefined) {
+    next.color = uaPaint[0];
     next.colorFrom = null;
   }
 
@@ -104,10 +130,11 @@ export function inherit(
     }
   }
 
-  const background = backgroundOf(el, decls);
+  const own = backgroundOf(el, decls); // null (an image: unknown) is an answer, undefined is none
+  const background = own === undefined && uaPaint !== undefined ? uaPaint[1] : own;
   if (background !== undefined) {
     next.background = background;
-    next.backgroundFrom = el;
+    next.backgroundFrom = uaPaint !== undefined && background === uaPaint[1] ? null : el;
   }
   return next;
 }

@@ -1,7 +1,8 @@
-// The <style> blocks of a message as a client would apply them to one typical screen, parsed
-// by css-tree: rules at the top level, inside @media and @supports blocks that hold there
-// (css-conditions.ts), inside @layer blocks and nested in other rules. Each selector becomes
-// a css-select matcher (css-selectors.ts), indexed by its subject's id, class or tag.
+// The stylesheets of a message (<style> blocks and data: links) as a client would apply them
+// to one typical screen, parsed by css-tree: rules at the top level, inside @media and
+// @supports blocks that hold there (css-conditions.ts), inside @layer blocks and nested in
+// other rules; @keyframes and @property as far as they bear on what shows. Each selector
+// becomes a css-select matcher (css-selectors.ts), indexed by its subject's id, class or tag.
 
 import { type CssNode, generate, parse } from "css-tree";
 import { type Declaration, declarationsOf } from "./css-declarations.ts";
@@ -10,8 +11,12 @@ import { type CompiledSelector, compileSelector, uncompiledSelector } from "./cs
 import { type AnyNode, type Document, hasChildren, isElement, isText } from "./html-nodes.ts";
 
 export type Rule = { selector: CompiledSelector; order: number; layer: number; decls: Map<string, Declaration> };
+// A @keyframes rule, as far as what it leaves on screen: its first and last frames.
+export type Keyframes = { from: Map<string, Declaration>; to: Map<string, Declaration> };
+
 export type StyleSheet = {
   byKey: Map<string, Rule[]>; // by "#id", ".class", tag name or "*"
+  keyframes: Map<string, Keyframes>;
   initialVars: Map<string, string>; // initial values of custom properties registered by @property
   quirksMode: boolean; // no doctype: class and id names match case-insensitively
 };
@@ -22,7 +27,7 @@ const MAX_RULES = 5_000;
 const MAX_NESTING = 4;
 const UNLAYERED = 1e9;
 
-// The text of every <style> element, wherever the parser put it.
+// The text of every <style> element and data: stylesheet link, wherever the parser put them.
 export function collectStyleText(doc: Document): string {
   const parts: string[] = [];
   const stack: AnyNode[] = [doc];
@@ -30,11 +35,29 @@ export function collectStyleText(doc: Document): string {
     const node = stack.pop() as AnyNode;
     if (isElement(node) && node.name === "style") {
       if (mediaAttributeApplies(node.attribs.media)) for (const child of node.children) if (isText(child)) parts.push(child.data);
+    } else if (isElement(node) && node.name === "link" && /\bstylesheet\b/i.test(node.attribs.rel ?? "")) {
+      // A data: stylesheet loads without the network, in browsers as in mail clients that keep <link>.
+      const css = dataStylesheet(node.attribs.href);
+      if (css !== null && mediaAttributeApplies(node.attribs.media)) parts.push(css);
     } else if (hasChildren(node)) {
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as AnyNode);
     }
   }
   return parts.join("\n");
+}
+
+const MAX_DATA_STYLESHEET = 1_000_000;
+
+function dataStylesheet(href: string | undefined): string | null {
+  const m = /^\s*data:text\/css(;[^,]*)?,/i.exec(href ?? "");
+  if (m === null || href === undefined) return null;
+  const body = href.slice(m[0].length, m[0].length + MAX_DATA_STYLESHEET);
+  try {
+    if (/;base64/i.test(m[1] ?? "")) return new TextDecoder().decode(Uint8Array.from(atob(body.replace(/\s+/g, "")), (c) => c.charCodeAt(0)));
+    return decodeURIComponent(body);
+  } catch {
+    return null;
+  }
 }
 
 function mediaAttributeApplies(media: string | undefined): boolean {
@@ -63,7 +86,7 @@ export function isQuirksMode(doc: Document): boolean {
 }
 
 export function parseStyleSheet(source: string, quirksMode: boolean): StyleSheet {
-  const sheet: StyleSheet = { byKey: new Map(), initialVars: new Map(), quirksMode };
+  const sheet: StyleSheet = { byKey: new Map(), keyframes: new Map(), initialVars: new Map(), quirksMode };
   if (source.trim() === "") return sheet;
   let ast: CssNode;
   try {
@@ -99,6 +122,19 @@ function addAtRule(node: CssNode & { type: "Atrule" }, state: State, layer: numb
     return;
   }
   if (node.block === null) return;
+  if (name === "keyframes" || name === "-webkit-keyframes") {
+    const id = node.prelude === null ? "" : generate(node.prelude).trim().replace(/^["']|["']$/g, "");
+    const frames: Keyframes = { from: new Map(), to: new Map() };
+    for (const frame of node.block.children) {
+      if (frame.type !== "Rule") continue;
+      const at = generate(frame.prelude).toLowerCase().split(",").map((k) => k.trim());
+      const decls = declarationsOf(frame.block);
+      if (at.includes("from") || at.includes("0%")) for (const [p, d] of decls) frames.from.set(p, d);
+      if (at.includes("to") || at.includes("100%")) for (const [p, d] of decls) frames.to.set(p, d);
+    }
+    if (id !== "") state.sheet.keyframes.set(id, frames);
+    return;
+  }
   if (name === "property") {
     const initial = declarationsOf(node.block, true).get("initial-value");
     const prop = node.prelude === null ? "" : generate(node.prelude).trim();

@@ -68,6 +68,13 @@ const HIDING: Value[] = [
   { name: "hwb-white", css: "color:hwb(0 100% 0%)", hides: true },
   { name: "named-white", css: "color:WHITE", hides: true },
   { name: "clip-path-circle", css: "clip-path:circle(0)", hides: true },
+  { name: "rotate-edge-on", css: "transform:rotateX(90deg)", hides: true, block: true },
+  { name: "clip-path-polygon-point", css: "clip-path:polygon(0 0, 0 0, 0 0)", hides: true },
+  { name: "font-size-1px", css: "font-size:1px", hides: true },
+  { name: "opacity-tiny", css: "opacity:0.04", hides: true },
+  { name: "relative-top-9999", css: "position:relative;top:-9999px", hides: true },
+  { name: "overflow-clip-height-0", css: "height:0;overflow:clip", hides: true, block: true },
+  { name: "inline-block-zero", css: "display:inline-block;width:0;height:0;overflow:hidden", hides: true },
   { name: "sr-only", css: "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)", hides: true },
 ];
 
@@ -87,6 +94,10 @@ const HARMLESS: Value[] = [
   { name: "line-height-small", css: "line-height:1", hides: false },
   { name: "content-visibility-auto", css: "content-visibility:visible", hides: false },
   { name: "hwb-dark", css: "color:hwb(200 10% 60%)", hides: false },
+  { name: "rotate-slightly", css: "transform:rotate(5deg)", hides: false },
+  { name: "font-size-3px", css: "font-size:3px", hides: false },
+  { name: "line-height-0-no-overflow", css: "line-height:0", hides: false },
+  { name: "inline-block-sized", css: "display:inline-block;width:200px;overflow:hidden", hides: false },
 ];
 
 // On an inline element these hide nothing: the look-alike a naive reader gets wrong.
@@ -172,7 +183,14 @@ const MECHANISMS: Mechanism[] = [
     name: "comment-and-escape-in-value", applies: true,
     build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${obfuscate(d)}}`], html: t(`class="c${n}"`) }; },
   },
+  { name: "animation-forwards", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`@keyframes k${n}{to{${d}}}`, `.c${n}{animation:k${n} 0s forwards}`], html: t(`class="c${n}"`) }; } },
+  // Elements the browser does not display by default (the declarations come on top).
+  { name: "closed-details", applies: true, build: (c, d, t) => ({ css: [], html: `<details><summary>${c.next()}</summary>${t(`style="${d}"`)}</details>` }) },
+  { name: "noembed", applies: true, build: (_c, d, t) => ({ css: [], html: `<noembed>${t(`style="${d}"`)}</noembed>` }) },
+  { name: "closed-dialog", applies: true, build: (_c, d, t) => ({ css: [], html: `<dialog>${t(`style="${d}"`)}</dialog>` }) },
   // Look-alikes: the declarations are written but must not reach the element.
+  { name: "open-details", applies: false, build: (c, _d, t) => ({ css: [], html: `<details open><summary>${c.next()}</summary>${t("")}</details>` }) },
+  { name: "open-dialog", applies: false, build: (_c, _d, t) => ({ css: [], html: `<dialog open>${t("")}</dialog>` }) },
   { name: "never-ancestor", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`.never${n} .x{${d}}`], html: `<div>${t(`class="x"`)}</div>` }; } },
   {
     name: "first-child-miss", applies: false,
@@ -216,6 +234,7 @@ const MECHANISMS: Mechanism[] = [
   { name: "style-media-print", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [], html: `<style media="print">.c${n}{${d}}</style>${t(`class="c${n}"`)}` }; } },
   { name: "has-miss", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n}:has(.m${n}) .x{${d}}`], html: `<div class="w${n}">${t(`class="x"`)}</div>` }; } },
   { name: "invalid-in-list", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}, .c${n}:nonsense{${d}}`], html: t(`class="c${n}"`) }; } },
+  { name: "animation-no-fill", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`@keyframes k${n}{to{${d}}}`, `.c${n}{animation:k${n} 0s}`], html: t(`class="c${n}"`) }; } },
   {
     name: "class-case-mismatch", applies: false,
     build: (c, d, t) => { const n = c.serial(); return { css: [`.Cx${n}{${d}}`], html: t(`class="cx${n}"`) }; },
@@ -273,6 +292,7 @@ const WRAPPERS: Wrapper[] = [
   { name: "invisible-parent", open: `<div style="visibility:hidden">`, close: "</div>", hides: true },
   { name: "zero-font-parent", open: `<div style="font-size:0">`, close: "</div>", hides: true },
   { name: "restored-visibility", open: `<div style="visibility:hidden"><div style="visibility:visible">`, close: "</div></div>" },
+  { name: "legacy-font-size", open: `<div style="font-size:0"><font size="3">`, close: "</font></div>" },
   { name: "restored-font", open: `<div style="font-size:0"><div style="font-size:15px">`, close: "</div></div>" },
   { name: "white-link", open: `<div style="color:#ffffff"><a href="https://example.test/">`, close: "</a></div>" },
   { name: "white-on-white-class", open: `<div class="ww">`, close: "</div>", hides: true },
@@ -280,10 +300,12 @@ const WRAPPERS: Wrapper[] = [
 ];
 const WRAPPER_CSS = `.ww{background-color:#ffffff;color:#ffffff}\n.dk{background:#111111;color:#f0f0f0}`;
 
-const TAGS = ["div", "p", "span", "li", "td"] as const;
+const INLINE_TAGS = new Set(["span", "a", "b", "font"]);
+const TAGS = ["div", "p", "span", "li", "td", "a", "b", "font", "h2", "blockquote", "center"] as const;
 
 function wrapTag(tag: string, attrs: string, text: string): string {
-  const open = `<${tag}${attrs ? ` ${attrs}` : ""}>${text}</${tag}>`;
+  const extra = tag === "a" ? ` href="https://example.test/"` : "";
+  const open = `<${tag}${extra}${attrs ? ` ${attrs}` : ""}>${text}</${tag}>`;
   if (tag === "li") return `<ul>${open}</ul>`;
   if (tag === "td") return `<table><tr>${open}</tr></table>`;
   return open;
@@ -305,14 +327,15 @@ function makeBlock(c: Ctx): Block {
   const target = (attrs: string, forced?: string): string => {
     let tag: string = forced ?? pick(rng, TAGS);
     if (forced === undefined && inlineLookalike) tag = "span";
-    else if (forced === undefined && value.block && tag === "span") tag = "div";
+    else if (forced === undefined && value.block && INLINE_TAGS.has(tag)) tag = "div";
     // Inside structural wrappers the element must stay the wrapper's direct child.
     if (mechanism.name.includes("child") || mechanism.name === "not" || mechanism.name === "adjacent-sibling" || mechanism.name === "where-is") {
       if (tag === "li" || tag === "td") tag = "p";
     }
-    const isInline = tag === "span";
+    const isInline = INLINE_TAGS.has(tag);
     const applies = mechanism.applies || (c.quirks && mechanism.name === "class-case-mismatch");
-    intendedHidden = applies && value.hides && !(value.block && isInline);
+    const byDefault = ["closed-details", "noembed", "closed-dialog"].includes(mechanism.name);
+    intendedHidden = byDefault || (applies && value.hides && !(value.block && isInline));
     return wrapTag(tag, attrs, token);
   };
   const built = mechanism.build(c, value.css, target);

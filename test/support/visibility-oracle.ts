@@ -44,7 +44,7 @@ function shownInPage(pattern: string): Record<string, boolean> {
   // Each token's text is wrapped in an inline probe element (a name no stylesheet targets),
   // so hit-testing finds text even where it overflows a zero-height box.
   const probes: Array<[string, Element]> = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_TEXT);
   const texts: Text[] = [];
   for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) texts.push(node as Text);
   for (const node of texts) {
