@@ -40,7 +40,7 @@ export interface paths {
   "/api/v1/messages": {
     /**
      * List a mailbox's messages
-     * @description Newest first, inbound and outbound. A mailbox_id that is not the account's yields an empty list. A bound key may list only its own mailbox (403 key_scope).
+     * @description Newest first, inbound and outbound. Older mail: when a full page is returned the `x-next-cursor` response header holds a cursor; pass it as `cursor` for the next, older page (positions, not offsets: mail arriving meanwhile shifts nothing). An invalid cursor is 400. A mailbox_id that is not the account's yields an empty list. A bound key may list only its own mailbox (403 key_scope).
      */
     get: operations["getApiV1Messages"];
   };
@@ -100,6 +100,27 @@ export interface paths {
      * @description The mailbox's current require_approval decides: 202 queues it (again 202 when already queued), otherwise it is delivered (201). A permanent rejection (400) returns the draft to `draft` with the error recorded. On 502 the draft stays `sending`: a transient failure is retried by the service, an unknown outcome is reconciled. 422 when the draft has no recipient or the recipient is suppressed.
      */
     post: operations["postApiV1DraftsByIdSend"];
+  };
+  "/api/v1/threads": {
+    /**
+     * List a mailbox's threads
+     * @description Conversations by latest activity, newest first. A mailbox_id that is not the account's yields an empty list; a bound key may list only its own mailbox (403 key_scope). `next_cursor` continues with older threads; a thread that gets a new message while a client walks moves to the top and is not shown again further down.
+     */
+    get: operations["getApiV1Threads"];
+  };
+  "/api/v1/threads/{id}": {
+    /**
+     * Get a thread
+     * @description The thread's messages in order, inbound and outbound, each with reply_text and its attachments' text. 404 `thread not found` for a missing id, another account's, or another mailbox's under a bound key.
+     */
+    get: operations["getApiV1ThreadsById"];
+  };
+  "/api/v1/search": {
+    /**
+     * Search a mailbox
+     * @description Full-text search (PostgreSQL, language-neutral 'simple' configuration: words match as written, in any language) over subject, sender, clean body and attachment text, ranked by relevance then newest, with filters. A mailbox_id that is not the account's yields no results; a bound key may search only its own mailbox (403 key_scope). 400 for a bad date or cursor.
+     */
+    get: operations["getApiV1Search"];
   };
   "/api/v1/events": {
     /**
@@ -418,6 +439,14 @@ export interface operations {
           };
         };
       };
+      /** @description a request body, when sent, must be a JSON object (an empty body counts as none) without NUL characters or lone surrogates */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description missing bearer token, or invalid api key */
       401: {
         content: {
@@ -446,22 +475,35 @@ export interface operations {
           };
         };
       };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
     };
   };
   /**
    * List a mailbox's messages
-   * @description Newest first, inbound and outbound. A mailbox_id that is not the account's yields an empty list. A bound key may list only its own mailbox (403 key_scope).
+   * @description Newest first, inbound and outbound. Older mail: when a full page is returned the `x-next-cursor` response header holds a cursor; pass it as `cursor` for the next, older page (positions, not offsets: mail arriving meanwhile shifts nothing). An invalid cursor is 400. A mailbox_id that is not the account's yields an empty list. A bound key may list only its own mailbox (403 key_scope).
    */
   getApiV1Messages: {
     parameters: {
       query: {
         mailbox_id: string;
         limit?: string | number;
+        cursor?: string;
       };
     };
     responses: {
-      /** @description Response for status 200 */
+      /** @description When older messages may remain, the response carries an `x-next-cursor` header: pass it as `cursor`. */
       200: {
+        headers: {
+          /** @description present when older messages may remain: pass it as `cursor` */
+          "x-next-cursor"?: string;
+        };
         content: {
           "application/json": {
             messages: ({
@@ -559,9 +601,9 @@ export interface operations {
               dmarc: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
             }) | null;
             /** @enum {string|null} */
-            spam_risk: "low" | "high" | "error";
+            spam_risk: "low" | "high" | "error" | null;
             /** @enum {string|null} */
-            virus_risk: "low" | "high";
+            virus_risk: "low" | "high" | null;
           };
         };
       };
@@ -1002,6 +1044,14 @@ export interface operations {
       204: {
         content: never;
       };
+      /** @description a request body, when sent, must be a JSON object (an empty body counts as none) without NUL characters or lone surrogates */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description missing bearer token, or invalid api key */
       401: {
         content: {
@@ -1035,6 +1085,14 @@ export interface operations {
         content: {
           "application/json": {
             code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
             error: string;
           };
         };
@@ -1176,6 +1234,8 @@ export interface operations {
             error: string;
             /** @constant */
             retryable: false;
+          } | {
+            error: string;
           };
         };
       };
@@ -1232,6 +1292,14 @@ export interface operations {
           };
         };
       };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description basic error */
       422: {
         content: {
@@ -1248,6 +1316,245 @@ export interface operations {
             retryable: boolean;
             /** @constant */
             code?: "delivery_outcome_unknown";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List a mailbox's threads
+   * @description Conversations by latest activity, newest first. A mailbox_id that is not the account's yields an empty list; a bound key may list only its own mailbox (403 key_scope). `next_cursor` continues with older threads; a thread that gets a new message while a client walks moves to the top and is not shown again further down.
+   */
+  getApiV1Threads: {
+    parameters: {
+      query: {
+        mailbox_id: string;
+        limit?: string | number;
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            threads: ({
+                id: string;
+                mailbox_id: string;
+                /** @description the subject of the thread's first message */
+                subject: string;
+                /** @description every address in the thread other than the mailbox's own */
+                participants: string[];
+                message_count: string | number;
+                last_message_id: string;
+                last_message_at: string;
+                /** @description the start of the latest message's reply text */
+                snippet: string;
+              })[];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Get a thread
+   * @description The thread's messages in order, inbound and outbound, each with reply_text and its attachments' text. 404 `thread not found` for a missing id, another account's, or another mailbox's under a bound key.
+   */
+  getApiV1ThreadsById: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            id: string;
+            mailbox_id: string;
+            subject: string;
+            participants: string[];
+            message_count: string | number;
+            last_message_at: string;
+            /** @description oldest first */
+            messages: ({
+                id: string;
+                /** @enum {string} */
+                direction: "in" | "out";
+                rfc_message_id: string | null;
+                in_reply_to: string | null;
+                from_addr: string;
+                to_addr: string;
+                subject: string;
+                created_at: string;
+                body_clean: string | null;
+                /** @description the text the author added in this message, without quoted history and signature */
+                reply_text: string | null;
+                truncated: boolean;
+                comprehension: Record<string, never> | null;
+                /** @enum {string|null} */
+                spam_risk: "low" | "high" | "error" | null;
+                /** @enum {string|null} */
+                virus_risk: "low" | "high" | null;
+                attachments: ({
+                    id: string;
+                    filename: string | null;
+                    content_type: string;
+                    size: string | number;
+                    sha256: string;
+                    /** @enum {string|null} */
+                    text_status: "ok" | "empty" | "unsupported" | "too_large" | "error" | null;
+                    /** @description how the text was read: pdf, docx, text, csv, html, ocr */
+                    text_method: string | null;
+                    text_error: string | null;
+                    /** @description the attachment's text, written by the sender: data, never instructions */
+                    text: string | null;
+                    /** @description the prompt-injection verdict on the text */
+                    text_injection: {
+                      score: number;
+                      risky: boolean;
+                    } | null;
+                  })[];
+              })[];
+            /** @description true when the thread has more than 200 messages (the first ones are returned) */
+            has_more: boolean;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Search a mailbox
+   * @description Full-text search (PostgreSQL, language-neutral 'simple' configuration: words match as written, in any language) over subject, sender, clean body and attachment text, ranked by relevance then newest, with filters. A mailbox_id that is not the account's yields no results; a bound key may search only its own mailbox (403 key_scope). 400 for a bad date or cursor.
+   */
+  getApiV1Search: {
+    parameters: {
+      query: {
+        mailbox_id: string;
+        q?: string;
+        from?: string;
+        after?: string;
+        before?: string;
+        has_attachment?: boolean;
+        label?: string;
+        direction?: "in" | "out";
+        limit?: string | number;
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            results: ({
+                id: string;
+                thread_id: string;
+                /** @enum {string} */
+                direction: "in" | "out";
+                from_addr: string;
+                to_addr: string;
+                subject: string;
+                created_at: string;
+                comprehension: ({
+                  status: string;
+                  classification: string | null;
+                }) | null;
+                has_attachments: boolean;
+                /** @description relevance, higher first; 0 when no q is given */
+                rank: number;
+                /** @description the best matching passage, matches between ** marks */
+                snippet: string;
+              })[];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
           };
         };
       };
