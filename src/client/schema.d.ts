@@ -1683,6 +1683,14 @@ export interface operations {
         };
       };
       /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
       503: {
         content: {
           "application/json": {

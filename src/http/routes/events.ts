@@ -67,6 +67,7 @@ export const eventRoutes = (svc: Services) =>
         200: t.String({ description: "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats" }),
         400: ErrorBody,
         ...authErrors,
+        404: ErrorBody,
         503: ErrorBody,
       },
       detail: {
