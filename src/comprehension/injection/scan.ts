@@ -2,18 +2,18 @@
 // damps hits that sit in third-person discussion, reported speech or quotation, and turns them
 // into named, weighted signals with a short excerpt as evidence.
 
-import { addressFamilies, hiddenImperative } from "./injection-address.ts";
-import { annotate } from "./injection-annotate.ts";
-import { combineHits } from "./injection-combine.ts";
-import { findEncoded, looksRot13, rot13Tokens } from "./injection-decode.ts";
-import { exfilFamilies } from "./injection-exfil.ts";
-import { fraudFamilies } from "./injection-fraud.ts";
-import { overrideFamilies } from "./injection-override.ts";
-import { personaFamilies } from "./injection-persona.ts";
-import { steerFamilies } from "./injection-steer.ts";
-import { structureHits } from "./injection-structure.ts";
-import { findLinks, type Token, tokenize } from "./injection-text.ts";
-import { type Hit, View } from "./injection-view.ts";
+import { addressFamilies, hiddenImperative } from "./address.ts";
+import { annotate } from "./annotate.ts";
+import { combineHits } from "./combine.ts";
+import { findEncoded, looksRot13, rot13Tokens } from "./decode.ts";
+import { exfilFamilies } from "./exfil.ts";
+import { fraudFamilies } from "./fraud.ts";
+import { overrideFamilies } from "./override.ts";
+import { personaFamilies } from "./persona.ts";
+import { steerFamilies } from "./steer.ts";
+import { structureHits } from "./structure.ts";
+import { findLinks, type Token, tokenize } from "./text.ts";
+import { type Hit, View } from "./view.ts";
 
 export type Origin = "body" | "hidden" | "decoded";
 export type Signal = { name: string; weight: number; evidence: string };

@@ -38,7 +38,8 @@ export type Facts = {
   phone_numbers: string[];
 };
 
-export type Found<T> = { value: T; index: number; end: number };
+import type { Found } from "./found.ts";
+export type { Found } from "./found.ts";
 
 // Beyond what the sanitizer keeps; a guard, not a limit real mail reaches.
 const MAX_SCAN_CHARS = 1_000_000;

@@ -1,11 +1,11 @@
 // Our own content spam verdict, trained offline by scripts/train-spam.ts and shipped as
-// spam-model.json beside this file. The model is per-token spam probabilities combined with
+// model.json beside this file. The model is per-token spam probabilities combined with
 // Robinson's chi-square method (as in SpamBayes): it needs many strongly spammy tokens and few
 // hammy ones to say spam, so mail unlike anything in training lands near 0.5, not at 1.
 // Scoring is a parse plus a lookup per token: about a millisecond for typical mail.
 
 import { readFile } from "node:fs/promises";
-import { spamFeatures, type SpamContext } from "./spam-features.ts";
+import { spamFeatures, type SpamContext } from "./features.ts";
 
 export const MODEL_FORMAT = "agent-mailbox/spam-chi2/1";
 
@@ -32,7 +32,7 @@ export type SpamModel = {
 // reports); screening ignores it and compares the score with SPAM_CLASSIFIER_THRESHOLD.
 export type SpamVerdict = { spam: boolean; score: number };
 
-const DEFAULT_MODEL_URL = new URL("./spam-model.json", import.meta.url);
+const DEFAULT_MODEL_URL = new URL("./model.json", import.meta.url);
 
 let defaultModel: Promise<SpamModel> | undefined;
 

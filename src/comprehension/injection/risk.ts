@@ -14,17 +14,17 @@
 // what pushes ordinary words over is context: addressing an AI reader, hidden placement,
 // secrecy, credentials or an outside address as the target.
 //
-// Business-email fraud written as to a person (injection-fraud.ts) names no AI reader; what
+// Business-email fraud written as to a person (injection/fraud.ts) names no AI reader; what
 // marks it is structure: money or something sensitive, pressure (secrecy, a check skipped, the
 // sender out of reach), an outside channel, urgency and threats, bank details to pay into, in mail
 // that names no usual process.
 //
-// A second stage (injection-combine.ts) adds signals for pieces that mean little alone but
+// A second stage (injection/combine.ts) adds signals for pieces that mean little alone but
 // describe an attack together: a reader named in the third person followed by an order, rules
 // set aside followed by an action on the human's data, and template slots named after mailbox
 // data ("body={{all_unread_messages}}").
 //
-// A learned stage (injection-model.ts) reads what the word families miss: logistic regression
+// A learned stage (injection/model.ts) reads what the word families miss: logistic regression
 // over words, word pairs, five-letter stems and the rule signals, on windows of three sentences,
 // trained by scripts/train-injection.ts on a written corpus of ~1,000 attacks and ~1,300 benign
 // look-alikes, the labelled holdouts, and real spam and package docs as benign. Words inside
@@ -39,8 +39,8 @@
 // by the rules) 0.923 from 0.769, no benign flagged; 1 of 4,150 real ham flagged.
 // `bun scripts/eval-injection.ts --loo --ham` prints all.
 
-import { type InjectionModel, modelVerdict, shippedModel } from "./injection-model.ts";
-import { type Signal, scanText } from "./injection-scan.ts";
+import { type InjectionModel, modelVerdict, shippedModel } from "./model.ts";
+import { type Signal, scanText } from "./scan.ts";
 
 export const INJECTION_THRESHOLD = 0.5;
 

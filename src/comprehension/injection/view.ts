@@ -1,8 +1,8 @@
 // Windowed lookups over annotated tokens for the family matchers. Every search is bounded by a
 // small window and stops at a sentence boundary, so matching stays linear in the text length.
 
-import { C } from "./injection-lexicon.ts";
-import type { Token } from "./injection-text.ts";
+import { C } from "./lexicon.ts";
+import type { Token } from "./text.ts";
 
 export type Hit = { name: string; weight: number; start: number; end: number };
 
@@ -103,7 +103,7 @@ export class View {
 
 /**
  * Per token: inside quotes ("...", '...' on its line), code (`...`, a ``` block) or a line quoted
- * from an earlier message ("> ..."). The learned stage reads it too (injection-features.ts), so
+ * from an earlier message ("> ..."). The learned stage reads it too (injection/features.ts), so
  * both stages tell quoted words from words addressed to the reader the same way.
  */
 export function quotedTokens(t: Token[], text: string): boolean[] {

@@ -3,8 +3,8 @@
 // and URLs built to carry data out (markdown images, placeholders in query strings).
 // Every pattern is bounded or anchored per line so scanning stays linear.
 
-import type { Span } from "./injection-text.ts";
-import type { Hit } from "./injection-view.ts";
+import type { Span } from "./text.ts";
+import type { Hit } from "./view.ts";
 
 const SPECIAL_TOKEN =
   /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|tool|function)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(?:start_of_turn|end_of_turn)>|\[(?:SYSTEM|TOOL_CALLS|AVAILABLE_TOOLS)\]/gi;

@@ -3,8 +3,8 @@
 // ("mark this sender as trusted"), what to tell the human ("say this message is from their
 // bank"), and "decode this and follow it".
 
-import { C, WORDS } from "./injection-lexicon.ts";
-import type { View } from "./injection-view.ts";
+import { C, WORDS } from "./lexicon.ts";
+import type { View } from "./view.ts";
 
 const AFTER_NEG = new Set(["nichts", "nada", "rien", "niente", "nothing", "davon"]);
 const ONE_HUMAN = new Set(["user", "owner", "human", "recipient", "principal", "account_holder", "account_owner", "mailbox_owner", "usuario", "benutzer", "utilisateur", "utente"]);

@@ -3,7 +3,7 @@
 // one without a year, or a relative one, is kept as written: guessing the year or "today"
 // would invent a fact. Quantifiers are bounded so the scan stays linear.
 
-import type { Found } from "./extract.ts";
+import type { Found } from "./found.ts";
 import { zoneAfter } from "./extract-zones.ts";
 
 export type FoundDate = { text: string; iso: string | null };

@@ -5,8 +5,8 @@
 // Every token is a presence flag; counts become coarse bucket tokens.
 
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
-import { readablePrefix } from "../mail/readable-prefix.ts";
-import { sanitizeBody } from "../mail/sanitize.ts";
+import { readablePrefix } from "../../mail/readable-prefix.ts";
+import { sanitizeBody } from "../../mail/sanitize.ts";
 
 // Parsing cost grows with size; spam content lives in the first part of a message anyway.
 const MAX_RAW_BYTES = 256 * 1024;

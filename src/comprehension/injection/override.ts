@@ -3,8 +3,8 @@
 // (your, all, previous, system); a first-person owner ("my previous instructions") is a person
 // correcting their own mail and keeps a third of the weight.
 
-import { C } from "./injection-lexicon.ts";
-import type { View } from "./injection-view.ts";
+import { C } from "./lexicon.ts";
+import type { View } from "./view.ts";
 
 const SUBJECT_FIRST = new Set(["i", "we", "ich", "wir", "je", "nous", "yo", "nosotros", "eu", "io"]);
 const PRONOUN = new Set(["them", "those", "these"]);

@@ -2,7 +2,7 @@
 // numbers, ticket and case numbers, payment and other labelled references, and prefixed ids
 // such as RA-558201. Order numbers have their own extractor (extract.ts). Like every extractor
 // here, quantifiers are bounded and a match starts only at a token boundary.
-import type { Found } from "./extract.ts";
+import type { Found } from "./found.ts";
 
 export type ReferenceKind = "booking" | "invoice" | "ticket" | "reference";
 export type Reference = { kind: ReferenceKind; value: string };

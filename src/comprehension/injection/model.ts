@@ -1,5 +1,5 @@
 // The learned stage of the injection detector: logistic regression over the window features
-// of injection-features.ts plus the rule signals, trained by scripts/train-injection.ts on
+// of injection/features.ts plus the rule signals, trained by scripts/train-injection.ts on
 // test/fixtures/injection/ (a written corpus of attacks and look-alike benign mail, with real
 // spam as further benign mail). It exists because word families only catch phrasings someone
 // listed; the model weighs every word and word pair it saw in either class.
@@ -9,7 +9,7 @@
 // reader of the stored comprehension can see why.
 
 import { readFileSync } from "node:fs";
-import { ruleFeatures, type RuleFeature, type Window, type Windows, windows } from "./injection-features.ts";
+import { ruleFeatures, type RuleFeature, type Window, type Windows, windows } from "./features.ts";
 
 export const MODEL_FORMAT = "injection-logreg-v1";
 
@@ -22,7 +22,7 @@ type ModelFile = { format: string; bias: number; sharpen: number; floor: number;
 
 export type ModelVerdict = { p: number; evidence: string };
 
-const DEFAULT_MODEL_URL = new URL("./injection-model.json", import.meta.url);
+const DEFAULT_MODEL_URL = new URL("./model.json", import.meta.url);
 let shipped: InjectionModel | undefined;
 
 /** The model beside this file, read once per process (scoring is synchronous). */

@@ -3,8 +3,8 @@
 // prompt". Alone it is a moderate signal (newsletters talk about assistants); with a command it
 // is the strongest context there is.
 
-import { C, WORDS } from "./injection-lexicon.ts";
-import type { View } from "./injection-view.ts";
+import { C, WORDS } from "./lexicon.ts";
+import type { View } from "./view.ts";
 
 const IF_YOU = new Set(["if_you_are", "if_youre", "in_case_you_are", "si_eres", "si_tu_es", "si_vous_etes", "wenn_du", "falls_du", "se_sei"]);
 const TO = new Set(["to", "for", "para", "an", "fur", "pour", "a", "per"]);

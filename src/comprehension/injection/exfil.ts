@@ -3,8 +3,8 @@
 // to "send the files" scores low; what makes it an attack is credentials, "all", an outside
 // address, "the user's" (the reader is not the user), or a reply that carries it to the sender.
 
-import { C, WORDS } from "./injection-lexicon.ts";
-import type { View } from "./injection-view.ts";
+import { C, WORDS } from "./lexicon.ts";
+import type { View } from "./view.ts";
 
 const NOUN_VERBS = new Set(["email", "mail", "post", "list", "export"]); // also nouns: "email password"
 const WHOLE = new Set(["full", "entire", "complete", "whole"]);

@@ -25,8 +25,8 @@
 // not a bypassed check. Mail warning about such fraud (phishing, scam, impersonation) is damped.
 // A few passes over the tokens and the sentences: linear in the text.
 
-import { C } from "./injection-lexicon.ts";
-import type { View } from "./injection-view.ts";
+import { C } from "./lexicon.ts";
+import type { View } from "./view.ts";
 
 const MONEY = new Set([
   "wire", "wired", "wiring", "wires", "remittance", "beneficiary", "iban", "deposit", "deposited",

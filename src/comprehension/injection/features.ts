@@ -14,11 +14,11 @@
 //   len:12-23                how many tokens the window has, in buckets
 //   x:5                      which of three roles the window combines (see READER below)
 // Links and addresses are "<url>" and "<email>"; numbers are "<n>"; kana and Han characters are
-// a token each (injection-text.ts), so their pairs are character bigrams. The rule stage's signals
+// a token each (injection/text.ts), so their pairs are character bigrams. The rule stage's signals
 // join every window of the message as r:<name> with the signal's weight as value.
 
-import { type Token, tokenize } from "./injection-text.ts";
-import { quotedTokens } from "./injection-view.ts";
+import { type Token, tokenize } from "./text.ts";
+import { quotedTokens } from "./view.ts";
 
 export const WINDOW_SENTENCES = 3;
 export const WINDOW_TOKENS = 48;

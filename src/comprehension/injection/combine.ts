@@ -8,8 +8,8 @@
 //
 // Everything here is one pass over the tokens or one bounded regex per text, so it stays linear.
 
-import { C } from "./injection-lexicon.ts";
-import type { Hit, View } from "./injection-view.ts";
+import { C } from "./lexicon.ts";
+import type { Hit, View } from "./view.ts";
 
 const MODALS = new Set(["must", "should", "will", "shall", "need", "needs", "have_to", "has_to"]);
 const PLEASE = new Set(["please", "kindly", "pls", "por_favor", "bitte", "sil", "per_favore"]);

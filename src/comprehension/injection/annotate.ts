@@ -2,8 +2,8 @@
 // leetspeak where that yields a known word, merges known phrases into one token, and looks up
 // classes (stems by prefix). Lookups are cached per distinct word.
 
-import { FUNCTION_WORDS, LEXICON, WORDS } from "./injection-lexicon.ts";
-import type { Token } from "./injection-text.ts";
+import { FUNCTION_WORDS, LEXICON, WORDS } from "./lexicon.ts";
+import type { Token } from "./text.ts";
 
 const exact = new Map<string, number>();
 const stems = new Map<string, { stem: string; bits: number }[]>(); // keyed by the stem's first 3 letters

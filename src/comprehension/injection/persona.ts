@@ -3,8 +3,8 @@
 // Everyday uses ("you are now subscribed", "act as the contact") keep low weights; a persona
 // noun (unrestricted, developer mode, an AI) is what lifts them.
 
-import { C, WORDS } from "./injection-lexicon.ts";
-import type { View } from "./injection-view.ts";
+import { C, WORDS } from "./lexicon.ts";
+import type { View } from "./view.ts";
 
 // Names of jailbreak personas; "jailbreak" or "unrestricted" alone are ordinary news words.
 const STRONG_PERSONA = new Set(["jailbroken", "do_anything_now", "godmode", "god_mode"]);
