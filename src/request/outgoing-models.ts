@@ -1,6 +1,6 @@
 // TypeBox models shared by send and draft routes.
 import { t } from "elysia";
-import { strictObject } from "../models.ts";
+import { strictObject } from "./models.ts";
 
 export const OutgoingFields = {
   mailbox_id: t.String({ minLength: 1 }),

@@ -2,7 +2,7 @@
 // Host header and TLS name), no redirects followed, the response read up to a small limit.
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { WebhookTarget } from "../core/webhook-target.ts";
+import type { WebhookTarget } from "./webhook-target.ts";
 
 export type WebhookResponse = { status: number; retryAfter: string | null; snippet: string; latencyMs: number };
 
