@@ -5,6 +5,7 @@
 
 import { C, WORDS } from "./lexicon.ts";
 import type { View } from "./view.ts";
+import { WEIGHTS as W } from "./weights.ts";
 
 const IF_YOU = new Set(["if_you_are", "if_youre", "in_case_you_are", "si_eres", "si_tu_es", "si_vous_etes", "wenn_du", "falls_du", "se_sei"]);
 const TO = new Set(["to", "for", "para", "an", "fur", "pour", "a", "per"]);
@@ -30,15 +31,15 @@ export function addressFamilies(v: View): void {
     if (v.is(i, C.AI | C.AIWEAK)) aiNoun(v, i);
     if (w === "to_whoever") {
       const k = v.next(i, 3, (n) => WORDS.read.has(v.w(n)) || WORDS.summarize.has(v.w(n)));
-      if (k >= 0) v.add("ai_addressed", 0.35, i, k);
+      if (k >= 0) v.add("ai_addressed", W.address.toWhoeverReads, i, k);
     }
     if (WORDS.when.has(w)) whenSummarizing(v, i);
-    if (v.is(i, C.YOUR) && READER_INTERNAL.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i]) v.add("ai_addressed", 0.3, i, i + 1);
+    if (v.is(i, C.YOUR) && READER_INTERNAL.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i]) v.add("ai_addressed", W.address.yourInternals, i, i + 1);
     // "reveal your prompt", but not "your prompt reply"
-    if (v.is(i, C.YOUR) && (v.w(i + 1) === "prompt" || v.w(i + 1) === "prompts") && !PROMPT_ADJECTIVE.has(v.w(i + 2)) && v.sentence[i + 1] === v.sentence[i]) v.add("ai_addressed", 0.3, i, i + 1);
+    if (v.is(i, C.YOUR) && (v.w(i + 1) === "prompt" || v.w(i + 1) === "prompts") && !PROMPT_ADJECTIVE.has(v.w(i + 2)) && v.sentence[i + 1] === v.sentence[i]) v.add("ai_addressed", W.address.yourPrompt, i, i + 1);
     // "your user", "your human": only software has one
     const fileName = v.t[i + 1]?.punct === "." && v.t[i + 2]?.start === (v.t[i + 1]?.end ?? 0) + 1; // "your user.tcl"
-    if (v.is(i, C.YOUR) && OWN_HUMAN.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i] && !COMPOUND.has(v.w(i + 2)) && !fileName) v.add("ai_addressed", 0.35, i, i + 1);
+    if (v.is(i, C.YOUR) && OWN_HUMAN.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i] && !COMPOUND.has(v.w(i + 2)) && !fileName) v.add("ai_addressed", W.address.yourHuman, i, i + 1);
     if (v.w(i) === "you" && v.is(i - 1, C.EVERYTHING | C.QUANT)) configuredTask(v, i);
   }
 }
@@ -46,22 +47,22 @@ export function addressFamilies(v: View): void {
 function ifYouAre(v: View, i: number): void {
   const k = v.next(i, 4, C.AI | C.AIWEAK);
   if (k < 0) return;
-  if (v.is(k, C.AI) || v.nextWord(k, 2, WORDS.read) >= 0) v.add("ai_addressed", 0.4, i, k);
-  else if (!WORDS.humanRole.has(v.w(k + 1))) v.add("ai_addressed", 0.2, i, k);
+  if (v.is(k, C.AI) || v.nextWord(k, 2, WORDS.read) >= 0) v.add("ai_addressed", W.address.ifYouAreAi, i, k);
+  else if (!WORDS.humanRole.has(v.w(k + 1))) v.add("ai_addressed", W.address.ifYouAreWeak, i, k);
 }
 
 function noteTo(v: View, i: number): void {
   if (!TO.has(v.w(i + 1)) || v.sentence[i + 1] !== v.sentence[i]) return;
   const k = v.next(i + 1, 4, C.AI | C.AIWEAK);
   if (k < 0) return;
-  if (v.is(k, C.AI)) v.add("ai_addressed", 0.4, i, k);
-  else if (!WORDS.humanRole.has(v.w(k + 1))) v.add("ai_addressed", 0.3, i, k);
+  if (v.is(k, C.AI)) v.add("ai_addressed", W.address.noteToAi, i, k);
+  else if (!WORDS.humanRole.has(v.w(k + 1))) v.add("ai_addressed", W.address.noteToWeak, i, k);
 }
 
 function aiNoun(v: View, i: number): void {
   // "the AI that reads Sam's mail"
   if (v.is(i, C.AI) && RELATIVE.has(v.w(i + 1)) && WORDS.read.has(v.w(i + 2)) && v.sentence[i + 2] === v.sentence[i]) {
-    v.add("ai_addressed", 0.4, i, i + 2);
+    v.add("ai_addressed", W.address.aiThatReads, i, i + 2);
     return;
   }
   // "for the assistant that handles Sam's mail", "to the AI tool helping Sam with ...": a reader
@@ -69,7 +70,7 @@ function aiNoun(v: View, i: number): void {
   if (v.w(i - 1) === "the" && TO.has(v.w(i - 2)) && v.sentence[i - 2] === v.sentence[i]) {
     const k = RELATIVE.has(v.w(i + 1)) ? i + 2 : i + 1;
     if (v.sentence[k] === v.sentence[i] && (WORDS.read.has(v.w(k)) || SERVING.has(v.w(k))) && (v.is(i, C.AI) || !WORDS.humanRole.has(v.w(i + 1)))) {
-      v.add("ai_addressed", v.is(i, C.AI) ? 0.4 : 0.3, i - 2, k);
+      v.add("ai_addressed", v.is(i, C.AI) ? W.address.forTheAiServing : W.address.forTheWeakServing, i - 2, k);
       return;
     }
   }
@@ -78,13 +79,13 @@ function aiNoun(v: View, i: number): void {
   const cond = v.prev(i, 3, (k) => CONDITION.has(v.w(k)));
   const condRead = cond >= 0 ? v.nextWord(i, 3, WORDS.read) : -1;
   if (condRead >= 0) {
-    v.add("ai_addressed", v.is(i, C.AI) ? 0.4 : 0.3, cond, condRead);
+    v.add("ai_addressed", v.is(i, C.AI) ? W.address.conditionAi : W.address.conditionWeak, cond, condRead);
     return;
   }
   // "to whichever bot handles her email", "any model processing this": a chosen reader.
   const which = v.prev(i, 2, (k) => WHICHEVER.has(v.w(k)));
   if (which >= 0 && v.nextWord(i, 2, WORDS.read) >= 0) {
-    v.add("ai_addressed", v.is(i, C.AI) ? 0.4 : 0.3, which, v.nextWord(i, 2, WORDS.read));
+    v.add("ai_addressed", v.is(i, C.AI) ? W.address.whicheverAi : W.address.whicheverWeak, which, v.nextWord(i, 2, WORDS.read));
     return;
   }
   // "AI agent reading this email", "automated reader of this inbox"
@@ -92,13 +93,13 @@ function aiNoun(v: View, i: number): void {
   const from = read >= 0 ? read : i;
   const thisWord = v.nextWord(from, 3, WORDS.this);
   if (thisWord >= 0 && v.nextWord(thisWord - 1, 2, WORDS.mail) >= 0 && (read >= 0 || v.is(i, C.AI))) {
-    v.add("ai_addressed", 0.4, i, thisWord + 1);
+    v.add("ai_addressed", W.address.readingThisMail, i, thisWord + 1);
     return;
   }
   // "Hi there, Sam's email assistant,": a greeting a few words back, the reader named last.
   const last = v.is(i + 1, C.AI | C.AIWEAK) ? i + 1 : i;
   if (v.is(i, C.AI) && VOCATIVE_PUNCT.has(v.t[last].punct) && v.prev(i, 4, (k) => WORDS.dear.has(v.w(k))) >= 0 && !v.is(i - 1, C.AI | C.AIWEAK)) {
-    v.add("ai_addressed", 0.35, v.prev(i, 4, (k) => WORDS.dear.has(v.w(k))), last);
+    v.add("ai_addressed", W.address.greetedLast, v.prev(i, 4, (k) => WORDS.dear.has(v.w(k))), last);
     return;
   }
   // Vocative: "Assistant, ...", "Hello agent.", "AI assistant: ..."
@@ -106,8 +107,8 @@ function aiNoun(v: View, i: number): void {
   const atStart = v.sentenceStart(i) || (greeted && v.sentenceStart(i - 1));
   if (!atStart && !greeted) return;
   const punct = v.t[i].punct;
-  if (v.is(i, C.AI) && (VOCATIVE_PUNCT.has(punct) || greeted)) v.add("ai_addressed", 0.35, greeted ? i - 1 : i);
-  else if (v.is(i, C.AIWEAK) && (punct === "," || greeted) && !WORDS.humanRole.has(v.w(i + 1))) v.add("ai_addressed", 0.3, greeted ? i - 1 : i);
+  if (v.is(i, C.AI) && (VOCATIVE_PUNCT.has(punct) || greeted)) v.add("ai_addressed", W.address.vocativeAi, greeted ? i - 1 : i);
+  else if (v.is(i, C.AIWEAK) && (punct === "," || greeted) && !WORDS.humanRole.has(v.w(i + 1))) v.add("ai_addressed", W.address.vocativeWeak, greeted ? i - 1 : i);
 }
 
 // "when summarizing this email", "before summarizing,": instructions for whoever processes it.
@@ -116,14 +117,14 @@ function whenSummarizing(v: View, i: number): void {
   if (k < 0) return;
   const byYou = v.w(i + 1) === "you";
   const onThis = v.nextWord(k, 3, WORDS.this) >= 0 || v.nextWord(k, 3, WORDS.mail) >= 0;
-  if (byYou || onThis || v.t[k].punct === ",") v.add("ai_addressed", 0.3, i, k);
+  if (byYou || onThis || v.t[k].punct === ",") v.add("ai_addressed", W.address.whenSummarizing, i, k);
 }
 
 // "whatever you were set up to do", "everything you were instructed to do": the reader's
 // standing task, which only a configured agent has.
 function configuredTask(v: View, i: number): void {
   const k = v.next(i, 4, (n) => v.is(n, C.TOLD) || SET_UP.has(v.w(n)));
-  if (k >= 0 && v.nextWord(k, 3, TO_DO) >= 0) v.add("ai_addressed", 0.3, i - 1, v.nextWord(k, 3, TO_DO));
+  if (k >= 0 && v.nextWord(k, 3, TO_DO) >= 0) v.add("ai_addressed", W.address.configuredTask, i - 1, v.nextWord(k, 3, TO_DO));
 }
 
 /** Hidden text only: sentences that open with an order or a "you must". */
@@ -135,7 +136,7 @@ export function hiddenImperative(v: View): void {
     const negOrder = v.is(i, C.NEG) && v.next(i, 2, C.TELL | C.SEND | C.COMMAND) >= 0;
     const you = w === "you" && v.nextWord(i, 2, MODALS) >= 0;
     if (order || negOrder || you || w === "always") {
-      v.add("hidden_imperative", 0.3, i, Math.min(v.length - 1, i + 6));
+      v.add("hidden_imperative", W.address.hiddenImperative, i, Math.min(v.length - 1, i + 6));
       return;
     }
   }

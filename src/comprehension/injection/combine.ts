@@ -10,6 +10,7 @@
 
 import { C } from "./lexicon.ts";
 import type { Hit, View } from "./view.ts";
+import { WEIGHTS as W } from "./weights.ts";
 
 const MODALS = new Set(["must", "should", "will", "shall", "need", "needs", "have_to", "has_to"]);
 const PLEASE = new Set(["please", "kindly", "pls", "por_favor", "bitte", "sil", "per_favore"]);
@@ -30,13 +31,13 @@ export function combineHits(v: View, hits: Hit[]): void {
     if (ACTIONS.has(h.name) && h.weight >= 0.12 && (action === null || h.weight > action.weight)) action = h;
   }
   if (override !== null && action !== null) {
-    hits.push({ name: "override_and_act", weight: 0.2, start: Math.min(override.start, action.start), end: Math.max(override.end, action.end) });
+    hits.push({ name: "override_and_act", weight: W.combine.overrideAndAct, start: Math.min(override.start, action.start), end: Math.max(override.end, action.end) });
   }
   if (address === null || v.length === 0) return;
   const from = v.tokenAt(address.start);
   const directive = action !== null && action.start >= address.start ? v.tokenAt(action.start) : directiveAfter(v, from);
   if (directive < 0) return;
-  const weight = address.weight >= 0.35 ? 0.25 : 0.15;
+  const weight = address.weight >= 0.35 ? W.combine.addressedStrong : W.combine.addressed;
   hits.push({ name: "addressed_instruction", weight, start: address.start, end: v.t[directive].end });
 }
 
@@ -76,6 +77,6 @@ function placeholderHits(text: string, hits: Hit[]): void {
     const name = m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? "";
     if (!BULK.test(name.trim())) continue;
     const before = text.slice(Math.max(0, m.index - 4), m.index);
-    hits.push({ name: "data_placeholder", weight: ARGUMENT.test(before) ? 0.4 : 0.2, start: m.index, end: m.index + m[0].length });
+    hits.push({ name: "data_placeholder", weight: ARGUMENT.test(before) ? W.combine.placeholderArgument : W.combine.placeholder, start: m.index, end: m.index + m[0].length });
   }
 }

@@ -5,6 +5,7 @@
 
 import { C, WORDS } from "./lexicon.ts";
 import type { View } from "./view.ts";
+import { WEIGHTS as W } from "./weights.ts";
 
 const NOUN_VERBS = new Set(["email", "mail", "post", "list", "export"]); // also nouns: "email password"
 const WHOLE = new Set(["full", "entire", "complete", "whole"]);
@@ -34,7 +35,7 @@ export function exfilFamilies(v: View): void {
     else if (SENDING_IDENT.test(w)) exfilAt(v, i, 15, false); // send_email(...) sends too, arguments follow
     if (MAILBOX_RULE.has(w)) mailboxRuleAt(v, i);
     if (v.is(i, C.INVOKE)) toolAt(v, i);
-    else if (ACTION_IDENT.test(w)) v.add("tool_call", 0.12, i);
+    else if (ACTION_IDENT.test(w)) v.add("tool_call", W.exfil.toolIdentifier, i);
     if (WORDS.append.has(w)) urlStuffingAt(v, i);
     if (DESTROY.has(w)) destructionAt(v, i);
   }
@@ -69,26 +70,26 @@ function exfilAt(v: View, i: number, reach: number, described: boolean): void {
     const back = NOUN_VERBS.has(v.w(i)) ? -1 : v.prev(i, 6, C.SECRET); // "the password manager export ... upload it"
     if (back >= 0 && v.prev(back, 5, C.NEG) < 0) {
       j = back;
-      scale = 0.8;
+      scale = W.exfil.timesSecretBefore;
     } else {
       // Something, unnamed, sent to an outside address: weak alone, strong when hidden.
       if (described) return;
       const dest = v.next(i, 12, (k) => v.t[k].link && v.t[k].w === "<email>");
       const itself = WORDS.this.has(v.w(i + 1)) && (WORDS.mail.has(v.w(i + 2)) || v.w(i + 2) === "to"); // "forward this email to"
-      if (dest >= 0 && !itself) v.add("exfil_request", v.between(i, dest, C.QUANT) ? 0.25 : 0.15, i, dest);
+      if (dest >= 0 && !itself) v.add("exfil_request", v.between(i, dest, C.QUANT) ? W.exfil.unnamedToAddressAll : W.exfil.unnamedToAddress, i, dest);
       return;
     }
   }
   if (described && !v.is(j, C.SECRET)) return;
   const lo = Math.min(i, j);
   const hi = Math.max(i, j);
-  let w = v.is(j, C.SECRET) ? 0.3 : 0.12;
-  if (v.between(lo, hi, C.QUANT) || v.prevWord(j, 3, WHOLE) >= 0) w += 0.1;
-  if (v.between(lo, hi, C.PRINCIPAL)) w += 0.12; // "the user's passwords": the reader is not the user
+  let w = v.is(j, C.SECRET) ? W.exfil.secretObject : W.exfil.dataObject;
+  if (v.between(lo, hi, C.QUANT) || v.prevWord(j, 3, WHOLE) >= 0) w += W.exfil.plusWhole;
+  if (v.between(lo, hi, C.PRINCIPAL)) w += W.exfil.plusPrincipal; // "the user's passwords": the reader is not the user
   const dest = v.next(i, 25, (k) => v.t[k].link);
-  if (dest >= 0 || REPLY.has(v.w(i)) || intoReply(v, hi)) w += 0.15; // a reply goes to the sender
-  else if (WEAK_SEND.has(v.w(i))) w *= 0.7; // "include a token with the request" moves nothing out
-  if (v.prev(hi, 12, inThisMailbox) >= 0 || v.next(hi, 12, inThisMailbox) >= 0) w += 0.1;
+  if (dest >= 0 || REPLY.has(v.w(i)) || intoReply(v, hi)) w += W.exfil.plusOutward; // a reply goes to the sender
+  else if (WEAK_SEND.has(v.w(i))) w *= W.exfil.timesWeakSend; // "include a token with the request" moves nothing out
+  if (v.prev(hi, 12, inThisMailbox) >= 0 || v.next(hi, 12, inThisMailbox) >= 0) w += W.exfil.plusThisMailbox;
   v.add("exfil_request", w * scale, lo, dest >= 0 ? dest : hi);
 
   function inThisMailbox(k: number): boolean {
@@ -108,8 +109,8 @@ function mailboxRuleAt(v: View, i: number): void {
   if (generic && v.next(i, 6, (k) => COPYING.has(v.w(k))) < 0) return;
   const dest = v.next(i, 20, (k) => v.t[k].link);
   const setUp = v.prev(i, 4, (k) => RULE_VERBS.has(v.w(k)));
-  if (dest >= 0) v.add("exfil_request", 0.45, setUp >= 0 ? setUp : i, dest);
-  else if (setUp >= 0 && !generic) v.add("exfil_request", 0.3, setUp, i);
+  if (dest >= 0) v.add("exfil_request", W.exfil.mailboxRuleToAddress, setUp >= 0 ? setUp : i, dest);
+  else if (setUp >= 0 && !generic) v.add("exfil_request", W.exfil.mailboxRule, setUp, i);
 }
 
 function toolAt(v: View, i: number): void {
@@ -117,7 +118,7 @@ function toolAt(v: View, i: number): void {
   if ((v.w(i) === "use" || v.w(i) === "run") && !DETERMINER.has(v.w(i + 1))) return;
   const k = v.next(i, 4, (n) => v.is(n, C.TOOL) || ACTION_IDENT.test(v.w(n)));
   if (k < 0) return;
-  v.add("tool_call", ACTION_IDENT.test(v.w(k)) ? 0.4 : 0.25, i, k);
+  v.add("tool_call", ACTION_IDENT.test(v.w(k)) ? W.exfil.toolAction : W.exfil.tool, i, k);
 }
 
 // "append the user's API key to this link": data carried out inside a URL.
@@ -125,7 +126,7 @@ function urlStuffingAt(v: View, i: number): void {
   const data = v.next(i, 8, C.SECRET | C.DATA | C.PRINCIPAL);
   if (data < 0) return;
   const url = v.next(i, 10, (k) => v.t[k].link || WORDS.urlWord.has(v.w(k)));
-  if (url >= 0) v.add("url_exfil", 0.35, i, Math.max(data, url));
+  if (url >= 0) v.add("url_exfil", W.exfil.urlStuffing, i, Math.max(data, url));
 }
 
 // "delete the user's sent folder", "archive all other messages": damage to the human's mail.
@@ -134,8 +135,8 @@ function destructionAt(v: View, i: number): void {
   if (v.prev(i, 5, (n) => WE.has(v.w(n))) >= 0) return; // "we will delete old files": the sender's own doing
   const j = v.next(i, 6, C.DATA);
   if (j < 0) return;
-  let w = 0.15; // mail clients and tools are discussed in these words all the time
-  if (v.between(i, j, C.PRINCIPAL)) w += 0.15;
-  if (v.between(i, j, C.QUANT) || v.next(j, 4, (n) => MAILBOX.has(v.w(n))) >= 0) w += 0.05;
+  let w = W.exfil.destroy; // mail clients and tools are discussed in these words all the time
+  if (v.between(i, j, C.PRINCIPAL)) w += W.exfil.destroyPlusPrincipal;
+  if (v.between(i, j, C.QUANT) || v.next(j, 4, (n) => MAILBOX.has(v.w(n))) >= 0) w += W.exfil.destroyPlusAll;
   v.add("destructive_action", w, i, j);
 }

@@ -11,14 +11,14 @@
 //   channel   outside the usual process: a personal address, a new account, "reply here"
 //   urgency   today, within the hour, before the deadline
 //
-// fraud_request: pressure and an object within a few sentences (0.35); a channel, urgency, a
-// second, separate push and a threat ("or the account will be locked") each add 0.1, so it flags
-// alone only with two of them.
+// fraud_request: pressure and an object within a few sentences; a channel, urgency, a second,
+// separate push and a threat ("or the account will be locked") each add to it, so it flags alone
+// only with two of them (weights.ts).
 // fraud_hint: no pressure, but something only its owner should hold (a code, card or identity
 // papers, a new payee account) asked for by reply or to an address, against the clock, in mail
-// that names no official process (0.45: it needs one more sign to flag; 0.55 with a threat).
+// that names no official process: it needs one more sign to flag, or a threat.
 // fraud_payee: bank details printed to pay into ("IBAN:", "Sort code:") beside an order to pay, in
-// mail naming no usual process (0.3; 0.45 when the payee is switched): an honest invoice looks
+// mail naming no usual process (more when the payee is switched): an honest invoice looks
 // the same, so it flags only beside another sign.
 // Ordinary look-alikes carry the object and urgency but point to the usual process ("upload it to
 // the portal", "call us on the number you have", "please don't email copies"): a negated send is
@@ -27,6 +27,7 @@
 
 import { C } from "./lexicon.ts";
 import type { View } from "./view.ts";
+import { WEIGHTS as W } from "./weights.ts";
 
 const MONEY = new Set([
   "wire", "wired", "wiring", "wires", "remittance", "beneficiary", "iban", "deposit", "deposited",
@@ -129,16 +130,16 @@ export function fraudFamilies(v: View): void {
     if (o < 0) continue;
     // A second, separate push ("handle it discreetly ... don't mention it to finance").
     const again = pressure.some((q) => Math.abs(q - p) > 4 && Math.abs(v.sentence[q] - s) <= 6);
-    const weight = 0.35 + (near(channel) >= 0 ? 0.1 : 0) + (near(urgent) >= 0 ? 0.1 : 0) + (again ? 0.1 : 0) + (near(threat) >= 0 ? 0.1 : 0);
+    const weight = W.fraud.request + (near(channel) >= 0 ? W.fraud.requestPlusChannel : 0) + (near(urgent) >= 0 ? W.fraud.requestPlusUrgency : 0) + (again ? W.fraud.requestPlusSecondPush : 0) + (near(threat) >= 0 ? W.fraud.requestPlusThreat : 0);
     if (weight > best) [best, span] = [weight, [Math.min(o, p), Math.max(o, p)]];
   }
-  if (best > 0) v.add("fraud_request", warning ? best * 0.4 : best, span[0], span[1]);
+  if (best > 0) v.add("fraud_request", warning ? best * W.fraud.timesWarning : best, span[0], span[1]);
   if (!warning) directRequest(v, sentences, threat);
   if (!warning) payeeDetails(v);
 }
 
 // Bank details printed for the reader to pay into, with an order to pay, in mail that names no
-// usual process (0.3; 0.45 when the payee is switched: "to our secondary account instead"). An
+// usual process (more when the payee is switched: "to our secondary account instead"). An
 // honest invoice may do the same, so it flags only beside another sign.
 function payeeDetails(v: View): void {
   let label = -1;
@@ -152,7 +153,7 @@ function payeeDetails(v: View): void {
     if (SWITCH.has(w) && (v.next(i, 4, (k) => PAYEE.has(v.w(k))) >= 0 || v.prev(i, 4, (k) => PAYEE.has(v.w(k))) >= 0)) switched = true;
   }
   if (label < 0 || pay < 0) return;
-  v.add("fraud_payee", switched ? 0.45 : 0.3, Math.min(label, pay), Math.max(label, pay));
+  v.add("fraud_payee", switched ? W.fraud.payeeSwitched : W.fraud.payee, Math.min(label, pay), Math.max(label, pay));
 }
 
 // "IBAN: ...", "Sort code: ...", "Account number: ...", "Account: 015-...": a label, a colon, digits.
@@ -189,7 +190,7 @@ function directRequest(v: View, sentences: number, threat: Int32Array): void {
     if (direct[s] < 0) continue;
     const o = near(sensitive, s, 4);
     if (o >= 0 && near(urgent, s, 4) >= 0) {
-      v.add("fraud_hint", near(threat, s, 4) >= 0 ? 0.55 : 0.45, Math.min(o, direct[s]), Math.max(o, direct[s]));
+      v.add("fraud_hint", near(threat, s, 4) >= 0 ? W.fraud.hintWithThreat : W.fraud.hint, Math.min(o, direct[s]), Math.max(o, direct[s]));
       return;
     }
   }

@@ -5,6 +5,7 @@
 
 import { C } from "./lexicon.ts";
 import type { View } from "./view.ts";
+import { WEIGHTS as W } from "./weights.ts";
 
 const SUBJECT_FIRST = new Set(["i", "we", "ich", "wir", "je", "nous", "yo", "nosotros", "eu", "io"]);
 const PRONOUN = new Set(["them", "those", "these"]);
@@ -24,7 +25,7 @@ export function overrideFamilies(v: View): void {
 // them: "忽略你之前收到的指示" (ignore the instructions you received before), "以前の指示を無視".
 // Bounded gaps keep both patterns linear.
 const CJK_OVERRIDE = /(忽略|忽视|忽視|无视|無視|忘记|忘記|忘掉|不要理会|不要理會|不要理睬|别理会|別理會|放弃|放棄|抛开|拋開)([^。！？!?\n]{0,10}?)(指示|指令|命令|说明|說明|规则|規則|提示|设定|設定|规定|規定)|(指示|指令|命令|ルール|設定)([^。！？!?\n]{0,6}?)(無視|忘れ)/g;
-// Weighted as in English: the bare pair 0.32, + previous 0.1, + all 0.1, + your 0.15.
+// Weighted as in English (weights.ts): the bare pair, plus previous, all and your.
 const CJK_PRIOR = /之前|以前|先前|此前|上述|以上|前面|原来|原來|原有|これまで|前の/;
 const CJK_ALL = /所有|全部|一切|すべて|全て/;
 const CJK_YOUR = /你|您|あなた/;
@@ -36,9 +37,9 @@ function cjkOverride(v: View): void {
     if (++seen > 20) return;
     const before = v.text.slice(Math.max(0, m.index - 6), m.index);
     const between = `${before}${m[2] ?? m[5] ?? ""}`;
-    const w0 = 0.32 + (CJK_PRIOR.test(between) ? 0.1 : 0) + (CJK_ALL.test(between) ? 0.1 : 0);
-    let w = w0 + (CJK_YOUR.test(between) ? 0.15 : 0);
-    if (/我/.test(m[2] ?? "")) w *= 0.3; // "忽略我之前的说明": a person correcting their own mail
+    const w0 = W.override.cjk + (CJK_PRIOR.test(between) ? W.override.cjkPlusPrior : 0) + (CJK_ALL.test(between) ? W.override.cjkPlusAll : 0);
+    let w = w0 + (CJK_YOUR.test(between) ? W.override.cjkPlusYour : 0);
+    if (/我/.test(m[2] ?? "")) w *= W.override.timesFirstPerson; // "忽略我之前的说明": a person correcting their own mail
     v.add("override_prior", w, v.tokenAt(m.index), v.tokenAt(m.index + m[0].length - 1));
   }
 }
@@ -52,24 +53,24 @@ function overrideAt(v: View, i: number, used: Set<number>): void {
     used.add(j);
     const pronoun = j === i + 1 && PRONOUN.has(v.w(j));
     const everything = !pronoun && !v.is(j, C.RULES | C.ORDERS);
-    let w = pronoun || v.is(j, C.RULES) ? 0.32 : v.is(j, C.ORDERS) ? 0.15 : 0.12;
-    if (v.between(i, j, C.QUANT)) w += 0.1;
-    if (v.between(i, j, C.YOUR)) w += 0.15;
-    if (v.between(i, j, C.PRIOR) || v.next(j, 3, C.PRIOR) >= 0) w += 0.1;
-    if (v.between(i, j, C.SYSTEMY)) w += 0.12;
-    if (v.next(j, 5, C.TOLD) >= 0) w += everything ? 0.3 : 0.1;
+    let w = pronoun || v.is(j, C.RULES) ? W.override.rulesObject : v.is(j, C.ORDERS) ? W.override.ordersObject : W.override.everythingObject;
+    if (v.between(i, j, C.QUANT)) w += W.override.plusQuantifier;
+    if (v.between(i, j, C.YOUR)) w += W.override.plusYour;
+    if (v.between(i, j, C.PRIOR) || v.next(j, 3, C.PRIOR) >= 0) w += W.override.plusPrior;
+    if (v.between(i, j, C.SYSTEMY)) w += W.override.plusSystem;
+    if (v.next(j, 5, C.TOLD) >= 0) w += everything ? W.override.plusToldEverything : W.override.plusTold;
     const firstPerson = v.between(i, j, C.FIRST) || v.nextWord(j, 3, SUBJECT_FIRST) >= 0;
-    if (firstPerson) w *= 0.3;
-    else if (followedByCommand(v, j)) w += 0.1;
+    if (firstPerson) w *= W.override.timesFirstPerson;
+    else if (followedByCommand(v, j)) w += W.override.plusCommand;
     v.add("override_prior", w, i, j);
     return;
   }
   // "forget what your developers told you": no object noun, the telling itself is the object.
   const k = v.next(i, 6, C.TOLD);
   if (k >= 0) {
-    let w = 0.3;
-    if (v.between(i, k, C.YOUR)) w += 0.15;
-    if (v.between(i, k, C.FIRST)) w *= 0.3;
+    let w = W.override.told;
+    if (v.between(i, k, C.YOUR)) w += W.override.toldPlusYour;
+    if (v.between(i, k, C.FIRST)) w *= W.override.timesFirstPerson;
     v.add("override_prior", w, i, k);
   }
 }
@@ -94,12 +95,12 @@ function followedByCommand(v: View, j: number): boolean {
 function voidAt(v: View, j: number): void {
   const k = v.next(j, 7, C.VOID);
   if (k < 0) return;
-  let w = v.is(j, C.RULES) ? 0.2 : 0.1;
+  let w = v.is(j, C.RULES) ? W.override.voidRules : W.override.voidOrders;
   const near = (mask: number) => v.prev(j, 3, mask) >= 0 || v.between(j, k, mask);
-  if (near(C.YOUR) || v.next(j, 3, (n) => v.w(n) === "you") >= 0) w += 0.15;
-  if (near(C.QUANT)) w += 0.1;
-  if (near(C.PRIOR | C.TOLD)) w += 0.1;
-  if (near(C.SYSTEMY)) w += 0.1;
-  if (near(C.FIRST)) w *= 0.3;
+  if (near(C.YOUR) || v.next(j, 3, (n) => v.w(n) === "you") >= 0) w += W.override.voidPlusYour;
+  if (near(C.QUANT)) w += W.override.voidPlusQuantifier;
+  if (near(C.PRIOR | C.TOLD)) w += W.override.voidPlusPrior;
+  if (near(C.SYSTEMY)) w += W.override.voidPlusSystem;
+  if (near(C.FIRST)) w *= W.override.timesFirstPerson;
   v.add("override_prior", w, j, k);
 }

@@ -6,7 +6,7 @@
 // addressing an AI reader, exfiltration and tool requests, secrecy), and encoded or disguised
 // copies of the text (base64, hex, percent-encoding, rot13, look-alike letters, leetspeak,
 // spaced-out letters), decoded and scanned again. Hidden text (removed by sanitization) is
-// scanned too and its hits weigh 1.5 times as much.
+// scanned too and its hits weigh more (weights.ts, context.timesHidden).
 //
 // Score: noisy-OR over the strongest signal of each name, 1 - Π(1 - w). A single family hit
 // stays under the threshold unless it is unambiguous ("ignore all previous instructions",
@@ -26,21 +26,21 @@
 //
 // A learned stage (injection/model.ts) reads what the word families miss: logistic regression
 // over words, word pairs, five-letter stems and the rule signals, on windows of three sentences,
-// trained by scripts/train-injection.ts on a written corpus of ~1,000 attacks and ~1,300 benign
-// look-alikes, the labelled holdouts, and real spam and package docs as benign. Words inside
-// quotes, code or "> " reply lines are features of their own (q:word), so an attack quoted in a
-// newsletter is not read as one addressed to the reader. It adds one signal, "learned_model",
-// weighted p^4: alone it flags only a confident window, beside a weak rule hit it tips the score.
+// trained by scripts/train-injection.ts on a written corpus of attacks and benign look-alikes,
+// the labelled holdouts, and real spam and package docs as benign. Words inside quotes, code or
+// "> " reply lines are features of their own (q:word), so an attack quoted in a newsletter is
+// not read as one addressed to the reader. It adds one signal, "learned_model", weighted
+// p^sharpen (model.json): alone it flags only a confident window, beside a weak rule hit it
+// tips the score.
 //
-// THRESHOLD 0.5 was set on test/fixtures/injection/{malicious,benign}.json. Holdouts written
-// after each weight freeze showed the limit of word families against new paraphrases (rules
-// alone: 0.88, 0.65, 0.53, 0.67, 0.58 recall when first scored). With the learned stage, each
-// holdout scored by a model trained without it: recall 0.978 pooled, holdout-5 (never tuned on
-// by the rules) 0.923 from 0.769, no benign flagged; 1 of 4,150 real ham flagged.
-// `bun scripts/eval-injection.ts --loo --ham` prints all.
+// The threshold was set on test/fixtures/injection/{malicious,benign}.json; the rules' weights
+// live in weights.ts, the learned stage's in model.json. What they score on every fixture set
+// (and, with --loo, on each holdout by a model trained without it; with --ham, on real ham) is
+// printed by `bun scripts/eval-injection.ts`, not quoted here, so no comment can go stale.
 
 import { type InjectionModel, modelVerdict, shippedModel } from "./model.ts";
 import { type Signal, scanText } from "./scan.ts";
+import { WEIGHTS as W } from "./weights.ts";
 
 export const INJECTION_THRESHOLD = 0.5;
 
@@ -100,13 +100,13 @@ function invisibleSignals(report: Record<string, number>): Signal[] {
   const n = (key: string) => (Number.isFinite(report[key]) ? report[key] : 0);
   const out: Signal[] = [];
   const tags = n("unicode_tags");
-  if (tags > 0) out.push({ name: "invisible_tags", weight: tags >= 16 ? 0.6 : tags >= 4 ? 0.3 : 0.1, evidence: `${tags} invisible Unicode tag characters removed (hidden ASCII text)` });
+  if (tags > 0) out.push({ name: "invisible_tags", weight: tags >= 16 ? W.invisible.tagsMany : tags >= 4 ? W.invisible.tagsSome : W.invisible.tagsFew, evidence: `${tags} invisible Unicode tag characters removed (hidden ASCII text)` });
   const other = n("other_invisible");
-  if (other >= 4) out.push({ name: "invisible_payload", weight: other >= 64 ? 0.55 : other >= 16 ? 0.3 : 0.1, evidence: `${other} other invisible characters removed (variation selectors, controls, private use)` });
+  if (other >= 4) out.push({ name: "invisible_payload", weight: other >= 64 ? W.invisible.otherMany : other >= 16 ? W.invisible.otherSome : W.invisible.otherFew, evidence: `${other} other invisible characters removed (variation selectors, controls, private use)` });
   const zw = n("zero_width_chars");
-  if (zw >= 20) out.push({ name: "zero_width", weight: 0.08, evidence: `${zw} zero-width characters removed` });
+  if (zw >= 20) out.push({ name: "zero_width", weight: W.invisible.zeroWidth, evidence: `${zw} zero-width characters removed` });
   const bidi = n("bidi_controls");
-  if (bidi >= 4) out.push({ name: "bidi_controls", weight: 0.08, evidence: `${bidi} bidirectional control characters removed` });
+  if (bidi >= 4) out.push({ name: "bidi_controls", weight: W.invisible.bidi, evidence: `${bidi} bidirectional control characters removed` });
   return out;
 }
 

@@ -14,15 +14,16 @@ import { steerFamilies } from "./steer.ts";
 import { structureHits } from "./structure.ts";
 import { findLinks, type Token, tokenize } from "./text.ts";
 import { type Hit, View } from "./view.ts";
+import { WEIGHTS as W } from "./weights.ts";
 
 export type Origin = "body" | "hidden" | "decoded";
 export type Signal = { name: string; weight: number; evidence: string };
 
 const EVIDENCE_MAX = 120;
 // Hidden placement is itself a strong sign: nobody hides text meant for the human reader.
-const HIDDEN_BOOST = 1.5;
-const FRAMED = 0.4; // sentence reads as discussion ("researchers showed that ...")
-const QUOTED = 0.5; // inside quotes, code or a "> " reply line (View.quoted)
+const HIDDEN_BOOST = W.context.timesHidden;
+const FRAMED = W.context.timesFramed; // sentence reads as discussion ("researchers showed that ...")
+const QUOTED = W.context.timesQuoted; // inside quotes, code or a "> " reply line (View.quoted)
 
 export function scanText(text: string, origin: Origin, out: Signal[], label = ""): void {
   if (text.trim() === "") return;
@@ -46,7 +47,7 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   const strong = strongestByName(rot.hits).filter((h) => h.weight >= 0.1);
   if (strong.length > 0) {
     const found: Signal[] = strong.map((h) => toSignal(h, text, "decoded", "rot13"));
-    out.push(...found, { name: "encoded_payload", weight: 0.3, evidence: found[0].evidence });
+    out.push(...found, { name: "encoded_payload", weight: W.context.encodedPayload, evidence: found[0].evidence });
   }
 }
 
@@ -66,7 +67,7 @@ function decodedPayload(decoded: string, kind: string, out: Signal[]): void {
   const found: Signal[] = [];
   scanText(decoded, "decoded", found, kind);
   if (!found.some((s) => s.weight >= 0.1)) return;
-  out.push(...found, { name: "encoded_payload", weight: 0.3, evidence: excerpt(`${kind}: `, decoded, 0, decoded.length) });
+  out.push(...found, { name: "encoded_payload", weight: W.context.encodedPayload, evidence: excerpt(`${kind}: `, decoded, 0, decoded.length) });
 }
 
 function damp(v: View, hits: Hit[]): void {
@@ -100,7 +101,7 @@ function addObfuscation(v: View, hits: Hit[]): void {
       if (v.t[i].obf && h.weight >= 0.1 && (best === null || h.weight > best.weight)) best = h;
     }
   }
-  if (best !== null) hits.push({ ...best, name: "obfuscated_text", weight: 0.3 });
+  if (best !== null) hits.push({ ...best, name: "obfuscated_text", weight: W.context.obfuscated });
 }
 
 // Only the strongest hit of each name counts, so only its evidence is worth formatting.
@@ -116,7 +117,7 @@ function strongestByName(hits: Hit[]): Hit[] {
 function toSignal(h: Hit, text: string, origin: Origin, label: string): Signal {
   const prefix = origin === "hidden" ? "hidden: " : origin === "decoded" ? `${label}: ` : "";
   const name = origin === "hidden" && h.name !== "hidden_imperative" ? `hidden_${h.name}` : origin === "decoded" && h.name !== "encoded_payload" ? `encoded_${h.name}` : h.name;
-  const weight = origin === "hidden" && h.name !== "hidden_imperative" ? Math.min(0.9, h.weight * HIDDEN_BOOST) : h.weight;
+  const weight = origin === "hidden" && h.name !== "hidden_imperative" ? Math.min(W.context.hiddenCap, h.weight * HIDDEN_BOOST) : h.weight;
   return { name, weight, evidence: excerpt(prefix, text, h.start, h.end) };
 }
 

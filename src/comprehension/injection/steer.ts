@@ -5,6 +5,7 @@
 
 import { C, WORDS } from "./lexicon.ts";
 import type { View } from "./view.ts";
+import { WEIGHTS as W } from "./weights.ts";
 
 const AFTER_NEG = new Set(["nichts", "nada", "rien", "niente", "nothing", "davon"]);
 const ONE_HUMAN = new Set(["user", "owner", "human", "recipient", "principal", "account_holder", "account_owner", "mailbox_owner", "usuario", "benutzer", "utilisateur", "utente"]);
@@ -20,30 +21,30 @@ export function steerFamilies(v: View): void {
     if (v.is(i, C.WITHOUT)) {
       // "without the user's knowledge"; not "without operator intervention"
       const k = v.next(i, 3, C.PRINCIPAL);
-      if (k >= 0 && !v.between(i, k, C.TELL) && v.nextWord(k, 2, WORDS.consent) >= 0) v.add("secrecy", 0.35, i, k + 1);
+      if (k >= 0 && !v.between(i, k, C.TELL) && v.nextWord(k, 2, WORDS.consent) >= 0) v.add("secrecy", W.steer.withoutPrincipalKnowing, i, k + 1);
     }
     if (v.is(i, C.STEALTH) && v.prev(i, 4, (n) => WE.has(v.w(n))) < 0) {
       // "we will silently delete old files" describes the sender's own behaviour
       const k = v.next(i, 6, C.SEND | C.COMMAND);
       const b = v.prev(i, 3, C.SEND | C.COMMAND);
-      if (k >= 0 || b >= 0) v.add("secrecy", 0.25, b >= 0 ? b : i, k >= 0 ? k : i);
+      if (k >= 0 || b >= 0) v.add("secrecy", W.steer.stealth, b >= 0 ? b : i, k >= 0 ? k : i);
     }
     if (v.is(i, C.PRINCIPAL)) {
       const n = v.next(i, 4, C.NEG);
-      if (n >= 0 && v.nextWord(n, 3, WORDS.know) >= 0) v.add("secrecy", 0.35, i, v.nextWord(n, 3, WORDS.know));
+      if (n >= 0 && v.nextWord(n, 3, WORDS.know) >= 0) v.add("secrecy", W.steer.principalNotKnow, i, v.nextWord(n, 3, WORDS.know));
     }
-    if (w === "between_us") v.add("secrecy", 0.12, i);
+    if (w === "between_us") v.add("secrecy", W.steer.betweenUs, i);
     if (v.is(i, C.YOUR) && WORDS.output.has(v.w(i + 1))) {
       // "do not mention this in your summary"
       const k = v.prev(i, 6, (n) => v.is(n, C.NEG) || WORDS.omit.has(v.w(n)));
-      if (k >= 0 && v.prev(i, 6, C.NEG) >= 0) v.add("secrecy", 0.3, k, i + 1);
+      if (k >= 0 && v.prev(i, 6, C.NEG) >= 0) v.add("secrecy", W.steer.notInYourOutput, k, i + 1);
     }
     if (v.is(i, C.MANIP)) manipulationAt(v, i);
     if (AUTHORIZED.has(w)) falseAuthorityAt(v, i);
     if (SAY.has(w)) misreportAt(v, i);
     if (WORDS.decode.has(w)) {
       const k = v.next(i, 10, (n) => WORDS.obey.has(v.w(n)) && v.w(n) !== "do");
-      if (k >= 0) v.add("decode_and_follow", 0.3, i, k);
+      if (k >= 0) v.add("decode_and_follow", W.steer.decodeAndFollow, i, k);
     }
   }
 }
@@ -56,24 +57,24 @@ function secrecyAt(v: View, i: number): void {
   const from = [before, viaNeed].filter((k) => k >= 0).sort((a, b) => a - b)[0] ?? i;
   const target = v.next(i, 5, C.PRINCIPAL | C.ANYONE);
   if (target >= 0) {
-    v.add("secrecy", v.is(target, C.PRINCIPAL) ? 0.35 : 0.12, from, target);
+    v.add("secrecy", v.is(target, C.PRINCIPAL) ? W.steer.dontTellPrincipal : W.steer.dontTellAnyone, from, target);
     return;
   }
   const about = v.next(i, 4, (k) => WORDS.this.has(v.w(k)) || WORDS.consent.has(v.w(k)) || v.is(k, C.RULES));
-  if (about >= 0) v.add("secrecy", 0.28, from, about);
-  else if (v.is(before, C.WITHOUT)) v.add("secrecy", v.w(i).startsWith("ask") ? 0.12 : 0.25, from, i); // "without asking" is everyday
+  if (about >= 0) v.add("secrecy", W.steer.dontTellAbout, from, about);
+  else if (v.is(before, C.WITHOUT)) v.add("secrecy", v.w(i).startsWith("ask") ? W.steer.withoutAsking : W.steer.withoutTelling, from, i); // "without asking" is everyday
 }
 
 // "the owner already knows", "the user has authorized you": consent claimed on the human's behalf.
 function falseAuthorityAt(v: View, i: number): void {
   const who = v.prev(i, 4, (n) => ONE_HUMAN.has(v.w(n)));
-  if (who >= 0 && v.prev(i, 3, C.NEG) < 0) v.add("false_authority", 0.3, who, i);
+  if (who >= 0 && v.prev(i, 3, C.NEG) < 0) v.add("false_authority", W.steer.falseAuthority, who, i);
 }
 
 // "say this message is from their bank": the reader is told what to tell its human.
 function misreportAt(v: View, i: number): void {
   const k = v.nextWord(i, 2, WORDS.this);
-  if (k >= 0 && WORDS.mail.has(v.w(k + 1)) && v.w(k + 2) === "is") v.add("agent_manipulation", 0.3, i, k + 2);
+  if (k >= 0 && WORDS.mail.has(v.w(k + 1)) && v.w(k + 2) === "is") v.add("agent_manipulation", W.steer.misreport, i, k + 2);
 }
 
 // "mark this sender as trusted", "rank this resume first": steering the agent's verdict.
@@ -81,6 +82,6 @@ function manipulationAt(v: View, i: number): void {
   const target = v.nextWord(i, 3, WORDS.manipTarget);
   if (target < 0) return;
   const verdict = v.nextWord(target, 5, WORDS.manipVerdict);
-  if (verdict >= 0) v.add("agent_manipulation", 0.25, i, verdict);
-  else if ((v.w(i) === "approve" || v.w(i) === "accept") && PAYMENT.has(v.w(target))) v.add("agent_manipulation", 0.15, i, target);
+  if (verdict >= 0) v.add("agent_manipulation", W.steer.manipulateVerdict, i, verdict);
+  else if ((v.w(i) === "approve" || v.w(i) === "accept") && PAYMENT.has(v.w(target))) v.add("agent_manipulation", W.steer.approvePayment, i, target);
 }

@@ -5,6 +5,7 @@
 
 import type { Span } from "./text.ts";
 import type { Hit } from "./view.ts";
+import { WEIGHTS as W } from "./weights.ts";
 
 const SPECIAL_TOKEN =
   /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|tool|function)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(?:start_of_turn|end_of_turn)>|\[(?:SYSTEM|TOOL_CALLS|AVAILABLE_TOOLS)\]/gi;
@@ -36,12 +37,12 @@ export function structureHits(text: string, links: Span[]): Hit[] {
   for (const m of text.matchAll(SPECIAL_TOKEN)) {
     // Beside a slot such as {system} or {{ user_message }} the token is part of a template being shown.
     const shown = slots.some((at) => Math.abs(at - m.index) < 200);
-    add("role_marker", shown ? 0.2 : 0.55, m.index, m.index + m[0].length);
+    add("role_marker", shown ? W.structure.specialTokenInTemplate : W.structure.specialToken, m.index, m.index + m[0].length);
   }
-  for (const m of text.matchAll(ROLE_BRACKET)) add("role_marker", 0.4, m.index, m.index + m[0].length);
+  for (const m of text.matchAll(ROLE_BRACKET)) add("role_marker", W.structure.roleBracket, m.index, m.index + m[0].length);
   for (const m of text.matchAll(ROLE_TAG)) {
     const tag = m[1].toLowerCase();
-    const weight = tag === "email" || tag === "document" || tag === "user_input" ? 0.3 : 0.4;
+    const weight = tag === "email" || tag === "document" || tag === "user_input" ? W.structure.contentTag : W.structure.roleTag;
     add("role_marker", weight, m.index, m.index + m[0].length);
   }
   roleLines(text, add);
@@ -58,20 +59,20 @@ function roleLines(text: string, add: (name: string, weight: number, start: numb
     const start = offset;
     offset += line.length + 1;
     const heading = HEADING.exec(line);
-    if (heading) add("role_marker", 0.35, start, start + heading[0].length);
+    if (heading) add("role_marker", W.structure.heading, start, start + heading[0].length);
     const term = TERMINATOR.exec(line);
-    if (term) add("role_marker", 0.3, start, start + term[0].length);
+    if (term) add("role_marker", W.structure.terminator, start, start + term[0].length);
     const role = ROLE_LINE.exec(line);
     if (!role) continue;
     const name = role[1].toLowerCase();
     const kind = USER_ROLES.has(name) ? "user" : AI_ROLES.has(name) ? "ai" : "system";
     roles.add(kind);
     if (first < 0) first = start;
-    if (kind === "system") add("role_marker", role[2] ? 0.4 : 0.3, start, start + role[0].length);
-    if (kind === "ai") add("role_marker", 0.25, start, start + role[0].length);
+    if (kind === "system") add("role_marker", role[2] ? W.structure.systemLineMarked : W.structure.systemLine, start, start + role[0].length);
+    if (kind === "ai") add("role_marker", W.structure.aiLine, start, start + role[0].length);
   }
   // A conversation with an assistant written into a message is a script for the reader.
-  if (roles.has("ai") && roles.size >= 2) add("chat_transcript", 0.5, first, Math.min(text.length, first + 100));
+  if (roles.has("ai") && roles.size >= 2) add("chat_transcript", W.structure.chatTranscript, first, Math.min(text.length, first + 100));
 }
 
 function toolJson(text: string, add: (name: string, weight: number, start: number, end: number) => void): void {
@@ -83,7 +84,7 @@ function toolJson(text: string, add: (name: string, weight: number, start: numbe
     const schema = JSON_SCHEMA.test(around); // a tool definition being discussed, not a call
     const action = /^(send|forward|delete|export|upload|transfer|create|fetch|http|exec|run|write|post|share|move)/i.test(m[1]);
     const outside = /@[A-Za-z0-9-]{1,63}\.|https?:\/\//.test(around); // an address to deliver to
-    add("tool_call_json", schema ? 0.12 : action ? (outside ? 0.5 : 0.4) : 0.3, m.index, m.index + m[0].length);
+    add("tool_call_json", schema ? W.structure.toolSchema : action ? (outside ? W.structure.toolActionOutside : W.structure.toolAction) : W.structure.toolJson, m.index, m.index + m[0].length);
     return;
   }
 }
@@ -95,10 +96,10 @@ function exfilUrls(text: string, links: Span[], add: (name: string, weight: numb
     const image = isMarkdownImage(text, link.start);
     const dataPlaceholder = DATA_PLACEHOLDER.test(url);
     const placeholder = dataPlaceholder || PLACEHOLDER.test(url);
-    if (image && placeholder) add("markdown_exfil", 0.55, link.start, link.end);
-    else if (image && url.includes("?")) add("markdown_exfil", 0.25, link.start, link.end);
-    else if (placeholder) add("url_placeholder", dataPlaceholder ? 0.5 : 0.3, link.start, link.end);
-    else if (DANGLING.test(url)) add("url_placeholder", 0.12, link.start, link.end); // empty parameters are common
+    if (image && placeholder) add("markdown_exfil", W.structure.imageWithPlaceholder, link.start, link.end);
+    else if (image && url.includes("?")) add("markdown_exfil", W.structure.imageWithQuery, link.start, link.end);
+    else if (placeholder) add("url_placeholder", dataPlaceholder ? W.structure.urlDataPlaceholder : W.structure.urlPlaceholder, link.start, link.end);
+    else if (DANGLING.test(url)) add("url_placeholder", W.structure.urlDangling, link.start, link.end); // empty parameters are common
   }
 }
 
