@@ -20,7 +20,7 @@ import { createMailbox } from "../src/core/mailboxes.ts";
 import { makeServices } from "../src/core/services.ts";
 import { makeTransport } from "../src/delivery/index.ts";
 import { makeApp } from "../src/http/app.ts";
-import { authenticate } from "../src/http/auth.ts";
+import { authenticate } from "../src/request/auth.ts";
 import { startHttpServer } from "../src/http/server.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";

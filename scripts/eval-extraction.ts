@@ -3,7 +3,7 @@
 // "kind:value" and compared with the expected values. Prints totals and per kind.
 //
 //   bun scripts/eval-extraction.ts [--set 1|2] [--verbose]   (set 2 was written after the extractors were frozen)
-import { extractFacts, type Facts } from "../src/comprehension/extract.ts";
+import { extractFacts, type Facts } from "../src/comprehension/understanding/extract.ts";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
 import { heldOut, type HeldOutMessage } from "../test/fixtures/extraction-heldout/messages.ts";
 import { heldOut2 } from "../test/fixtures/extraction-heldout/messages-2.ts";

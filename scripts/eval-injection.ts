@@ -12,7 +12,7 @@
 //   holdout-5.json  0.577 / 0.0%   written before that round; 0.769 / 0.0% after it, rules
 //                   never tuned on it
 //
-// The learned stage (injection-model.ts, scripts/train-injection.ts) is trained on every set
+// The learned stage (injection/model.ts, scripts/train-injection.ts) is trained on every set
 // here, so its default scores below are in-sample. --loo retrains it once per holdout without
 // that holdout and scores the holdout with it (rules + that model).
 // holdout-6.json (60 malicious / 60 benign) was written blind, by someone who never saw the
@@ -92,7 +92,7 @@
 // business fraud 2/20 — without the fraud, 35/40 = 0.875 at 0% benign flagged. The misses are
 // payroll and bank-detail changes, gift cards, W-2 and passport requests, card details, OTP
 // codes: fraud aimed at whoever reads, with nothing addressed to an AI.
-// A sixth round, shipped, added a rule family for that fraud (injection-fraud.ts; development
+// A sixth round, shipped, added a rule family for that fraud (injection/fraud.ts; development
 // figures, not blind: holdout-9 was read and its fraud items chose the word families, holdout-8's
 // misses were read too). fraud_request: pressure (secrecy, a check skipped, the sender out of
 // reach or locked out) within a few sentences of money or something sensitive, raised by an
@@ -181,8 +181,8 @@
 //                                            (dev dependency) through parse and sanitize, as
 //                                            benign mail nobody here wrote; reported, not gated
 
-import { scoreInjectionRisk } from "../src/comprehension/injection.ts";
-import type { InjectionModel } from "../src/comprehension/injection-model.ts";
+import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
+import type { InjectionModel } from "../src/comprehension/injection/model.ts";
 
 export type Labelled = { id: string; category: string; subject: string; body_clean: string; hidden_text: string; report: Record<string, number>; malicious?: boolean };
 export type Outcome = { item: Labelled; malicious: boolean; score: number; risky: boolean; top: string };
@@ -279,7 +279,7 @@ async function reportHam(verbose: boolean): Promise<void> {
 // the learned part never trains on its fold, though holdout-6 shaped the corpus (see above).
 async function reportLeaveOneOut(verbose: boolean): Promise<void> {
   const { loadDocs, train } = await import("./train-injection.ts");
-  const { parseModel } = await import("../src/comprehension/injection-model.ts");
+  const { parseModel } = await import("../src/comprehension/injection/model.ts");
   const docs = await loadDocs();
   const pooled: Outcome[] = [];
   for (const file of HOLDOUTS) {

@@ -13,7 +13,7 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { classifySpam, loadSpamModel } from "../src/comprehension/spam-classifier.ts";
+import { classifySpam, loadSpamModel } from "../src/comprehension/spam/classifier.ts";
 import { loadConfig } from "../src/config.ts";
 import { HELD_OUT_GROUPS, TRAIN_GROUPS, loadCorpus, type CorpusMessage } from "./train-spam.ts";
 

@@ -1,5 +1,5 @@
 // Trains the learned stage of the injection detector and writes
-// src/comprehension/injection-model.json. Deterministic: the same fixtures, the same pinned
+// src/comprehension/injection/model.json. Deterministic: the same fixtures, the same pinned
 // package docs and the same SpamAssassin data package give the same file, byte for byte
 // (fixed shuffle seed, sorted file lists, rounded weights written in sorted order).
 //
@@ -14,7 +14,7 @@
 // error. The SpamAssassin ham is never trained on, so `eval-injection.ts --ham` stays unseen.
 // A holdout not listed in HOLDOUT_FILES is never read: a new blind set stays blind until added.
 //
-// Model: logistic regression, one example per window (injection-features.ts). A malicious
+// Model: logistic regression, one example per window (injection/features.ts). A malicious
 // message's positive example is its most suspicious window under a first model trained on whole
 // messages (multiple-instance learning in two rounds), because its other windows are ordinary
 // mail; every window of benign mail is a negative. AdaGrad SGD with L2, fixed shuffle seed.
@@ -24,9 +24,9 @@
 
 import { readdir } from "node:fs/promises";
 import { docFiles } from "./injection-corpus-docs.ts";
-import { interner, ruleFeatures, windows } from "../src/comprehension/injection-features.ts";
-import { MODEL_FORMAT, namesLogit, parseModel } from "../src/comprehension/injection-model.ts";
-import { scoreInjectionRisk } from "../src/comprehension/injection.ts";
+import { interner, ruleFeatures, windows } from "../src/comprehension/injection/features.ts";
+import { MODEL_FORMAT, namesLogit, parseModel } from "../src/comprehension/injection/model.ts";
+import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
 
 type Window = { names: string[] };
 export type Doc = { source: string; malicious: boolean; text: string; windows: Window[]; rules: Map<string, number> };
@@ -55,7 +55,7 @@ const RATE = 0.2;
 // mail drowned among real windows, the model took "Re:" and "Thanks" for signs of an attack.
 const SHARE = { attack: 0.3, written: 0.3, real: 0.4 };
 const REAL_SOURCES = new Set(["spam-1", "spam-2", "package-docs"]);
-// How the probability becomes a signal weight (injection-model.ts): p^SHARPEN, left out
+// How the probability becomes a signal weight (injection/model.ts): p^SHARPEN, left out
 // under FLOOR. Chosen on the leave-one-holdout-out runs of eval-injection.ts --loo against
 // the benign sets and real ham: with p itself 6% of real ham was flagged.
 const SHARPEN = 4;
@@ -234,7 +234,7 @@ if (import.meta.main) {
     // One weight per line, so a retrained model diffs readably.
     const { weights, ...head } = model;
     const lines = Object.entries(weights).map(([name, w]) => `${JSON.stringify(name)}:${w}`);
-    await Bun.write(new URL("../src/comprehension/injection-model.json", import.meta.url), `${JSON.stringify(head).slice(0, -1)},"weights":{\n${lines.join(",\n")}\n}}\n`);
-    console.log("wrote src/comprehension/injection-model.json");
+    await Bun.write(new URL("../src/comprehension/injection/model.json", import.meta.url), `${JSON.stringify(head).slice(0, -1)},"weights":{\n${lines.join(",\n")}\n}}\n`);
+    console.log("wrote src/comprehension/injection/model.json");
   }
 }

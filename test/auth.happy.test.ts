@@ -2,7 +2,7 @@
 // route's documented success status and body shape. Refusals live in auth.error and auth.security.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Scope } from "../src/core/principal.ts";
-import { endpointClasses } from "../src/http/auth.ts";
+import { endpointClasses } from "../src/request/auth.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
 

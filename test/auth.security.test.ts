@@ -1,6 +1,6 @@
 // Cross-tenant and cross-mailbox probes, bound keys on every class, and how secrets are kept.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sha256 } from "../src/core/secrets.ts";
+import { sha256 } from "../src/secrets.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
 

@@ -9,7 +9,7 @@ import { createAccount } from "../src/core/accounts.ts";
 import { principalForSecret } from "../src/core/keys.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
 import { loadConfig } from "../src/config.ts";
-import { authenticate } from "../src/http/auth.ts";
+import { authenticate } from "../src/request/auth.ts";
 import { makeLogger } from "../src/log.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 

@@ -2,8 +2,8 @@
 // completions protocol, with one behaviour per test: a good answer, garbage, errors, delay.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { makeLlmEngine } from "../src/comprehension/engine.ts";
-import type { ComprehensionInput } from "../src/comprehension/extract.ts";
-import { LABEL_NAMES } from "../src/comprehension/labels.ts";
+import type { ComprehensionInput } from "../src/comprehension/understanding/extract.ts";
+import { LABEL_NAMES } from "../src/comprehension/understanding/labels.ts";
 
 type Behaviour = { status?: number; raw?: string; content?: unknown; delayMs?: number };
 

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { classifyMessage } from "../src/comprehension/classify.ts";
+import { classifyMessage } from "../src/comprehension/understanding/classify.ts";
 import { builtinEngine, chooseEngine } from "../src/comprehension/engine.ts";
-import { extractFacts, type ComprehensionInput } from "../src/comprehension/extract.ts";
-import { LABELS, LABEL_NAMES, isLabel } from "../src/comprehension/labels.ts";
-import { fillSchema } from "../src/comprehension/schema-fill.ts";
-import { validate } from "../src/comprehension/schema-validate.ts";
+import { extractFacts, type ComprehensionInput } from "../src/comprehension/understanding/extract.ts";
+import { LABELS, LABEL_NAMES, isLabel } from "../src/comprehension/understanding/labels.ts";
+import { fillSchema } from "../src/comprehension/understanding/schema-fill.ts";
+import { validate } from "../src/comprehension/understanding/schema-validate.ts";
 import { DEV, HELD_OUT, message, type Labelled } from "./fixtures/comprehension-messages.ts";
 
 const mail = (body: string, subject = "", extra: Partial<ComprehensionInput> = {}): ComprehensionInput => ({

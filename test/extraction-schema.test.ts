@@ -2,9 +2,9 @@
 // the problem (400); filling enforces every keyword (anyOf, const, format, additionalProperties,
 // $ref into definitions); the ReDoS guard on `pattern` still holds.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { extractFacts, type ComprehensionInput } from "../src/comprehension/extract.ts";
-import { fillSchema } from "../src/comprehension/schema-fill.ts";
-import { schemaProblems, validate, validateProperty } from "../src/comprehension/schema-validate.ts";
+import { extractFacts, type ComprehensionInput } from "../src/comprehension/understanding/extract.ts";
+import { fillSchema } from "../src/comprehension/understanding/schema-fill.ts";
+import { schemaProblems, validate, validateProperty } from "../src/comprehension/understanding/schema-validate.ts";
 import { ApiError } from "../src/core/errors.ts";
 import { createExtractionSchema } from "../src/core/schemas.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import { INJECTION_THRESHOLD, scoreInjectionRisk } from '../src/comprehension/injection.ts';
+import { INJECTION_THRESHOLD, scoreInjectionRisk } from '../src/comprehension/injection/risk.ts';
 import { loadSet, meetsBar, metrics } from '../scripts/eval-injection.ts';
 import { HOLDOUT_FILES } from '../scripts/train-injection.ts';
-import { windows } from '../src/comprehension/injection-features.ts';
-import { MODEL_FORMAT, parseModel, shippedModel } from '../src/comprehension/injection-model.ts';
+import { windows } from '../src/comprehension/injection/features.ts';
+import { MODEL_FORMAT, parseModel, shippedModel } from '../src/comprehension/injection/model.ts';
 
 const score = (body: string, extra: { subject?: string; hidden?: string; report?: Record<string, number> } = {}) =>
   scoreInjectionRisk({ subject: extra.subject ?? '', bodyClean: body, hiddenText: extra.hidden ?? '', report: extra.report ?? {} });
@@ -224,7 +224,7 @@ describe('newer attack families', () => {
   });
 });
 
-// Fraud written to a person (injection-fraud.ts): no reader named, but pressure (secrecy, a check
+// Fraud written to a person (injection/fraud.ts): no reader named, but pressure (secrecy, a check
 // skipped, the sender out of reach) beside money or something sensitive, or a code or papers
 // asked for by reply against the clock. Its look-alikes name the usual process.
 describe('business-email fraud', () => {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { argon2Verify, argon2id } from "hash-wasm";
 import { ARGON2, hashPassword, verifyPassword } from "../src/core/passwords.ts";
-import { base64url, randomBytes } from "../src/core/secrets.ts";
+import { base64url, randomBytes } from "../src/secrets.ts";
 import { createUser } from "../src/core/users.ts";
 import { makeCredentialCheck } from "../src/dashboard/credentials.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";

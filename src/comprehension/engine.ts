@@ -3,13 +3,13 @@
 // endpoint for a structured answer and falls back to the built-in engine, marking the result
 // `partial`, whenever that answer is late, malformed or does not validate.
 
-import { classifyMessage, type Classification } from "./classify.ts";
-import { extractFacts, type ComprehensionInput, type Facts } from "./extract.ts";
-import { askLlm, type LlmOptions } from "./llm.ts";
-import { fillSchema } from "./schema-fill.ts";
+import { classifyMessage, type Classification } from "./understanding/classify.ts";
+import { extractFacts, type ComprehensionInput, type Facts } from "./understanding/extract.ts";
+import { askLlm, type LlmOptions } from "./understanding/llm.ts";
+import { fillSchema } from "./understanding/schema-fill.ts";
 
-export type { ComprehensionInput, Facts } from "./extract.ts";
-export type { Classification } from "./classify.ts";
+export type { ComprehensionInput, Facts } from "./understanding/extract.ts";
+export type { Classification } from "./understanding/classify.ts";
 
 export type ExtractionError = { missing_required?: string[]; message: string };
 

@@ -2,7 +2,7 @@
 // extracted once (mail/attachment-text.ts), screened for prompt injection by the same detector as
 // the body, and stored on the attachment; the texts together go into the message's search
 // document. An attachment already read is not read again when the job is retried.
-import { scoreInjectionRisk } from "../comprehension/injection.ts";
+import { scoreInjectionRisk } from "../comprehension/injection/risk.ts";
 import {
   DEFAULT_ATTACHMENT_TEXT_LIMITS,
   extractAttachmentText,

@@ -3,7 +3,7 @@
 import type { Sql } from "../db.ts";
 import { createAccount } from "./accounts.ts";
 import { createKey } from "./keys.ts";
-import { base64url, randomBytes } from "./secrets.ts";
+import { base64url, randomBytes } from "../secrets.ts";
 import { createUser } from "./users.ts";
 
 export type FirstStartSecrets = { accountId: string; apiKey: string; bootstrapKey: string; dashboardEmail: string; dashboardPassword: string };

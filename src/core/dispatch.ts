@@ -9,7 +9,7 @@
 //     follow-up (the stored idempotent response, the draft's new status).
 // A crash between the two leaves the message and its job: the reconcile task resolves it.
 import { composeMessage } from "../mail/compose.ts";
-import type { DeliveryOutcome } from "../delivery/transport.ts";
+import type { DeliveryOutcome } from "./transport.ts";
 import type { Tx } from "../db.ts";
 import { signingKeyFor } from "./dkim.ts";
 import { newId } from "./ids.ts";

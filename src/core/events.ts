@@ -5,7 +5,7 @@
 import type { Db, Sql } from "../db.ts";
 import { errors } from "./errors.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
-import type { MessageReceivedPayload } from "./webhooks.ts";
+import type { MessageReceivedPayload } from "./event-payload.ts";
 
 /** NOTIFY channel: its payload is `{"a": account_id, "p": position}`; the log holds the event. */
 export const EVENT_CHANNEL = "agent_mailbox_events";

@@ -4,7 +4,7 @@
 import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { randomBase32 } from "./ids.ts";
-import { sha256Hex } from "./secrets.ts";
+import { sha256Hex } from "../secrets.ts";
 
 export type StoredResponse = { status: number; body: Record<string, unknown> };
 export type IdempotencyKey = { accountId: string; mailboxId: string; clientId: string };

@@ -7,7 +7,7 @@ import { newId } from "./ids.ts";
 import { claimFirstCopy } from "./inbound-dedupe.ts";
 import { enqueueJob } from "./jobs.ts";
 import type { Mailbox } from "./mailboxes.ts";
-import { sha256Hex } from "./secrets.ts";
+import { sha256Hex } from "../secrets.ts";
 import type { Services } from "./services.ts";
 import { threadFor } from "./threading.ts";
 import { MAILTO_LOCAL_PREFIX } from "./unsubscribe.ts";

@@ -3,7 +3,7 @@ import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import type { Principal, Scope } from "./principal.ts";
-import { base64url, randomBytes, sha256 } from "./secrets.ts";
+import { base64url, randomBytes, sha256 } from "../secrets.ts";
 
 export const KEY_PREFIX = "svc_";
 

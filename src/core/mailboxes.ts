@@ -4,7 +4,7 @@ import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import type { Principal } from "./principal.ts";
-import { hex, randomBytes } from "./secrets.ts";
+import { hex, randomBytes } from "../secrets.ts";
 import type { Services } from "./services.ts";
 
 export const SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,40}$";

@@ -1,4 +1,4 @@
-// Who is calling: the API key's grants, resolved once per request by src/http/auth.ts.
+// Who is calling: the API key's grants, resolved once per request by src/request/auth.ts.
 import { errors } from "./errors.ts";
 
 export type Scope = "bootstrap" | "api" | "mcp";

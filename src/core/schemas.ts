@@ -1,6 +1,6 @@
 // Extraction schemas: JSON Schema objects an account registers; a mailbox may name one so that
 // comprehension fills its properties from each inbound message.
-import { schemaProblems } from "../comprehension/schema-validate.ts";
+import { schemaProblems } from "../comprehension/understanding/schema-validate.ts";
 import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";

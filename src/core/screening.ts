@@ -2,12 +2,12 @@
 // listener committed it: sender authentication, bounce handling, virus and spam verdicts,
 // prompt-injection risk, then classification and extraction. The result and the webhook event
 // commit in one transaction; a message already processed is left alone (the task is idempotent).
-import { checkWithSpamd } from "../comprehension/spamd.ts";
-import { scanWithClamd } from "../comprehension/clamd.ts";
-import { classifySpam, loadSpamModel, type SpamModel } from "../comprehension/spam-classifier.ts";
-import { scoreInjectionRisk } from "../comprehension/injection.ts";
+import { checkWithSpamd } from "../comprehension/scanners/spamd.ts";
+import { scanWithClamd } from "../comprehension/scanners/clamd.ts";
+import { classifySpam, loadSpamModel, type SpamModel } from "../comprehension/spam/classifier.ts";
+import { scoreInjectionRisk } from "../comprehension/injection/risk.ts";
 import { chooseEngine, type ComprehensionResult } from "../comprehension/engine.ts";
-import { classifyMessage } from "../comprehension/classify.ts";
+import { classifyMessage } from "../comprehension/understanding/classify.ts";
 import { authenticateInbound, type AuthOutcome } from "../mail/authenticate.ts";
 import { applyDeliveryReports } from "./bounces.ts";
 import type { Services } from "./services.ts";

@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import type { Sql } from "../db.ts";
 import type { Logger } from "../log.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
-import type { DeliveryTransport } from "../delivery/transport.ts";
+import type { DeliveryTransport } from "./transport.ts";
 
 export type { ResolveFn };
 
@@ -16,9 +16,19 @@ export type Services = {
   transport: DeliveryTransport;
 };
 
-/** Builds the services; the transport is made last because the local one delivers through them. */
-export function makeServices(base: Omit<Services, "transport">, makeTransport: (svc: Omit<Services, "transport">) => DeliveryTransport): Services {
-  const svc = base as Services;
-  svc.transport = makeTransport(base);
+/**
+ * Builds the services. The transport comes from the caller (src/main.ts passes
+ * delivery/index.ts's makeTransport), so core never imports delivery. It is handed the
+ * services it will live in, because the local transport delivers through them; it only
+ * delivers after this returns, when `transport` is the real one.
+ */
+export function makeServices(base: Omit<Services, "transport">, makeTransport: (svc: Services) => DeliveryTransport): Services {
+  const svc: Services = Object.assign(base, { transport: NOT_YET_MADE });
+  svc.transport = makeTransport(svc);
   return svc;
 }
+
+const NOT_YET_MADE: DeliveryTransport = {
+  name: "unset",
+  deliver: () => Promise.reject(new Error("the transport was used while it was being made")),
+};

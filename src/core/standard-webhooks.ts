@@ -6,7 +6,7 @@
 // the Standard Webhooks libraries do with such a secret); any other secret signs with its UTF-8
 // bytes (such a receiver passes those bytes as a raw key). x-service-signature always uses the
 // whole secret string's UTF-8 bytes, `whsec_` included, as SPEC says.
-import { constantTimeEqual } from "./secrets.ts";
+import { constantTimeEqual } from "../secrets.ts";
 
 export const WEBHOOK_ID_HEADER = "webhook-id";
 export const WEBHOOK_TIMESTAMP_HEADER = "webhook-timestamp";

@@ -4,7 +4,7 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db.ts";
 import { randomBase32 } from "./ids.ts";
-import { base64url, constantTimeEqual, hmacSha256Hex, randomBytes } from "./secrets.ts";
+import { base64url, constantTimeEqual, hmacSha256Hex, randomBytes } from "../secrets.ts";
 import { addSuppression } from "./suppressions.ts";
 
 const ID_LENGTH = 16;

@@ -3,7 +3,7 @@
 // 429's numeric Retry-After up to 24 h), and after the 6th failed attempt the delivery is dead.
 // Every attempt is recorded. An attempt holds a lease and leaves a safety job behind, so a worker
 // killed mid-attempt is followed by another attempt with the same payload and event_id.
-import { postWebhook } from "../delivery/webhook-post.ts";
+import { postWebhook } from "./webhook-post.ts";
 import { enqueueJob } from "./jobs.ts";
 import type { Services } from "./services.ts";
 import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from "./webhook-signature.ts";

@@ -5,7 +5,7 @@ import { errors } from "./errors.ts";
 import { appendEvent } from "./events.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
-import { randomBytes } from "./secrets.ts";
+import { randomBytes } from "../secrets.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
 import { checkWebhookTarget, validateWebhookUrl } from "./webhook-target.ts";
 
@@ -45,23 +45,8 @@ export async function disableWebhook(db: Db, accountId: string): Promise<boolean
   return (await db`update webhook_endpoints set enabled = false, updated_at = now() where account_id = ${accountId} returning account_id`).length > 0;
 }
 
-export type MessageReceivedPayload = {
-  event_id: string;
-  type: "message.received";
-  message_id: string;
-  mailbox_id: string;
-  thread_id: string;
-  from: string;
-  subject: string;
-  body: string;
-  truncated: boolean;
-  sanitization: Record<string, unknown>;
-  comprehension_status: string;
-  classification: Record<string, unknown> | null;
-  extraction: Record<string, unknown> | null;
-  extraction_error: Record<string, unknown> | null;
-  confidence: number;
-};
+import type { MessageReceivedPayload } from "./event-payload.ts";
+export type { MessageReceivedPayload } from "./event-payload.ts";
 
 /**
  * Records the event in the caller's transaction (the one that records the screening result):

@@ -4,7 +4,7 @@
 // (PBKDF2, or weaker argon2id parameters) is re-hashed with today's argon2id then.
 import type { Db } from "../db.ts";
 import { hashPassword, verifyPassword } from "../core/passwords.ts";
-import { base64url, randomBytes } from "../core/secrets.ts";
+import { base64url, randomBytes } from "../secrets.ts";
 
 export const MAX_EMAIL_LENGTH = 320;
 export const MAX_PASSWORD_LENGTH = 1024;

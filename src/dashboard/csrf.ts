@@ -2,7 +2,7 @@
 // one bound to the session (compared in constant time), and an Origin header, when the browser
 // sends one, must be ours. SameSite=Strict cookies are a third layer, not the only one.
 import type { Config } from "../config.ts";
-import { constantTimeEqual } from "../core/secrets.ts";
+import { constantTimeEqual } from "../secrets.ts";
 
 export function tokenMatches(submitted: string | null, expected: string): boolean {
   if (!submitted || submitted.length > 200) return false;

@@ -1,7 +1,7 @@
 // Reads a dashboard form: URL-encoded, small, every field length-limited. A form never needs
 // more than a few kilobytes; anything larger is refused before it is parsed.
 
-import { readBodyWithin } from "../http/body-limits.ts";
+import { readBodyWithin } from "../request/body-limits.ts";
 
 export const MAX_FORM_BYTES = 16 * 1024;
 

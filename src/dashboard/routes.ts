@@ -3,7 +3,7 @@
 // the control plane for humans, not part of the API.
 import { Elysia } from "elysia";
 import type { Services } from "../core/services.ts";
-import type { ClientAddressOf } from "../http/client-address.ts";
+import type { ClientAddressOf } from "../request/client-address.ts";
 import { icon, stylesheet } from "./assets.ts";
 import { makeGuard, type ActionContext, type PageContext } from "./guard.ts";
 import { activityPage } from "./pages/activity.ts";

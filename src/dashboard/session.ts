@@ -2,7 +2,7 @@
 // leaked table cannot be replayed. A session ends after 12 hours idle or 7 days in all, or at
 // sign-out. The CSRF token is derived from the session token: bound to it, never stored.
 import type { Db } from "../db.ts";
-import { base64url, randomBytes, sha256 } from "../core/secrets.ts";
+import { base64url, randomBytes, sha256 } from "../secrets.ts";
 
 export const IDLE_SECONDS = 12 * 3600;
 export const ABSOLUTE_SECONDS = 7 * 24 * 3600;

@@ -8,7 +8,7 @@
 //   out from elsewhere.
 // - per client address across every email: password spraying (one guess at many users).
 // The client address is the TCP peer, or what a trusted proxy says (TRUSTED_PROXIES; see
-// src/http/client-address.ts). IPv6 clients count per /64, the block one subscriber
+// src/request/client-address.ts). IPv6 clients count per /64, the block one subscriber
 // is usually given, so rotating addresses inside it buys nothing.
 import { networkOf, parseAddress } from "../ip-address.ts";
 import type { Db } from "../db.ts";

@@ -3,9 +3,9 @@ import type { Services } from "../core/services.ts";
 import { makeLocalTransport } from "./local.ts";
 import { makeMxTransport } from "./mx.ts";
 import { makeSmtpRelayTransport } from "./smtp-relay.ts";
-import type { DeliveryTransport } from "./transport.ts";
+import type { DeliveryTransport } from "../core/transport.ts";
 
-export function makeTransport(svc: Omit<Services, "transport">): DeliveryTransport {
+export function makeTransport(svc: Services): DeliveryTransport {
   const { config } = svc;
   switch (config.deliveryTransport) {
     case "local":

@@ -5,16 +5,16 @@ import { acceptInbound, lookupRecipient } from "../core/inbound.ts";
 import { newId } from "../core/ids.ts";
 import type { Services } from "../core/services.ts";
 import { unsubscribeWithToken } from "../core/unsubscribe.ts";
-import type { DeliveryTransport } from "./transport.ts";
+import type { DeliveryTransport } from "../core/transport.ts";
 
-export function makeLocalTransport(svc: Omit<Services, "transport">): DeliveryTransport {
+export function makeLocalTransport(svc: Services): DeliveryTransport {
   return {
     name: "local",
     async deliver(envelope, raw, meta) {
       try {
-        const recipient = await lookupRecipient(svc as Services, envelope.to);
+        const recipient = await lookupRecipient(svc, envelope.to);
         if (recipient.kind === "mailbox") {
-          const [id] = await acceptInbound(svc as Services, raw, [recipient.mailbox], { remoteIp: null, helo: null, mailFrom: envelope.from });
+          const [id] = await acceptInbound(svc, raw, [recipient.mailbox], { remoteIp: null, helo: null, mailFrom: envelope.from });
           return { kind: "sent", providerMessageId: `local:${id}`, response: "delivered to a local mailbox" };
         }
         if (recipient.kind === "unsubscribe") {

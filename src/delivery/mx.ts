@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { describeKind, readHostAddress, refusalOf } from '../ip-address.ts';
 import { domainOf } from '../mail/address.ts';
 import { deliverOverSmtp, type SmtpSessionOptions } from './smtp-session.ts';
-import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome, DeliveryTransport } from './transport.ts';
+import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome, DeliveryTransport } from '../core/transport.ts';
 
 /** `dns.promises.resolve` semantics: errors carry `.code` (ENOTFOUND, ENODATA, ETIMEOUT...). */
 export type DnsResolve = (name: string, rrtype: string) => Promise<any>;

@@ -1,5 +1,5 @@
 import { deliverOverSmtp, type SmtpSessionOptions, type StartTlsPolicy } from './smtp-session.ts';
-import type { DeliveryTransport } from './transport.ts';
+import type { DeliveryTransport } from '../core/transport.ts';
 
 type RelayConfig = Pick<SmtpSessionOptions, 'host' | 'port' | 'secure' | 'starttls' | 'rejectUnauthorized' | 'auth'>;
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
-import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome } from './transport.ts';
+import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome } from '../core/transport.ts';
 
 /**
  * Where an SMTP session got to. Everything up to `content` ends before the server can hold

@@ -8,7 +8,7 @@ import { ackEvents } from "../core/consumers.ts";
 import { scopeFor, type EventScope } from "../core/events.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
-import { authenticate, authorize } from "./auth.ts";
+import { authenticate, authorize } from "../request/auth.ts";
 import { startFeed, type CloseReason, type Feed, type FeedSource } from "./event-feed.ts";
 import { streamSource } from "./stream-source.ts";
 

@@ -3,9 +3,9 @@
 import { Elysia } from "elysia";
 import { errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
-import { makeRequestAuthorizer, type EndpointClass } from "./auth.ts";
-import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "./body-limits.ts";
-import { normalizeRequestIdentifiers, unstorableTextIn } from "./text-input.ts";
+import { makeRequestAuthorizer, type EndpointClass } from "../request/auth.ts";
+import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../request/body-limits.ts";
+import { normalizeRequestIdentifiers, unstorableTextIn } from "../request/text-input.ts";
 
 export function apiRoutes(svc: Services, name: string) {
   const decide = makeRequestAuthorizer(svc.sql);
@@ -59,8 +59,5 @@ function assertDecimalLimit(url: string): void {
   if (raw.some((value) => !/^[0-9]+$/.test(value))) throw errors.validation("limit must be an integer >= 1");
 }
 
-/** Clamps an optional `limit` query value the way SPEC describes for messages. */
-export function clampLimit(value: number | undefined, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  return Math.min(Math.max(1, Math.floor(value)), max);
-}
+// clampLimit lives with the other request readers (the MCP tools use it too).
+export { clampLimit } from "../request/limit.ts";

@@ -6,7 +6,7 @@ import { errors } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import type { App } from "./app.ts";
 import { websocket as elysiaWebSocket } from "elysia/ws";
-import { handleFromPeer, type PeerOf } from "./client-address.ts";
+import { handleFromPeer, type PeerOf } from "../request/client-address.ts";
 
 export type HttpServer = { port: number; stop(): Promise<void> };
 

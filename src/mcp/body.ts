@@ -11,7 +11,7 @@ import {
   ListToolsRequestSchema,
   PingRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../http/body-limits.ts";
+import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../request/body-limits.ts";
 
 const MAX_BATCH_MESSAGES = 1;
 

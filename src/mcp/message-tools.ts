@@ -3,8 +3,8 @@
 // screening verdict beside the message so an agent can weigh it before reading the body.
 import { t } from "elysia";
 import { getMessage, listMessagesPage, type MessageDetail } from "../core/messages.ts";
-import { strictObject } from "../http/models.ts";
-import { clampLimit } from "../http/route-kit.ts";
+import { strictObject } from "../request/models.ts";
+import { clampLimit } from "../request/limit.ts";
 import { defineTool } from "./tool.ts";
 
 const UNTRUSTED =

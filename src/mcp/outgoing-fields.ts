@@ -2,7 +2,7 @@
 // validation), with descriptions written for a model choosing what to pass. `client_id` is the
 // routes' clientId(), described per tool.
 import type { TSchema } from "elysia";
-import { OutgoingFields } from "../http/routes/outgoing-models.ts";
+import { OutgoingFields } from "../request/outgoing-models.ts";
 
 /** A route's field schema (same limits, same validation) with a description written for a model. */
 export const described = <S extends TSchema>(schema: S, description: string): S => ({ ...schema, description });

@@ -7,7 +7,7 @@ import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
-import { authenticate } from "../http/auth.ts";
+import { authenticate } from "../request/auth.ts";
 import { errorFields } from "../log.ts";
 import { invalidParams, readMcpBody } from "./body.ts";
 import { makeMcpServer } from "./server.ts";

@@ -1,8 +1,8 @@
 // send_email: POST /api/v1/send.
 import { storedOutcome } from "./results.ts";
 import { sendMessage } from "../core/send.ts";
-import { strictObject } from "../http/models.ts";
-import { clientId } from "../http/routes/outgoing-models.ts";
+import { strictObject } from "../request/models.ts";
+import { clientId } from "../request/outgoing-models.ts";
 import { outgoingArguments } from "./outgoing-fields.ts";
 import { defineTool } from "./tool.ts";
 

@@ -5,7 +5,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
-import { authorize } from "../http/auth.ts";
+import { authorize } from "../request/auth.ts";
 import { errorFields } from "../log.ts";
 import { createDraftTool, deleteDraftTool, getDraftTool, listDraftsTool, sendDraftTool, updateDraftTool } from "./draft-tools.ts";
 import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";

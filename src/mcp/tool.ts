@@ -7,9 +7,9 @@ import { TypeCompiler } from "elysia/type-system";
 import { errors } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
-import type { EndpointClass } from "../http/auth.ts";
-import { unstorableTextIn } from "../http/text-input.ts";
-import { describeValidationFailure } from "../http/validation.ts";
+import type { EndpointClass } from "../request/auth.ts";
+import { unstorableTextIn } from "../request/text-input.ts";
+import { describeValidationFailure } from "../request/validation.ts";
 import type { ToolBody } from "./results.ts";
 
 export type ToolContext = { svc: Services; principal: Principal };

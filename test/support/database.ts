@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { makeSql, migrate, migrationFiles, startEmbeddedPostgres } from "../../src/db.ts";
-import { sha256Hex } from "../../src/core/secrets.ts";
+import { sha256Hex } from "../../src/secrets.ts";
 import { randomBase32 } from "../../src/core/ids.ts";
 
 let serverUrl: Promise<string> | null = null;

@@ -3,7 +3,7 @@
 // and a wrong password get the same page, status and timing; repeated failures are throttled per
 // (email, client address) and per client address (see throttle.ts).
 import type { Services } from "../../core/services.ts";
-import { base64url, randomBytes } from "../../core/secrets.ts";
+import { base64url, randomBytes } from "../../secrets.ts";
 import { errorFields } from "../../log.ts";
 import { logAction } from "../audit.ts";
 import { recordAction } from "../audit-trail.ts";

@@ -4,7 +4,7 @@
 // keeps createUser's rule, and ends every other session. Below, the audit trail of actions.
 import { ApiError } from "../../core/errors.ts";
 import { changeOwnPassword, listPeople, MIN_PASSWORD_LENGTH, removePerson } from "../../core/people.ts";
-import { base64url, randomBytes, sha256 } from "../../core/secrets.ts";
+import { base64url, randomBytes, sha256 } from "../../secrets.ts";
 import { createUser } from "../../core/users.ts";
 import { auditTrail, type AuditRow } from "../audit-trail.ts";
 import { readCookie, SESSION_COOKIE } from "../cookies.ts";

@@ -3,7 +3,7 @@
 // and nesting limits), and choosing which schema a mailbox's inbound mail is extracted with.
 import { ApiError } from "../../core/errors.ts";
 import { attachExtractionSchema, createExtractionSchema, listExtractionSchemas, MAX_SCHEMA_BYTES } from "../../core/schemas.ts";
-import { MAX_JSON_DEPTH, nestingDepth } from "../../http/body-limits.ts";
+import { MAX_JSON_DEPTH, nestingDepth } from "../../request/body-limits.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, when } from "../html.ts";

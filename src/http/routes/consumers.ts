@@ -4,7 +4,7 @@ import { t } from "elysia";
 import { ackEvents, claimEvents, getConsumer, MAX_LEASE_SECONDS, openConsumer } from "../../core/consumers.ts";
 import { MAX_EVENTS_PAGE } from "../../core/events.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, strictObject } from "../models.ts";
+import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
 import { MessageReceivedEvent } from "./events.ts";
 

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { createDomain, listDomains, verifyDomain } from "../../core/domains.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, PathId, strictObject } from "../models.ts";
+import { authErrors, ErrorBody, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
 
 const DomainStatus = t.Union([t.Literal("pending"), t.Literal("verified"), t.Literal("failed")]);

@@ -2,9 +2,9 @@
 import { t } from "elysia";
 import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft } from "../../core/drafts.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ConflictError, ErrorBody, PathId, strictObject } from "../models.ts";
+import { authErrors, ConflictError, ErrorBody, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
-import { clientId, DeliveryFailure, OutgoingFields, PendingApproval, PermanentRejection, SendBlocked } from "./outgoing-models.ts";
+import { clientId, DeliveryFailure, OutgoingFields, PendingApproval, PermanentRejection, SendBlocked } from "../../request/outgoing-models.ts";
 
 const nullableString = t.Union([t.String(), t.Null()]);
 const Draft = strictObject({

@@ -5,7 +5,7 @@ import { listEvents, MAX_EVENTS_PAGE, scopeFor } from "../../core/events.ts";
 import type { Services } from "../../core/services.ts";
 import { eventStreamResponse } from "../event-stream.ts";
 import { streamSource } from "../stream-source.ts";
-import { authErrors, ErrorBody, strictObject } from "../models.ts";
+import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { apiRoutes, clampLimit } from "../route-kit.ts";
 
 const nullableObject = t.Union([t.Record(t.String(), t.Unknown()), t.Null()]);

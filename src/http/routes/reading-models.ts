@@ -1,6 +1,6 @@
 // TypeBox models of the reading endpoints (threads, search): what they add to SPEC's message.
 import { t } from "elysia";
-import { strictObject } from "../models.ts";
+import { strictObject } from "../../request/models.ts";
 
 export const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { MAX_QUERY_LENGTH, searchMessages } from "../../core/search.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, strictObject } from "../models.ts";
+import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { apiRoutes, clampLimit } from "../route-kit.ts";
 import { cursorQuery, NextCursor, nullable } from "./reading-models.ts";
 

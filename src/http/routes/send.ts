@@ -2,9 +2,9 @@
 import { t } from "elysia";
 import { sendMessage } from "../../core/send.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ConflictError, ErrorBody, strictObject } from "../models.ts";
+import { authErrors, ConflictError, ErrorBody, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
-import { clientId, DeliveryFailure, OutgoingFields, PendingApproval, PermanentRejection, SendBlocked } from "./outgoing-models.ts";
+import { clientId, DeliveryFailure, OutgoingFields, PendingApproval, PermanentRejection, SendBlocked } from "../../request/outgoing-models.ts";
 
 const SendBody = strictObject({ ...OutgoingFields, client_id: clientId("idempotency key; must not start with `draft:`") });
 const Sent = strictObject({ id: t.String(), thread_id: t.String(), provider_message_id: t.String() });

@@ -1,0 +1,133 @@
+// Runs every family over one piece of text (visible body, hidden text, or a decoded payload),
+// damps hits that sit in third-person discussion, reported speech or quotation, and turns them
+// into named, weighted signals with a short excerpt as evidence.
+
+import { addressFamilies, hiddenImperative } from "./address.ts";
+import { annotate } from "./annotate.ts";
+import { combineHits } from "./combine.ts";
+import { findEncoded, looksRot13, rot13Tokens } from "./decode.ts";
+import { exfilFamilies } from "./exfil.ts";
+import { fraudFamilies } from "./fraud.ts";
+import { overrideFamilies } from "./override.ts";
+import { personaFamilies } from "./persona.ts";
+import { steerFamilies } from "./steer.ts";
+import { structureHits } from "./structure.ts";
+import { findLinks, type Token, tokenize } from "./text.ts";
+import { type Hit, View } from "./view.ts";
+import { WEIGHTS as W } from "./weights.ts";
+
+export type Origin = "body" | "hidden" | "decoded";
+export type Signal = { name: string; weight: number; evidence: string };
+
+const EVIDENCE_MAX = 120;
+// Hidden placement is itself a strong sign: nobody hides text meant for the human reader.
+const HIDDEN_BOOST = W.context.timesHidden;
+const FRAMED = W.context.timesFramed; // sentence reads as discussion ("researchers showed that ...")
+const QUOTED = W.context.timesQuoted; // inside quotes, code or a "> " reply line (View.quoted)
+
+export function scanText(text: string, origin: Origin, out: Signal[], label = ""): void {
+  if (text.trim() === "") return;
+  const links = findLinks(text);
+  const raw = tokenize(text, links);
+  const rotated = origin !== "decoded" && looksRot13(raw) ? rot13Tokens(raw) : null; // before annotation reuses raw
+  const v = runFamilies(raw, text, origin);
+  const hits = [...v.hits, ...structureHits(text, links)];
+  damp(v, hits); // first, so pieces found in quotation or discussion combine as the weak hits they are
+  const found = hits.length;
+  combineHits(v, hits);
+  damp(v, hits.slice(found));
+  addObfuscation(v, hits);
+  for (const h of strongestByName(hits)) out.push(toSignal(h, text, origin, label));
+  if (origin === "decoded") return;
+
+  for (const d of findEncoded(text, v.t)) decodedPayload(d.text, d.kind, out);
+  if (rotated === null) return;
+  const rot = runFamilies(rotated, text, "decoded");
+  damp(rot, rot.hits);
+  const strong = strongestByName(rot.hits).filter((h) => h.weight >= 0.1);
+  if (strong.length > 0) {
+    const found: Signal[] = strong.map((h) => toSignal(h, text, "decoded", "rot13"));
+    out.push(...found, { name: "encoded_payload", weight: W.context.encodedPayload, evidence: found[0].evidence });
+  }
+}
+
+function runFamilies(tokens: Token[], text: string, origin: Origin): View {
+  const v = new View(annotate(tokens), text);
+  overrideFamilies(v);
+  personaFamilies(v);
+  addressFamilies(v);
+  exfilFamilies(v);
+  steerFamilies(v);
+  fraudFamilies(v);
+  if (origin === "hidden") hiddenImperative(v);
+  return v;
+}
+
+function decodedPayload(decoded: string, kind: string, out: Signal[]): void {
+  const found: Signal[] = [];
+  scanText(decoded, "decoded", found, kind);
+  if (!found.some((s) => s.weight >= 0.1)) return;
+  out.push(...found, { name: "encoded_payload", weight: W.context.encodedPayload, evidence: excerpt(`${kind}: `, decoded, 0, decoded.length) });
+}
+
+function damp(v: View, hits: Hit[]): void {
+  if (v.length === 0) return;
+  for (const h of hits) {
+    const i = v.tokenAt(h.start);
+    if (v.isFramed(i) || reported(v, i)) h.weight *= FRAMED;
+    if (v.quoted[i]) h.weight *= QUOTED;
+  }
+}
+
+// "tell it to ignore ...", "asked the bot to send ...": an order passed on to someone else;
+// "the agent ignoring the rule", "I manually revoked them": what someone did, told.
+const PASS_ON = new Set(["tell", "tells", "told", "telling", "ask", "asks", "asked", "asking", "instruct", "instructs", "instructed", "instructing"]);
+const OTHERS = new Set(["it", "them", "him", "her", "they", "model", "bot", "agent", "assistant", "llm", "chatbot"]);
+const NARRATORS = new Set(["i", "we", "he", "she", "someone", "somebody"]);
+function reported(v: View, i: number): boolean {
+  const who = v.w(i - 1).endsWith("ly") ? i - 2 : i - 1; // "I manually revoked"
+  if ((OTHERS.has(v.w(who)) || NARRATORS.has(v.w(who))) && v.sentence[who] === v.sentence[i] && /(?:ing|ed)$/.test(v.w(i))) return true;
+  for (let k = i - 1; k >= Math.max(1, i - 4) && v.sentence[k] === v.sentence[i]; k--) {
+    if (v.w(k) === "to" && OTHERS.has(v.w(k - 1)) && (PASS_ON.has(v.w(k - 2)) || PASS_ON.has(v.w(k - 3)))) return true;
+  }
+  return false;
+}
+
+// A disguised word inside a matched instruction: someone worked to get past filters.
+function addObfuscation(v: View, hits: Hit[]): void {
+  let best: Hit | null = null;
+  for (const h of hits) {
+    for (let i = v.tokenAt(h.start); i < v.length && v.t[i].start < h.end; i++) {
+      if (v.t[i].obf && h.weight >= 0.1 && (best === null || h.weight > best.weight)) best = h;
+    }
+  }
+  if (best !== null) hits.push({ ...best, name: "obfuscated_text", weight: W.context.obfuscated });
+}
+
+// Only the strongest hit of each name counts, so only its evidence is worth formatting.
+function strongestByName(hits: Hit[]): Hit[] {
+  const best = new Map<string, Hit>();
+  for (const h of hits) {
+    const seen = best.get(h.name);
+    if (seen === undefined || h.weight > seen.weight) best.set(h.name, h);
+  }
+  return [...best.values()];
+}
+
+function toSignal(h: Hit, text: string, origin: Origin, label: string): Signal {
+  const prefix = origin === "hidden" ? "hidden: " : origin === "decoded" ? `${label}: ` : "";
+  const name = origin === "hidden" && h.name !== "hidden_imperative" ? `hidden_${h.name}` : origin === "decoded" && h.name !== "encoded_payload" ? `encoded_${h.name}` : h.name;
+  const weight = origin === "hidden" && h.name !== "hidden_imperative" ? Math.min(W.context.hiddenCap, h.weight * HIDDEN_BOOST) : h.weight;
+  return { name, weight, evidence: excerpt(prefix, text, h.start, h.end) };
+}
+
+/** The matched words with a little context, whitespace collapsed, at most 120 characters. */
+export function excerpt(prefix: string, text: string, start: number, end: number): string {
+  const from = Math.max(0, start - 20);
+  const to = Math.min(text.length, Math.max(end, start) + 40, from + 400);
+  let s = text.slice(from, to).replace(/\s+/g, " ").trim();
+  if (from > 0) s = `…${s}`;
+  const room = EVIDENCE_MAX - prefix.length;
+  if (s.length > room) s = `${s.slice(0, room - 1)}…`;
+  return prefix + s;
+}

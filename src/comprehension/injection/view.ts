@@ -1,0 +1,140 @@
+// Windowed lookups over annotated tokens for the family matchers. Every search is bounded by a
+// small window and stops at a sentence boundary, so matching stays linear in the text length.
+
+import { C } from "./lexicon.ts";
+import type { Token } from "./text.ts";
+
+export type Hit = { name: string; weight: number; start: number; end: number };
+
+const QUOTES = new Set(['"', "\u201c", "\u201d", "\u00ab", "\u00bb", "\u201e"]);
+const SINGLE = new Set(["'", "\u2018", "\u2019"]);
+const OPENS_AFTER = /[\s(\[:]/; // a single quote opens after a space, bracket or colon ...
+const CLOSES_BEFORE = /[\s.,;:!?)\]]/; // ... and closes before one; inside a word it is an apostrophe
+
+export class View {
+  readonly sentence: number[]; // sentence number of each token
+  private readonly framed: boolean[]; // per sentence: written as third-person discussion
+  readonly quoted: boolean[]; // per token: quoted, code or a "> " reply line (quotedTokens below)
+
+  constructor(readonly t: Token[], readonly text: string, readonly hits: Hit[] = []) {
+    this.sentence = new Array(t.length);
+    this.framed = [];
+    this.quoted = quotedTokens(t, text);
+    let s = -1;
+    for (let i = 0; i < t.length; i++) {
+      if (i === 0 || t[i].brk) {
+        s++;
+        this.framed.push(false);
+      }
+      this.sentence[i] = s;
+      if ((t[i].cls & C.FRAME) !== 0) this.framed[s] = true;
+    }
+  }
+
+  /** The index of the token that contains (or last starts before) a character offset. */
+  tokenAt(offset: number): number {
+    let lo = 0;
+    let hi = this.t.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.t[mid]!.start <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  get length(): number {
+    return this.t.length;
+  }
+
+  is(i: number, mask: number): boolean {
+    return i >= 0 && i < this.t.length && (this.t[i].cls & mask) !== 0;
+  }
+
+  w(i: number): string {
+    return i >= 0 && i < this.t.length ? this.t[i].w : "";
+  }
+
+  /** First token after i, at most `max` ahead in the same sentence, matching the mask or test. */
+  next(i: number, max: number, match: number | ((k: number) => boolean)): number {
+    const end = Math.min(this.t.length - 1, i + max);
+    for (let k = i + 1; k <= end && this.sentence[k] === this.sentence[i]; k++) {
+      if (typeof match === "number" ? (this.t[k].cls & match) !== 0 : match(k)) return k;
+    }
+    return -1;
+  }
+
+  prev(i: number, max: number, match: number | ((k: number) => boolean)): number {
+    const end = Math.max(0, i - max);
+    for (let k = i - 1; k >= end && this.sentence[k] === this.sentence[i]; k--) {
+      if (typeof match === "number" ? (this.t[k].cls & match) !== 0 : match(k)) return k;
+    }
+    return -1;
+  }
+
+  between(i: number, j: number, mask: number): boolean {
+    for (let k = i + 1; k < j; k++) if ((this.t[k].cls & mask) !== 0) return true;
+    return false;
+  }
+
+  nextWord(i: number, max: number, words: Set<string>): number {
+    return this.next(i, max, (k) => words.has(this.t[k].w));
+  }
+
+  prevWord(i: number, max: number, words: Set<string>): number {
+    return this.prev(i, max, (k) => words.has(this.t[k].w));
+  }
+
+  sentenceStart(i: number): boolean {
+    return i === 0 || this.t[i].brk;
+  }
+
+  isFramed(i: number): boolean {
+    return this.framed[this.sentence[i]] ?? false;
+  }
+
+  /** Records a hit spanning tokens a..b (inclusive). */
+  add(name: string, weight: number, a: number, b: number = a): void {
+    const lo = Math.min(a, b);
+    const hi = Math.max(a, b);
+    this.hits.push({ name, weight: Math.min(weight, 0.95), start: this.t[lo].start, end: this.t[hi].end });
+  }
+}
+
+/**
+ * Per token: inside quotes ("...", '...' on its line), code (`...`, a ``` block) or a line quoted
+ * from an earlier message ("> ..."). The learned stage reads it too (injection/features.ts), so
+ * both stages tell quoted words from words addressed to the reader the same way.
+ */
+export function quotedTokens(t: Token[], text: string): boolean[] {
+  const quoted: boolean[] = new Array(t.length).fill(false);
+  if (!/["'`>\u2018\u2019\u201c\u201d\u00ab\u00bb\u201e]/.test(text)) return quoted;
+  let double = false;
+  let single = false;
+  let tick = false;
+  let fence = text.startsWith("```");
+  let reply = text.startsWith(">"); // a line of an earlier message quoted in a reply
+  let pos = fence ? 3 : 0;
+  for (let i = 0; i < t.length; i++) {
+    for (; pos < t[i].start; pos++) {
+      const c = text.charCodeAt(pos);
+      if (c === 10) {
+        double = single = tick = false;
+        reply = text.charCodeAt(pos + 1) === 62;
+        if (text.startsWith("```", pos + 1)) {
+          fence = !fence;
+          pos += 3;
+        }
+      } else if (c === 34 || (c > 127 && QUOTES.has(text[pos]))) double = !double;
+      else if (c === 96) tick = !tick;
+      else if (c === 39 || (c > 127 && SINGLE.has(text[pos]))) {
+        const before = pos === 0 ? " " : text[pos - 1];
+        const after = pos + 1 < text.length ? text[pos + 1] : " ";
+        if (!single && c !== 0x2019 && OPENS_AFTER.test(before) && !/\s/.test(after)) single = true;
+        else if (single && c !== 0x2018 && !/\s/.test(before) && CLOSES_BEFORE.test(after)) single = false;
+      }
+    }
+    quoted[i] = double || single || tick || fence || reply;
+  }
+  return quoted;
+}
