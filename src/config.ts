@@ -34,6 +34,8 @@ export type Config = {
     maxRecipients: number;
     maxConnections: number;
     idleTimeoutMs: number;
+    /** Pause before the 220 greeting; a client that talks during it is refused (421). */
+    greetingDelayMs: number;
     tlsCertFile: string | null;
     tlsKeyFile: string | null;
   };
@@ -252,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxRecipients: integer(env, "SMTP_MAX_RECIPIENTS", 50, 1, 1000),
       maxConnections: integer(env, "SMTP_MAX_CONNECTIONS", 200, 1, 100000),
       idleTimeoutMs: integer(env, "SMTP_IDLE_TIMEOUT_S", 60, 1, 3600) * 1000,
+      greetingDelayMs: integer(env, "SMTP_GREETING_DELAY_MS", 0, 0, 10_000),
       tlsCertFile: optionalText(env, "SMTP_TLS_CERT_FILE"),
       tlsKeyFile: optionalText(env, "SMTP_TLS_KEY_FILE"),
     },
