@@ -2,7 +2,7 @@
 // Routes declare their class (`auth: "read"`); nothing else in the HTTP layer checks grants.
 import type { Sql } from "../db.ts";
 import { errors } from "../core/errors.ts";
-import { principalForSecret } from "../core/keys.ts";
+import { cachedPrincipalForSecret } from "../core/key-cache.ts";
 import type { Principal, Scope } from "../core/principal.ts";
 
 export type EndpointClass = "mailboxCreate" | "accountPlane" | "accountRead" | "mailboxList" | "read" | "write";
@@ -36,7 +36,7 @@ const MAX_SECRET_LENGTH = 512;
 export async function authenticate(sql: Sql, header: string | null): Promise<Principal> {
   const match = header ? BEARER.exec(header.trim()) : null;
   if (!match || match[1]!.length > MAX_SECRET_LENGTH) throw errors.missingBearer();
-  const principal = await principalForSecret(sql, match[1]!);
+  const principal = await cachedPrincipalForSecret(sql, match[1]!);
   if (!principal) throw errors.invalidApiKey();
   return principal;
 }
