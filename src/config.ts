@@ -40,6 +40,8 @@ export type Config = {
     tlsKeyFile: string | null;
   };
   bodyCleanMaxChars: number;
+  /** Per-key token bucket (src/http/rate-limit.ts); perSecond 0 turns it off. */
+  rateLimit: { perSecond: number; burst: number };
   authMode: AuthMode;
   trustedAuthservIds: string[];
   deliveryTransport: DeliveryTransportName;
@@ -259,6 +261,10 @@ export function loadConfig(env: Env = process.env): Config {
       tlsKeyFile: optionalText(env, "SMTP_TLS_KEY_FILE"),
     },
     bodyCleanMaxChars: integer(env, "BODY_CLEAN_MAX_CHARS", 50_000, 100, 10_000_000),
+    rateLimit: {
+      perSecond: integer(env, "RATE_LIMIT_PER_SECOND", 100, 0, 1_000_000),
+      burst: integer(env, "RATE_LIMIT_BURST", 2000, 1, 10_000_000),
+    },
     authMode: oneOf(env, "INBOUND_AUTH_MODE", "verify", ["off", "verify", "trust"] as const),
     trustedAuthservIds: list(env, "TRUSTED_AUTHSERV_IDS", ""),
     deliveryTransport,

@@ -2,6 +2,7 @@
 // `Authorization: Bearer <key>` and is authenticated exactly as the HTTP API authenticates, before
 // any JSON-RPC is read; each request gets its own transport and server, so no session state lives
 // in the process and any copy behind a load balancer can answer any request.
+import { rateLimiterFor } from "../http/rate-limit.ts";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
@@ -20,8 +21,11 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 async function principalOf(svc: Services, request: Request): Promise<Principal | Response> {
   try {
-    return await authenticate(svc.sql, request.headers.get("authorization"));
+    const principal = await authenticate(svc.sql, request.headers.get("authorization"));
+    rateLimiterFor(svc.config).take(principal.keyId);
+    return principal;
   } catch (error) {
+    if (error instanceof ApiError && error.status === 429) return json(429, error.body, error.headers);
     if (error instanceof ApiError) return json(error.status, error.body, { "www-authenticate": 'Bearer realm="mcp"' });
     throw error;
   }
