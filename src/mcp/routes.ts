@@ -1,7 +1,8 @@
 // POST /mcp: the MCP Streamable HTTP transport (JSON-RPC 2.0), stateless. Every request carries
 // `Authorization: Bearer <key>` and is authenticated exactly as the HTTP API authenticates, before
-// any JSON-RPC is read; each request gets its own transport and server, so no session state lives
-// in the process and any copy behind a load balancer can answer any request.
+// any JSON-RPC is read; each request gets its own transport (and a server made for its principal,
+// reused from an earlier request of the same principal), so no session state lives in the process
+// and any copy behind a load balancer can answer any request.
 import { rateLimiterFor } from "../http/rate-limit.ts";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
@@ -11,7 +12,7 @@ import type { Services } from "../core/services.ts";
 import { authenticate } from "../http/auth.ts";
 import { errorFields } from "../log.ts";
 import { readMcpBody } from "./body.ts";
-import { makeMcpServer } from "./server.ts";
+import { makeMcpServerPool, type McpServerPool } from "./server-pool.ts";
 
 const MCP_PATH = "/mcp";
 
@@ -31,12 +32,14 @@ async function principalOf(svc: Services, request: Request): Promise<Principal |
   }
 }
 
-async function handlePost(svc: Services, request: Request): Promise<Response> {
+async function handlePost(svc: Services, servers: McpServerPool, request: Request): Promise<Response> {
   const principal = await principalOf(svc, request);
   if (principal instanceof Response) return principal;
   const body = await readMcpBody(request, svc.config.maxRequestBytes);
   if (!body.ok) return body.response;
-  const server = makeMcpServer(svc, principal);
+  // A server of this principal's from an earlier request when one is idle (server-pool.ts).
+  const server = servers.take(principal);
+  let reusable = true;
   // JSON responses, not SSE: every tool answers once, and nothing is pushed to clients.
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -46,10 +49,12 @@ async function handlePost(svc: Services, request: Request): Promise<Response> {
     await server.connect(transport);
     return await transport.handleRequest(request, { parsedBody: body.message });
   } catch (error) {
+    reusable = false;
     svc.log.error("mcp.transport_failed", { key_id: principal.keyId, ...errorFields(error) });
     return json(500, { jsonrpc: "2.0", error: { code: -32603, message: errors.internal().message }, id: null });
   } finally {
     await server.close();
+    if (reusable) servers.give(principal, server);
   }
 }
 
@@ -61,9 +66,9 @@ async function methodNotAllowed(svc: Services, request: Request): Promise<Respon
   return json(405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; use POST" }, id: null }, { allow: "POST" });
 }
 
-export const mcpRoutes = (svc: Services) =>
+export const mcpRoutes = (svc: Services, servers: McpServerPool = makeMcpServerPool(svc)) =>
   new Elysia({ name: "routes:mcp" })
     // parse "none": body.ts reads the body, under the API's size and nesting limits.
-    .post(MCP_PATH, ({ request }) => handlePost(svc, request), { parse: "none", detail: { hide: true } })
+    .post(MCP_PATH, ({ request }) => handlePost(svc, servers, request), { parse: "none", detail: { hide: true } })
     .get(MCP_PATH, ({ request }) => methodNotAllowed(svc, request), { detail: { hide: true } })
     .delete(MCP_PATH, ({ request }) => methodNotAllowed(svc, request), { parse: "none", detail: { hide: true } });
