@@ -9,6 +9,8 @@ declare module "autocannon" {
     body?: string;
     headers?: Record<string, string>;
     timeout?: number;
+    /** Requests per second across all connections (open loop); unlimited when absent. */
+    overallRate?: number;
   };
   type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p99: number; total?: number };
   export type Result = {
@@ -18,6 +20,7 @@ declare module "autocannon" {
     errors: number;
     timeouts: number;
     non2xx: number;
+    "2xx": number;
     duration: number;
   };
   function autocannon(options: Options): Promise<Result>;

@@ -6,6 +6,9 @@
 //
 //   bun run bench e2e [--rates 5,10,20,40] [--duration 10] [--log-level info]
 //
+// spamd and clamd are in the path: SPAMD_ADDRESS / CLAMD_ADDRESS when set, else daemons started
+// for the run when Debian's spamd and clamav-daemon are installed (the line on stderr says which).
+//
 // Open loop: message i of a phase is sent at i/rate seconds whatever happened to the others, over
 // a few pooled SMTP connections, as a busy upstream MTA would. Personal-looking text, so no
 // message is skipped as spam and comprehension runs fully. Clock: one, this process's.
@@ -24,6 +27,23 @@ import { setWebhook } from "../src/core/webhooks.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
 import { createTestDatabase } from "../test/support/database.ts";
+import { scannerAvailable, startClamd, startSpamd, type Scanner } from "../test/support/scanners.ts";
+
+/**
+ * SPAMD_ADDRESS / CLAMD_ADDRESS from this environment when set; otherwise, when the Debian
+ * packages are installed, a real spamd and clamd started for the run (kept in `daemons` to stop).
+ */
+async function edgeScanners(daemons: Scanner[]): Promise<{ spamd: string | null; clamd: string | null }> {
+  const start = async (name: "spamd" | "clamd", given: string | undefined) => {
+    if (given) return given;
+    if (!scannerAvailable(name)) return null;
+    const daemon = await (name === "spamd" ? startSpamd() : startClamd());
+    daemons.push(daemon);
+    return daemon.address;
+  };
+  const [spamd, clamd] = await Promise.all([start("spamd", process.env.SPAMD_ADDRESS), start("clamd", process.env.CLAMD_ADDRESS)]);
+  return { spamd, clamd };
+}
 
 type Options = { rates: number[]; duration: number; logLevel: string };
 type Phase = {
@@ -125,6 +145,7 @@ export default async function run(args: string[]): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-e2e-"));
   let child: ReturnType<typeof Bun.spawn> | null = null;
   let receiver: Server | null = null;
+  const daemons: Scanner[] = [];
   try {
     // Webhook arrivals by subject: the payload carries it, and each message's subject is unique.
     const accepted = new Map<string, number>();
@@ -156,6 +177,8 @@ export default async function run(args: string[]): Promise<void> {
     await setWebhook(webhookSetter, { accountId: account.id, url: `http://127.0.0.1:${receiverPort}/hooks/mail`, secret: "whsec_bench_e2e_0123456789abcdef" });
 
     const smtpPort = await freePort();
+    const scanners = await edgeScanners(daemons);
+    console.error(`edge scanners: spamd ${scanners.spamd ?? "none"}, clamd ${scanners.clamd ?? "none"}`);
     child = Bun.spawn([process.execPath, "src/main.ts"], {
       cwd: resolve(import.meta.dir, ".."),
       env: {
@@ -171,6 +194,10 @@ export default async function run(args: string[]): Promise<void> {
         INBOUND_AUTH_MODE: "off",
         // The receiver is on loopback, which production refuses.
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+        // The edge scanners the README recommends, in the path as in production: the ones given
+        // in this environment, or else a real spamd and clamd started here (test/support/scanners.ts).
+        ...(scanners.spamd ? { SPAMD_ADDRESS: scanners.spamd } : {}),
+        ...(scanners.clamd ? { CLAMD_ADDRESS: scanners.clamd } : {}),
       },
       stdout: "ignore", // the service's JSON log: written, as in production, but not kept
       stderr: "inherit",
@@ -305,6 +332,7 @@ export default async function run(args: string[]): Promise<void> {
       if (!exited) child.kill("SIGKILL");
       await child.exited;
     }
+    for (const daemon of daemons) await daemon.close();
     if (receiver) {
       receiver.closeAllConnections();
       await new Promise<void>((done) => receiver!.close(() => done()));

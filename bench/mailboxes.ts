@@ -56,6 +56,8 @@ async function serve(databaseUrl: string, accountId: string, logLevel: string): 
     HTTP_PORT: "0",
     LOG_LEVEL: logLevel,
     INBOUND_AUTH_MODE: "off",
+    // One key drives the whole load: the per-key rate limit would measure itself (bench ratelimit does).
+    RATE_LIMIT_PER_SECOND: "0",
     DATA_DIR: mkdtempSync(join(tmpdir(), "bench-data-")),
   });
   const sql = makeSql(databaseUrl, { max: 10 });

@@ -88,6 +88,8 @@ async function serveMain(databaseUrl: string, sinkPort: string): Promise<void> {
     HTTP_PORT: "0",
     LOG_LEVEL: "info",
     INBOUND_AUTH_MODE: "off",
+    // One key drives the whole load: the per-key rate limit would measure itself (bench ratelimit does).
+    RATE_LIMIT_PER_SECOND: "0",
     DELIVERY_TRANSPORT: "smtp",
     SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}`,
     PUBLIC_BASE_URL: "https://mail.bench.test",

@@ -3,7 +3,12 @@
 // Both are driven the same way: N connections over loopback, each sending one message after
 // another on its own session (nodemailer's SMTPConnection, pipelined envelope), for a fixed time.
 //
-//   bun run bench smtp [--duration 8] [--warmup 2] [--concurrency 10] [--size 10240]
+//   bun run bench smtp [--duration 8] [--warmup 2] [--concurrency 10] [--size 10240] [--messages 1000] [--profile 200]
+//
+// Then, when Debian's `postfix` is installed, Postfix's own client `smtp-source` drives our
+// listener, the bare smtp-server and a loopback Postfix (bench/support/postfix.ts) the same way:
+// `--messages` messages over `--concurrency` sessions, a new connection per message and then
+// connections reused. Last, a per-stage profile of `--profile` messages accepted one at a time.
 //
 // Each server runs in its own child process, so the load generator does not share its event
 // loop. The database is a fresh one on DATABASE_URL's server (or an embedded one), dropped after.
@@ -21,17 +26,19 @@ import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
 import { startSmtpListener } from "../smtp/listener.ts";
 import { createTestDatabase } from "../test/support/database.ts";
+import { profileInbound } from "./support/inbound-profile.ts";
+import { postfixAvailable, smtpSource, smtpSourceAvailable, startPostfix, type LoopbackPostfix, type SourceRun } from "./support/postfix.ts";
 
-type Options = { duration: number; warmup: number; concurrency: number; size: number };
+type Options = { duration: number; warmup: number; concurrency: number; size: number; messages: number; profile: number };
 type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number };
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 8, warmup: 2, concurrency: 10, size: 10_240 };
+  const options: Options = { duration: 8, warmup: 2, concurrency: 10, size: 10_240, messages: 1000, profile: 200 };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     const name = flag?.slice(2) as keyof Options;
     if (flag?.startsWith("--") && name in options && value && /^\d+$/.test(value)) options[name] = Number(value);
-    else throw new Error(`usage: bun run bench smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES]; bad argument ${flag}`);
+    else throw new Error(`usage: bun run bench smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES] [--messages N] [--profile N]; bad argument ${flag}`);
   }
   // Two measured targets plus set-up: keep the whole run well under a minute.
   if (2 * (options.duration + options.warmup) > 40) throw new Error("2 × (duration + warmup) must stay within 40 s");
@@ -59,6 +66,10 @@ function message(size: number, n: number): Buffer {
 }
 
 
+// Message-IDs unique across every run of this process: inbound dedupe stores a repeated
+// Message-ID with the same bytes once, which would make the row count disagree with the 250s.
+let sequence = 0;
+
 /**
  * `concurrency` connections, opened before the clock starts, each sending back to back for
  * `seconds`; the latency of a message is from its MAIL FROM to the final reply.
@@ -67,7 +78,6 @@ async function drive(port: number, to: string, o: Options, seconds: number): Pro
   const connections = await Promise.all(Array.from({ length: o.concurrency }, () => connectSmtp(port, { name: "bench.client", socketTimeoutMs: 30_000 })));
   const latencies: number[] = [];
   let failures = 0;
-  let n = 0;
   const started = performance.now();
   const deadline = started + seconds * 1000;
   await Promise.all(
@@ -76,7 +86,7 @@ async function drive(port: number, to: string, o: Options, seconds: number): Pro
         const t = performance.now();
         // A fresh envelope per message: nodemailer keeps its transaction state on this object.
         const ok = await new Promise<boolean>((resolve) =>
-          connection.send({ from: "sender@bench.example", to: [to] }, message(o.size, n++), (error, info) => resolve(!error && /^250/.test(info?.response ?? ""))),
+          connection.send({ from: "sender@bench.example", to: [to] }, message(o.size, sequence++), (error, info) => resolve(!error && /^250/.test(info?.response ?? ""))),
         );
         latencies.push(performance.now() - t);
         if (!ok) failures++;
@@ -116,6 +126,7 @@ async function bareMain(): Promise<void> {
     authOptional: true,
     disabledCommands: ["AUTH"],
     size: 25 * 1024 * 1024,
+    greetingDelay: 0,
     onRcptTo: (_address, _session, callback) => callback(),
     onData(stream, _session, callback) {
       stream.on("data", () => {});
@@ -141,7 +152,7 @@ export default async function run(args: string[]): Promise<void> {
   const options = parseOptions(args);
   const started = performance.now();
   const database = await createTestDatabase();
-  const sql = makeSql(database.url, { max: 2 });
+  const sql = makeSql(database.url, { max: 4 });
   const children: ReturnType<typeof Bun.spawn>[] = [];
   try {
     const account = await createAccount(sql, { name: "bench" });
@@ -166,6 +177,43 @@ export default async function run(args: string[]): Promise<void> {
     if (options.warmup > 0) await drive(barePort, mailbox.address, options, options.warmup);
     const floor = await drive(barePort, mailbox.address, options, options.duration);
 
+    // smtp-source: the same client for all three servers, both connection modes.
+    const sourceRows: string[] = [];
+    let postfix: LoopbackPostfix | null = null;
+    if (smtpSourceAvailable()) {
+      try {
+        if (postfixAvailable()) postfix = await startPostfix();
+      } catch (error) {
+        console.error(`postfix: ${(error as Error).message}; comparing without it`);
+      }
+      const targets: [string, number, string][] = [["our listener", oursPort, mailbox.address], ["bare smtp-server", barePort, mailbox.address]];
+      if (postfix) targets.push(["postfix 3.7 (queue with fsync, then discard)", postfix.port, "agent@discard.example"]);
+      for (const reuse of [false, true]) {
+        const results: [string, SourceRun][] = [];
+        for (const [name, port, to] of targets) {
+          // Warm-up: a tenth of the run, not counted.
+          await smtpSource(port, { messages: Math.max(options.concurrency, Math.floor(options.messages / 10)), sessions: options.concurrency, bodyBytes: options.size, reuse, to });
+          const beforeRun = name === "our listener" ? await stored() : 0;
+          const result = await smtpSource(port, { messages: options.messages, sessions: options.concurrency, bodyBytes: options.size, reuse, to });
+          if (name === "our listener" && (await stored()) - beforeRun !== options.messages) throw new Error("smtp-source: stored rows do not match the messages sent");
+          if (!result.ok) throw new Error(`smtp-source against ${name} failed`);
+          results.push([name, result]);
+        }
+        const ours = results[0]![1].perSecond;
+        for (const [name, r] of results) {
+          const label = `${name}, ${reuse ? "reused connections" : "new connection per message"}`;
+          sourceRows.push(`${label.padEnd(72)}${fixed(r.perSecond).padStart(10)}${fixed(r.seconds, 2).padStart(10)}${(name === "our listener" ? "" : `${fixed(ours / r.perSecond, 2)}x`).padStart(12)}`);
+        }
+      }
+      await postfix?.stop();
+    }
+
+    const profileSvc = makeServices(
+      { sql, config: loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent", INBOUND_AUTH_MODE: "off" }), log: makeLogger("silent"), resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }) },
+      makeTransport,
+    );
+    const stages = options.profile > 0 ? await profileInbound(profileSvc, mailbox.address, () => message(options.size, sequence++), options.profile) : [];
+
     const row = (name: string, s: Stats) =>
       `${name.padEnd(44)}${fixed(s.perSecond).padStart(10)}${fixed(s.p50, 2).padStart(10)}${fixed(s.p99, 2).padStart(10)}${String(s.count).padStart(8)}${String(s.failures).padStart(9)}`;
     console.log(
@@ -180,6 +228,22 @@ export default async function run(args: string[]): Promise<void> {
         "",
         `listener / bare: throughput ${fixed(listener.perSecond / floor.perSecond, 3)}x   p50 ${fixed(listener.p50 / floor.p50, 1)}x   p99 ${fixed(listener.p99 / floor.p99, 1)}x`,
         `stored during the measured run: ${after - before} rows for ${listener.count - listener.failures} answers 250; process_inbound jobs queued: ${jobs!.n}`,
+        ...(sourceRows.length
+          ? [
+              "",
+              `smtp-source (Postfix's load generator), ${options.messages} messages of ${options.size} B body over ${options.concurrency} sessions${postfix ? "" : " (postfix not available: not compared)"}:`,
+              `${"target".padEnd(72)}${"msg/s".padStart(10)}${"seconds".padStart(10)}${"ours / it".padStart(12)}`,
+              ...sourceRows,
+            ]
+          : ["", "smtp-source not installed (Debian package postfix): the Postfix comparison is skipped."]),
+        ...(stages.length
+          ? [
+              "",
+              `Per-stage cost of one accepted message, ${options.profile} messages one at a time (ms):`,
+              `${"stage".padEnd(50)}${"p50".padStart(10)}${"mean".padStart(10)}`,
+              ...stages.map((r) => `${r.stage.padEnd(50)}${fixed(r.p50, 3).padStart(10)}${fixed(r.mean, 3).padStart(10)}`),
+            ]
+          : []),
         `total time ${fixed((performance.now() - started) / 1000)} s`,
         "",
       ].join("\n"),

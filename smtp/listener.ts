@@ -36,6 +36,10 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
     maxClients: config.smtp.maxConnections,
     socketTimeout: config.smtp.idleTimeoutMs,
     closeTimeout: 5_000,
+    // Greet at once by default (scripts/patch-smtp-server.mjs makes the library's fixed 100 ms
+    // pause this option): the pause cost every sender a tenth of a second per connection, while a
+    // client that talks before the greeting is still refused with 421 whatever its length.
+    greetingDelay: config.smtp.greetingDelayMs,
     logger: false,
 
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (error?: Error | null) => void) {

@@ -34,10 +34,14 @@ export type Config = {
     maxRecipients: number;
     maxConnections: number;
     idleTimeoutMs: number;
+    /** Pause before the 220 greeting; a client that talks during it is refused (421). */
+    greetingDelayMs: number;
     tlsCertFile: string | null;
     tlsKeyFile: string | null;
   };
   bodyCleanMaxChars: number;
+  /** Per-key token bucket (src/http/rate-limit.ts); perSecond 0 turns it off. */
+  rateLimit: { perSecond: number; burst: number };
   authMode: AuthMode;
   trustedAuthservIds: string[];
   deliveryTransport: DeliveryTransportName;
@@ -252,10 +256,15 @@ export function loadConfig(env: Env = process.env): Config {
       maxRecipients: integer(env, "SMTP_MAX_RECIPIENTS", 50, 1, 1000),
       maxConnections: integer(env, "SMTP_MAX_CONNECTIONS", 200, 1, 100000),
       idleTimeoutMs: integer(env, "SMTP_IDLE_TIMEOUT_S", 60, 1, 3600) * 1000,
+      greetingDelayMs: integer(env, "SMTP_GREETING_DELAY_MS", 0, 0, 10_000),
       tlsCertFile: optionalText(env, "SMTP_TLS_CERT_FILE"),
       tlsKeyFile: optionalText(env, "SMTP_TLS_KEY_FILE"),
     },
     bodyCleanMaxChars: integer(env, "BODY_CLEAN_MAX_CHARS", 50_000, 100, 10_000_000),
+    rateLimit: {
+      perSecond: integer(env, "RATE_LIMIT_PER_SECOND", 100, 0, 1_000_000),
+      burst: integer(env, "RATE_LIMIT_BURST", 2000, 1, 10_000_000),
+    },
     authMode: oneOf(env, "INBOUND_AUTH_MODE", "verify", ["off", "verify", "trust"] as const),
     trustedAuthservIds: list(env, "TRUSTED_AUTHSERV_IDS", ""),
     deliveryTransport,

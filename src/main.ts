@@ -3,6 +3,7 @@
 import { loadConfigOrReport, type Config } from "./config.ts";
 import { makeSql, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from "./db.ts";
 import { createDefaultAccountOnFirstStart, type FirstStartSecrets } from "./core/bootstrap.ts";
+import { stopKeyCache } from "./core/key-cache.ts";
 import { makeServices } from "./core/services.ts";
 import { makeTransport } from "./delivery/index.ts";
 import { makeApp } from "./http/app.ts";
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
         log.error("service.stop_failed", { part: part.name, ...errorFields(error) });
       }
     }
+    await stopKeyCache(sql);
     await sql.end({ timeout: 5 });
     if (embedded) await embedded.stop();
     log.info("service.stopped", {});

@@ -1,4 +1,5 @@
 // Accounts: the tenant every key, mailbox and domain belongs to. Managed by operators and humans.
+import { invalidateKeyCaches } from "./key-cache-local.ts";
 import type { Config } from "../config.ts";
 import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
@@ -40,6 +41,8 @@ export async function updateAccount(
       monthly_send_quota = case when ${changes.monthlySendQuota !== undefined} then ${changes.monthlySendQuota ?? null}::integer else monthly_send_quota end
     where id = ${id}
     returning id, name, plan, monthly_send_quota, created_at`;
+  // The cached keys of this process carry the plan: forget them now (others on the NOTIFY).
+  invalidateKeyCaches();
   if (!account) throw errors.notFound("account");
   return account;
 }

@@ -48,8 +48,6 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
 
   const { content, raw, rfcMessageId } = await sql.begin(async (tx) => {
     const content = await input.prepare(tx);
-    // The quota is the last check before delivery (DESIGN's order), and commits with the message.
-    await reserveSend(tx, config, input.accountId);
     const rfcMessageId = `${messageId}@${content.mailbox.domain_name}`;
     const unsubscribe = await createUnsubscribeLinks(tx, config, { accountId: input.accountId, address: content.to, messageId });
     const raw = await composeMessage({
@@ -64,6 +62,11 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
       unsubscribe,
       dkim: await signingKeyFor(tx, config, content.mailbox),
     });
+    // The quota is the last check before delivery (DESIGN's order), and commits with the message.
+    // It comes after composing and signing: its upsert locks the account's usage row until
+    // COMMIT, and every concurrent send of the account waits on that lock (bench send), so
+    // nothing that can run outside the lock does. Composing fails only on a broken invariant.
+    await reserveSend(tx, config, input.accountId);
     await tx`
       insert into messages (id, account_id, mailbox_id, direction, rfc_message_id, thread_id, in_reply_to, "references",
         from_addr, to_addr, subject, body_raw, body_clean, truncated, delivery_status, delivery_attempts, draft_id, raw_outbound)

@@ -7,6 +7,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: ErrorBody,
+    /** Extra response headers (429's Retry-After and RateLimit fields). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(typeof body.error === "string" ? body.error : String(body.code ?? status));
   }

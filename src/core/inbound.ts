@@ -62,6 +62,15 @@ export async function acceptInbound(
   const idByMailbox = await svc.sql.begin(async (tx) => {
     const ids = new Map<string, string>();
     let rawStored = false;
+    // The writes do not depend on each other's results: they are sent without waiting for each
+    // reply (postgres.js pipelines them on the transaction's connection, in order) and all awaited
+    // before COMMIT. A failed one aborts the transaction like an awaited one would.
+    const writes: Promise<void>[] = [];
+    const write = (query: PromiseLike<unknown>) => {
+      const done = Promise.resolve(query).then(() => {});
+      done.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
+      writes.push(done);
+    };
     for (const mailbox of claimOrder) {
       const id = newId("msg");
       const earlier = await claimFirstCopy(tx, mailbox.id, parsed.rfcMessageId, digest, id);
@@ -73,27 +82,28 @@ export async function acceptInbound(
       }
       if (!rawStored) {
         rawStored = true;
-        await tx`
+        write(tx`
           insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from)
-          values (${rawId}, ${raw.byteLength}, ${digest}, ${raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom})`;
+          values (${rawId}, ${raw.byteLength}, ${digest}, ${raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom})`);
       }
       const threadId = await threadFor(tx, mailbox.id, parsed.inReplyTo, parsed.references);
-      await tx`
+      write(tx`
         insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
           "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
         values (${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${parsed.rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
           ${parsed.references}::text[], ${parsed.fromAddr ?? envelope.mailFrom ?? ""}, ${mailbox.address}, ${parsed.subject},
           ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${tx.json(body.report as never)}, ${body.hidden_text || null},
-          ${parsed.warnings}::text[], ${tx.json(parsed.headerValues)}, ${parsed.unread})`;
+          ${parsed.warnings}::text[], ${tx.json(parsed.headerValues)}, ${parsed.unread})`);
       for (const attachment of parsed.attachments) {
-        await tx`
+        write(tx`
           insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content)
           values (${newId("att")}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
-            ${attachment.contentId}, ${attachment.disposition}, ${attachment.content})`;
+            ${attachment.contentId}, ${attachment.disposition}, ${attachment.content})`);
       }
-      await enqueueJob(tx, "process_inbound", { message_id: id }, { jobKey: `inbound:${id}` });
+      write(enqueueJob(tx, "process_inbound", { message_id: id }, { jobKey: `inbound:${id}` }));
       ids.set(mailbox.id, id);
     }
+    await Promise.all(writes);
     return ids;
   });
   const ids = unique.map((mailbox) => idByMailbox.get(mailbox.id)!);

@@ -1,4 +1,5 @@
 // API keys: created and revoked by humans (CLI, dashboard), looked up by hash on every request.
+import { invalidateKeyCaches } from "./key-cache-local.ts";
 import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
@@ -48,6 +49,8 @@ export async function createKey(db: Db, input: NewKey): Promise<{ key: KeyRecord
 
 export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
   const rows = await db`update api_keys set revoked_at = now() where id = ${keyId} and revoked_at is null returning id`;
+  // This process forgets its cached keys now; the others (and this one again) on the NOTIFY.
+  invalidateKeyCaches();
   return rows.length > 0;
 }
 

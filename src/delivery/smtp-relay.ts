@@ -1,4 +1,5 @@
-import { deliverOverSmtp, type SmtpSessionOptions, type StartTlsPolicy } from './smtp-session.ts';
+import { makeSmtpPool } from './smtp-pool.ts';
+import type { SmtpSessionOptions, StartTlsPolicy } from './smtp-session.ts';
 import type { DeliveryTransport } from '../core/transport.ts';
 
 type RelayConfig = Pick<SmtpSessionOptions, 'host' | 'port' | 'secure' | 'starttls' | 'rejectUnauthorized' | 'auth'>;
@@ -13,25 +14,25 @@ type RelayConfig = Pick<SmtpSessionOptions, 'host' | 'port' | 'secure' | 'startt
  */
 export function makeSmtpRelayTransport(url: string, o: { ehloName: string; timeoutMs: number }): DeliveryTransport {
   const relay = parseRelayUrl(url);
+  // Sessions to the relay are reused (smtp-pool.ts): one per concurrent send stays open while idle.
+  const pool = makeSmtpPool(
+    { ...relay, name: o.ehloName, connectionTimeoutMs: o.timeoutMs, greetingTimeoutMs: o.timeoutMs, socketTimeoutMs: o.timeoutMs },
+    { maxIdle: RELAY_MAX_IDLE_SESSIONS, idleMs: RELAY_IDLE_MS },
+  );
   return {
     name: 'smtp-relay',
     async deliver(envelope, raw, meta) {
-      const { outcome } = await deliverOverSmtp(
-        {
-          ...relay,
-          name: o.ehloName,
-          connectionTimeoutMs: o.timeoutMs,
-          greetingTimeoutMs: o.timeoutMs,
-          socketTimeoutMs: o.timeoutMs,
-        },
-        envelope,
-        raw,
-        meta,
-      );
+      const { outcome } = await pool.deliver(envelope, raw, meta);
       return outcome;
     },
+    close: () => pool.close(),
   };
 }
+
+// Enough idle sessions for the sends the API and worker make at once; Postfix's smtpd keeps an idle
+// client for 300 s by default, most relays for 60 s or more: quitting after 30 s stays inside that.
+const RELAY_MAX_IDLE_SESSIONS = 10;
+const RELAY_IDLE_MS = 30_000;
 
 /** Throws on anything it does not understand: a typo in a relay URL must fail at start-up. */
 export function parseRelayUrl(url: string): RelayConfig {

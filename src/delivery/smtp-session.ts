@@ -39,12 +39,26 @@ type SmtpError = Error & { code?: string; responseCode?: number; command?: strin
 const QUIT_WAIT_MS = 2000;
 
 /** Delivers one message to one recipient over one connection, which is always closed after. */
-export function deliverOverSmtp(
+export async function deliverOverSmtp(
   o: SmtpSessionOptions,
   envelope: DeliveryEnvelope,
   raw: Uint8Array,
   meta: DeliveryMeta,
 ): Promise<SmtpSessionResult> {
+  const opened = await openSmtpSession(o);
+  if ('outcome' in opened) return opened;
+  const result = await sendOnSession(opened.conn, o, envelope, raw, meta);
+  // Deferred: on a socket failure nodemailer emits 'error' first and closes right after.
+  await new Promise((resolve) => setImmediate(resolve));
+  await closeConnection(opened.conn);
+  return { outcome: result.outcome, stage: result.stage };
+}
+
+/**
+ * Connects, greets (EHLO, STARTTLS by policy) and logs in when asked: a session ready for MAIL,
+ * or the outcome of the failure (the connection is then closed).
+ */
+export function openSmtpSession(o: SmtpSessionOptions): Promise<{ conn: SMTPConnection } | SmtpSessionResult> {
   return new Promise((resolve) => {
     let stage: SmtpStage = 'connect';
     let settled = false;
@@ -64,55 +78,94 @@ export function deliverOverSmtp(
       socketCloseTimeout: QUIT_WAIT_MS,
       logger: false,
     });
-
-    const finish = (outcome: DeliveryOutcome, at: SmtpStage) => {
+    // Errors after an outcome is settled (a late close, a pooled session dropped while idle) are
+    // not news; without a listener nodemailer's 'error' event would throw.
+    conn.on('error', () => {});
+    const done = (result: { conn: SMTPConnection } | SmtpSessionResult) => {
       if (settled) return;
       settled = true;
+      conn.off('error', fail);
+      conn.off('end', lost);
+      if ('conn' in result) return resolve(result);
       // Deferred: on a socket failure nodemailer emits 'error' first and closes right after.
-      setImmediate(() => closeConnection(conn).then(() => resolve({ outcome, stage: at })));
+      setImmediate(() => closeConnection(conn).then(() => resolve(result)));
     };
-    const fail = (err: SmtpError) => {
+    function fail(err: SmtpError) {
       // A TLS handshake failure surfaces as a plain socket error; `upgrading` tells it apart.
       const at = conn.upgrading ? 'starttls' : stageOf(err, stage, !!o.secure);
-      finish(outcomeFor(err, at, `${o.host}:${o.port}`), at);
-    };
-
+      done({ outcome: outcomeFor(err, at, `${o.host}:${o.port}`), stage: at });
+    }
+    function lost() {
+      fail(Object.assign(new Error('Connection closed'), { code: 'ECONNECTION' }));
+    }
     // Connection-phase failures arrive only as 'error' events; an unhandled one would throw.
     conn.on('error', fail);
     // A close without an error (e.g. between commands) is still a lost connection.
-    conn.on('end', () => fail(Object.assign(new Error('Connection closed'), { code: 'ECONNECTION' })));
-
-    const send = () => {
-      stage = 'mail';
-      const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-      // nodemailer only starts reading the message after the 354 reply to DATA; when the
-      // source has been read to the end, the terminating dot goes out right behind it.
-      const source = new Readable({
-        read() {
-          if (stage === 'content') return;
-          stage = 'content';
-          this.push(body);
-          this.push(null);
-        },
-      });
-      source.once('end', () => {
-        stage = 'final';
-      });
-      conn.send({ from: envelope.from, to: [envelope.to], size: body.length }, source, (err, info) => {
-        if (err) return fail(err as SmtpError);
-        const response = info?.response ?? '';
-        finish({ kind: 'sent', providerMessageId: queueIdOf(response) ?? meta.messageId, response }, 'final');
-      });
-    };
+    conn.on('end', lost);
 
     conn.connect((err) => {
       if (err) return fail(err as SmtpError);
-      if (!o.auth || !conn.allowsAuth) return send();
+      if (!o.auth || !conn.allowsAuth) return done({ conn });
       stage = 'auth';
       conn.login({ user: o.auth.user, pass: o.auth.pass }, (loginErr) => {
         if (loginErr) return fail(loginErr as SmtpError);
-        send();
+        done({ conn });
       });
+    });
+  });
+}
+
+/**
+ * One mail transaction (MAIL, RCPT, DATA) on an open session. `reusable` is true only after a
+ * 250 for the message, when the session is back at its start and may carry the next one; the
+ * caller closes it otherwise.
+ */
+export function sendOnSession(
+  conn: SMTPConnection,
+  o: Pick<SmtpSessionOptions, 'host' | 'port' | 'secure'>,
+  envelope: DeliveryEnvelope,
+  raw: Uint8Array,
+  meta: DeliveryMeta,
+): Promise<SmtpSessionResult & { reusable: boolean }> {
+  return new Promise((resolve) => {
+    let stage: SmtpStage = 'mail';
+    let settled = false;
+    const finish = (outcome: DeliveryOutcome, at: SmtpStage, reusable: boolean) => {
+      if (settled) return;
+      settled = true;
+      conn.off('error', fail);
+      conn.off('end', lost);
+      resolve({ outcome, stage: at, reusable });
+    };
+    function fail(err: SmtpError) {
+      const at = stageOf(err, stage, !!o.secure);
+      finish(outcomeFor(err, at, `${o.host}:${o.port}`), at, false);
+    }
+    function lost() {
+      fail(Object.assign(new Error('Connection closed'), { code: 'ECONNECTION' }));
+    }
+    conn.on('error', fail);
+    conn.on('end', lost);
+    if (conn.destroyed) return lost();
+
+    const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+    // nodemailer only starts reading the message after the 354 reply to DATA; when the
+    // source has been read to the end, the terminating dot goes out right behind it.
+    const source = new Readable({
+      read() {
+        if (stage === 'content') return;
+        stage = 'content';
+        this.push(body);
+        this.push(null);
+      },
+    });
+    source.once('end', () => {
+      stage = 'final';
+    });
+    conn.send({ from: envelope.from, to: [envelope.to], size: body.length }, source, (err, info) => {
+      if (err) return fail(err as SmtpError);
+      const response = info?.response ?? '';
+      finish({ kind: 'sent', providerMessageId: queueIdOf(response) ?? meta.messageId, response }, 'final', true);
     });
   });
 }
@@ -152,7 +205,7 @@ function outcomeFor(err: SmtpError, stage: SmtpStage, server: string): DeliveryO
 }
 
 /** QUIT when the session is still up, then make sure the socket is gone. */
-function closeConnection(conn: SMTPConnection): Promise<void> {
+export function closeConnection(conn: SMTPConnection): Promise<void> {
   if (conn.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

@@ -25,15 +25,15 @@ import { mcpRoutes } from "../mcp/routes.ts";
 // Each resource's routes are an Elysia plugin built from the services.
 const routeSets = [mailboxRoutes, domainRoutes, messageRoutes, sendRoutes, draftRoutes, unsubscribeRoutes, threadRoutes, searchRoutes, eventRoutes, consumerRoutes];
 
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 }
 
 function errorResponse(svc: Services, code: string | number, error: unknown, request: Request): Response {
   const cause = (error as { cause?: unknown })?.cause;
-  if (error instanceof ApiError) return json(error.status, error.body);
+  if (error instanceof ApiError) return json(error.status, error.body, error.headers);
   // A key checked in the parse hook surfaces as a PARSE error wrapping our ApiError.
-  if (cause instanceof ApiError) return json(cause.status, cause.body);
+  if (cause instanceof ApiError) return json(cause.status, cause.body, cause.headers);
   if (code === "VALIDATION") return json(400, errors.validation(describeValidationFailure(error)).body);
   if (code === "PARSE") return json(400, errors.malformedJson().body);
   if (code === "NOT_FOUND") return json(404, errors.routeNotFound().body);

@@ -4,11 +4,13 @@ import { Elysia } from "elysia";
 import { errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { makeRequestAuthorizer, type EndpointClass } from "../request/auth.ts";
+import { rateLimiterFor } from "./rate-limit.ts";
 import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../request/body-limits.ts";
 import { normalizeRequestIdentifiers, unstorableTextIn } from "../request/text-input.ts";
 
 export function apiRoutes(svc: Services, name: string) {
-  const decide = makeRequestAuthorizer(svc.sql);
+  const limiter = rateLimiterFor(svc.config);
+  const decide = makeRequestAuthorizer(svc.sql, (principal) => limiter.take(principal.keyId));
   return new Elysia({ name: `routes:${name}`, prefix: "/api/v1" })
     // Before validation: an id no client was given is an unknown id, not a 400 or a 500.
     .onTransform((context) => normalizeRequestIdentifiers(context as never))

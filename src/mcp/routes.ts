@@ -1,7 +1,9 @@
 // POST /mcp: the MCP Streamable HTTP transport (JSON-RPC 2.0), stateless. Every request carries
 // `Authorization: Bearer <key>` and is authenticated exactly as the HTTP API authenticates, before
-// any JSON-RPC is read; each request gets its own transport and server, so no session state lives
-// in the process and any copy behind a load balancer can answer any request.
+// any JSON-RPC is read; each request gets its own transport (and a server made for its principal,
+// reused from an earlier request of the same principal), so no session state lives in the process
+// and any copy behind a load balancer can answer any request.
+import { rateLimiterFor } from "../http/rate-limit.ts";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
@@ -10,7 +12,7 @@ import type { Services } from "../core/services.ts";
 import { authenticate } from "../request/auth.ts";
 import { errorFields } from "../log.ts";
 import { invalidParams, readMcpBody } from "./body.ts";
-import { makeMcpServer } from "./server.ts";
+import { makeMcpServerPool, type McpServerPool } from "./server-pool.ts";
 
 const MCP_PATH = "/mcp";
 
@@ -20,21 +22,26 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 async function principalOf(svc: Services, request: Request): Promise<Principal | Response> {
   try {
-    return await authenticate(svc.sql, request.headers.get("authorization"));
+    const principal = await authenticate(svc.sql, request.headers.get("authorization"));
+    rateLimiterFor(svc.config).take(principal.keyId);
+    return principal;
   } catch (error) {
+    if (error instanceof ApiError && error.status === 429) return json(429, error.body, error.headers);
     if (error instanceof ApiError) return json(error.status, error.body, { "www-authenticate": 'Bearer realm="mcp"' });
     throw error;
   }
 }
 
-async function handlePost(svc: Services, request: Request): Promise<Response> {
+async function handlePost(svc: Services, servers: McpServerPool, request: Request): Promise<Response> {
   const principal = await principalOf(svc, request);
   if (principal instanceof Response) return principal;
   const body = await readMcpBody(request, svc.config.maxRequestBytes);
   if (!body.ok) return body.response;
   const invalid = invalidParams(body.message);
   if (invalid) return invalid;
-  const server = makeMcpServer(svc, principal);
+  // A server of this principal's from an earlier request when one is idle (server-pool.ts).
+  const server = servers.take(principal);
+  let reusable = true;
   // JSON responses, not SSE: every tool answers once, and nothing is pushed to clients.
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -44,10 +51,12 @@ async function handlePost(svc: Services, request: Request): Promise<Response> {
     await server.connect(transport);
     return await transport.handleRequest(request, { parsedBody: body.message });
   } catch (error) {
+    reusable = false;
     svc.log.error("mcp.transport_failed", { key_id: principal.keyId, ...errorFields(error) });
     return json(500, { jsonrpc: "2.0", error: { code: -32603, message: errors.internal().message }, id: null });
   } finally {
     await server.close();
+    if (reusable) servers.give(principal, server);
   }
 }
 
@@ -59,9 +68,9 @@ async function methodNotAllowed(svc: Services, request: Request): Promise<Respon
   return json(405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; use POST" }, id: null }, { allow: "POST" });
 }
 
-export const mcpRoutes = (svc: Services) =>
+export const mcpRoutes = (svc: Services, servers: McpServerPool = makeMcpServerPool(svc)) =>
   new Elysia({ name: "routes:mcp" })
     // parse "none": body.ts reads the body, under the API's size and nesting limits.
-    .post(MCP_PATH, ({ request }) => handlePost(svc, request), { parse: "none", detail: { hide: true } })
+    .post(MCP_PATH, ({ request }) => handlePost(svc, servers, request), { parse: "none", detail: { hide: true } })
     .get(MCP_PATH, ({ request }) => methodNotAllowed(svc, request), { detail: { hide: true } })
     .delete(MCP_PATH, ({ request }) => methodNotAllowed(svc, request), { parse: "none", detail: { hide: true } });

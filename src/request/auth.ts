@@ -2,7 +2,7 @@
 // Routes declare their class (`auth: "read"`); nothing else in the HTTP layer checks grants.
 import type { Sql } from "../db.ts";
 import { errors } from "../core/errors.ts";
-import { principalForSecret } from "../core/keys.ts";
+import { cachedPrincipalForSecret } from "../core/key-cache.ts";
 import type { Principal, Scope } from "../core/principal.ts";
 
 export type EndpointClass = "mailboxCreate" | "accountPlane" | "accountRead" | "mailboxList" | "read" | "write";
@@ -36,7 +36,7 @@ const MAX_SECRET_LENGTH = 512;
 export async function authenticate(sql: Sql, header: string | null): Promise<Principal> {
   const match = header ? BEARER.exec(header.trim()) : null;
   if (!match || match[1]!.length > MAX_SECRET_LENGTH) throw errors.missingBearer();
-  const principal = await principalForSecret(sql, match[1]!);
+  const principal = await cachedPrincipalForSecret(sql, match[1]!);
   if (!principal) throw errors.invalidApiKey();
   return principal;
 }
@@ -53,12 +53,13 @@ export function authorize(principal: Principal, endpointClass: EndpointClass): v
  * Authenticates and authorizes a request once, however many lifecycle hooks ask: the parse hook
  * asks first (so a bad key is 401 before a malformed body is 400), the handler's resolve last.
  */
-export function makeRequestAuthorizer(sql: Sql) {
+export function makeRequestAuthorizer(sql: Sql, limit: (principal: Principal) => void = () => {}) {
   const decided = new WeakMap<Request, Promise<Principal>>();
   return (request: Request, endpointClass: EndpointClass): Promise<Principal> => {
     let decision = decided.get(request);
     if (!decision) {
       decision = authenticate(sql, request.headers.get("authorization")).then((principal) => {
+        limit(principal);
         authorize(principal, endpointClass);
         return principal;
       });

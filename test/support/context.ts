@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type Config } from "../../src/config.ts";
+import { stopKeyCache } from "../../src/core/key-cache.ts";
 import { makeSql, type Sql } from "../../src/db.ts";
 import { createAccount, type Plan } from "../../src/core/accounts.ts";
 import { createKey, type NewKey } from "../../src/core/keys.ts";
@@ -66,6 +67,7 @@ export async function makeTestContext(env: Record<string, string> = {}): Promise
     },
     async close() {
       // A bounded end: a test may have killed this pool's connections.
+      await stopKeyCache(sql);
       await sql.end({ timeout: 5 });
       await database.drop();
     },
