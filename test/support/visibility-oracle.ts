@@ -115,10 +115,16 @@ function shownInPage(pattern: string): Record<string, boolean> {
   return out;
 }
 
+const stale = new WeakSet<Page>();
+
 export async function browserShown(page: Page, html: string, token = CORPUS_TOKEN): Promise<Record<string, boolean>> {
-  // Chromium applies <body text>'s colour to quirks-mode tables only in a fresh document, not
-  // after setContent reuses one: those documents get a fresh one (3x slower, so only they).
-  if (/<body[^>]*\stext\s*=/i.test(html)) await page.goto("about:blank");
+  // Chromium keeps <body text>'s colour (which quirks-mode tables take) in the document, and
+  // setContent reuses it: a document with one, and the one after it, get a fresh document
+  // (3x slower, so only they).
+  const bodyText = /<body[^>]*\stext\s*=/i.test(html);
+  if (bodyText || stale.has(page)) await page.goto("about:blank");
+  if (bodyText) stale.add(page);
+  else stale.delete(page);
   await page.setContent(html, { waitUntil: "domcontentloaded" });
   return page.evaluate(shownInPage, token);
 }
