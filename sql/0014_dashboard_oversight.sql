@@ -5,7 +5,8 @@
 create index messages_account_recent on messages (account_id, created_at desc);
 
 -- A message page lists its thread; without this a thread is found by scanning the mailbox.
-create index messages_mailbox_thread on messages (mailbox_id, thread_id, created_at);
+-- 0012_reading.sql already made an index of this name whose columns start with these: keep that one.
+create index if not exists messages_mailbox_thread on messages (mailbox_id, thread_id, created_at);
 
 -- The audit trail of dashboard actions, shown on the People page. The JSON log line stays the
 -- operator's record; this is the account's own view of who did what. `details` holds the same
