@@ -80,6 +80,10 @@ export type Config = {
     apiKey: string | null;
     timeoutMs: number;
   };
+  /** Bearer token that opens GET /metrics; null: /metrics answers 404 like any unknown route. */
+  metricsToken: string | null;
+  /** Service default for message retention in days; null keeps content forever. An account's own setting wins. */
+  retentionDays: number | null;
 };
 
 export class ConfigError extends Error {
@@ -297,6 +301,8 @@ export function loadConfig(env: Env = process.env): Config {
       apiKey: optionalText(env, "COMPREHENSION_LLM_KEY"),
       timeoutMs: integer(env, "COMPREHENSION_LLM_TIMEOUT_MS", 20_000, 100, 600_000),
     },
+    metricsToken: optionalText(env, "METRICS_TOKEN"),
+    retentionDays: env.RETENTION_DAYS ? integer(env, "RETENTION_DAYS", 0, 1, 36500) : null,
   };
 }
 

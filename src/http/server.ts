@@ -7,6 +7,8 @@ import { newId } from "../core/ids.ts";
 import type { App } from "./app.ts";
 import { websocket as elysiaWebSocket } from "elysia/ws";
 import { handleFromPeer, type PeerOf } from "./client-address.ts";
+import { httpRequestDuration } from "../metrics.ts";
+import { methodLabel, routeLabel } from "./route-label.ts";
 
 export type HttpServer = { port: number; stop(): Promise<void> };
 
@@ -23,13 +25,15 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
       response = new Response(JSON.stringify(errors.internal().body), { status: 500, headers: { "content-type": "application/json" } });
     }
     response.headers.set("x-request-id", requestId);
+    const elapsed = performance.now() - started;
+    httpRequestDuration.observe({ method: methodLabel(request.method), route: routeLabel(request), status: String(response.status) }, elapsed / 1000);
     log.info("http.request", {
       request_id: requestId,
       method: request.method,
       // Unsubscribe tokens are capabilities: they never reach the logs.
       path: new URL(request.url).pathname.replace(/^\/unsubscribe\/[^/]+/, "/unsubscribe/[token]"),
       status: response.status,
-      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      duration_ms: Math.round(elapsed * 10) / 10,
     });
     return response;
   };
