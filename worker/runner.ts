@@ -52,8 +52,9 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
       pollInterval: 1000,
       taskList: taskList(svc),
       // Event log retention, hourly (Graphile Worker schedules each tick once across all workers);
-      // max=1: a failed prune is not retried, the next hour's run does the work.
-      crontab: "17 * * * * prune_event_log ?max=1",
+      // max=1: a failed prune is not retried, the next hour's run does the work. Message retention
+      // (src/core/retention.ts) the same way, at another minute.
+      crontab: "17 * * * * prune_event_log ?max=1\n47 * * * * purge_expired_content ?max=1",
       logger: silentWorkerLogger(),
     });
   } catch (error) {
