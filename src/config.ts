@@ -10,6 +10,10 @@ export type AuthMode = "off" | "verify" | "trust";
 
 export type Config = {
   databaseUrl: string | null;
+  /** A direct (session) connection for what needs one: the worker, LISTEN, migrations. Null: databaseUrl. */
+  databaseDirectUrl: string | null;
+  /** "transaction" when databaseUrl is a transaction-pooling PgBouncer: no prepared statements then. */
+  databasePoolMode: "session" | "transaction";
   dataDir: string;
   embeddedPostgresPort: number;
   roles: Role[];
@@ -302,6 +306,8 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, "COMPREHENSION_LLM_TIMEOUT_MS", 20_000, 100, 600_000),
     },
     metricsToken: optionalText(env, "METRICS_TOKEN"),
+    databaseDirectUrl: optionalText(env, "DATABASE_DIRECT_URL"),
+    databasePoolMode: oneOf(env, "DATABASE_POOL_MODE", "session", ["session", "transaction"] as const),
     retentionDays: env.RETENTION_DAYS ? integer(env, "RETENTION_DAYS", 0, 1, 36500) : null,
   };
 }

@@ -10,6 +10,11 @@ export type { ResolveFn };
 
 export type Services = {
   sql: Sql;
+  /**
+   * For LISTEN: a pool on DATABASE_DIRECT_URL when the main pool goes through a transaction-pooling
+   * PgBouncer (a notification needs the session that listened). Absent: listen on `sql`.
+   */
+  listenSql?: Sql;
   config: Config;
   log: Logger;
   resolve: ResolveFn;
