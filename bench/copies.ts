@@ -34,16 +34,17 @@ async function connections(sql: Sql): Promise<number> {
   return row!.n;
 }
 
-/** Sends `count` messages over the ports (round robin, 8 pooled connections per port); returns seconds. */
-async function ingest(ports: number[], to: string, runId: string, count: number): Promise<number> {
+/** Sends `count` messages over the ports and mailboxes (round robin, 8 pooled connections per port); returns seconds. */
+async function ingest(ports: number[], mailboxes: string[], runId: string, count: number): Promise<number> {
   const transports = ports.map((port) =>
     nodemailer.createTransport({ host: "127.0.0.1", port, secure: false, ignoreTLS: true, pool: true, maxConnections: 8, maxMessages: Infinity, name: "bench.client.test" }),
   );
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: count }, (_, n) =>
-      transports[n % transports.length]!.sendMail({ envelope: { from: "lee@example.org", to: [to] }, raw: chaosMessage(runId, n, to) }),
-    ),
+    Array.from({ length: count }, (_, n) => {
+      const to = mailboxes[n % mailboxes.length]!;
+      return transports[n % transports.length]!.sendMail({ envelope: { from: "lee@example.org", to: [to] }, raw: chaosMessage(runId, n, to) });
+    }),
   );
   const seconds = (performance.now() - started) / 1000;
   for (const transport of transports) transport.close();
@@ -58,6 +59,8 @@ async function waitForArrivals(receiver: ChaosReceiver, count: number, limitMs =
   }
 }
 
+const ACCOUNTS = 8;
+
 export default async function copiesBench(args: string[]): Promise<void> {
   const at = args.indexOf("--messages");
   const count = at >= 0 ? Number(args[at + 1]) : 300;
@@ -69,11 +72,17 @@ export default async function copiesBench(args: string[]): Promise<void> {
   const processes: ServiceProcess[] = [];
   try {
     const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: "silent", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
-    const account = await createAccount(sql, { name: "bench copies" });
-    const { key } = await createKey(sql, { accountId: account.id, scope: "api" });
-    const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
-    const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: "bench-copies" });
-    await setWebhook({ sql, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }), config }, { accountId: account.id, url: receiver.url, secret: "whsec_bench_copies_0123456789abcdef" });
+    // Mail for several accounts, as a service carries: one account's events are appended in
+    // order under a per-account lock, so a single account would measure that lock, not the copies.
+    const mailboxes: string[] = [];
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const account = await createAccount(sql, { name: `bench copies ${i}` });
+      const { key } = await createKey(sql, { accountId: account.id, scope: "api" });
+      const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+      const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: `bench-copies-${i}` });
+      await setWebhook({ sql, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }), config }, { accountId: account.id, url: receiver.url, secret: "whsec_bench_copies_0123456789abcdef" });
+      mailboxes.push(mailbox.address);
+    }
     const env = { DATABASE_URL: db.url, HOST: "127.0.0.1", DATA_DIR: runDir, LOG_LEVEL: "info", INBOUND_AUTH_MODE: "off", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", HTTP_PORT: "0" };
     const start = async (name: string, extra: Record<string, string>) => {
       const child = await startService(name, { ...env, ...extra }, runDir);
@@ -85,10 +94,10 @@ export default async function copiesBench(args: string[]): Promise<void> {
     const run = randomBase32(4).toLowerCase();
 
     // Warm-up (first connections, JIT), not counted.
-    await ingest(ports, mailbox.address, `${run}w`, 40);
+    await ingest(ports, mailboxes, `${run}w`, 40);
     const smtpCpu0 = smtp.map((p) => cpuSeconds(p.pid));
-    const oneListener = count / (await ingest([ports[0]!], mailbox.address, `${run}a`, count));
-    const twoListeners = count / (await ingest(ports, mailbox.address, `${run}b`, count));
+    const oneListener = count / (await ingest([ports[0]!], mailboxes, `${run}a`, count));
+    const twoListeners = count / (await ingest(ports, mailboxes, `${run}b`, count));
     const smtpCpuMs = ((smtp.reduce((sum, p, i) => sum + cpuSeconds(p.pid) - smtpCpu0[i]!, 0)) * 1000) / (2 * count);
     const smtpConnections = (await connections(sql)) / 2;
 
@@ -104,8 +113,8 @@ export default async function copiesBench(args: string[]): Promise<void> {
     await w1.kill("SIGTERM");
 
     // The same backlog again, through both listeners, then two workers drain it.
-    await ingest(ports, mailbox.address, `${run}c`, count);
-    await ingest(ports, mailbox.address, `${run}d`, count);
+    await ingest(ports, mailboxes, `${run}c`, count);
+    await ingest(ports, mailboxes, `${run}d`, count);
     const before = receiver.arrivals.size;
     backlog = 2 * count;
     const pair = await Promise.all([start("worker-2a", { ROLES: "worker" }), start("worker-2b", { ROLES: "worker" })]);
@@ -116,7 +125,7 @@ export default async function copiesBench(args: string[]): Promise<void> {
 
     const f = (n: number) => n.toFixed(1);
     console.log([
-      `bench copies: ${count} messages per phase, one database, loopback (WORKER_CONCURRENCY default 4)`,
+      `bench copies: ${count} messages per phase over ${ACCOUNTS} accounts, one database, loopback (WORKER_CONCURRENCY default 4)`,
       `  SMTP ingest:      1 listener ${f(oneListener)} msg/s, 2 listeners ${f(twoListeners)} msg/s, ratio ${(twoListeners / oneListener).toFixed(2)}`,
       `  inbound→webhook:  1 worker ${f(oneWorker)} msg/s, 2 workers ${f(twoWorkers)} msg/s, ratio ${(twoWorkers / oneWorker).toFixed(2)}`,
       `  CPU per message:  smtp ${f(smtpCpuMs)} ms (${f(1000 / smtpCpuMs)} msg/s per core), worker ${f(workerCpuMs)} ms (${f(1000 / workerCpuMs)} msg/s per core)`,
