@@ -5,9 +5,37 @@
 // client_id sent to both APIs at the same instant sends once, that sign-in throttling counts
 // failures made on either API, and that a stream client on one API hears events produced through
 // the other (LISTEN/NOTIFY with a catch-up read of the event log).
+import { readFileSync } from "node:fs";
 import { createUser } from "../../src/core/users.ts";
 import { DashboardClient, hiddenField } from "../../test/support/dashboard-client.ts";
 import type { Run, Scenario } from "./harness.ts";
+import type { ServiceProcess } from "./service.ts";
+
+/**
+ * From the workers' own log lines (job.succeeded / job.failed carry the end time and duration):
+ * runs of one job by two different workers whose time spans overlap. Must be none.
+ */
+function overlappingRuns(workers: ServiceProcess[], run: Run): string {
+  const spans = new Map<string, { worker: string; from: number; to: number }[]>();
+  let runs = 0;
+  for (const worker of workers) {
+    for (const line of readFileSync(worker.logPath, "utf8").split("\n")) {
+      if (!line.includes('"job.succeeded"') && !line.includes('"job.failed"')) continue;
+      const entry = JSON.parse(line) as { time: string; job_id: string; duration_ms: number | null };
+      const to = Date.parse(entry.time);
+      const list = spans.get(entry.job_id) ?? [];
+      list.push({ worker: worker.name, from: to - (entry.duration_ms ?? 0), to });
+      spans.set(entry.job_id, list);
+      runs++;
+    }
+  }
+  let overlaps = 0;
+  for (const list of spans.values()) {
+    for (const a of list) for (const b of list) if (a !== b && a.worker < b.worker && a.from < b.to && b.from < a.to) overlaps++;
+  }
+  if (overlaps > 0) run.fail(`${overlaps} jobs ran in two workers at once`);
+  return `${runs} job runs logged by the workers, ${overlaps} overlapping in two workers`;
+}
 
 /** An SSE client that keeps the subjects of every message.received event it is sent. */
 function streamSubjects(base: string, apiKey: string): { subjects: Set<string>; close(): void } {
@@ -111,7 +139,7 @@ export const copies: Scenario = {
     const smtpA = await run.start("smtp-a", { ...env, ROLES: "smtp", SMTP_PORT: String(run.smtpPort) });
     await run.start("smtp-b", { ...env, ROLES: "smtp", SMTP_PORT: String(smtpB) });
     const workerA = await run.start("worker-a", { ...env, ROLES: "worker" });
-    await run.start("worker-b", { ...env, ROLES: "worker" });
+    const workerB = await run.start("worker-b", { ...env, ROLES: "worker" });
     const bases = [`http://127.0.0.1:${httpA}`, `http://127.0.0.1:${httpB}`];
 
     // The stream client sits on api-b, which survives; events come from the workers and from api-a.
@@ -144,5 +172,6 @@ export const copies: Scenario = {
     const missing = wanted.filter((subject) => !stream.subjects.has(subject));
     if (missing.length > 0) run.fail(`${missing.length} events never reached the stream on api-b (${missing.slice(0, 3).join(", ")})`);
     run.notes.push(`stream on api-b: ${wanted.length - missing.length} of ${wanted.length} events, the api-a send's included`);
+    run.notes.push(overlappingRuns([workerA, workerB], run));
   },
 };
