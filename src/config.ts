@@ -86,6 +86,8 @@ export type Config = {
   };
   /** Bearer token that opens GET /metrics; null: /metrics answers 404 like any unknown route. */
   metricsToken: string | null;
+  /** Port on which a process without the api role serves /metrics; null: it serves none. */
+  metricsPort: number | null;
   /** Service default for message retention in days; null keeps content forever. An account's own setting wins. */
   retentionDays: number | null;
 };
@@ -306,6 +308,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, "COMPREHENSION_LLM_TIMEOUT_MS", 20_000, 100, 600_000),
     },
     metricsToken: optionalText(env, "METRICS_TOKEN"),
+    metricsPort: env.METRICS_PORT ? integer(env, "METRICS_PORT", 0, 0, 65535) : null,
     databaseDirectUrl: optionalText(env, "DATABASE_DIRECT_URL"),
     databasePoolMode: oneOf(env, "DATABASE_POOL_MODE", "session", ["session", "transaction"] as const),
     retentionDays: env.RETENTION_DAYS ? integer(env, "RETENTION_DAYS", 0, 1, 36500) : null,

@@ -7,6 +7,7 @@ import { makeServices } from "./core/services.ts";
 import { makeTransport } from "./delivery/index.ts";
 import { makeApp } from "./http/app.ts";
 import { startHttpServer } from "./http/server.ts";
+import { makeMetricsApp } from "./http/metrics-app.ts";
 import { drainEventHub } from "./http/event-hub.ts";
 import { errorFields, makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
@@ -53,6 +54,11 @@ async function main(): Promise<void> {
     stopping.push({ name: "http", stop: http.stop });
     // Stopped before HTTP (the list runs in reverse): open streams never finish by themselves.
     stopping.push({ name: "event streams", stop: () => drainEventHub(svc) });
+  }
+  if (!config.roles.includes("api") && config.metricsPort !== null) {
+    const metrics = startHttpServer(svc, makeMetricsApp(svc), config.metricsPort);
+    log.info("metrics.listening", { host: config.host, port: metrics.port });
+    stopping.push({ name: "metrics", stop: metrics.stop });
   }
   log.info("service.started", { roles: config.roles });
 
