@@ -7,6 +7,7 @@ import type { Mailbox } from "../src/core/mailboxes.ts";
 import { unsubscribeWithToken } from "../src/core/unsubscribe.ts";
 import type { Services } from "../src/core/services.ts";
 import { errorFields } from "../src/log.ts";
+import { smtpMessages, smtpSessions } from "../src/metrics.ts";
 import { messageLimitViolation } from "./limits.ts";
 import { loadTlsMaterial } from "./tls.ts";
 
@@ -16,6 +17,12 @@ class SmtpReply extends Error {
   constructor(readonly responseCode: number, message: string) {
     super(message);
   }
+}
+
+/** A refusal, counted by reason (a closed set) before it is answered. */
+function reject(reason: string, responseCode: number, message: string): SmtpReply {
+  smtpMessages.inc({ result: "rejected", reason });
+  return new SmtpReply(responseCode, message);
 }
 
 export async function startSmtpListener(svc: Services, options: { port?: number; host?: string } = {}): Promise<SmtpListener> {
@@ -44,17 +51,17 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
 
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (error?: Error | null) => void) {
       if (session.envelope.rcptTo.length >= config.smtp.maxRecipients) {
-        return callback(new SmtpReply(452, "4.5.3 Too many recipients"));
+        return callback(reject("too_many_recipients", 452, "4.5.3 Too many recipients"));
       }
       lookupRecipient(svc, address.address).then(
         (found) => {
-          if (found.kind === "not_our_domain") return callback(new SmtpReply(550, "5.7.1 Relaying denied: not a domain of this service"));
-          if (found.kind === "unknown_mailbox") return callback(new SmtpReply(550, "5.1.1 No such mailbox"));
+          if (found.kind === "not_our_domain") return callback(reject("relay_denied", 550, "5.7.1 Relaying denied: not a domain of this service"));
+          if (found.kind === "unknown_mailbox") return callback(reject("unknown_mailbox", 550, "5.1.1 No such mailbox"));
           callback();
         },
         (error) => {
           log.error("smtp.rcpt_lookup_failed", { session_id: session.id, ...errorFields(error) });
-          callback(new SmtpReply(451, "4.3.0 Temporary failure, try again later"));
+          callback(reject("lookup_failed", 451, "4.3.0 Temporary failure, try again later"));
         },
       );
     },
@@ -70,22 +77,28 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
       stream.on("error", (error) => callback(error));
       stream.on("end", () => {
         if (stream.sizeExceeded || size > config.smtp.maxMessageBytes) {
-          return callback(new SmtpReply(552, "5.3.4 Message exceeds the maximum size"));
+          return callback(reject("too_large", 552, "5.3.4 Message exceeds the maximum size"));
         }
         const raw = Buffer.concat(chunks);
         const violation = messageLimitViolation(raw);
-        if (violation) return callback(new SmtpReply(552, `5.3.4 Message refused: ${violation}`));
+        if (violation) return callback(reject("limits", 552, `5.3.4 Message refused: ${violation}`));
         store(raw, session).then(
-          (ids) => callback(null, `2.0.0 Ok: ${ids.length === 0 ? "accepted" : `stored ${ids.length} message${ids.length === 1 ? "" : "s"}`}`),
+          (ids) => {
+            smtpMessages.inc({ result: "accepted", reason: "stored" });
+            // The session id ties this line to smtp.session; the message ids follow into the worker and webhook lines.
+            log.info("smtp.message_stored", { session_id: session.id, message_ids: ids, size });
+            callback(null, `2.0.0 Ok: ${ids.length === 0 ? "accepted" : `stored ${ids.length} message${ids.length === 1 ? "" : "s"}`}`);
+          },
           (error) => {
             log.error("smtp.store_failed", { session_id: session.id, size, ...errorFields(error) });
-            callback(new SmtpReply(451, "4.3.0 Could not store the message, try again later"));
+            callback(reject("store_failed", 451, "4.3.0 Could not store the message, try again later"));
           },
         );
       });
     },
 
     onClose(session: SMTPServerSession) {
+      smtpSessions.inc();
       log.info("smtp.session", { session_id: session.id, remote_ip: session.remoteAddress, transactions: session.transaction });
     },
   });

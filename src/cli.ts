@@ -19,6 +19,7 @@ import { makeServices, type Services } from "./core/services.ts";
 import { addSendListEntry, listSendListEntries, removeSendListEntry } from "./core/sendlists.ts";
 import { makeTransport } from "./delivery/index.ts";
 import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks.ts";
+import { setAccountRetention } from "./core/retention.ts";
 import { makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
 
@@ -116,6 +117,19 @@ const commands: Record<string, Command> = {
     run: async (db, f) => {
       const account = required(f, "account");
       return listKeys(await db(), account);
+    },
+  },
+  "account retention": {
+    usage: "account retention ID --days N|default",
+    options: { days: { type: "string" } },
+    run: async (db, f, p) => {
+      const id = positional(p, "account ID");
+      const days = required(f, "days");
+      const value = days === "default" ? null : count(days, "days")!;
+      if (value !== null && (value < 1 || value > 36500)) throw new UsageError("--days must be between 1 and 36500");
+      const updated = await setAccountRetention(await db(), id, value);
+      if (!updated) throw new UsageError(`no account ${id}`);
+      return updated;
     },
   },
   "mailbox set": {

@@ -10,6 +10,10 @@ export type AuthMode = "off" | "verify" | "trust";
 
 export type Config = {
   databaseUrl: string | null;
+  /** A direct (session) connection for what needs one: the worker, LISTEN, migrations. Null: databaseUrl. */
+  databaseDirectUrl: string | null;
+  /** "transaction" when databaseUrl is a transaction-pooling PgBouncer: no prepared statements then. */
+  databasePoolMode: "session" | "transaction";
   dataDir: string;
   embeddedPostgresPort: number;
   roles: Role[];
@@ -84,6 +88,12 @@ export type Config = {
     apiKey: string | null;
     timeoutMs: number;
   };
+  /** Bearer token that opens GET /metrics; null: /metrics answers 404 like any unknown route. */
+  metricsToken: string | null;
+  /** Port on which a process without the api role serves /metrics; null: it serves none. */
+  metricsPort: number | null;
+  /** Service default for message retention in days; null keeps content forever. An account's own setting wins. */
+  retentionDays: number | null;
 };
 
 export class ConfigError extends Error {
@@ -306,6 +316,11 @@ export function loadConfig(env: Env = process.env): Config {
       apiKey: optionalText(env, "COMPREHENSION_LLM_KEY"),
       timeoutMs: integer(env, "COMPREHENSION_LLM_TIMEOUT_MS", 20_000, 100, 600_000),
     },
+    metricsToken: optionalText(env, "METRICS_TOKEN"),
+    metricsPort: env.METRICS_PORT ? integer(env, "METRICS_PORT", 0, 0, 65535) : null,
+    databaseDirectUrl: optionalText(env, "DATABASE_DIRECT_URL"),
+    databasePoolMode: oneOf(env, "DATABASE_POOL_MODE", "session", ["session", "transaction"] as const),
+    retentionDays: env.RETENTION_DAYS ? integer(env, "RETENTION_DAYS", 0, 1, 36500) : null,
   };
 }
 

@@ -10,9 +10,12 @@ export type Tx = postgres.TransactionSql<{}>;
 /** Either the pool or a transaction: core functions accept both. */
 export type Db = Sql | Tx;
 
-export function makeSql(url: string, options: { max?: number } = {}): Sql {
+export function makeSql(url: string, options: { max?: number; prepare?: boolean } = {}): Sql {
   return postgres(url, {
     max: options.max ?? 20,
+    // A transaction-pooling PgBouncer hands each transaction any server connection: a statement
+    // prepared on one is unknown on the next, so prepare is off there (DATABASE_POOL_MODE).
+    prepare: options.prepare ?? true,
     onnotice: () => {},
     // Timestamps leave the database as ISO strings in UTC; we never compute with them in JS.
     types: {

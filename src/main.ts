@@ -8,6 +8,7 @@ import { makeServices } from "./core/services.ts";
 import { makeTransport } from "./delivery/index.ts";
 import { makeApp } from "./http/app.ts";
 import { startHttpServer } from "./http/server.ts";
+import { makeMetricsApp } from "./http/metrics-app.ts";
 import { drainEventHub } from "./http/event-hub.ts";
 import { errorFields, makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
@@ -29,15 +30,19 @@ async function main(): Promise<void> {
     embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, (message) => log.info("database.embedded", { message }));
     databaseUrl = embedded.url;
   }
-  await migrate(databaseUrl, (message) => log.info("database.migration", { message }));
+  // Session work (migrations' locks, the worker's LISTEN and liveness lock, event LISTEN) goes
+  // direct; queries and transactions may go through a transaction-pooling PgBouncer.
+  const directUrl = config.databaseDirectUrl ?? databaseUrl;
+  await migrate(directUrl, (message) => log.info("database.migration", { message }));
 
-  const sql = makeSql(databaseUrl);
-  const svc = makeServices({ sql, config, log, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) }, makeTransport);
+  const sql = makeSql(databaseUrl, { prepare: config.databasePoolMode !== "transaction" });
+  const listenSql = directUrl === databaseUrl ? undefined : makeSql(directUrl, { max: 2 });
+  const svc = makeServices({ sql, listenSql, config, log, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) }, makeTransport);
   const secrets = await createDefaultAccountOnFirstStart(sql, config.sharedDomain);
   if (secrets) printFirstStartSecrets(secrets, config);
 
   if (config.roles.includes("worker")) {
-    const worker = await startWorker(svc, databaseUrl);
+    const worker = await startWorker(svc, directUrl);
     stopping.push({ name: "worker", stop: worker.stop });
   }
   if (config.roles.includes("smtp")) {
@@ -50,6 +55,11 @@ async function main(): Promise<void> {
     stopping.push({ name: "http", stop: http.stop });
     // Stopped before HTTP (the list runs in reverse): open streams never finish by themselves.
     stopping.push({ name: "event streams", stop: () => drainEventHub(svc) });
+  }
+  if (!config.roles.includes("api") && config.metricsPort !== null) {
+    const metrics = startHttpServer(svc, makeMetricsApp(svc), config.metricsPort);
+    log.info("metrics.listening", { host: config.host, port: metrics.port });
+    stopping.push({ name: "metrics", stop: metrics.stop });
   }
   log.info("service.started", { roles: config.roles });
 
@@ -69,6 +79,7 @@ async function main(): Promise<void> {
     }
     await stopKeyCache(sql);
     await sql.end({ timeout: 5 });
+    await listenSql?.end({ timeout: 5 });
     if (embedded) await embedded.stop();
     log.info("service.stopped", {});
     process.exit(0);

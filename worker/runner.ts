@@ -8,6 +8,7 @@ import pg from "pg";
 import type { Services } from "../src/core/services.ts";
 import { silentWorkerLogger } from "../src/db.ts";
 import { errorFields } from "../src/log.ts";
+import { jobDuration, jobFailures } from "../src/metrics.ts";
 import { guardConnectionRejections } from "./connection-rejections.ts";
 import { holdPoolLease, startSweeper, type PoolLease } from "./liveness.ts";
 import { taskList } from "./tasks/index.ts";
@@ -51,8 +52,9 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
       pollInterval: 1000,
       taskList: taskList(svc),
       // Event log retention, hourly (Graphile Worker schedules each tick once across all workers);
-      // max=1: a failed prune is not retried, the next hour's run does the work.
-      crontab: "17 * * * * prune_event_log ?max=1",
+      // max=1: a failed prune is not retried, the next hour's run does the work. Message retention
+      // (src/core/retention.ts) the same way, at another minute.
+      crontab: "17 * * * * prune_event_log ?max=1\n47 * * * * purge_expired_content ?max=1",
       logger: silentWorkerLogger(),
     });
   } catch (error) {
@@ -68,17 +70,29 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     return start === undefined ? null : Math.round(performance.now() - start);
   };
   runner.events.on("job:start", ({ job }) => void started.set(job.id, performance.now()));
+  // The payload's message or delivery id, so one message can be followed from the listener's
+  // line through its jobs to the webhook's.
+  const subject = (payload: unknown) => {
+    const { message_id, delivery_id } = (payload ?? {}) as { message_id?: unknown; delivery_id?: unknown };
+    return { ...(typeof message_id === "string" ? { message_id } : {}), ...(typeof delivery_id === "string" ? { delivery_id } : {}) };
+  };
   runner.events.on("job:error", ({ job, error }) => {
+    const took = elapsed(job.id);
+    jobFailures.inc({ task: job.task_identifier });
+    if (took !== null) jobDuration.observe({ task: job.task_identifier, outcome: "failure" }, took / 1000);
     svc.log.warn("job.failed", {
       job_id: job.id,
+      ...subject(job.payload),
       task: job.task_identifier,
       attempt: job.attempts,
-      duration_ms: elapsed(job.id),
+      duration_ms: took,
       error: String((error as Error)?.message ?? error),
     });
   });
   runner.events.on("job:success", ({ job }) => {
-    svc.log.info("job.succeeded", { job_id: job.id, task: job.task_identifier, attempt: job.attempts, duration_ms: elapsed(job.id) });
+    const took = elapsed(job.id);
+    if (took !== null) jobDuration.observe({ task: job.task_identifier, outcome: "success" }, took / 1000);
+    svc.log.info("job.succeeded", { job_id: job.id, task: job.task_identifier, ...subject(job.payload), attempt: job.attempts, duration_ms: took });
   });
   let held: PoolLease;
   try {

@@ -37,8 +37,13 @@ export type Run = {
   /** The settings every service process gets; a scenario adds ROLES and its own. */
   env: Record<string, string>;
   start(name: string, env?: Record<string, string>): Promise<ServiceProcess>;
-  /** Starts the load; `at(f)` then waits until fraction f of its nominal sending time has passed. */
-  load(): Load;
+  /** The run's account: its API key and the mailbox the load writes to. */
+  account: { id: string; apiKey: string; mailboxId: string; mailboxAddress: string };
+  freePort(): Promise<number>;
+  /** Starts the load (on `ports`, default the one SMTP port); `at(f)` then waits until fraction f of its nominal sending time has passed. */
+  load(ports?: number[]): Load;
+  /** Records a failed check: the run fails, with this reason in its summary. */
+  fail(reason: string): void;
   at(fraction: number): Promise<void>;
   notes: string[];
 };
@@ -76,7 +81,7 @@ export async function runChaos(name: string, scenario: Scenario, options: ChaosO
   try {
     const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: "silent", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
     const account = await createAccount(sql, { name: "chaos" });
-    const { key } = await createKey(sql, { accountId: account.id, scope: "api" });
+    const { key, secret } = await createKey(sql, { accountId: account.id, scope: "api" });
     const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
     const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: `chaos-${runId}` });
     // The receiver is on loopback: the service processes get WEBHOOK_ALLOW_PRIVATE_NETWORKS too.
@@ -100,7 +105,11 @@ export async function runChaos(name: string, scenario: Scenario, options: ChaosO
     const sendingMs = (options.messages * 1000) / options.rate;
     let load: Load | null = null;
     const notes: string[] = [];
+    const failed: string[] = [];
     const run: Run = {
+      account: { id: account.id, apiKey: secret, mailboxId: mailbox.id, mailboxAddress: mailbox.address },
+      freePort,
+      fail: (reason) => void failed.push(reason),
       db,
       sql,
       receiver,
@@ -112,9 +121,9 @@ export async function runChaos(name: string, scenario: Scenario, options: ChaosO
         processes.push(started);
         return started;
       },
-      load() {
+      load(ports) {
         loadStart = performance.now();
-        load = startLoad({ port: smtpPort, to: mailbox.address, runId, count: options.messages, rate: options.rate, connections: 8, giveUpMs: sendingMs + 60_000 });
+        load = startLoad({ port: smtpPort, ports, to: mailbox.address, runId, count: options.messages, rate: options.rate, connections: 8, giveUpMs: sendingMs + 60_000 });
         return load;
       },
       async at(fraction) {
@@ -133,7 +142,8 @@ export async function runChaos(name: string, scenario: Scenario, options: ChaosO
     await Bun.sleep(options.fast ? 1000 : 3000);
     notes.push(...serviceLogFacts(runDir));
     const summary = await tally(name, sql, runId, finished.messages, receiver.arrivals, notes);
-    keepLogs = summary.lost > 0 || summary.duplicated > 0 || summary.acknowledged < summary.sent;
+    summary.failed = failed;
+    keepLogs = summary.lost > 0 || summary.duplicated > 0 || summary.acknowledged < summary.sent || failed.length > 0;
     if (summary.lost > 0) summary.notes.push(await jobsLeft(sql));
     if (keepLogs) summary.notes.push(`service logs kept in ${runDir}`);
     return summary;

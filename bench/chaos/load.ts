@@ -34,20 +34,13 @@ export function chaosMessage(runId: string, n: number, to: string): string {
   ].join("\r\n");
 }
 
-export function startLoad(options: { port: number; to: string; runId: string; count: number; rate: number; connections: number; giveUpMs: number }): Load {
-  const transport = nodemailer.createTransport({
-    host: "127.0.0.1",
-    port: options.port,
-    secure: false,
-    ignoreTLS: true,
-    pool: true,
-    maxConnections: options.connections,
-    maxMessages: Infinity,
-    name: "chaos.client.test",
-    connectionTimeout: 5_000,
-    greetingTimeout: 5_000,
-    socketTimeout: 20_000,
-  });
+/**
+ * `ports`: several listeners (copies of the smtp role), as an MTA sees several MX hosts: message n
+ * goes first to ports[n % length], and each retry to the next one.
+ */
+export function startLoad(options: { port: number; ports?: number[]; to: string; runId: string; count: number; rate: number; connections: number; giveUpMs: number }): Load {
+  const ports = options.ports ?? [options.port];
+  const transports = ports.map((port) => makeTransport(port, Math.max(1, Math.round(options.connections / ports.length))));
   const start = performance.now();
   const giveUpAt = start + options.giveUpMs;
   const messages: Sent[] = [];
@@ -55,6 +48,7 @@ export function startLoad(options: { port: number; to: string; runId: string; co
   const deliver = async (sent: Sent) => {
     const raw = chaosMessage(options.runId, sent.n, options.to);
     for (;;) {
+      const transport = transports[(sent.n + sent.attempts) % transports.length]!;
       sent.attempts++;
       try {
         await transport.sendMail({ envelope: { from: "lee@example.org", to: [options.to] }, raw });
@@ -84,7 +78,23 @@ export function startLoad(options: { port: number; to: string; runId: string; co
       sends.push(deliver(sent));
     }
     await Promise.all(sends);
-    transport.close();
+    for (const transport of transports) transport.close();
   })();
   return { messages, done };
+}
+
+function makeTransport(port: number, connections: number) {
+  return nodemailer.createTransport({
+    host: "127.0.0.1",
+    port,
+    secure: false,
+    ignoreTLS: true,
+    pool: true,
+    maxConnections: connections,
+    maxMessages: Infinity,
+    name: "chaos.client.test",
+    connectionTimeout: 5_000,
+    greetingTimeout: 5_000,
+    socketTimeout: 20_000,
+  });
 }

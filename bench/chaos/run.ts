@@ -1,7 +1,7 @@
 // `bun run chaos <name> [--messages N] [--rate R] [--fast]`: one fault scenario against the real
 // service (bench/chaos/scenarios.ts), loopback only, bounded in count and time; prints one summary
 // line and exits 1 when a message that got a 250 was lost or stored or pushed twice.
-//   names: ingest-kill, worker-kill, db-restart, receiver-outage, or all
+//   names: ingest-kill, worker-kill, db-restart, receiver-outage, copies, or all
 // DATABASE_URL set: a fresh database on that server (db-restart then needs
 // CHAOS_RESTART_SERVER_COMMAND); unset: an embedded PostgreSQL of the run's own.
 import { runChaos, summaryLine, type ChaosOptions } from "./harness.ts";
@@ -30,6 +30,6 @@ let failed = false;
 for (const scenario of names) {
   const summary = await runChaos(scenario, scenarios[scenario]!, options);
   console.log(summaryLine(summary));
-  if (summary.lost > 0 || summary.duplicated > 0) failed = true;
+  if (summary.lost > 0 || summary.duplicated > 0 || summary.failed.length > 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

@@ -3,6 +3,7 @@
 import type { Sql } from "../../src/db.ts";
 import type { Scenario } from "./harness.ts";
 import type { ServiceProcess } from "./service.ts";
+import { copies } from "./copies.ts";
 
 /** The whole service, every role in one process, SIGKILLed twice mid-stream and started again. */
 const ingestKill: Scenario = {
@@ -87,4 +88,5 @@ export const scenarios: Record<string, Scenario> = {
   "worker-kill": workerKill,
   "db-restart": dbRestart,
   "receiver-outage": receiverOutage,
+  copies,
 };

@@ -15,6 +15,8 @@ export type Summary = {
   duplicated: number;
   longestDelayMs: number;
   notes: string[];
+  /** Checks of a scenario's own that failed (for example across copies). */
+  failed: string[];
 };
 
 export async function tally(scenario: string, sql: Sql, runId: string, messages: Sent[], arrivals: Map<string, Arrival>, notes: string[]): Promise<Summary> {
@@ -49,12 +51,14 @@ export async function tally(scenario: string, sql: Sql, runId: string, messages:
     duplicated,
     longestDelayMs: longest,
     notes: [...notes, `${resent} resent by the client`, `${redelivered} delivered again under the same event_id`],
+    failed: [],
   };
 }
 
 export function summaryLine(s: Summary): string {
   return (
     `chaos ${s.scenario}: sent ${s.sent}, acknowledged ${s.acknowledged}, stored ${s.stored}, delivered ${s.delivered}, ` +
-    `lost ${s.lost}, duplicated ${s.duplicated}, longest delay ${(s.longestDelayMs / 1000).toFixed(1)} s (${s.notes.join("; ")})`
+    `lost ${s.lost}, duplicated ${s.duplicated}, longest delay ${(s.longestDelayMs / 1000).toFixed(1)} s (${s.notes.join("; ")})` +
+    (s.failed.length > 0 ? ` FAILED: ${s.failed.join("; ")}` : "")
   );
 }

@@ -14,6 +14,7 @@ import type { Tx } from "../db.ts";
 import { signingKeyFor } from "./dkim.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
+import { sends } from "../metrics.ts";
 import type { Mailbox } from "./mailboxes.ts";
 import { releaseSend, reserveSend } from "./quota.ts";
 import type { Services } from "./services.ts";
@@ -85,6 +86,7 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   const outcome = await svc.transport.deliver({ from: content.mailbox.address, to: content.to }, raw, { messageId: rfcMessageId });
   const result: DispatchResult = { messageId, threadId: content.threadId, draftId: content.draftId, outcome };
   await recordOutcome(svc, result, input.accountId, { keepForRetry: content.draftId !== null, onOutcome: input.onOutcome });
+  sends.inc({ outcome: outcome.kind });
   svc.log.info("outbound.delivery", { message_id: messageId, transport: svc.transport.name, outcome: outcome.kind, draft_id: content.draftId });
   return result;
 }

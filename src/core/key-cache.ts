@@ -30,6 +30,14 @@ type State = {
 };
 
 const states = new WeakMap<Sql, State>();
+// A pool behind a transaction-pooling PgBouncer cannot LISTEN: its cache listens through the
+// direct pool (DATABASE_DIRECT_URL) registered here by makeServices.
+const listenSources = new WeakMap<Sql, Sql>();
+
+/** Makes the cache of `sql` LISTEN on a connection made like `direct`'s. */
+export function listenThrough(sql: Sql, direct: Sql): void {
+  listenSources.set(sql, direct);
+}
 
 function invalidate(state: State): void {
   state.generation++;
@@ -37,7 +45,7 @@ function invalidate(state: State): void {
 }
 
 function start(sql: Sql): State {
-  const o = sql.options as unknown as { host: string[]; port: number[]; database: string; user: string; pass: unknown; ssl: unknown; path?: string | false };
+  const o = (listenSources.get(sql) ?? sql).options as unknown as { host: string[]; port: number[]; database: string; user: string; pass: unknown; ssl: unknown; path?: string | false };
   const state: State = { listening: false, generation: 0, entries: new Map(), listener: null as never, forget: () => {} };
   state.forget = onLocalKeyChange(() => invalidate(state));
   state.listener = postgres({

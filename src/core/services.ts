@@ -2,6 +2,7 @@
 import type { Config } from "../config.ts";
 import type { Sql } from "../db.ts";
 import type { Logger } from "../log.ts";
+import { listenThrough } from "./key-cache.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
 import type { DeliveryTransport } from "./transport.ts";
 
@@ -10,6 +11,11 @@ export type { ResolveFn };
 
 export type Services = {
   sql: Sql;
+  /**
+   * For LISTEN: a pool on DATABASE_DIRECT_URL when the main pool goes through a transaction-pooling
+   * PgBouncer (a notification needs the session that listened). Absent: listen on `sql`.
+   */
+  listenSql?: Sql;
   config: Config;
   log: Logger;
   resolve: ResolveFn;
@@ -24,6 +30,7 @@ export type Services = {
  */
 export function makeServices(base: Omit<Services, "transport">, makeTransport: (svc: Services) => DeliveryTransport): Services {
   const svc: Services = Object.assign(base, { transport: NOT_YET_MADE });
+  if (base.listenSql) listenThrough(base.sql, base.listenSql);
   svc.transport = makeTransport(svc);
   return svc;
 }

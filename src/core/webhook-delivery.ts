@@ -5,6 +5,7 @@
 // killed mid-attempt is followed by another attempt with the same payload and event_id.
 import { postWebhook } from "./webhook-post.ts";
 import { enqueueJob } from "./jobs.ts";
+import { webhookAttempts, webhookDeliveryDelay, webhookResponseTime } from "../metrics.ts";
 import type { Services } from "./services.ts";
 import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from "./webhook-signature.ts";
 import { resolveWebhookTarget } from "./webhook-target.ts";
@@ -40,8 +41,9 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
     const [row] = await tx`
       -- millisecond precision: the value travels through JS and is compared for equality later
       update webhook_deliveries d set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))
-      where d.id = ${deliveryId} and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
-      returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, (select payload from webhook_events e where e.id = d.event_id) as payload`;
+      from webhook_events e
+      where d.id = ${deliveryId} and e.id = d.event_id and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
+      returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, e.payload, e.message_id, e.created_at as event_created_at`;
     if (!row) return null;
     // Timed from the database's lease, not this process's clock, so clock skew cannot fire it early.
     await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: safetyJob, runAt: new Date(Date.parse(row.lease_until) + 1000), maxAttempts: 3 });
@@ -125,6 +127,9 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
       where id = ${deliveryId}`;
     await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, runAt, maxAttempts: 3 });
   });
-  log.info("webhook.attempt", { delivery_id: deliveryId, attempt, status, latency_ms: latency, result: result!, error });
+  webhookAttempts.inc({ outcome: result! });
+  if (latency !== null) webhookResponseTime.observe(latency / 1000);
+  if (result! === "delivered") webhookDeliveryDelay.observe(Math.max(0, Date.now() - Date.parse(claimed.event_created_at)) / 1000);
+  log.info("webhook.attempt", { delivery_id: deliveryId, message_id: claimed.message_id, attempt, status, latency_ms: latency, result: result!, error });
   return result!;
 }

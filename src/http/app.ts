@@ -6,6 +6,8 @@ import { errorFields } from "../log.ts";
 import { makeClientAddressOf } from "../request/client-address.ts";
 import { buildOpenApiDocument } from "./openapi-document.ts";
 import { referencePage } from "./reference-page.ts";
+import { recordRoute } from "./route-label.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
 import { describeValidationFailure } from "../request/validation.ts";
 import { domainRoutes } from "./routes/domains.ts";
 import { mailboxRoutes } from "./routes/mailboxes.ts";
@@ -55,7 +57,10 @@ export function makeApp(svc: Services) {
       if (length > svc.config.maxRequestBytes) return json(413, errors.bodyTooLarge().body);
     })
     .onError(({ code, error, request }) => errorResponse(svc, code, error, request))
+    // Runs once a route matched, before validation: the request-duration metric's route label.
+    .onTransform({ as: "global" }, ({ request, route }) => recordRoute(request, route))
     .use(operationsRoutes(svc))
+    .use(metricsRoutes(svc))
     .get("/openapi.json", () => document(), { detail: { hide: true } })
     .get("/docs", () => new Response(referencePage(document()), { headers: { "content-type": "text/html; charset=utf-8" } }), {
       detail: { hide: true },

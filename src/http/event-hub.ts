@@ -50,7 +50,7 @@ function makeEventHub(svc: Services): EventHub {
     for (const members of byAccount.values()) for (const member of members) member.wake();
   };
   const listen = () => {
-    listening ??= svc.sql.listen(
+    listening ??= (svc.listenSql ?? svc.sql).listen(
       EVENT_CHANNEL,
       (text) => {
         let accountId: unknown;

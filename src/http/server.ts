@@ -7,10 +7,12 @@ import { newId } from "../core/ids.ts";
 import type { App } from "./app.ts";
 import { websocket as elysiaWebSocket } from "elysia/ws";
 import { handleFromPeer, type PeerOf } from "../request/client-address.ts";
+import { httpRequestDuration } from "../metrics.ts";
+import { methodLabel, routeLabel } from "./route-label.ts";
 
 export type HttpServer = { port: number; stop(): Promise<void> };
 
-export function startHttpServer(svc: Services, app: App): HttpServer {
+export function startHttpServer(svc: Services, app: App, port = svc.config.httpPort): HttpServer {
   const { config, log } = svc;
   const handle = async (request: Request, peerOf: PeerOf): Promise<Response> => {
     const started = performance.now();
@@ -23,13 +25,15 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
       response = new Response(JSON.stringify(errors.internal().body), { status: 500, headers: { "content-type": "application/json" } });
     }
     response.headers.set("x-request-id", requestId);
+    const elapsed = performance.now() - started;
+    httpRequestDuration.observe({ method: methodLabel(request.method), route: routeLabel(request), status: String(response.status) }, elapsed / 1000);
     log.info("http.request", {
       request_id: requestId,
       method: request.method,
       // Unsubscribe tokens are capabilities: they never reach the logs.
       path: new URL(request.url).pathname.replace(/^\/unsubscribe\/[^/]+/, "/unsubscribe/[token]"),
       status: response.status,
-      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      duration_ms: Math.round(elapsed * 10) / 10,
     });
     return response;
   };
@@ -37,7 +41,7 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
   if (typeof Bun !== "undefined") {
     const server = Bun.serve({
       hostname: config.host,
-      port: config.httpPort,
+      port,
       // A backstop only: the app reads bodies itself and answers 413 as JSON at MAX_REQUEST_BYTES.
       maxRequestBodySize: config.maxRequestBytes * 2 + 65536,
       fetch: async (request, server) => {
@@ -59,11 +63,11 @@ export function startHttpServer(svc: Services, app: App): HttpServer {
     });
     // Elysia's .ws upgrades through the app's server.
     (app as { server: unknown }).server = server;
-    return { port: server.port ?? config.httpPort, stop: async () => void (await server.stop(false)) };
+    return { port: server.port ?? port, stop: async () => void (await server.stop(false)) };
   }
   const deno = (globalThis as any).Deno;
   // onListen given: Deno.serve would print "Listening on ..." to stdout, outside our JSON log lines.
-  const server = deno.serve({ hostname: config.host, port: config.httpPort, onListen: () => {} }, (request: Request, info: any) =>
+  const server = deno.serve({ hostname: config.host, port, onListen: () => {} }, (request: Request, info: any) =>
     handle(request, () => info?.remoteAddr?.hostname ?? null),
   );
   return { port: server.addr.port, stop: () => server.shutdown() };

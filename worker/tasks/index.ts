@@ -5,6 +5,7 @@ import { processInbound } from "./process_inbound.ts";
 import { reconcileSend } from "./reconcile_send.ts";
 import { deliverWebhook } from "./deliver_webhook.ts";
 import { pruneEventLogTask } from "./prune_event_log.ts";
+import { purgeExpiredContentTask } from "./purge_expired_content.ts";
 
 export function taskList(svc: Services): Record<string, Task> {
   return {
@@ -12,5 +13,6 @@ export function taskList(svc: Services): Record<string, Task> {
     reconcile_send: async (payload) => reconcileSend(svc, payload as { message_id: string }),
     deliver_webhook: async (payload) => deliverWebhook(svc, payload as { delivery_id: string }),
     prune_event_log: async () => pruneEventLogTask(svc),
+    purge_expired_content: async () => purgeExpiredContentTask(svc),
   };
 }
