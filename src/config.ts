@@ -44,7 +44,7 @@ export type Config = {
     tlsKeyFile: string | null;
   };
   bodyCleanMaxChars: number;
-  /** Per-key token bucket (src/http/rate-limit.ts); perSecond 0 turns it off. */
+  /** Per-key token bucket (src/request/rate-limit.ts); perSecond 0 turns it off. */
   rateLimit: { perSecond: number; burst: number };
   authMode: AuthMode;
   trustedAuthservIds: string[];

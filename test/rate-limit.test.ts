@@ -1,8 +1,8 @@
-// Per-key rate limits (src/http/rate-limit.ts): a key past its burst is answered 429 with
+// Per-key rate limits (src/request/rate-limit.ts): a key past its burst is answered 429 with
 // {"error":"rate limited"}, a numeric Retry-After and the RateLimit-Policy / RateLimit fields, on
 // the HTTP API and on MCP, while another key is untouched; the bucket refills at its rate.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { makeRateLimiter } from "../src/http/rate-limit.ts";
+import { makeRateLimiter } from "../src/request/rate-limit.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { makeRequestAuthorizer, type EndpointClass } from "../request/auth.ts";
-import { rateLimiterFor } from "./rate-limit.ts";
+import { rateLimiterFor } from "../request/rate-limit.ts";
 import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../request/body-limits.ts";
 import { normalizeRequestIdentifiers, unstorableTextIn } from "../request/text-input.ts";
 

@@ -3,7 +3,7 @@
 // any JSON-RPC is read; each request gets its own transport (and a server made for its principal,
 // reused from an earlier request of the same principal), so no session state lives in the process
 // and any copy behind a load balancer can answer any request.
-import { rateLimiterFor } from "../http/rate-limit.ts";
+import { rateLimiterFor } from "../request/rate-limit.ts";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
