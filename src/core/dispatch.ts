@@ -48,7 +48,7 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
 
   const { content, raw, rfcMessageId } = await sql.begin(async (tx) => {
     const content = await input.prepare(tx);
-    // The quota is the last check before delivery (DESIGN's order), and commits with the message.
+    // The quota is the last check before delivery (the order in docs/api.md), and commits with the message.
     await reserveSend(tx, config, input.accountId);
     const rfcMessageId = `${messageId}@${content.mailbox.domain_name}`;
     const unsubscribe = await createUnsubscribeLinks(tx, config, { accountId: input.accountId, address: content.to, messageId });
