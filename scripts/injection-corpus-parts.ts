@@ -1,5 +1,5 @@
 // Phrase banks for the prompt-injection training corpus (scripts/injection-corpus.ts expands
-// them). Written for this project from the attack and benign categories in the README, not
+// them). Written for this project from the attack and benign categories in docs/injection-research.md, not
 // from any holdout: each slot lists many ways to say one idea so the model learns the idea's
 // vocabulary, not one sentence. Placeholders: {to} an outside address or URL, {obj} what is
 // taken, {name} a person, {n} a number, {vendor} a company.

@@ -1,5 +1,5 @@
 // The auth matrix, refused side: credentials that cannot authenticate (401) and scopes an
-// endpoint class does not admit (403), each with the exact bytes SPEC.md and DESIGN.md fix.
+// endpoint class does not admit (403), each with the exact bytes docs/api.md and docs/decisions.md give.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { revokeKey } from "../src/core/keys.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
@@ -109,7 +109,7 @@ describe("403 scope not permitted: a bootstrap key anywhere but POST /mailboxes"
     test(`bootstrap on ${route.name}`, async () => {
       const key = await makeKey(ctx, { accountId: paid.accountId, scope: "bootstrap" });
       const response = await call(route, { authorization: `Bearer ${key}` });
-      // DESIGN.md: 403, the spec's text, and no `code` field.
+      // docs/decisions.md: 403, the contract's text, and no `code` field.
       expectError(response, 403, BOOTSTRAP_REFUSED);
     });
   }

@@ -1,5 +1,5 @@
 // POST/GET /api/v1/domains and verify, against a real DNS server on loopback: the records a
-// customer must publish, and pending → verified / failed (72 h) → verified as DESIGN.md decides.
+// customer must publish, and pending → verified / failed (72 h) → verified as docs/decisions.md decides.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { startDnsServer, startSilentDnsServer, type DnsServer } from "./support/dns-server.ts";
@@ -261,7 +261,7 @@ describe("verify", () => {
   });
 
   test("a verified domain stays verified when its records later disappear", async () => {
-    // DESIGN.md only defines pending → verified and pending → failed; verified is not revoked by verify.
+    // docs/decisions.md: pending → verified and pending → failed; verified is not revoked by verify.
     const domain = await fresh("sticky.example");
     publish(domain.records);
     expect((await verify(paid.key, domain.id)).body).toEqual({ status: "verified" });

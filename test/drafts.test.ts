@@ -1,4 +1,4 @@
-// Drafts and the approval queue: every row of SPEC's state table and DESIGN.md's decisions
+// Drafts and the approval queue: every row of the contract's state table and the decisions in docs/decisions.md
 // (approval sends through the pipeline, a permanent rejection returns the draft to `draft`,
 // reconciliation resolves `sending`), plus races between send, edit and delete.
 import { afterAll, afterEach, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";

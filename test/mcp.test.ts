@@ -395,7 +395,7 @@ describe("resource limits", () => {
   });
 });
 
-test("/openapi.json does not list /mcp (it is JSON-RPC, described in the README)", async () => {
+test("/openapi.json does not list /mcp (it is JSON-RPC, described in docs/mcp.md)", async () => {
   const document = (await fetch(`${base}/openapi.json`).then((r) => r.json())) as { paths: Record<string, unknown> };
   expect(Object.keys(document.paths)).not.toContain("/mcp");
 });

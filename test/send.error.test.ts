@@ -1,6 +1,6 @@
 // POST /api/v1/send error rows: validation (400), missing mailbox or original (404), quota (402),
 // send lists (403), suppressions (422), the relay's answers (400 / 502) and the order of checks
-// DESIGN.md fixes.
+// docs/api.md lists.
 import { afterAll, afterEach, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { updateAccount } from "../src/core/accounts.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
@@ -349,7 +349,7 @@ describe("the relay's answer", () => {
   });
 });
 
-describe("the order of checks (DESIGN.md)", () => {
+describe("the order of checks (docs/api.md)", () => {
   test("a blocked recipient on a require_approval mailbox is 403, and no draft is queued", async () => {
     const s = await freshSender("order-block-approval");
     await updateMailboxSettings(o.ctx.sql, s.mailbox.id, { requireApproval: true });

@@ -166,7 +166,7 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   if (draft.status === "pending_approval") return pendingResponse(id);
   if (draft.status !== "draft") throw errors.approvalConflict();
   if (!draft.to) throw errors.draftWithoutRecipient();
-  // DESIGN's order, as for POST /send: entitlement, send lists and suppression, then approval.
+  // The order of docs/api.md, as for POST /send: entitlement, send lists and suppression, then approval.
   // Without approval, deliverDraft checks the lists and suppressions under the draft's lock.
   const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
   assertSendingEntitled(principal.plan, mailbox);

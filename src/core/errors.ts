@@ -1,4 +1,4 @@
-// Every error the API can answer, with the exact strings of SPEC.md, in one place.
+// Every error the API can answer, with the exact strings of the API contract (docs/api.md), in one place.
 // Core functions throw ApiError; the HTTP layer turns it into the status and JSON body.
 
 export type ErrorBody = { error?: string; code?: string; [key: string]: unknown };

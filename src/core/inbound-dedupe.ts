@@ -5,7 +5,7 @@
 // Message-ID is always stored.
 import type { Db } from "../db.ts";
 
-/** How long a first copy is remembered; documented in README ("Crash recovery"). */
+/** How long a first copy is remembered; documented in docs/recovery.md ("One message, one copy"). */
 export const DEDUPE_WINDOW_DAYS = 7;
 
 /**

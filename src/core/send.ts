@@ -1,4 +1,4 @@
-// POST /api/v1/send. Checks run in the order DESIGN.md fixes: body validation, mailbox and key
+// POST /api/v1/send. Checks run in the order docs/api.md ("Sending") lists: body validation, mailbox and key
 // binding (with the custom-domain entitlement), idempotency, send lists, suppression, approval,
 // quota, delivery. A blocked or suppressed recipient never reaches the queue.
 import { dispatchMessage } from "./dispatch.ts";

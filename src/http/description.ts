@@ -1,4 +1,5 @@
-// The prose at the top of /openapi.json: the decisions SPEC.md leaves open, written where clients read.
+// The prose at the top of /openapi.json: the decisions the API contract leaves open (docs/decisions.md),
+// written where clients read.
 
 export const apiDescription = `HTTP and JSON email service for software agents.
 
