@@ -82,7 +82,7 @@ describe("search on the Mail page", () => {
   test("finds by a word, ranked, with the match highlighted; the query stays in the box", async () => {
     const page = await alice.get(search(mailbox.id, { q: "budget" }));
     const found = rowIds(page.text);
-    expect(found.sort()).toEqual([ids.budget, ids.apart, ids.sent].sort());
+    expect([...found].sort()).toEqual([ids.budget, ids.apart, ids.sent].sort());
     // The subject counts most: the two with "Budget" in the subject before the one with it only in the body.
     expect(found.indexOf(ids.apart!)).toBe(2);
     expect(page.text).toContain('<mark class="hit">budget</mark>');
@@ -136,6 +136,8 @@ describe("search on the Mail page", () => {
     const cases: [Record<string, string>, string][] = [
       [{ since: "yesterday" }, "Since must be a date (YYYY-MM-DD)."],
       [{ until: "2026-13-45" }, "Until must be a date (YYYY-MM-DD)."],
+      [{ since: "2026-10-15T00:00:00Z" }, "Since must be a date (YYYY-MM-DD)."],
+      [{ q: "budget", cursor: "A".repeat(2000) }, "cursor is not a valid cursor for this listing."],
       [{ q: "budget", cursor: "not-a-cursor" }, "cursor is not a valid cursor for this listing."],
       [{ q: "x".repeat(501) }, "q must be at most 500 characters."],
       [{ from: "a".repeat(321) }, "From is at most 320 characters."],

@@ -27,7 +27,10 @@ export type SearchOutcome =
   | { ok: false; error: string };
 
 const MAX_FROM = 320;
-const MAX_CURSOR = 200;
+// Longer than core's limit, so an over-long cursor reaches core and is refused rather than dropped.
+const MAX_CURSOR = 600;
+// Longer than a date, so a date with anything after it is refused rather than cut to fit.
+const MAX_DAY = 40;
 // ts_headline marks one word at a time, so a marked span is short and has no space in it.
 const MAX_MARKED = 100;
 
@@ -44,9 +47,9 @@ export function readSearch(url: URL): SearchParams {
     q: field(url, "q", MAX_QUERY_LENGTH + 1),
     from: field(url, "from", MAX_FROM + 1),
     attachment: attachment === "yes" || attachment === "no" ? attachment : "",
-    since: field(url, "since", 10),
-    until: field(url, "until", 10),
-    cursor: cursor && cursor.length <= MAX_CURSOR ? cursor : null,
+    since: field(url, "since", MAX_DAY),
+    until: field(url, "until", MAX_DAY),
+    cursor: cursor ? cursor.slice(0, MAX_CURSOR) : null,
   };
 }
 
