@@ -94,6 +94,7 @@ try {
   const pages: [string, string][] = [
     ["overview", "/dashboard"],
     ["mail", `/dashboard/mail?mailbox=${support.id}`],
+    ["mail-search", `/dashboard/mail?mailbox=${support.id}&q=${encodeURIComponent('refund -shipping')}&direction=in`],
     ["message", `/dashboard/mail/${injection}`],
     ["message-extraction", `/dashboard/mail/${invoice}`],
     ["activity", "/dashboard/activity"],

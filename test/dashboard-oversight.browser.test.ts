@@ -100,6 +100,18 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
     expect(await page.textContent("#sanitization")).toContain("Scripts, styles and embeds removed");
   });
 
+  test("mail search: the form submits without script and shows the matches with the word highlighted", async () => {
+    await page.goto(`${base}/dashboard/mail`);
+    await page.fill('input[name="q"]', "status");
+    await page.selectOption('select[name="direction"]', "in");
+    await page.click('form.filters button:has-text("Show")');
+    await page.waitForURL((url) => url.searchParams.get("q") === "status");
+    expect(await page.locator("table.mail tbody tr").count()).toBe(3);
+    expect(await page.locator(`#message-${hostile}`).count()).toBe(0);
+    expect(await page.locator("table.mail mark.hit").first().textContent()).toBe("Status");
+    expect(await page.inputValue('input[name="q"]')).toBe("status");
+  });
+
   test("the original renders in the sandboxed frame: no script runs, nothing remote loads, no refresh, no form", async () => {
     await page.goto(`${base}/dashboard/mail/${hostile}`);
     const frameElement = page.locator("iframe.original");

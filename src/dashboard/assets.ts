@@ -55,6 +55,10 @@ table.report tr.nonzero td { font-weight: 600; background: #fff8e1; }
 form.filters { display: flex; flex-wrap: wrap; gap: .75rem; align-items: end; margin: .5rem 0; }
 form.filters select, form.filters input { display: block; padding: .3rem; max-width: 100%; }
 .paging { display: flex; gap: 1.5rem; }
+form.filters label.grow { flex: 1 1 14rem; }
+form.filters label.grow input { width: 100%; box-sizing: border-box; }
+table.mail .snippet { font-size: .85rem; color: #4f5965; margin-top: .15rem; font-weight: normal; }
+mark.hit { background: #fff1a8; color: inherit; padding: 0 .1em; }
 pre.body, pre.json, pre.record { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: .75rem; max-height: 30rem; overflow: auto; font-size: .9rem; }
 pre.record { user-select: all; max-height: none; margin: .25rem 0; font-size: .85rem; }
 .record-card { max-width: 60rem; }

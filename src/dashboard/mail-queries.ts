@@ -96,3 +96,20 @@ export async function rawMessage(db: Db, accountId: string, id: string): Promise
   if (!row || !row.content) throw errors.routeNotFound();
   return row.content as Uint8Array;
 }
+
+/**
+ * The list columns of the given messages (a search page's results), keyed by id, within one
+ * mailbox of the account: the search result lacks the screening verdicts the badge shows.
+ */
+export async function mailRowsById(db: Db, accountId: string, mailboxId: string, ids: string[]): Promise<Map<string, MailRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db<MailRow[]>`
+    select m.id, m.direction, m.from_addr, m.to_addr, m.subject, m.created_at,
+      m.comprehension->>'status' as status, m.comprehension->'classification'->>'label' as classification,
+      m.spam_risk, m.virus_risk, (m.comprehension->'injection'->>'risky')::boolean as injection_risky,
+      (select count(*)::int from attachments a where a.message_id = m.id) as attachments
+    from messages m
+    where m.account_id = ${accountId} and m.mailbox_id = ${mailboxId} and m.id = any(${ids}::text[])
+      and (m.delivery_status is null or m.delivery_status = 'sent')`;
+  return new Map(rows.map((row) => [row.id, row]));
+}
