@@ -2,9 +2,8 @@
 // only for our mailboxes (never an open relay) and answers 250 only after the message and its
 // processing job are committed; any failure to store answers 4xx so the sender retries.
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
-import { acceptInbound, lookupRecipient } from "../src/core/inbound.ts";
-import type { Mailbox } from "../src/core/mailboxes.ts";
-import { unsubscribeWithToken } from "../src/core/unsubscribe.ts";
+import { lookupRecipient } from "../src/core/inbound.ts";
+import { receiveForRecipients } from "../src/core/inbound-recipients.ts";
 import type { Services } from "../src/core/services.ts";
 import { errorFields } from "../src/log.ts";
 import { smtpMessages, smtpSessions } from "../src/metrics.ts";
@@ -105,20 +104,14 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
 
   async function store(raw: Uint8Array, session: SMTPServerSession): Promise<string[]> {
     // Look the recipients up again: a mailbox may have changed between RCPT and the end of DATA.
-    const mailboxes: Mailbox[] = [];
-    for (const recipient of session.envelope.rcptTo) {
-      const found = await lookupRecipient(svc, recipient.address);
-      if (found.kind === "mailbox") mailboxes.push(found.mailbox);
-      // The mailto: half of List-Unsubscribe: the message itself is not kept.
-      if (found.kind === "unsubscribe") await unsubscribeWithToken(svc.sql, config, found.token);
-    }
-    if (mailboxes.length === 0) return [];
+    const addresses = session.envelope.rcptTo.map((recipient) => recipient.address);
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
-    return acceptInbound(svc, raw, mailboxes, {
+    const { stored } = await receiveForRecipients(svc, raw, addresses, {
       remoteIp: session.remoteAddress ?? null,
       helo: session.hostNameAppearsAs ?? null,
       mailFrom: mailFrom || null,
     });
+    return stored;
   }
 
   server.on("error", (error) => log.error("smtp.server_error", errorFields(error)));

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { loadConfigOrReport } from "./config.ts";
 import { makeSql, migrate, startEmbeddedPostgres, type Sql } from "./db.ts";
 import { createAccount, updateAccount, type Plan } from "./core/accounts.ts";
-import { ApiError } from "./core/errors.ts";
+import { ApiError, errors } from "./core/errors.ts";
 import { createKey, listKeys, revokeKey } from "./core/keys.ts";
 import { updateMailboxSettings } from "./core/mailboxes.ts";
 import type { Scope } from "./core/principal.ts";
@@ -56,6 +56,15 @@ function count(value: string | undefined, name: string): number | undefined {
   if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
   return Number(value);
 }
+/**
+ * The operator names a row by id alone; the core functions act within an account, so the CLI
+ * first resolves the account that owns the row (null when there is no such row).
+ */
+async function ownerOf(db: Sql, table: "api_keys" | "mailboxes" | "send_list_entries" | "suppressions" | "webhook_deliveries", id: string): Promise<string | null> {
+  const [row] = await db<{ account_id: string }[]>`select account_id from ${db(table)} where id = ${id}`;
+  return row?.account_id ?? null;
+}
+
 function positional(positionals: string[], name: string): string {
   const value = positionals[0];
   if (!value) throw new UsageError(`${name} is required`);
@@ -108,7 +117,9 @@ const commands: Record<string, Command> = {
     options: {},
     run: async (db, _f, p) => {
       const id = positional(p, "key ID");
-      return { revoked: await revokeKey(await db(), id) };
+      const sql = await db();
+      const account = await ownerOf(sql, "api_keys", id);
+      return { revoked: account !== null && (await revokeKey(sql, account, id)) === true };
     },
   },
   "key list": {
@@ -138,7 +149,10 @@ const commands: Record<string, Command> = {
     run: async (db, f, p) => {
       const id = positional(p, "mailbox ID");
       const settings = { requireApproval: onOff(str(f, "require-approval"), "require-approval"), deliverSpam: onOff(str(f, "deliver-spam"), "deliver-spam") };
-      return updateMailboxSettings(await db(), id, settings);
+      const sql = await db();
+      const account = await ownerOf(sql, "mailboxes", id);
+      if (account === null) throw errors.notFound("mailbox");
+      return updateMailboxSettings(sql, account, id, settings);
     },
   },
   "schema create": {
@@ -179,7 +193,9 @@ const commands: Record<string, Command> = {
     options: {},
     run: async (db, _f, p) => {
       const id = positional(p, "entry ID");
-      return { removed: await removeSendListEntry(await db(), id) };
+      const sql = await db();
+      const account = await ownerOf(sql, "send_list_entries", id);
+      return { removed: account !== null && (await removeSendListEntry(sql, account, id)) };
     },
   },
   "sendlist list": {
@@ -280,7 +296,9 @@ const commands: Record<string, Command> = {
     options: {},
     run: async (db, _f, p) => {
       const id = positional(p, "delivery ID");
-      return listAttempts(await db(), id);
+      const sql = await db();
+      const account = await ownerOf(sql, "webhook_deliveries", id);
+      return account === null ? [] : listAttempts(sql, account, id);
     },
   },
   "webhook redrive": {
@@ -288,7 +306,10 @@ const commands: Record<string, Command> = {
     options: {},
     run: async (db, _f, p) => {
       const id = positional(p, "delivery ID");
-      await redriveDelivery(await db(), id);
+      const sql = await db();
+      const account = await ownerOf(sql, "webhook_deliveries", id);
+      if (account === null) throw errors.notFound("delivery");
+      await redriveDelivery(sql, account, id);
       return { redriven: true };
     },
   },
@@ -317,7 +338,9 @@ const commands: Record<string, Command> = {
     options: {},
     run: async (db, _f, p) => {
       const id = positional(p, "suppression ID");
-      return { removed: await removeSuppression(await db(), id) };
+      const sql = await db();
+      const account = await ownerOf(sql, "suppressions", id);
+      return { removed: account !== null && (await removeSuppression(sql, account, id)) };
     },
   },
 };

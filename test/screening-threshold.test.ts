@@ -2,7 +2,7 @@
 // mail an agent needs (password resets, order notices) must not be hidden as spam.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { acceptInbound } from "../src/core/inbound.ts";
-import { getMailboxById } from "../src/core/mailboxes.ts";
+import { mailboxRow } from "./support/mailbox-row.ts";
 import { screenMessage } from "../src/core/screening.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 
@@ -22,7 +22,7 @@ const mail = (from: string, subject: string, body: string) =>
   new TextEncoder().encode(`From: ${from}\r\nTo: ${address}\r\nSubject: ${subject}\r\nMessage-ID: <${crypto.randomUUID()}@sender.example>\r\nDate: ${new Date().toUTCString().replace("GMT", "+0000")}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`);
 
 async function screened(raw: Uint8Array) {
-  const mailbox = (await getMailboxById(ctx.sql, mailboxId))!;
+  const mailbox = (await mailboxRow(ctx, mailboxId))!;
   const [id] = await acceptInbound(ctx.svc, raw, [mailbox], { remoteIp: null, helo: null, mailFrom: null });
   await screenMessage(ctx.svc, id!);
   const [row] = await ctx.sql`select spam_risk, comprehension from messages where id = ${id}`;

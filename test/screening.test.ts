@@ -10,7 +10,8 @@ import { join } from "node:path";
 import nodemailer from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
 import { acceptInbound } from "../src/core/inbound.ts";
-import { createMailbox, getMailboxById, updateMailboxSettings } from "../src/core/mailboxes.ts";
+import { createMailbox, updateMailboxSettings } from "../src/core/mailboxes.ts";
+import { mailboxRow } from "./support/mailbox-row.ts";
 import { createExtractionSchema } from "../src/core/schemas.ts";
 import { SCANNER_ATTEMPTS, screenMessage } from "../src/core/screening.ts";
 import { setWebhook } from "../src/core/webhooks.ts";
@@ -87,7 +88,7 @@ async function eventsFor(ctx: TestContext, id: string) {
 }
 
 async function accept(ctx: TestContext, mailboxId: string, raw: Uint8Array, envelope = { remoteIp: SENDER_IP, helo: "mail.example.org", mailFrom: "alice@example.org" }) {
-  const mailbox = (await getMailboxById(ctx.sql, mailboxId))!;
+  const mailbox = (await mailboxRow(ctx, mailboxId))!;
   const [id] = await acceptInbound(ctx.svc, raw, [mailbox], envelope);
   return id!;
 }
@@ -161,7 +162,7 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
     owner = await makeAccount(ctx);
     inbox = await makeMailbox(ctx, owner, "screened");
     spamInbox = await makeMailbox(ctx, owner, "wants-spam");
-    await updateMailboxSettings(ctx.sql, spamInbox.id, { deliverSpam: true });
+    await updateMailboxSettings(ctx.sql, owner.accountId, spamInbox.id, { deliverSpam: true });
     await setWebhook(ctx.svc, { accountId: owner.accountId, url: `http://127.0.0.1:${hook.port}/hook` });
     smtp = await startSmtpListener(ctx.svc, { port: 0 });
     worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);

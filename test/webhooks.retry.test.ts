@@ -191,7 +191,7 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
     const listed = await listDeliveries(stack.ctx.sql, account.accountId, { deadOnly: true });
     expect(listed.map((d) => [d.id, d.state, d.attempts])).toEqual([[deliveryId, "dead", 6]]);
 
-    const attempts = await listAttempts(stack.ctx.sql, deliveryId);
+    const attempts = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
     expect(attempts).toHaveLength(6);
     attempts.forEach((attempt, i) => {
       expect(attempt.status).toBe(500);
@@ -228,22 +228,22 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
   });
 
   test("a receiver that never answers: the attempt times out after WEBHOOK_TIMEOUT_MS and counts as a failure", async () => {
-    const { receiver, deliveryId } = await timeout;
+    const { receiver, deliveryId, account } = await timeout;
     const requests = await receiver.waitForRequests(2);
     // The retry comes no sooner than the timeout plus the first delay.
     expect((requests[1]!.at - requests[0]!.at) / 1000).toBeGreaterThanOrEqual(TIMEOUT_MS / 1000 + 0.8 * SHRUNK[0]!);
-    const [first] = await listAttempts(stack.ctx.sql, deliveryId);
+    const [first] = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
     expect(first).toMatchObject({ status: null, latency_ms: null, error: `timed out after ${TIMEOUT_MS} ms` });
     const row = await deliveryRow(stack, deliveryId);
     expect(row.attempts).toBeGreaterThanOrEqual(1);
   });
 
   test("a refused connection counts as a failure: retried to the dead letter, each attempt with its error", async () => {
-    const { deliveryId } = await refused;
+    const { deliveryId, account } = await refused;
     const dead = await waitForState(stack, deliveryId, "dead");
     expect(dead.attempts).toBe(6);
     expect(dead.last_status).toBeNull();
-    const attempts = await listAttempts(stack.ctx.sql, deliveryId);
+    const attempts = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
     expect(attempts).toHaveLength(6);
     for (const attempt of attempts) {
       expect(attempt.status).toBeNull();
@@ -252,34 +252,34 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
   });
 
   test("a 3xx redirect is not followed: the target receives nothing and the attempt is a failure", async () => {
-    const { receiver, deliveryId } = await redirect;
+    const { receiver, deliveryId, account } = await redirect;
     const dead = await waitForState(stack, deliveryId, "dead");
     expect(dead.attempts).toBe(6);
     expect(receiver.requests).toHaveLength(6);
     expect(redirectTarget.requests).toHaveLength(0);
-    const statuses = (await listAttempts(stack.ctx.sql, deliveryId)).map((a) => a.status);
+    const statuses = (await listAttempts(stack.ctx.sql, account.accountId, deliveryId)).map((a) => a.status);
     expect(statuses).toEqual([302, 307, 302, 307, 302, 307]);
     expect(dead.last_error).toBe("HTTP 307");
   });
 
   test("redriveDelivery re-sends the dead letter's exact bytes with the same event_id, in a fresh cycle", async () => {
-    const { receiver, deliveryId, eventId } = await redrive;
+    const { receiver, deliveryId, eventId, account } = await redrive;
     await waitForState(stack, deliveryId, "dead");
     // Only a dead letter can be redriven; an unknown id is not found.
-    const notFound = await redriveDelivery(stack.ctx.sql, "whd_unknown").catch((e) => e);
+    const notFound = await redriveDelivery(stack.ctx.sql, account.accountId, "whd_unknown").catch((e) => e);
     expect(notFound).toBeInstanceOf(ApiError);
     expect(notFound.status).toBe(404);
 
-    await redriveDelivery(stack.ctx.sql, deliveryId);
+    await redriveDelivery(stack.ctx.sql, account.accountId, deliveryId);
     const requests = await receiver.waitForRequests(7);
     const delivered = await waitForState(stack, deliveryId, "delivered");
     expect(delivered).toMatchObject({ attempts: 1, redrives: 1, last_status: 200 });
     expect(requests[6]!.raw.equals(requests[0]!.raw)).toBe(true);
     expect(JSON.parse(requests[6]!.text).event_id).toBe(eventId);
     expect(await verifyWebhookSignature(requests[6]!.text, requests[6]!.headers as Record<string, string>, SECRET)).toEqual({ ok: true });
-    expect((await listAttempts(stack.ctx.sql, deliveryId)).map((a) => a.status)).toEqual([500, 500, 500, 500, 500, 500, 200]);
+    expect((await listAttempts(stack.ctx.sql, account.accountId, deliveryId)).map((a) => a.status)).toEqual([500, 500, 500, 500, 500, 500, 200]);
 
-    const again = await redriveDelivery(stack.ctx.sql, deliveryId).catch((e) => e);
+    const again = await redriveDelivery(stack.ctx.sql, account.accountId, deliveryId).catch((e) => e);
     expect(again).toBeInstanceOf(ApiError);
     expect(again.status).toBe(409);
   });
@@ -305,11 +305,11 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
   });
 
   test("a response body that never ends is read only up to the cap: the 200 acknowledges well before the timeout", async () => {
-    const { deliveryId, receiver } = await endless;
+    const { deliveryId, receiver, account } = await endless;
     const delivered = await waitForState(stack, deliveryId, "delivered");
     expect(delivered).toMatchObject({ attempts: 1, last_status: 200 });
     expect(receiver.requests).toHaveLength(1);
-    const [attempt] = await listAttempts(stack.ctx.sql, deliveryId);
+    const [attempt] = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
     expect(attempt!.error).toBeNull();
     expect(attempt!.latency_ms).toBeLessThan(TIMEOUT_MS);
     // The stored snippet is the first bytes only.
@@ -334,14 +334,14 @@ describe("429 Retry-After with a long schedule (20 s)", () => {
   });
 
   test("429 with Retry-After: 1 sets that attempt's delay: the retry comes about a second later", async () => {
-    const { receiver, deliveryId } = await startScenario(stack, (request, response, index) =>
+    const { receiver, deliveryId, account } = await startScenario(stack, (request, response, index) =>
       index === 0 ? answer(429, "slow down", { "retry-after": "1" })(request, response, index) : answer(200, "ok")(request, response, index));
     const requests = await receiver.waitForRequests(2, 5_000);
     const interval = (requests[1]!.at - requests[0]!.at) / 1000;
     expect(interval).toBeGreaterThanOrEqual(1);
     expect(interval).toBeLessThan(1 + LATE_SLACK_S);
     expect(await waitForState(stack, deliveryId, "delivered")).toMatchObject({ attempts: 2, last_status: 200 });
-    const attempts = await listAttempts(stack.ctx.sql, deliveryId);
+    const attempts = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
     expect(attempts.map((a) => [a.status, a.response_snippet])).toEqual([[429, "slow down"], [200, "ok"]]);
   });
 

@@ -11,7 +11,7 @@ import { dispatchMessage } from "./dispatch.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import type { StoredResponse } from "./idempotency.ts";
-import { getMailboxById } from "./mailboxes.ts";
+import { findMailbox } from "./mailboxes.ts";
 import { outcomeResponse } from "./outcome.ts";
 import { assertSendingEntitled, resolveMailbox, resolveOutgoing, validateRecipient, validateSubject, validateText, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
@@ -209,7 +209,7 @@ async function deliverDraft(
       if (!row) throw errors.approvalConflict();
       if (!row.to) throw errors.draftWithoutRecipient();
       await checkRecipientPolicy(tx, row.account_id, row.mailbox_id, row.to);
-      const mailbox = await getMailboxById(tx, row.mailbox_id);
+      const mailbox = await findMailbox(tx, row.account_id, row.mailbox_id);
       if (!mailbox) throw errors.notFound("mailbox");
       await tx`
         update drafts set status = 'sending', last_error = null, decided_by = coalesce(${decidedBy}, decided_by), updated_at = now()
@@ -254,7 +254,7 @@ export async function approveDraft(svc: Services, decider: Decider, draftId: str
   if (row.status !== "pending_approval") throw errors.approvalConflict();
   if (!row.to) throw errors.draftWithoutRecipient();
   const [account] = await svc.sql`select plan from accounts where id = ${row.account_id}`;
-  const mailbox = await getMailboxById(svc.sql, row.mailbox_id);
+  const mailbox = await findMailbox(svc.sql, row.account_id, row.mailbox_id);
   if (mailbox) assertSendingEntitled(account?.plan ?? "free", mailbox);
   // Send lists and suppressions are checked when the draft is claimed, under its lock; the
   // approver is recorded with the claim.

@@ -47,11 +47,20 @@ export async function createKey(db: Db, input: NewKey): Promise<{ key: KeyRecord
   return { key: key!, secret };
 }
 
-export async function revokeKey(db: Db, keyId: string): Promise<boolean> {
-  const rows = await db`update api_keys set revoked_at = now() where id = ${keyId} and revoked_at is null returning id`;
+/**
+ * Revokes one of the account's keys: true when this call revoked it, false when it already was,
+ * null when the account has no such key (another account's key included).
+ */
+export async function revokeKey(db: Db, accountId: string, keyId: string): Promise<boolean | null> {
+  // The subquery reads the row before the update, so one statement tells "revoked now" from "already".
+  const [row] = await db<{ revoked: boolean }[]>`
+    update api_keys k set revoked_at = coalesce(k.revoked_at, now())
+    from (select id, revoked_at from api_keys where id = ${keyId} and account_id = ${accountId} for update) before
+    where k.id = before.id
+    returning before.revoked_at is null as revoked`;
   // This process forgets its cached keys now; the others (and this one again) on the NOTIFY.
   invalidateKeyCaches();
-  return rows.length > 0;
+  return row ? row.revoked : null;
 }
 
 export async function listKeys(db: Db, accountId: string): Promise<KeyRecord[]> {

@@ -82,14 +82,10 @@ export async function findMailbox(sql: Db, accountId: string, mailboxId: string)
   return mailbox ?? null;
 }
 
-export async function getMailboxById(sql: Db, mailboxId: string): Promise<Mailbox | null> {
-  const [mailbox] = await sql<Mailbox[]>`select * from mailboxes where id = ${mailboxId}`;
-  return mailbox ?? null;
-}
-
-/** Human-only settings (CLI and dashboard). */
+/** Human-only settings (CLI and dashboard); another account's mailbox is not found. */
 export async function updateMailboxSettings(
   sql: Db,
+  accountId: string,
   mailboxId: string,
   settings: { requireApproval?: boolean; deliverSpam?: boolean },
 ): Promise<Mailbox> {
@@ -97,7 +93,7 @@ export async function updateMailboxSettings(
     update mailboxes set
       require_approval = coalesce(${settings.requireApproval ?? null}::boolean, require_approval),
       deliver_spam = coalesce(${settings.deliverSpam ?? null}::boolean, deliver_spam)
-    where id = ${mailboxId}
+    where id = ${mailboxId} and account_id = ${accountId}
     returning *`;
   if (!mailbox) throw errors.notFound("mailbox");
   return mailbox;

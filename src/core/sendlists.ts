@@ -33,8 +33,9 @@ export async function addSendListEntry(
   return entry!;
 }
 
-export async function removeSendListEntry(db: Db, id: string): Promise<boolean> {
-  return (await db`delete from send_list_entries where id = ${id} returning id`).length > 0;
+/** False when the account has no such entry (another account's entry included). */
+export async function removeSendListEntry(db: Db, accountId: string, id: string): Promise<boolean> {
+  return (await db`delete from send_list_entries where id = ${id} and account_id = ${accountId} returning id`).length > 0;
 }
 
 export async function listSendListEntries(db: Db, accountId: string): Promise<SendListEntry[]> {

@@ -30,6 +30,7 @@ export async function listSuppressions(db: Db, accountId: string): Promise<Suppr
   return db<Suppression[]>`select * from suppressions where account_id = ${accountId} order by created_at, id`;
 }
 
-export async function removeSuppression(db: Db, id: string): Promise<boolean> {
-  return (await db`delete from suppressions where id = ${id} returning id`).length > 0;
+/** False when the account has no such suppression (another account's included). */
+export async function removeSuppression(db: Db, accountId: string, id: string): Promise<boolean> {
+  return (await db`delete from suppressions where id = ${id} and account_id = ${accountId} returning id`).length > 0;
 }

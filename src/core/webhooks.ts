@@ -92,23 +92,26 @@ export async function listDeliveries(db: Db, accountId: string, options: { deadO
     order by created_at desc, id desc limit ${Math.min(options.limit ?? 50, 500)}`;
 }
 
-export async function listAttempts(db: Db, deliveryId: string) {
-  return db`select attempted_at, url, status, latency_ms, error, response_snippet from webhook_attempts where delivery_id = ${deliveryId} order by id`;
+/** The attempts of one of the account's deliveries; none for another account's delivery. */
+export async function listAttempts(db: Db, accountId: string, deliveryId: string) {
+  return db`
+    select attempted_at, url, status, latency_ms, error, response_snippet from webhook_attempts
+    where delivery_id = (select id from webhook_deliveries where id = ${deliveryId} and account_id = ${accountId}) order by id`;
 }
 
 /** A human re-sends a dead-lettered delivery: same payload, same event_id, a fresh attempt cycle. */
-export async function redriveDelivery(sql: Sql, deliveryId: string, accountId?: string): Promise<void> {
+export async function redriveDelivery(sql: Sql, accountId: string, deliveryId: string): Promise<void> {
   // The row and its job commit together: a pending delivery always has a job to run it.
-  await sql.begin((tx) => redriveInTransaction(tx, deliveryId, accountId));
+  await sql.begin((tx) => redriveInTransaction(tx, accountId, deliveryId));
 }
 
-async function redriveInTransaction(db: Db, deliveryId: string, accountId?: string): Promise<void> {
+async function redriveInTransaction(db: Db, accountId: string, deliveryId: string): Promise<void> {
   const rows = await db`
     update webhook_deliveries set state = 'pending', attempts = 0, redrives = redrives + 1, dead_at = null, next_attempt_at = now(), lease_until = null
-    where id = ${deliveryId} and state = 'dead' and (${accountId ?? null}::text is null or account_id = ${accountId ?? null})
+    where id = ${deliveryId} and state = 'dead' and account_id = ${accountId}
     returning id`;
   if (rows.length === 0) {
-    const [exists] = await db`select state from webhook_deliveries where id = ${deliveryId} and (${accountId ?? null}::text is null or account_id = ${accountId ?? null})`;
+    const [exists] = await db`select state from webhook_deliveries where id = ${deliveryId} and account_id = ${accountId}`;
     if (!exists) throw errors.notFound("delivery");
     throw errors.conflict(`only a dead-lettered delivery can be redriven (this one is ${exists.state})`);
   }

@@ -1,6 +1,5 @@
-// Account-scoped reads the dashboard needs beside the core functions, and the ownership checks
-// made before calling a core function that acts on a bare id. An account's rows never change
-// account, so checking first and acting second is safe.
+// Account-scoped reads the dashboard needs beside the core functions. The core functions that act
+// on a row take the account themselves, so another account's id is not found there.
 import type { Db } from "../db.ts";
 import { errors } from "../core/errors.ts";
 import type { DeliverySummary } from "../core/webhooks.ts";
@@ -36,17 +35,6 @@ export async function pendingDrafts(db: Db, accountId: string, limit: number): P
     order by created_at, id limit ${limit}`;
   return { drafts: rows as unknown as PendingDraftRow[], total: rows[0]?.total ?? 0 };
 }
-
-async function found(rows: PromiseLike<readonly unknown[]>): Promise<void> {
-  if ((await rows).length === 0) throw errors.routeNotFound();
-}
-
-// Each throws the one 404 for a missing id and another account's id alike.
-export const mustOwn = {
-  key: (db: Db, accountId: string, id: string) => found(db`select 1 from api_keys where id = ${id} and account_id = ${accountId}`),
-  sendListEntry: (db: Db, accountId: string, id: string) => found(db`select 1 from send_list_entries where id = ${id} and account_id = ${accountId}`),
-  mailbox: (db: Db, accountId: string, id: string) => found(db`select 1 from mailboxes where id = ${id} and account_id = ${accountId}`),
-};
 
 /** One delivery of the account, or the one 404. */
 export async function accountDelivery(db: Db, accountId: string, id: string): Promise<DeliverySummary> {

@@ -1,12 +1,12 @@
 // Inbound mail for dashboard tests, through the real path minus the socket: acceptInbound stores
 // it as the SMTP listener does, and screenMessage runs the worker's screening task on it.
 import { acceptInbound } from "../../src/core/inbound.ts";
-import { getMailboxById } from "../../src/core/mailboxes.ts";
+import { mailboxRow } from "./mailbox-row.ts";
 import { screenMessage } from "../../src/core/screening.ts";
 import type { TestContext } from "./context.ts";
 
 export async function receive(ctx: TestContext, mailboxId: string, raw: string, remoteIp: string | null = null): Promise<string> {
-  const mailbox = await getMailboxById(ctx.sql, mailboxId);
+  const mailbox = await mailboxRow(ctx, mailboxId);
   if (!mailbox) throw new Error(`no mailbox ${mailboxId}`);
   const [id] = await acceptInbound(ctx.svc, new TextEncoder().encode(raw), [mailbox], { remoteIp, helo: remoteIp ? "sender.example" : null, mailFrom: null });
   await screenMessage(ctx.svc, id!);

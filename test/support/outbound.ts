@@ -5,7 +5,7 @@ import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser, type ParsedMail } from "mailparser";
 import { sharedDomainKey } from "../../src/core/dkim.ts";
 import { acceptInbound } from "../../src/core/inbound.ts";
-import { getMailboxById } from "../../src/core/mailboxes.ts";
+import { mailboxRow } from "./mailbox-row.ts";
 import { startWorker } from "../../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./context.ts";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink.ts";
@@ -61,7 +61,7 @@ export async function deliverInbound(
   mailboxId: string,
   mail: { from?: string; subject?: string; messageId?: string; references?: string; text?: string },
 ): Promise<string> {
-  const mailbox = (await getMailboxById(ctx.sql, mailboxId))!;
+  const mailbox = (await mailboxRow(ctx, mailboxId))!;
   const lines = [
     ...(mail.from !== undefined ? [`From: ${mail.from}`] : []),
     `To: ${mailbox.address}`,

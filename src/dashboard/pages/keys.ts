@@ -1,13 +1,13 @@
 // API keys: list, create (the secret is shown on the response page once and never again), revoke.
 // Options and validation mirror `bun run cli key create`.
-import { ApiError } from "../../core/errors.ts";
+import { ApiError, errors } from "../../core/errors.ts";
 import { createKey, listKeys, revokeKey, type KeyRecord } from "../../core/keys.ts";
 import type { Scope } from "../../core/principal.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, when, type Html } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
-import { accountMailboxes, mustOwn, type MailboxRow } from "../queries.ts";
+import { accountMailboxes, type MailboxRow } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
 const SCOPES: readonly Scope[] = ["bootstrap", "api", "mcp"];
@@ -86,8 +86,8 @@ export const keysPage = {
 
   async revoke(c: ActionContext): Promise<Response> {
     const id = c.params.id ?? "";
-    await mustOwn.key(c.svc.sql, c.session.accountId, id);
-    const revoked = await revokeKey(c.svc.sql, id);
+    const revoked = await revokeKey(c.svc.sql, c.session.accountId, id);
+    if (revoked === null) throw errors.routeNotFound();
     c.audit.already_revoked = !revoked;
     return redirect(doneUrl("/dashboard/keys", revoked ? "key_revoked" : "key_already_revoked"));
   },

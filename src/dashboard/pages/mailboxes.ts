@@ -1,11 +1,12 @@
 // Mailboxes: the account's mailboxes with their human-only settings, require_approval and
 // deliver_spam, each switched by its own button.
-import { updateMailboxSettings } from "../../core/mailboxes.ts";
+import { errors } from "../../core/errors.ts";
+import { findMailbox, updateMailboxSettings } from "../../core/mailboxes.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, when, type Html } from "../html.ts";
 import { csrfField, layout } from "../layout.ts";
-import { accountMailboxes, mustOwn, type MailboxRow } from "../queries.ts";
+import { accountMailboxes, type MailboxRow } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
 type Setting = "require_approval" | "deliver_spam";
@@ -33,14 +34,17 @@ export const mailboxesPage = {
 
   async update(c: ActionContext): Promise<Response> {
     const id = c.params.id ?? "";
-    await mustOwn.mailbox(c.svc.sql, c.session.accountId, id);
     const value = (name: Setting): boolean | undefined => {
       const raw = c.form.text(name, 3);
       return raw === "on" ? true : raw === "off" ? false : undefined;
     };
     const settings = { requireApproval: value("require_approval"), deliverSpam: value("deliver_spam") };
-    if (settings.requireApproval === undefined && settings.deliverSpam === undefined) return redirect("/dashboard/mailboxes");
-    const mailbox = await updateMailboxSettings(c.svc.sql, id, settings);
+    if (settings.requireApproval === undefined && settings.deliverSpam === undefined) {
+      // Nothing to change, but another account's id is still the one 404.
+      if (!(await findMailbox(c.svc.sql, c.session.accountId, id))) throw errors.routeNotFound();
+      return redirect("/dashboard/mailboxes");
+    }
+    const mailbox = await updateMailboxSettings(c.svc.sql, c.session.accountId, id, settings);
     Object.assign(c.audit, { require_approval: mailbox.require_approval, deliver_spam: mailbox.deliver_spam });
     return redirect(doneUrl("/dashboard/mailboxes", "mailbox_updated"));
   },

@@ -1,11 +1,11 @@
 // Send allow/block lists at account and mailbox scope: list, add, remove (as `bun run cli sendlist`).
-import { ApiError } from "../../core/errors.ts";
+import { ApiError, errors } from "../../core/errors.ts";
 import { addSendListEntry, listSendListEntries, removeSendListEntry, type SendListEntry } from "../../core/sendlists.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, when, type Html } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
-import { accountMailboxes, mustOwn } from "../queries.ts";
+import { accountMailboxes } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
 const MAX_PATTERN = 320;
@@ -56,8 +56,7 @@ export const sendListsPage = {
 
   async remove(c: ActionContext): Promise<Response> {
     const id = c.params.id ?? "";
-    await mustOwn.sendListEntry(c.svc.sql, c.session.accountId, id);
-    await removeSendListEntry(c.svc.sql, id);
+    if (!(await removeSendListEntry(c.svc.sql, c.session.accountId, id))) throw errors.routeNotFound();
     return redirect(doneUrl("/dashboard/sendlists", "entry_removed"));
   },
 };

@@ -88,7 +88,7 @@ export const webhookPage = {
   async delivery(c: PageContext): Promise<Response> {
     const id = c.params.id ?? "";
     const summary = await accountDelivery(c.svc.sql, c.session.accountId, id);
-    const attempts = await listAttempts(c.svc.sql, id);
+    const attempts = await listAttempts(c.svc.sql, c.session.accountId, id);
     const rows = attempts.map(
       (a) => html`<tr><td>${when(a.attempted_at)}</td><td><code>${a.url}</code></td><td>${a.status ?? "—"}</td><td>${a.latency_ms ?? "—"}</td>
 <td>${a.error ?? ""}</td><td><code>${a.response_snippet ?? ""}</code></td></tr>`,
@@ -104,7 +104,7 @@ export const webhookPage = {
   async redrive(c: ActionContext): Promise<Response> {
     const id = c.params.id ?? "";
     try {
-      await redriveDelivery(c.svc.sql, id, c.session.accountId);
+      await redriveDelivery(c.svc.sql, c.session.accountId, id);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 409) throw error;
       return render(c, { notice: { kind: "error", text: error.message }, status: 409 });
