@@ -18,7 +18,7 @@ afterAll(() => ctx.close());
 const create = (key: string, body?: unknown) => ctx.request("POST", "/api/v1/mailboxes", { key, body });
 const list = (key: string, query = "") => ctx.request("GET", `/api/v1/mailboxes${query}`, { key });
 
-/** A custom domain of the account, put in the given status directly (domains.test.ts covers DNS). */
+/** A custom domain of the account, put in the given status directly (domains.happy.test.ts covers DNS). */
 async function domainOf(fixture: Fixture, name: string, status: "pending" | "verified" | "failed"): Promise<string> {
   const created = await ctx.request("POST", "/api/v1/domains", { key: fixture.key, body: { name } });
   expect(created.status).toBe(200);
