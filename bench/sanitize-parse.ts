@@ -13,7 +13,7 @@ import { parseDocument as parse12 } from "htmlparser2";
 import { simpleParser } from "mailparser";
 // html-to-text's own copy (10.x), the parser its convert() runs.
 import { parseDocument as parse10 } from "../node_modules/html-to-text/node_modules/htmlparser2/dist/esm/index.js";
-import { visibleHtml } from "../src/mail/hidden-html.ts";
+import { visibleHtml } from "../src/mail/sanitize/hidden-html.ts";
 import { CONVERT_OPTIONS, sanitizeBody } from "../src/mail/sanitize.ts";
 
 type Options = { messages: number; rounds: number };

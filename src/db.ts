@@ -88,7 +88,9 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
       log(`using the embedded postgres already running on ${databaseDir} (pid ${running})`);
       return { url, adopted: true, stop: async () => void process.kill(running, "SIGINT") };
     }
-    throw new Error(`an embedded postgres (pid ${running}) holds ${databaseDir} but does not answer on port ${port}; stop it or set EMBEDDED_PG_PORT`);
+    throw new Error(
+      `an embedded postgres (pid ${running}) holds ${databaseDir} but does not answer on port ${port}; ` +
+      `stop it or set EMBEDDED_PG_PORT`);
   }
 
   const EmbeddedPostgres = await importWithoutSignalHooks();

@@ -6,9 +6,6 @@ import { listenThrough } from "./key-cache.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
 import type { DeliveryTransport } from "./transport.ts";
 
-export type { ResolveFn };
-
-
 export type Services = {
   sql: Sql;
   /**

@@ -7,6 +7,8 @@
 // bytes (such a receiver passes those bytes as a raw key). x-service-signature always uses the
 // whole secret string's UTF-8 bytes, `whsec_` included, as SPEC says.
 import { constantTimeEqual } from "../secrets.ts";
+// The same result shape as the x-service-signature check, so a receiver handles both alike.
+import type { VerifyResult } from "./webhook-signature.ts";
 
 export const WEBHOOK_ID_HEADER = "webhook-id";
 export const WEBHOOK_TIMESTAMP_HEADER = "webhook-timestamp";
@@ -43,8 +45,6 @@ export async function standardWebhookHeaders(secret: string, id: string, timesta
   };
 }
 
-export type StandardVerifyResult = { ok: true } | { ok: false; reason: "missing headers" | "bad timestamp" | "timestamp too old" | "bad signature" };
-
 /**
  * Checks the Standard Webhooks headers of a received request over its exact raw body. Any one
  * of the space-separated `v1,` signatures matching is enough (the spec allows several during a
@@ -55,7 +55,7 @@ export async function verifyStandardWebhook(
   headers: Headers | Record<string, string | string[] | undefined>,
   secret: string,
   options: { toleranceSeconds?: number; now?: number } = {},
-): Promise<StandardVerifyResult> {
+): Promise<VerifyResult> {
   const get = (name: string) => {
     if (headers instanceof Headers) return headers.get(name);
     const value = headers[name];

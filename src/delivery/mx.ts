@@ -3,12 +3,10 @@ import { describeKind, readHostAddress, refusalOf } from '../ip-address.ts';
 import { domainOf } from '../mail/address.ts';
 import { deliverOverSmtp, type SmtpSessionOptions } from './smtp-session.ts';
 import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome, DeliveryTransport } from '../core/transport.ts';
-
-/** `dns.promises.resolve` semantics: errors carry `.code` (ENOTFOUND, ENODATA, ETIMEOUT...). */
-export type DnsResolve = (name: string, rrtype: string) => Promise<any>;
+import type { ResolveFn } from '../mail/resolver.ts';
 
 export type MxTransportOptions = {
-  resolve: DnsResolve;
+  resolve: ResolveFn;
   /** Default 25; tests point it at a local sink. */
   port?: number;
   ehloName: string;
@@ -100,7 +98,7 @@ export function makeMxTransport(o: MxTransportOptions): DeliveryTransport {
 }
 
 /** MX hosts by preference, or the domain itself as implicit MX (RFC 5321 §5.1). */
-async function mailHosts(domain: string, resolve: DnsResolve): Promise<Lookup<string[]>> {
+async function mailHosts(domain: string, resolve: ResolveFn): Promise<Lookup<string[]>> {
   let records: { exchange: string; priority: number }[];
   try {
     records = await resolve(domain, 'MX');
@@ -122,7 +120,7 @@ async function mailHosts(domain: string, resolve: DnsResolve): Promise<Lookup<st
 }
 
 /** IPv4 first: an IPv6 route is the likelier one to be missing on a server. */
-async function addressesOf(host: string, resolve: DnsResolve): Promise<Lookup<string[]>> {
+async function addressesOf(host: string, resolve: ResolveFn): Promise<Lookup<string[]>> {
   if (isIP(host)) return { ok: true, value: [host] };
   const [v4, v6] = await Promise.allSettled([resolve(host, 'A'), resolve(host, 'AAAA')]);
   const ips = [v4, v6].flatMap((r) => (r.status === 'fulfilled' ? (r.value as string[]) : []));
@@ -146,7 +144,7 @@ function keepTransient(prev: DeliveryOutcome | null, next: DeliveryOutcome): Del
   return prev?.kind === 'transient' ? prev : next;
 }
 
-function withTimeout(resolve: DnsResolve, ms: number): DnsResolve {
+function withTimeout(resolve: ResolveFn, ms: number): ResolveFn {
   return (name, rrtype) =>
     new Promise((ok, fail) => {
       const timer = setTimeout(

@@ -10,6 +10,7 @@ import dgram from "node:dgram";
 import net from "node:net";
 import { getServers } from "node:dns";
 
+/** `dns.promises.resolve` semantics: errors carry `.code` (ENOTFOUND, ENODATA, ETIMEOUT...). */
 export type ResolveFn = (name: string, rrtype: string) => Promise<any>;
 
 type Server = { host: string; port: number; family: 4 | 6 };

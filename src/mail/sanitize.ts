@@ -1,9 +1,11 @@
 // Turns an inbound message body into the text a human would read in a mail client, so an
 // agent is not steered by content the human sender's recipient could never see.
+// Its internal parts (HTML tree walk, stylesheet, cascade, CSS hiding rules) live in sanitize/;
+// this file is the public entry the rest of the project imports.
 
 import { compile, type HtmlToTextOptions } from "html-to-text";
-import { visibleHtml } from "./hidden-html.ts";
-import { emptyInvisibleCounts, stripInvisible } from "./invisible-chars.ts";
+import { visibleHtml } from "./sanitize/hidden-html.ts";
+import { emptyInvisibleCounts, stripInvisible } from "./sanitize/invisible-chars.ts";
 
 export type SanitizationReport = {
   hidden_elements: number; // elements removed because a human would not see them

@@ -8,7 +8,9 @@ import { storedOutcome } from "./results.ts";
 import { defineTool } from "./tool.ts";
 
 const draftId = t.String({ minLength: 1, maxLength: 100, description: "draft id (drf_...), from create_draft or list_drafts" });
-const DRAFT_FIELDS = "A draft is {id, mailbox_id, status, to, subject, text, reply_to_message_id, requires_human, thread_id, created_at, updated_at}.";
+const DRAFT_FIELDS =
+  "A draft is {id, mailbox_id, status, to, subject, text, reply_to_message_id, requires_human, thread_id, " +
+  "created_at, updated_at}.";
 
 export const createDraftTool = defineTool({
   name: "create_draft",
@@ -18,7 +20,9 @@ export const createDraftTool = defineTool({
     "Edit it with update_draft and send it with send_draft. Not idempotent: calling it twice makes two drafts.",
   input: strictObject({
     ...outgoingArguments,
-    client_id: clientId("optional label kept with the draft, 1 to 256 characters, not starting with `draft:`; it does not deduplicate drafts"),
+    client_id: clientId(
+      "optional label kept with the draft, 1 to 256 characters, not starting with `draft:`; it does not " +
+      "deduplicate drafts"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   endpointClass: "write",
@@ -28,7 +32,9 @@ export const createDraftTool = defineTool({
 export const listDraftsTool = defineTool({
   name: "list_drafts",
   title: "List drafts",
-  description: `List a mailbox's live drafts (status draft, pending_approval or sending), newest first, as {drafts: [...]}. ${DRAFT_FIELDS} Sent, rejected and deleted drafts are not listed.`,
+  description:
+    `List a mailbox's live drafts (status draft, pending_approval or sending), newest first, as {drafts: ` +
+    `[...]}. ${DRAFT_FIELDS} Sent, rejected and deleted drafts are not listed.`,
   input: strictObject({ mailbox_id: t.String({ minLength: 1, maxLength: 100, description: "id of the mailbox" }) }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   endpointClass: "read",

@@ -36,7 +36,8 @@ export const consumerRoutes = (svc: Services) =>
       detail: {
         summary: "Create or get a named consumer",
         description:
-          "201 when created, 200 when it exists with the same mailbox scope (409 for another). A new consumer starts at the oldest retained event. " +
+          "201 when created, 200 when it exists with the same mailbox scope (409 for another). A new " +
+          "consumer starts at the oldest retained event. " +
           "Several readers of one consumer share its events: each event is leased to one reader until acknowledged or its lease runs out.",
       },
     })

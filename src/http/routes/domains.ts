@@ -28,7 +28,9 @@ export const domainRoutes = (svc: Services) =>
       detail: {
         summary: "Register a custom domain",
         description:
-          "Paid plan only. Returns the records to publish: MX to our SMTP host, SPF, a DKIM key generated for this domain, and DMARC. Registering a name the account already has returns that registration again.",
+          "Paid plan only. Returns the records to publish: MX to our SMTP host, SPF, a DKIM key generated " +
+          "for this domain, and DMARC. Registering a name the account already has returns that " +
+          "registration again.",
       },
     })
     .get("/domains", async ({ principal }) => ({ domains: await listDomains(svc, principal) }), {
@@ -43,6 +45,8 @@ export const domainRoutes = (svc: Services) =>
       detail: {
         summary: "Verify a custom domain",
         description:
-          "Paid plan only. Looks the records up in DNS: `pending` until every record is seen, then `verified`; `failed` after 72 hours pending (a later successful verify still turns it `verified`).",
+          "Paid plan only. Looks the records up in DNS: `pending` until every record is seen, then " +
+          "`verified`; `failed` after 72 hours pending (a later successful verify still turns it " +
+          "`verified`).",
       },
     });

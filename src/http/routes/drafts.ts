@@ -34,7 +34,9 @@ export const draftRoutes = (svc: Services) =>
       response: { 201: strictObject({ id: t.String(), status: t.Literal("draft") }), 400: ErrorBody, ...authErrors, ...notFound, 413: ErrorBody },
       detail: {
         summary: "Create a draft",
-        description: "Same body and validation as send. No idempotency: a retried create can duplicate a draft. Never queued for approval at creation.",
+        description:
+          "Same body and validation as send. No idempotency: a retried create can duplicate a draft. Never " +
+          "queued for approval at creation.",
       },
     })
     .get("/drafts", async ({ principal, query }) => ({ drafts: await listDrafts(svc.sql, principal, query.mailbox_id) }), {
@@ -63,7 +65,9 @@ export const draftRoutes = (svc: Services) =>
       response: { 200: Draft, 400: ErrorBody, ...authErrors, ...notFound, 409: ConflictError, 413: ErrorBody },
       detail: {
         summary: "Edit a draft",
-        description: "Omitted fields keep their value; the recipient is re-validated. Only a `draft` can be edited: pending_approval, sending, sent and rejected drafts answer 409 approval_conflict.",
+        description:
+          "Omitted fields keep their value; the recipient is re-validated. Only a `draft` can be edited: " +
+          "pending_approval, sending, sent and rejected drafts answer 409 approval_conflict.",
       },
     })
     .delete("/drafts/:id", async ({ principal, params, set }) => {
@@ -97,6 +101,10 @@ export const draftRoutes = (svc: Services) =>
       detail: {
         summary: "Send a draft",
         description:
-          "The mailbox's current require_approval decides: 202 queues it (again 202 when already queued), otherwise it is delivered (201). A permanent rejection (400) returns the draft to `draft` with the error recorded. On 502 the draft stays `sending`: a transient failure is retried by the service, an unknown outcome is reconciled. 422 when the draft has no recipient or the recipient is suppressed.",
+          "The mailbox's current require_approval decides: 202 queues it (again 202 when already queued), " +
+          "otherwise it is delivered (201). A permanent rejection (400) returns the draft to `draft` with " +
+          "the error recorded. On 502 the draft stays `sending`: a transient failure is retried by the " +
+          "service, an unknown outcome is reconciled. 422 when the draft has no recipient or the recipient " +
+          "is suppressed.",
       },
     });

@@ -60,11 +60,15 @@ export const eventRoutes = (svc: Services) =>
       query: strictObject({
         after: t.Optional(cursorQuery),
         mailbox_id: t.Optional(t.String({ minLength: 1 })),
-        consumer: t.Optional(t.String({ maxLength: 64, description: "read as this named consumer: events are leased to this stream; acknowledge them with /consumers/{name}/ack" })),
+        consumer: t.Optional(t.String({ maxLength: 64, description:
+          "read as this named consumer: events are leased to this stream; acknowledge them with " +
+          "/consumers/{name}/ack" })),
         prefetch: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "with consumer: unacknowledged events this stream holds at most (default 10)" })),
       }),
       response: {
-        200: t.String({ description: "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats" }),
+        200: t.String({ description:
+          "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment " +
+          "heartbeats" }),
         400: ErrorBody,
         ...authErrors,
         404: ErrorBody,
@@ -75,7 +79,9 @@ export const eventRoutes = (svc: Services) =>
         description:
           "Delivers events as they happen. Resumes after `Last-Event-ID` (or `after`); with neither, starts with the next new event. " +
           "With `consumer`, the stream leases that consumer's events instead (shared with its other readers; acknowledge each). " +
-          "A client that does not read is disconnected once its backlog passes the bound; on shutdown the stream ends and the client reconnects with its last id. " +
-          "The same feed is served as a WebSocket at /api/v1/events/ws (frames `{cursor, event}`; `?after=`, `?mailbox_id=`, and `?access_token=` for clients that cannot set headers).",
+          "A client that does not read is disconnected once its backlog passes the bound; on shutdown the " +
+          "stream ends and the client reconnects with its last id. " +
+          "The same feed is served as a WebSocket at /api/v1/events/ws (frames `{cursor, event}`; " +
+          "`?after=`, `?mailbox_id=`, and `?access_token=` for clients that cannot set headers).",
       },
     });

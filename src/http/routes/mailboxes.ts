@@ -34,7 +34,11 @@ export const mailboxRoutes = (svc: Services) =>
       detail: {
         summary: "Create a mailbox",
         description:
-          "Accepts bootstrap, api and mcp keys; a mailbox-bound key is rejected. The address is `agent-<slug>@<shared domain>` without `domain_id`, `<slug>@<custom domain>` with one. 404 when `extraction_schema_id` or `domain_id` is not the account's; 400 when the domain is not verified or the address is already taken (`mailbox address already in use`); 403 when custom domains need a paid plan.",
+          "Accepts bootstrap, api and mcp keys; a mailbox-bound key is rejected. The address is " +
+          "`agent-<slug>@<shared domain>` without `domain_id`, `<slug>@<custom domain>` with one. 404 when " +
+          "`extraction_schema_id` or `domain_id` is not the account's; 400 when the domain is not verified " +
+          "or the address is already taken (`mailbox address already in use`); 403 when custom domains " +
+          "need a paid plan.",
       },
     })
     .get("/mailboxes", async ({ principal, query }) => ({

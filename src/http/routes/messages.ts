@@ -79,21 +79,30 @@ export const messageRoutes = (svc: Services) =>
       response: {
         200: t.Object(
           { messages: t.Array(MessageListItem) },
-          { additionalProperties: false, description: "When older messages may remain, the response carries an `x-next-cursor` header: pass it as `cursor`." },
+          { additionalProperties: false, description:
+            "When older messages may remain, the response carries an `x-next-cursor` header: pass it as " +
+            "`cursor`." },
         ),
         400: ErrorBody,
         ...authErrors,
       },
       detail: {
         summary: "List a mailbox's messages",
-        description: "Newest first, inbound and outbound. Older mail: when a full page is returned the `x-next-cursor` response header holds a cursor; pass it as `cursor` for the next, older page (positions, not offsets: mail arriving meanwhile shifts nothing). An invalid cursor is 400. A mailbox_id that is not the account's yields an empty list. A bound key may list only its own mailbox (403 key_scope).",
+        description:
+          "Newest first, inbound and outbound. Older mail: when a full page is returned the " +
+          "`x-next-cursor` response header holds a cursor; pass it as `cursor` for the next, older page " +
+          "(positions, not offsets: mail arriving meanwhile shifts nothing). An invalid cursor is 400. A " +
+          "mailbox_id that is not the account's yields an empty list. A bound key may list only its own " +
+          "mailbox (403 key_scope).",
       },
     })
     .get("/messages/:id", ({ principal, params }) => getMessage(svc.sql, principal, params.id), {
       auth: "read",
       params: t.Object({ id: PathId }),
       response: { 200: MessageDetail, ...authErrors, 404: ErrorBody },
-      detail: { summary: "Get a message", description: "404 `message not found` for a missing id, another account's, or another mailbox's under a bound key." },
+      detail: { summary: "Get a message", description:
+        "404 `message not found` for a missing id, another account's, or another mailbox's under a bound " +
+        "key." },
     })
     .get("/messages/:id/attachments/:attachment_id", async ({ principal, params }) =>
       attachmentResponse(await getAttachment(svc.sql, principal, params.id, params.attachment_id)), {

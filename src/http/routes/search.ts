@@ -24,7 +24,9 @@ export const SearchQuery = strictObject({
   mailbox_id: t.String({ minLength: 1 }),
   q: t.Optional(t.String({
     maxLength: MAX_QUERY_LENGTH,
-    description: 'words (all must match), "a phrase", -excluded, a or b, and word* for a prefix; over subject, sender, body and attachment text. Omit to filter only (newest first)',
+    description:
+      'words (all must match), "a phrase", -excluded, a or b, and word* for a prefix; over subject, ' +
+      'sender, body and attachment text. Omit to filter only (newest first)',
   })),
   from: t.Optional(t.String({ maxLength: 320, description: "sender address, or a domain (example.com) for anyone there" })),
   after: t.Optional(t.String({ maxLength: 40, description: "ISO 8601 date or date-time: messages at or after it" })),

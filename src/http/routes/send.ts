@@ -34,6 +34,14 @@ export const sendRoutes = (svc: Services) =>
     detail: {
       summary: "Send one email",
       description:
-        "Checks run in this order: authentication, body validation (400), mailbox and key binding (403 key_scope, 404), idempotency (200 replay, 409 idempotency_conflict / idempotency_in_progress), send lists (403 send_blocked_by_list), suppression (422), approval (202 with a forced draft), monthly quota (402, terminal for the client_id), delivery (201; 400 permanent rejection; 502 transient or delivery_outcome_unknown). With `reply_to_message_id`, the recipient, subject (`Re:` once) and thread come from the original unless `to` or `subject` are given. A 402 or 400 rejection is stored for the client_id; 403, 422 and transient 502 are not, so a retry is evaluated again. After `delivery_outcome_unknown` the client_id answers 409 idempotency_in_progress until reconciliation records the outcome.",
+        "Checks run in this order: authentication, body validation (400), mailbox and key binding (403 " +
+        "key_scope, 404), idempotency (200 replay, 409 idempotency_conflict / idempotency_in_progress), " +
+        "send lists (403 send_blocked_by_list), suppression (422), approval (202 with a forced draft), " +
+        "monthly quota (402, terminal for the client_id), delivery (201; 400 permanent rejection; 502 " +
+        "transient or delivery_outcome_unknown). With `reply_to_message_id`, the recipient, subject (`Re:` " +
+        "once) and thread come from the original unless `to` or `subject` are given. A 402 or 400 " +
+        "rejection is stored for the client_id; 403, 422 and transient 502 are not, so a retry is " +
+        "evaluated again. After `delivery_outcome_unknown` the client_id answers 409 " +
+        "idempotency_in_progress until reconciliation records the outcome.",
     },
   });

@@ -4,7 +4,7 @@
 
 import type { Declarations } from "./css-declarations.ts";
 import { colorsBlend, lengthPx, parseAlpha } from "./css-values.ts";
-import type { Element } from "./html-nodes.ts";
+import type { Element } from "../html-nodes.ts";
 import type { InheritedStyle } from "./inherited-style.ts";
 
 // Elements laid out inline unless styled otherwise: width, height, overflow, text-indent and

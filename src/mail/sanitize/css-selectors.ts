@@ -5,7 +5,7 @@
 
 import { type CssNode, clone, generate, ident, parse, walk } from "css-tree";
 import { compile } from "css-select";
-import type { Element } from "./html-nodes.ts";
+import type { Element } from "../html-nodes.ts";
 
 export type CompiledSelector = {
   matches: (el: Element) => boolean;

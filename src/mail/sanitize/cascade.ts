@@ -6,7 +6,7 @@
 
 import { type Declaration, type Declarations, NO_DECLARATIONS, parseDeclarations } from "./css-declarations.ts";
 import { type CustomProperties, resolveVars } from "./css-custom-properties.ts";
-import type { Element } from "./html-nodes.ts";
+import type { Element } from "../html-nodes.ts";
 import type { Keyframes, Rule, StyleSheet } from "./stylesheet.ts";
 
 export type CascadedStyle = {

@@ -7,7 +7,7 @@ import type { CustomProperties } from "./css-custom-properties.ts";
 import {
   BLACK, LINK_BLUE, type Rgba, WHITE, colorsBlend, parseColor, parseFontSize, splitTopLevel,
 } from "./css-values.ts";
-import type { Element } from "./html-nodes.ts";
+import type { Element } from "../html-nodes.ts";
 
 export type InheritedStyle = {
   color: Rgba;

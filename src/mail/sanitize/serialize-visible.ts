@@ -2,7 +2,7 @@
 // Emits only what the converter needs: tags, text and link targets (no images, no data: or
 // javascript: URLs).
 
-import { type AnyNode, type Document, type Element, hasChildren, isElement, isText } from "./html-nodes.ts";
+import { type AnyNode, type Document, type Element, hasChildren, isElement, isText } from "../html-nodes.ts";
 
 // Beyond this depth tags are dropped and their content kept, so no recursive consumer
 // (the text converter) can overflow its stack on hostile nesting.

@@ -17,7 +17,7 @@ import type { Declarations } from "./css-declarations.ts";
 import { scopeWith } from "./css-custom-properties.ts";
 import { isHiddenByLayout, isWeaklyHidden, opacityOf } from "./css-hiding.ts";
 import { HIDDEN_TEXT_BUDGET, HiddenText, VISIBLE_CONTENT, stripTags } from "./hidden-text.ts";
-import { type AnyNode, type Document, type Element, NOT_RENDERED, hasChildren, isComment, isElement, isText } from "./html-nodes.ts";
+import { type AnyNode, type Document, type Element, NOT_RENDERED, hasChildren, isComment, isElement, isText } from "../html-nodes.ts";
 import { type InheritedStyle, hiddenTextOrigin, inherit, rootStyle } from "./inherited-style.ts";
 import { affordableLength } from "./nesting-cost.ts";
 import { serializeVisible } from "./serialize-visible.ts";

@@ -1,7 +1,7 @@
 // Collects the text of what was hidden from the reader, bounded, for the injection scorer:
 // hidden text is where an attack on an agent would sit.
 
-import { type AnyNode, type Element, NOT_RENDERED, hasChildren, isElement, isText } from "./html-nodes.ts";
+import { type AnyNode, type Element, NOT_RENDERED, hasChildren, isElement, isText } from "../html-nodes.ts";
 
 export const HIDDEN_TEXT_BUDGET = 10_000;
 // Letters, digits, symbols or punctuation: text that would show something if rendered.
