@@ -1,6 +1,7 @@
 // POST /api/v1/mailboxes and GET /api/v1/mailboxes refusing what they cannot serve: slug rules,
 // body validation, custom domains that are not usable, address conflicts, and bad list queries.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { updateAccount } from "../src/core/accounts.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 const SLUG_ERROR = '{"error":"slug must match ^[a-z0-9][a-z0-9-]{0,40}$"}';
@@ -90,7 +91,9 @@ describe("custom domains", () => {
   test("an account moved back to the free plan can no longer use its verified domain", async () => {
     const downgraded = await makeAccount(ctx, { plan: "paid" });
     const domainId = await domainOf(downgraded, "downgraded.example", "verified");
-    await ctx.sql`update accounts set plan = 'free' where id = ${downgraded.accountId}`;
+    // Through core, as the CLI's `account update` does: this process's key cache forgets the old
+    // plan at once (other processes on the NOTIFY; see test/key-cache.test.ts).
+    await updateAccount(ctx.sql, downgraded.accountId, { plan: "free" });
     const response = await create(downgraded.key, { slug: "after", domain_id: domainId });
     expect({ status: response.status, text: response.text }).toEqual({ status: 403, text: '{"error":"custom domains require a paid plan"}' });
   });
