@@ -3,7 +3,11 @@
 // the same SQL; and the same list through MCP (POST /mcp, tools/call list_mailboxes: a JSON-RPC
 // server per request, stateless). One account, one key, 20 mailboxes; autocannon on loopback.
 //
-//   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info]
+//   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info] [--rate-limit N]
+//
+// --rate-limit N turns the per-key limit on at N/s (burst 10 × N, so no request is refused): the
+// API then leases tokens from PostgreSQL in chunks of N/10 (src/request/rate-limit.ts); 0, the
+// default, turns it off.
 //
 // The servers run in a child process (one event loop, as in production) so that the load
 // generator does not share their CPU time slices; the database is a fresh one, dropped after.
@@ -30,17 +34,18 @@ const MAILBOXES = 20;
 const LIST_LIMIT = 100; // the route's default
 
 type Ports = { ours: number; bare: number; bareAuth: number };
-type Options = { duration: number; warmup: number; connections: number; logLevel: string };
+type Options = { duration: number; warmup: number; connections: number; logLevel: string; rateLimit: number };
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 10, warmup: 2, connections: 10, logLevel: "info" };
+  const options: Options = { duration: 10, warmup: 2, connections: 10, logLevel: "info", rateLimit: 0 };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     if (flag === "--log-level" && value) options.logLevel = value;
+    else if (flag === "--rate-limit" && value && /^\d+$/.test(value)) options.rateLimit = Number(value);
     else if ((flag === "--duration" || flag === "--warmup" || flag === "--connections") && value && /^\d+$/.test(value)) {
       options[flag.slice(2) as "duration" | "warmup" | "connections"] = Number(value);
     } else {
-      throw new Error(`usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L]; bad argument ${flag}`);
+      throw new Error(`usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N]; bad argument ${flag}`);
     }
   }
   // Four targets, each warmed up then measured: keep the whole run under a minute.
@@ -49,15 +54,17 @@ function parseOptions(args: string[]): Options {
 }
 
 /** The child: all three servers on loopback, sharing one postgres.js pool. */
-async function serve(databaseUrl: string, accountId: string, logLevel: string): Promise<void> {
+async function serve(databaseUrl: string, accountId: string, logLevel: string, rateLimit: number): Promise<void> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     HOST: "127.0.0.1",
     HTTP_PORT: "0",
     LOG_LEVEL: logLevel,
     INBOUND_AUTH_MODE: "off",
-    // One key drives the whole load: the per-key rate limit would measure itself (bench ratelimit does).
-    RATE_LIMIT_PER_SECOND: "0",
+    // One key drives the whole load: off by default, the per-key rate limit would measure itself
+    // (bench ratelimit does); --rate-limit N measures its cost with no request refused.
+    RATE_LIMIT_PER_SECOND: String(rateLimit),
+    RATE_LIMIT_BURST: String(Math.max(1, rateLimit * 10)),
     DATA_DIR: mkdtempSync(join(tmpdir(), "bench-data-")),
   });
   const sql = makeSql(databaseUrl, { max: 10 });
@@ -126,7 +133,7 @@ export default async function run(args: string[]): Promise<void> {
 
     let ready!: (ports: Ports) => void;
     const portsReady = new Promise<Ports>((resolve) => (ready = resolve));
-    child = Bun.spawn([process.execPath, import.meta.path, "--serve", database.url, account.id, options.logLevel], {
+    child = Bun.spawn([process.execPath, import.meta.path, "--serve", database.url, account.id, options.logLevel, String(options.rateLimit)], {
       stdout: "ignore", // the request log: written, as in production, but not kept
       stderr: "inherit",
       ipc: (message) => ready(message as Ports),
@@ -166,7 +173,8 @@ export default async function run(args: string[]): Promise<void> {
     const lines = [
       "",
       `GET /api/v1/mailboxes (${MAILBOXES} mailboxes, ${bodies[0]!.length} B body); autocannon, ${options.connections} connections, ` +
-        `${options.duration} s each after ${options.warmup} s warm-up, loopback; request log level ${options.logLevel}`,
+        `${options.duration} s each after ${options.warmup} s warm-up, loopback; request log level ${options.logLevel}; ` +
+        (options.rateLimit > 0 ? `rate limit ${options.rateLimit}/s (burst ${options.rateLimit * 10}, leased from PostgreSQL)` : "rate limit off"),
       "",
       `${"target".padEnd(32)}${"req/s".padStart(10)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"non-2xx".padStart(9)}${"errors".padStart(8)}`,
       ...targets.map((target, i) => {
@@ -192,5 +200,5 @@ export default async function run(args: string[]): Promise<void> {
 }
 
 if (import.meta.main && process.argv[2] === "--serve") {
-  await serve(process.argv[3]!, process.argv[4]!, process.argv[5] ?? "info");
+  await serve(process.argv[3]!, process.argv[4]!, process.argv[5] ?? "info", Number(process.argv[6] ?? "0"));
 }

@@ -4,9 +4,12 @@
 // would, and at mid-load one copy of each role is SIGKILLed. Across the copies it checks that one
 // client_id sent to both APIs at the same instant sends once, that sign-in throttling counts
 // failures made on either API, and that a stream client on one API hears events produced through
-// the other (LISTEN/NOTIFY with a catch-up read of the event log).
+// the other (LISTEN/NOTIFY with a catch-up read of the event log), and that one key flooding both
+// APIs is held to its rate across both (the bucket lives in PostgreSQL).
 import { readFileSync } from "node:fs";
+import { createKey } from "../../src/core/keys.ts";
 import { createUser } from "../../src/core/users.ts";
+import { leaseChunk } from "../../src/request/rate-limit.ts";
 import { DashboardClient, hiddenField } from "../../test/support/dashboard-client.ts";
 import type { Run, Scenario } from "./harness.ts";
 import type { ServiceProcess } from "./service.ts";
@@ -130,10 +133,44 @@ async function throttleAcrossCopies(bases: string[], run: Run): Promise<string> 
   return `sign-in throttle: 5 failures over both APIs, then ${after.join(" and ")} on each`;
 }
 
+// The APIs' per-key limit in this scenario: low enough that a short flood crosses it, well above
+// the reads the scenario's own key makes (about 50 a second over both copies).
+const RATE = 200;
+const BURST = 200;
+
+/** A fresh key flooding both APIs for two seconds gets burst + rate × t + one chunk per copy, not twice that. */
+async function rateLimitAcrossCopies(bases: string[], run: Run): Promise<string> {
+  const { secret } = await createKey(run.sql, { accountId: run.account.id, scope: "api" });
+  const ok = bases.map(() => 0);
+  let limited = 0;
+  let other = 0;
+  const started = performance.now();
+  await Promise.all(
+    bases.flatMap((base, i) =>
+      Array.from({ length: 4 }, async () => {
+        while (performance.now() - started < 2000) {
+          const response = await fetch(`${base}/api/v1/mailboxes`, { headers: { authorization: `Bearer ${secret}` } });
+          await response.arrayBuffer();
+          if (response.status === 200) ok[i]!++;
+          else if (response.status === 429 && /^[1-9]\d*$/.test(response.headers.get("retry-after") ?? "")) limited++;
+          else other++;
+        }
+      }),
+    ),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const admitted = ok.reduce((a, b) => a + b, 0);
+  const bound = Math.floor(BURST + RATE * seconds + bases.length * leaseChunk({ perSecond: RATE, burst: BURST }));
+  if (admitted > bound || limited === 0 || other > 0) {
+    run.fail(`rate limit across copies: ${admitted} admitted (bound ${bound}), ${limited} limited, ${other} other answers`);
+  }
+  return `rate limit across copies: one key flooding both APIs ${seconds.toFixed(1)} s at ${RATE}/s, burst ${BURST}: ${admitted} admitted (${ok.join(" + ")}) ≤ ${bound}, ${limited} answered 429`;
+}
+
 export const copies: Scenario = {
   async run(run, options) {
     const [httpA, httpB, smtpB] = [await run.freePort(), await run.freePort(), await run.freePort()];
-    const env = { DELIVERY_TRANSPORT: "local" };
+    const env = { DELIVERY_TRANSPORT: "local", RATE_LIMIT_PER_SECOND: String(RATE), RATE_LIMIT_BURST: String(BURST) };
     const apiA = await run.start("api-a", { ...env, ROLES: "api", HTTP_PORT: String(httpA) });
     await run.start("api-b", { ...env, ROLES: "api", HTTP_PORT: String(httpB) });
     const smtpA = await run.start("smtp-a", { ...env, ROLES: "smtp", SMTP_PORT: String(run.smtpPort) });
@@ -149,6 +186,7 @@ export const copies: Scenario = {
     await run.at(0.1);
     run.notes.push(await racingClientId(bases, run));
     run.notes.push(await throttleAcrossCopies(bases, run));
+    run.notes.push(await rateLimitAcrossCopies(bases, run));
     // Mail sent through api-a to the run's own mailbox (local transport) must reach the stream on api-b.
     const crossSubject = "copies through api-a";
     const sent = await fetch(`${bases[0]}/api/v1/send`, {

@@ -9,7 +9,7 @@ import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../request/body-li
 import { normalizeRequestIdentifiers, unstorableTextIn } from "../request/text-input.ts";
 
 export function apiRoutes(svc: Services, name: string) {
-  const limiter = rateLimiterFor(svc.config);
+  const limiter = rateLimiterFor(svc);
   const decide = makeRequestAuthorizer(svc.sql, (principal) => limiter.take(principal.keyId));
   return new Elysia({ name: `routes:${name}`, prefix: "/api/v1" })
     // Before validation: an id no client was given is an unknown id, not a 400 or a 500.

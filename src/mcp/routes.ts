@@ -23,7 +23,7 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 async function principalOf(svc: Services, request: Request): Promise<Principal | Response> {
   try {
     const principal = await authenticate(svc.sql, request.headers.get("authorization"));
-    rateLimiterFor(svc.config).take(principal.keyId);
+    await rateLimiterFor(svc).take(principal.keyId);
     return principal;
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) return json(429, error.body, error.headers);
