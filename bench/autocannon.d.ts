@@ -12,7 +12,17 @@ declare module "autocannon" {
     /** Requests per second across all connections (open loop); unlimited when absent. */
     overallRate?: number;
   };
-  type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p99: number; total?: number };
+  type Histogram = {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    total?: number;
+  };
   export type Result = {
     requests: Histogram;
     latency: Histogram;

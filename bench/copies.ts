@@ -37,13 +37,25 @@ async function connections(sql: Sql): Promise<number> {
 /** Sends `count` messages over the ports and mailboxes (round robin, 8 pooled connections per port); returns seconds. */
 async function ingest(ports: number[], mailboxes: string[], runId: string, count: number): Promise<number> {
   const transports = ports.map((port) =>
-    nodemailer.createTransport({ host: "127.0.0.1", port, secure: false, ignoreTLS: true, pool: true, maxConnections: 8, maxMessages: Infinity, name: "bench.client.test" }),
+    nodemailer.createTransport({
+      host: "127.0.0.1",
+      port,
+      secure: false,
+      ignoreTLS: true,
+      pool: true,
+      maxConnections: 8,
+      maxMessages: Infinity,
+      name: "bench.client.test",
+    }),
   );
   const started = performance.now();
   await Promise.all(
     Array.from({ length: count }, (_, n) => {
       const to = mailboxes[n % mailboxes.length]!;
-      return transports[n % transports.length]!.sendMail({ envelope: { from: "lee@example.org", to: [to] }, raw: chaosMessage(runId, n, to) });
+      return transports[n % transports.length]!.sendMail({
+        envelope: { from: "lee@example.org", to: [to] },
+        raw: chaosMessage(runId, n, to),
+      });
     }),
   );
   const seconds = (performance.now() - started) / 1000;
@@ -78,19 +90,41 @@ export default async function copiesBench(args: string[]): Promise<void> {
     for (let i = 0; i < ACCOUNTS; i++) {
       const account = await createAccount(sql, { name: `bench copies ${i}` });
       const { key } = await createKey(sql, { accountId: account.id, scope: "api" });
-      const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+      const principal = {
+        keyId: key.id,
+        accountId: account.id,
+        plan: "free" as const,
+        scope: "api" as const,
+        mailboxId: null,
+        canRead: true,
+        canSend: true,
+      };
       const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: `bench-copies-${i}` });
-      await setWebhook({ sql, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }), config }, { accountId: account.id, url: receiver.url, secret: "whsec_bench_copies_0123456789abcdef" });
+      await setWebhook(
+        { sql, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }), config },
+        { accountId: account.id, url: receiver.url, secret: "whsec_bench_copies_0123456789abcdef" },
+      );
       mailboxes.push(mailbox.address);
     }
-    const env = { DATABASE_URL: db.url, HOST: "127.0.0.1", DATA_DIR: runDir, LOG_LEVEL: "info", INBOUND_AUTH_MODE: "off", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", HTTP_PORT: "0" };
+    const env = {
+      DATABASE_URL: db.url,
+      HOST: "127.0.0.1",
+      DATA_DIR: runDir,
+      LOG_LEVEL: "info",
+      INBOUND_AUTH_MODE: "off",
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+      HTTP_PORT: "0",
+    };
     const start = async (name: string, extra: Record<string, string>) => {
       const child = await startService(name, { ...env, ...extra }, runDir);
       processes.push(child);
       return child;
     };
     const ports = [await freePort(), await freePort()];
-    const smtp = [await start("smtp-a", { ROLES: "smtp", SMTP_PORT: String(ports[0]) }), await start("smtp-b", { ROLES: "smtp", SMTP_PORT: String(ports[1]) })];
+    const smtp = [
+      await start("smtp-a", { ROLES: "smtp", SMTP_PORT: String(ports[0]) }),
+      await start("smtp-b", { ROLES: "smtp", SMTP_PORT: String(ports[1]) }),
+    ];
     const run = randomBase32(4).toLowerCase();
 
     // Warm-up (first connections, JIT), not counted.
@@ -98,7 +132,7 @@ export default async function copiesBench(args: string[]): Promise<void> {
     const smtpCpu0 = smtp.map((p) => cpuSeconds(p.pid));
     const oneListener = count / (await ingest([ports[0]!], mailboxes, `${run}a`, count));
     const twoListeners = count / (await ingest(ports, mailboxes, `${run}b`, count));
-    const smtpCpuMs = ((smtp.reduce((sum, p, i) => sum + cpuSeconds(p.pid) - smtpCpu0[i]!, 0)) * 1000) / (2 * count);
+    const smtpCpuMs = (smtp.reduce((sum, p, i) => sum + cpuSeconds(p.pid) - smtpCpu0[i]!, 0) * 1000) / (2 * count);
     const smtpConnections = (await connections(sql)) / 2;
 
     // Backlog of 2·count + 40 process_inbound jobs; one worker drains it.
@@ -124,13 +158,15 @@ export default async function copiesBench(args: string[]): Promise<void> {
     for (const p of pair) await p.kill("SIGTERM");
 
     const f = (n: number) => n.toFixed(1);
-    console.log([
-      `bench copies: ${count} messages per phase over ${ACCOUNTS} accounts, one database, loopback (WORKER_CONCURRENCY default 4)`,
-      `  SMTP ingest:      1 listener ${f(oneListener)} msg/s, 2 listeners ${f(twoListeners)} msg/s, ratio ${(twoListeners / oneListener).toFixed(2)}`,
-      `  inbound→webhook:  1 worker ${f(oneWorker)} msg/s, 2 workers ${f(twoWorkers)} msg/s, ratio ${(twoWorkers / oneWorker).toFixed(2)}`,
-      `  CPU per message:  smtp ${f(smtpCpuMs)} ms (${f(1000 / smtpCpuMs)} msg/s per core), worker ${f(workerCpuMs)} ms (${f(1000 / workerCpuMs)} msg/s per core)`,
-      `  DB connections:   ${f(smtpConnections)} per smtp copy, ${f(workerConnections)} per worker copy (server side, under this load)`,
-    ].join("\n"));
+    console.log(
+      [
+        `bench copies: ${count} messages per phase over ${ACCOUNTS} accounts, one database, loopback (WORKER_CONCURRENCY default 4)`,
+        `  SMTP ingest:      1 listener ${f(oneListener)} msg/s, 2 listeners ${f(twoListeners)} msg/s, ratio ${(twoListeners / oneListener).toFixed(2)}`,
+        `  inbound→webhook:  1 worker ${f(oneWorker)} msg/s, 2 workers ${f(twoWorkers)} msg/s, ratio ${(twoWorkers / oneWorker).toFixed(2)}`,
+        `  CPU per message:  smtp ${f(smtpCpuMs)} ms (${f(1000 / smtpCpuMs)} msg/s per core), worker ${f(workerCpuMs)} ms (${f(1000 / workerCpuMs)} msg/s per core)`,
+        `  DB connections:   ${f(smtpConnections)} per smtp copy, ${f(workerConnections)} per worker copy (server side, under this load)`,
+      ].join("\n"),
+    );
   } finally {
     for (const child of processes) await child.kill("SIGKILL");
     await receiver.close();

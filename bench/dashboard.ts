@@ -16,7 +16,8 @@ function parseOptions(args: string[]): Options {
   const options: Options = { messages: 100_000, requests: 40 };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
-    if ((flag === "--messages" || flag === "--requests") && value && /^\d+$/.test(value)) options[flag.slice(2) as keyof Options] = Number(value);
+    if ((flag === "--messages" || flag === "--requests") && value && /^\d+$/.test(value))
+      options[flag.slice(2) as keyof Options] = Number(value);
     else throw new Error(`usage: bun run bench dashboard [--messages N] [--requests N]; bad argument ${flag}`);
   }
   return options;
@@ -61,11 +62,14 @@ export default async function run(args: string[]): Promise<void> {
       insert into webhook_attempts (delivery_id, attempted_at, url, status, latency_ms)
       select d.id, d.created_at, 'https://hook.example/', 200, 20 + (abs(hashtext(d.id)) % 200) from webhook_deliveries d where d.account_id = ${owner.accountId}`;
     await ctx.sql`analyze`;
-    console.log(`filled: ${options.messages} inbound, ${Math.floor(options.messages / 10)} outbound, ${options.messages} webhook deliveries in ${Math.round(performance.now() - started)} ms`);
+    console.log(
+      `filled: ${options.messages} inbound, ${Math.floor(options.messages / 10)} outbound, ${options.messages} webhook deliveries in ${Math.round(performance.now() - started)} ms`,
+    );
 
     const client = await DashboardClient.signIn(`http://127.0.0.1:${server.port}`, "bench@example.com", "bench password long");
     // A deep page: the cursor of the 5000th newest message of the busy mailbox.
-    const [deep] = await ctx.sql`select id from messages where mailbox_id = ${busy.id} order by created_at desc, id desc offset 5000 limit 1`;
+    const [deep] =
+      await ctx.sql`select id from messages where mailbox_id = ${busy.id} order by created_at desc, id desc offset 5000 limit 1`;
     const pages: [string, string][] = [
       ["mail list, first page", `/dashboard/mail?mailbox=${busy.id}`],
       ["mail list, page 200", `/dashboard/mail?mailbox=${busy.id}&before=${deep!.id}`],

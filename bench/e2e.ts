@@ -77,7 +77,11 @@ function parseOptions(args: string[]): Options {
   const options: Options = { rates: [5, 10, 20, 40], duration: 10, logLevel: "info" };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
-    if (flag === "--rates" && value && /^\d+(,\d+)*$/.test(value)) options.rates = value.split(",").map(Number).filter((r) => r > 0);
+    if (flag === "--rates" && value && /^\d+(,\d+)*$/.test(value))
+      options.rates = value
+        .split(",")
+        .map(Number)
+        .filter((r) => r > 0);
     else if (flag === "--duration" && value && /^\d+$/.test(value)) options.duration = Number(value);
     else if (flag === "--log-level" && value) options.logLevel = value;
     else throw new Error(`usage: bun run bench e2e [--rates 5,10,20,40] [--duration S] [--log-level L]; bad argument ${flag}`);
@@ -117,7 +121,9 @@ async function smtpReady(port: number, child: ReturnType<typeof Bun.spawn>, limi
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
 function cpuSeconds(pid: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /, "")
+      .split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
   } catch {
     return NaN;
@@ -170,11 +176,27 @@ export default async function run(args: string[]): Promise<void> {
     const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" });
     const account = await createAccount(sql, { name: "bench" });
     const { key } = await createKey(sql, { accountId: account.id, scope: "api" });
-    const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const principal = {
+      keyId: key.id,
+      accountId: account.id,
+      plan: "free" as const,
+      scope: "api" as const,
+      mailboxId: null,
+      canRead: true,
+      canSend: true,
+    };
     const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: "bench-e2e" });
     // The receiver is on loopback: the service under test runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true too.
-    const webhookSetter = { sql, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }), config: { webhook: { allowPrivateNetworks: true } } };
-    await setWebhook(webhookSetter, { accountId: account.id, url: `http://127.0.0.1:${receiverPort}/hooks/mail`, secret: "whsec_bench_e2e_0123456789abcdef" });
+    const webhookSetter = {
+      sql,
+      resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
+      config: { webhook: { allowPrivateNetworks: true } },
+    };
+    await setWebhook(webhookSetter, {
+      accountId: account.id,
+      url: `http://127.0.0.1:${receiverPort}/hooks/mail`,
+      secret: "whsec_bench_e2e_0123456789abcdef",
+    });
 
     const smtpPort = await freePort();
     const scanners = await edgeScanners(daemons);

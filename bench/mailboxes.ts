@@ -45,7 +45,9 @@ function parseOptions(args: string[]): Options {
     else if ((flag === "--duration" || flag === "--warmup" || flag === "--connections") && value && /^\d+$/.test(value)) {
       options[flag.slice(2) as "duration" | "warmup" | "connections"] = Number(value);
     } else {
-      throw new Error(`usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N]; bad argument ${flag}`);
+      throw new Error(
+        `usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N]; bad argument ${flag}`,
+      );
     }
   }
   // Four targets, each warmed up then measured: keep the whole run under a minute.
@@ -101,7 +103,15 @@ const MCP_HEADERS = { "content-type": "application/json", accept: "application/j
 async function measure(target: Target, key: string, options: Options, seconds: number): Promise<Result> {
   const headers = { authorization: `Bearer ${key}`, ...(target.body ? MCP_HEADERS : {}) };
   const method = target.body ? "POST" : "GET";
-  return autocannon({ url: target.url, method, body: target.body, connections: options.connections, duration: seconds, headers, timeout: 10 });
+  return autocannon({
+    url: target.url,
+    method,
+    body: target.body,
+    connections: options.connections,
+    duration: seconds,
+    headers,
+    timeout: 10,
+  });
 }
 
 // The MCP answer must carry the same list the HTTP route returns.
@@ -124,20 +134,34 @@ export default async function run(args: string[]): Promise<void> {
     const sql = makeSql(database.url, { max: 2 });
     const account = await createAccount(sql, { name: "bench" });
     const { key, secret } = await createKey(sql, { accountId: account.id, scope: "api" });
-    const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const principal = {
+      keyId: key.id,
+      accountId: account.id,
+      plan: "free" as const,
+      scope: "api" as const,
+      mailboxId: null,
+      canRead: true,
+      canSend: true,
+    };
     const fixturesConfig = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" });
     for (let i = 0; i < MAILBOXES; i++) {
-      await createMailbox({ sql, config: fixturesConfig, log: makeLogger("silent") } as never, principal, { slug: `bench-${i}`, display_name: `Bench ${i}` });
+      await createMailbox({ sql, config: fixturesConfig, log: makeLogger("silent") } as never, principal, {
+        slug: `bench-${i}`,
+        display_name: `Bench ${i}`,
+      });
     }
     await sql.end();
 
     let ready!: (ports: Ports) => void;
     const portsReady = new Promise<Ports>((resolve) => (ready = resolve));
-    child = Bun.spawn([process.execPath, import.meta.path, "--serve", database.url, account.id, options.logLevel, String(options.rateLimit)], {
-      stdout: "ignore", // the request log: written, as in production, but not kept
-      stderr: "inherit",
-      ipc: (message) => ready(message as Ports),
-    });
+    child = Bun.spawn(
+      [process.execPath, import.meta.path, "--serve", database.url, account.id, options.logLevel, String(options.rateLimit)],
+      {
+        stdout: "ignore", // the request log: written, as in production, but not kept
+        stderr: "inherit",
+        ipc: (message) => ready(message as Ports),
+      },
+    );
     const ports = await Promise.race([
       portsReady,
       Bun.sleep(15000).then(() => Promise.reject(new Error("servers did not start within 15 s"))),
@@ -174,7 +198,9 @@ export default async function run(args: string[]): Promise<void> {
       "",
       `GET /api/v1/mailboxes (${MAILBOXES} mailboxes, ${bodies[0]!.length} B body); autocannon, ${options.connections} connections, ` +
         `${options.duration} s each after ${options.warmup} s warm-up, loopback; request log level ${options.logLevel}; ` +
-        (options.rateLimit > 0 ? `rate limit ${options.rateLimit}/s (burst ${options.rateLimit * 10}, leased from PostgreSQL)` : "rate limit off"),
+        (options.rateLimit > 0
+          ? `rate limit ${options.rateLimit}/s (burst ${options.rateLimit * 10}, leased from PostgreSQL)`
+          : "rate limit off"),
       "",
       `${"target".padEnd(32)}${"req/s".padStart(10)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"non-2xx".padStart(9)}${"errors".padStart(8)}`,
       ...targets.map((target, i) => {

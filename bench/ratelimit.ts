@@ -29,7 +29,10 @@ function parseOptions(args: string[]): Options {
     const [flag, value] = [args[i], args[i + 1]];
     const name = flag?.slice(2) as keyof Options;
     if (flag?.startsWith("--") && name in options && value && /^\d+$/.test(value) && Number(value) > 0) options[name] = Number(value);
-    else throw new Error(`usage: bun run bench ratelimit [--duration S] [--rate N] [--flood-connections N] [--connections N]; bad argument ${flag}`);
+    else
+      throw new Error(
+        `usage: bun run bench ratelimit [--duration S] [--rate N] [--flood-connections N] [--connections N]; bad argument ${flag}`,
+      );
   }
   if (options.duration > 20) throw new Error("--duration at most 20 s");
   return options;
@@ -47,14 +50,26 @@ async function serve(databaseUrl: string, rate: string): Promise<void> {
     DATA_DIR: mkdtempSync(join(tmpdir(), "bench-data-")),
   });
   const svc = makeServices(
-    { sql: makeSql(databaseUrl, { max: 10 }), config, log: makeLogger(config.logLevel), resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }) },
+    {
+      sql: makeSql(databaseUrl, { max: 10 }),
+      config,
+      log: makeLogger(config.logLevel),
+      resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }),
+    },
     makeTransport,
   );
   process.send?.({ port: startHttpServer(svc, makeApp(svc)).port });
 }
 
 const load = (url: string, key: string, connections: number, duration: number, overallRate?: number): Promise<Result> =>
-  autocannon({ url, connections, duration, headers: { authorization: `Bearer ${key}` }, timeout: 10, ...(overallRate ? { overallRate } : {}) });
+  autocannon({
+    url,
+    connections,
+    duration,
+    headers: { authorization: `Bearer ${key}` },
+    timeout: 10,
+    ...(overallRate ? { overallRate } : {}),
+  });
 
 export default async function run(args: string[]): Promise<void> {
   const o = parseOptions(args);
@@ -62,13 +77,18 @@ export default async function run(args: string[]): Promise<void> {
   let child: ReturnType<typeof Bun.spawn> | null = null;
   try {
     const sql = makeSql(database.url, { max: 2 });
-    const keyOf = async (name: string) => (await createKey(sql, { accountId: (await createAccount(sql, { name })).id, scope: "api" })).secret;
+    const keyOf = async (name: string) =>
+      (await createKey(sql, { accountId: (await createAccount(sql, { name })).id, scope: "api" })).secret;
     const [flooder, neighbour] = [await keyOf("flooder"), await keyOf("neighbour")];
     await sql.end();
 
     let ready: (message: { port: number }) => void = () => {};
     const started = new Promise<{ port: number }>((resolve) => (ready = resolve));
-    child = Bun.spawn([process.execPath, import.meta.path, "--serve", database.url, String(o.rate)], { stdout: "inherit", stderr: "inherit", ipc: (m) => ready(m as { port: number }) });
+    child = Bun.spawn([process.execPath, import.meta.path, "--serve", database.url, String(o.rate)], {
+      stdout: "inherit",
+      stderr: "inherit",
+      ipc: (m) => ready(m as { port: number }),
+    });
     const { port } = await started;
     const url = `http://127.0.0.1:${port}/api/v1/mailboxes`;
 
@@ -76,7 +96,10 @@ export default async function run(args: string[]): Promise<void> {
     const polite = Math.max(1, Math.floor(o.rate / 2));
     await load(url, neighbour, o.connections, 1, polite); // warm-up
     const alone = await load(url, neighbour, o.connections, o.duration, polite);
-    const [flood, shared] = await Promise.all([load(url, flooder, o["flood-connections"], o.duration), load(url, neighbour, o.connections, o.duration, polite)]);
+    const [flood, shared] = await Promise.all([
+      load(url, flooder, o["flood-connections"], o.duration),
+      load(url, neighbour, o.connections, o.duration, polite),
+    ]);
 
     const allowed = flood["2xx"];
     const ceiling = o.rate * o.duration + o.rate; // its rate for the whole run plus one full burst

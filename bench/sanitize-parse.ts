@@ -53,12 +53,24 @@ function measure(label: string, docs: string[], rounds: number, maxChars: number
   const visible = docs.map((html) => visibleHtml(html).html);
   const compiled = compile(CONVERT_OPTIONS);
   const steps: Record<string, () => void> = {
-    sanitize: () => { for (const html of docs) sanitizeBody({ html }, { maxChars }); },
-    ours: () => { for (const html of docs) parse12(html, { decodeEntities: true }); },
-    visible: () => { for (const html of docs) visibleHtml(html); },
-    second: () => { for (const html of visible) parse10(html, { decodeEntities: true }); },
-    convert: () => { for (const html of visible) convert(html, CONVERT_OPTIONS); },
-    compiled: () => { for (const html of visible) compiled(html); },
+    sanitize: () => {
+      for (const html of docs) sanitizeBody({ html }, { maxChars });
+    },
+    ours: () => {
+      for (const html of docs) parse12(html, { decodeEntities: true });
+    },
+    visible: () => {
+      for (const html of docs) visibleHtml(html);
+    },
+    second: () => {
+      for (const html of visible) parse10(html, { decodeEntities: true });
+    },
+    convert: () => {
+      for (const html of visible) convert(html, CONVERT_OPTIONS);
+    },
+    compiled: () => {
+      for (const html of visible) compiled(html);
+    },
   };
   steps.sanitize?.(); // warm-up
   // Round-robin, best of the rounds: on a shared machine load drifts, and every step should
@@ -74,7 +86,9 @@ function measure(label: string, docs: string[], rounds: number, maxChars: number
   const bytes = docs.reduce((n, d) => n + d.length, 0);
   const pct = (n = 0) => `${((100 * n) / (t.sanitize ?? 1)).toFixed(1)}%`;
   const ms = (n = 0) => `${n.toFixed(1)} ms`;
-  console.log(`\n${label}: ${docs.length} messages, ${(bytes / 1e6).toFixed(2)} MB of HTML (visible HTML ${(visible.reduce((n, d) => n + d.length, 0) / 1e6).toFixed(2)} MB)`);
+  console.log(
+    `\n${label}: ${docs.length} messages, ${(bytes / 1e6).toFixed(2)} MB of HTML (visible HTML ${(visible.reduce((n, d) => n + d.length, 0) / 1e6).toFixed(2)} MB)`,
+  );
   console.log(`  sanitizeBody, whole:                      ${ms(t.sanitize)}`);
   console.log(`  our parse (htmlparser2 12, source):       ${ms(t.ours)} (${pct(t.ours)})`);
   console.log(`  visibleHtml (parse, CSS, walk, write):    ${ms(t.visible)} (${pct(t.visible)})`);

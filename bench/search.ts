@@ -33,7 +33,8 @@ function parseOptions(args: string[]): Options {
       i--;
       continue;
     }
-    if ((flag === "--messages" || flag === "--runs") && value && /^\d+$/.test(value)) options[flag.slice(2) as "messages" | "runs"] = Number(value);
+    if ((flag === "--messages" || flag === "--runs") && value && /^\d+$/.test(value))
+      options[flag.slice(2) as "messages" | "runs"] = Number(value);
     else throw new Error(`usage: bun run bench search [--messages N] [--runs N]; bad argument ${flag}`);
   }
   return options;
@@ -53,37 +54,59 @@ export default async function run(args: string[]): Promise<void> {
     for (const mailbox of mailboxes) {
       await sql`insert into mailboxes (id, account_id, local_part, domain_name, address) values (${mailbox.id}, ${account.id}, ${mailbox.address.split("@")[0]!}, ${"bench.localhost"}, ${mailbox.address})`;
     }
-    const principal: Principal = { keyId: "key_bench", accountId: account.id, plan: "free", scope: "api", mailboxId: null, canRead: true, canSend: true };
+    const principal: Principal = {
+      keyId: "key_bench",
+      accountId: account.id,
+      plan: "free",
+      scope: "api",
+      mailboxId: null,
+      canRead: true,
+      canSend: true,
+    };
 
     const started = performance.now();
     await generate(sql, account.id, mailboxes[0]!, options.messages, "b");
     await generate(sql, account.id, mailboxes[1]!, Math.floor(options.messages / 5), "n");
     await sql`vacuum analyze messages`;
     const [{ size }] = await sql`select pg_size_pretty(pg_relation_size('messages_search')) as size`;
-    console.log(`generated ${options.messages} + ${Math.floor(options.messages / 5)} messages in ${((performance.now() - started) / 1000).toFixed(1)} s; GIN index ${size}`);
+    console.log(
+      `generated ${options.messages} + ${Math.floor(options.messages / 5)} messages in ${((performance.now() - started) / 1000).toFixed(1)} s; GIN index ${size}`,
+    );
 
     const mailboxId = mailboxes[0]!.id;
     const base = { mailboxId, limit: 20 } satisfies Partial<SearchInput>;
     const kinds: [string, () => Promise<unknown>][] = [
       ["search: common word (invoice)", () => searchMessages(sql, principal, { ...base, q: "invoice" })],
       ["search: two words (payment refund)", () => searchMessages(sql, principal, { ...base, q: "payment refund" })],
-      ["search: phrase (\"tracking number\")", () => searchMessages(sql, principal, { ...base, q: '"tracking number"' })],
+      ['search: phrase ("tracking number")', () => searchMessages(sql, principal, { ...base, q: '"tracking number"' })],
       ["search: rare identifier (REF-77123)", () => searchMessages(sql, principal, { ...base, q: "REF-77123" })],
       ["search: prefix (rech*)", () => searchMessages(sql, principal, { ...base, q: "rech*" })],
-      ["search: word + from domain + dates", () => searchMessages(sql, principal, { ...base, q: "order", from: "shop3.example", after: "2025-01-01", before: "2025-07-01" })],
+      [
+        "search: word + from domain + dates",
+        () => searchMessages(sql, principal, { ...base, q: "order", from: "shop3.example", after: "2025-01-01", before: "2025-07-01" }),
+      ],
       ["search: attachment text (manifest)", () => searchMessages(sql, principal, { ...base, q: "manifest", hasAttachment: false })],
       ["search: filters only (from, direction)", () => searchMessages(sql, principal, { ...base, from: "shop3.example", direction: "in" })],
-      ["search: second page (cursor)", async () => {
-        const first = await searchMessages(sql, principal, { ...base, q: "invoice" });
-        return searchMessages(sql, principal, { ...base, q: "invoice", cursor: first.nextCursor! });
-      }],
+      [
+        "search: second page (cursor)",
+        async () => {
+          const first = await searchMessages(sql, principal, { ...base, q: "invoice" });
+          return searchMessages(sql, principal, { ...base, q: "invoice", cursor: first.nextCursor! });
+        },
+      ],
       ["threads: first page (20)", () => listThreads(sql, principal, mailboxId, 20)],
-      ["messages: page 50 deep via cursor (100 per page)", async () => {
-        let cursor: string | undefined;
-        for (let page = 0; page < 50; page++) cursor = (await listMessagesPage(sql, principal, mailboxId, 100, cursor)).nextCursor ?? undefined;
-      }],
+      [
+        "messages: page 50 deep via cursor (100 per page)",
+        async () => {
+          let cursor: string | undefined;
+          for (let page = 0; page < 50; page++)
+            cursor = (await listMessagesPage(sql, principal, mailboxId, 100, cursor)).nextCursor ?? undefined;
+        },
+      ],
     ];
-    console.log(`\n| Query (${options.messages.toLocaleString("en")} messages in the mailbox, ${options.runs} runs each) | p50 ms | p99 ms | results |`);
+    console.log(
+      `\n| Query (${options.messages.toLocaleString("en")} messages in the mailbox, ${options.runs} runs each) | p50 ms | p99 ms | results |`,
+    );
     console.log("|---|---|---|---|");
     for (const [name, query] of kinds) {
       const warm = (await query()) as { results?: unknown[]; threads?: unknown[] } | undefined;
@@ -105,7 +128,13 @@ export default async function run(args: string[]): Promise<void> {
 }
 
 /** N messages in one statement: words drawn with a skew toward the common ones, spread over 2024–2026. */
-async function generate(sql: ReturnType<typeof makeSql>, accountId: string, mailbox: { id: string; address: string }, count: number, tag: string) {
+async function generate(
+  sql: ReturnType<typeof makeSql>,
+  accountId: string,
+  mailbox: { id: string; address: string },
+  count: number,
+  tag: string,
+) {
   const batch = 25_000;
   for (let start = 1; start <= count; start += batch) {
     const end = Math.min(count, start + batch - 1);

@@ -75,7 +75,10 @@ async function sinkMain(): Promise<void> {
   process.on("message", (message) => {
     if (message === "stats") {
       const sizes = sink.messages.map((m) => m.raw.length);
-      process.send?.({ received: sink.messages.length, averageSize: sizes.length ? Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length) : 0 });
+      process.send?.({
+        received: sink.messages.length,
+        averageSize: sizes.length ? Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length) : 0,
+      });
     }
   });
 }
@@ -175,7 +178,15 @@ export default async function run(args: string[]): Promise<void> {
     // A quota no run can exhaust: a 402 would measure the wrong thing.
     const account = await createAccount(sql, { name: "bench", monthlySendQuota: 1_000_000_000 });
     const { key, secret } = await createKey(sql, { accountId: account.id, scope: "api" });
-    const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const principal = {
+      keyId: key.id,
+      accountId: account.id,
+      plan: "free" as const,
+      scope: "api" as const,
+      mailboxId: null,
+      canRead: true,
+      canSend: true,
+    };
     const fixturesConfig = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" });
     const svcForFixtures = { sql, config: fixturesConfig, log: makeLogger("silent") } as never;
     const mailbox = await createMailbox(svcForFixtures, principal, { slug: "bench-sender" });
@@ -239,7 +250,8 @@ export default async function run(args: string[]): Promise<void> {
         "",
       ].join("\n"),
     );
-    if (http.failures > 0 || bare.failures > 0 || bareAll.failures > 0) throw new Error("some operations failed: the figures above are not comparable");
+    if (http.failures > 0 || bare.failures > 0 || bareAll.failures > 0)
+      throw new Error("some operations failed: the figures above are not comparable");
     if (delivered !== http.count || stored !== http.count) throw new Error("the sink or the store does not match the 201 answers");
   } finally {
     await sql.end();

@@ -27,7 +27,14 @@ import { makeResolver } from "../src/mail/resolver.ts";
 import { startSmtpListener } from "../smtp/listener.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { profileInbound } from "./support/inbound-profile.ts";
-import { postfixAvailable, smtpSource, smtpSourceAvailable, startPostfix, type LoopbackPostfix, type SourceRun } from "./support/postfix.ts";
+import {
+  postfixAvailable,
+  smtpSource,
+  smtpSourceAvailable,
+  startPostfix,
+  type LoopbackPostfix,
+  type SourceRun,
+} from "./support/postfix.ts";
 
 type Options = { duration: number; warmup: number; concurrency: number; size: number; messages: number; profile: number };
 type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number };
@@ -38,11 +45,15 @@ function parseOptions(args: string[]): Options {
     const [flag, value] = [args[i], args[i + 1]];
     const name = flag?.slice(2) as keyof Options;
     if (flag?.startsWith("--") && name in options && value && /^\d+$/.test(value)) options[name] = Number(value);
-    else throw new Error(`usage: bun run bench smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES] [--messages N] [--profile N]; bad argument ${flag}`);
+    else
+      throw new Error(
+        `usage: bun run bench smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES] [--messages N] [--profile N]; bad argument ${flag}`,
+      );
   }
   // Two measured targets plus set-up: keep the whole run well under a minute.
   if (2 * (options.duration + options.warmup) > 40) throw new Error("2 × (duration + warmup) must stay within 40 s");
-  if (options.duration < 1 || options.concurrency < 1 || options.size < 512) throw new Error("--duration, --concurrency ≥ 1 and --size ≥ 512");
+  if (options.duration < 1 || options.concurrency < 1 || options.size < 512)
+    throw new Error("--duration, --concurrency ≥ 1 and --size ≥ 512");
   return options;
 }
 
@@ -65,7 +76,6 @@ function message(size: number, n: number): Buffer {
   return Buffer.from(head + body);
 }
 
-
 // Message-IDs unique across every run of this process: inbound dedupe stores a repeated
 // Message-ID with the same bytes once, which would make the row count disagree with the 250s.
 let sequence = 0;
@@ -75,7 +85,9 @@ let sequence = 0;
  * `seconds`; the latency of a message is from its MAIL FROM to the final reply.
  */
 async function drive(port: number, to: string, o: Options, seconds: number): Promise<Stats> {
-  const connections = await Promise.all(Array.from({ length: o.concurrency }, () => connectSmtp(port, { name: "bench.client", socketTimeoutMs: 30_000 })));
+  const connections = await Promise.all(
+    Array.from({ length: o.concurrency }, () => connectSmtp(port, { name: "bench.client", socketTimeoutMs: 30_000 })),
+  );
   const latencies: number[] = [];
   let failures = 0;
   const started = performance.now();
@@ -86,7 +98,9 @@ async function drive(port: number, to: string, o: Options, seconds: number): Pro
         const t = performance.now();
         // A fresh envelope per message: nodemailer keeps its transaction state on this object.
         const ok = await new Promise<boolean>((resolve) =>
-          connection.send({ from: "sender@bench.example", to: [to] }, message(o.size, sequence++), (error, info) => resolve(!error && /^250/.test(info?.response ?? ""))),
+          connection.send({ from: "sender@bench.example", to: [to] }, message(o.size, sequence++), (error, info) =>
+            resolve(!error && /^250/.test(info?.response ?? "")),
+          ),
         );
         latencies.push(performance.now() - t);
         if (!ok) failures++;
@@ -112,7 +126,12 @@ async function oursMain(databaseUrl: string): Promise<void> {
     DATA_DIR: join(tmpdir(), "mailbox-bench-smtp-data"),
   });
   const svc = makeServices(
-    { sql: makeSql(databaseUrl), config, log: makeLogger(config.logLevel), resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }) },
+    {
+      sql: makeSql(databaseUrl),
+      config,
+      log: makeLogger(config.logLevel),
+      resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }),
+    },
     makeTransport,
   );
   const smtp = await startSmtpListener(svc, { port: 0 });
@@ -142,7 +161,11 @@ function spawnChild(args: string[]): { child: ReturnType<typeof Bun.spawn>; read
     answer = resolve;
     setTimeout(() => reject(new Error(`child ${args[0]} did not start within 20 s`)), 20_000).unref();
   });
-  const child = Bun.spawn([process.execPath, import.meta.path, ...args], { stdout: "inherit", stderr: "inherit", ipc: (message) => answer(message) });
+  const child = Bun.spawn([process.execPath, import.meta.path, ...args], {
+    stdout: "inherit",
+    stderr: "inherit",
+    ipc: (message) => answer(message),
+  });
   return { child, ready };
 }
 
@@ -156,7 +179,15 @@ export default async function run(args: string[]): Promise<void> {
   const children: ReturnType<typeof Bun.spawn>[] = [];
   try {
     const account = await createAccount(sql, { name: "bench" });
-    const principal = { keyId: "key_bench", accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const principal = {
+      keyId: "key_bench",
+      accountId: account.id,
+      plan: "free" as const,
+      scope: "api" as const,
+      mailboxId: null,
+      canRead: true,
+      canSend: true,
+    };
     const fixtures = { sql, config: loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" }), log: makeLogger("silent") } as never;
     const mailbox = await createMailbox(fixtures, principal, { slug: "bench" });
 
@@ -186,33 +217,59 @@ export default async function run(args: string[]): Promise<void> {
       } catch (error) {
         console.error(`postfix: ${(error as Error).message}; comparing without it`);
       }
-      const targets: [string, number, string][] = [["our listener", oursPort, mailbox.address], ["bare smtp-server", barePort, mailbox.address]];
+      const targets: [string, number, string][] = [
+        ["our listener", oursPort, mailbox.address],
+        ["bare smtp-server", barePort, mailbox.address],
+      ];
       if (postfix) targets.push(["postfix 3.7 (queue with fsync, then discard)", postfix.port, "agent@discard.example"]);
       for (const reuse of [false, true]) {
         const results: [string, SourceRun][] = [];
         for (const [name, port, to] of targets) {
           // Warm-up: a tenth of the run, not counted.
-          await smtpSource(port, { messages: Math.max(options.concurrency, Math.floor(options.messages / 10)), sessions: options.concurrency, bodyBytes: options.size, reuse, to });
+          await smtpSource(port, {
+            messages: Math.max(options.concurrency, Math.floor(options.messages / 10)),
+            sessions: options.concurrency,
+            bodyBytes: options.size,
+            reuse,
+            to,
+          });
           const beforeRun = name === "our listener" ? await stored() : 0;
-          const result = await smtpSource(port, { messages: options.messages, sessions: options.concurrency, bodyBytes: options.size, reuse, to });
-          if (name === "our listener" && (await stored()) - beforeRun !== options.messages) throw new Error("smtp-source: stored rows do not match the messages sent");
+          const result = await smtpSource(port, {
+            messages: options.messages,
+            sessions: options.concurrency,
+            bodyBytes: options.size,
+            reuse,
+            to,
+          });
+          if (name === "our listener" && (await stored()) - beforeRun !== options.messages)
+            throw new Error("smtp-source: stored rows do not match the messages sent");
           if (!result.ok) throw new Error(`smtp-source against ${name} failed`);
           results.push([name, result]);
         }
         const ours = results[0]![1].perSecond;
         for (const [name, r] of results) {
           const label = `${name}, ${reuse ? "reused connections" : "new connection per message"}`;
-          sourceRows.push(`${label.padEnd(72)}${fixed(r.perSecond).padStart(10)}${fixed(r.seconds, 2).padStart(10)}${(name === "our listener" ? "" : `${fixed(ours / r.perSecond, 2)}x`).padStart(12)}`);
+          sourceRows.push(
+            `${label.padEnd(72)}${fixed(r.perSecond).padStart(10)}${fixed(r.seconds, 2).padStart(10)}${(name === "our listener" ? "" : `${fixed(ours / r.perSecond, 2)}x`).padStart(12)}`,
+          );
         }
       }
       await postfix?.stop();
     }
 
     const profileSvc = makeServices(
-      { sql, config: loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent", INBOUND_AUTH_MODE: "off" }), log: makeLogger("silent"), resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }) },
+      {
+        sql,
+        config: loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent", INBOUND_AUTH_MODE: "off" }),
+        log: makeLogger("silent"),
+        resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }),
+      },
       makeTransport,
     );
-    const stages = options.profile > 0 ? await profileInbound(profileSvc, mailbox.address, () => message(options.size, sequence++), options.profile) : [];
+    const stages =
+      options.profile > 0
+        ? await profileInbound(profileSvc, mailbox.address, () => message(options.size, sequence++), options.profile)
+        : [];
 
     const row = (name: string, s: Stats) =>
       `${name.padEnd(44)}${fixed(s.perSecond).padStart(10)}${fixed(s.p50, 2).padStart(10)}${fixed(s.p99, 2).padStart(10)}${String(s.count).padStart(8)}${String(s.failures).padStart(9)}`;
@@ -248,7 +305,8 @@ export default async function run(args: string[]): Promise<void> {
         "",
       ].join("\n"),
     );
-    if (listener.failures > 0 || floor.failures > 0) throw new Error("some messages were not accepted: the figures above are not comparable");
+    if (listener.failures > 0 || floor.failures > 0)
+      throw new Error("some messages were not accepted: the figures above are not comparable");
     if (after - before !== listener.count) throw new Error("stored rows do not match the 250 answers");
   } finally {
     await sql.end({ timeout: 5 });

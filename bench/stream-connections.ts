@@ -50,17 +50,42 @@ export default async function run(args: string[]): Promise<void> {
     const rss = service.rssMb();
 
     const id = newId("evt");
-    const payload = JSON.stringify({ event_id: id, type: "message.received", message_id: newId("msg"), mailbox_id: mailboxId, thread_id: newId("thr"), from: "a@example.org", subject: "fan-out", body: "x", truncated: false, sanitization: {}, comprehension_status: "complete", classification: null, extraction: null, extraction_error: null, confidence: 1 });
+    const payload = JSON.stringify({
+      event_id: id,
+      type: "message.received",
+      message_id: newId("msg"),
+      mailbox_id: mailboxId,
+      thread_id: newId("thr"),
+      from: "a@example.org",
+      subject: "fan-out",
+      body: "x",
+      truncated: false,
+      sanitization: {},
+      comprehension_status: "complete",
+      classification: null,
+      extraction: null,
+      extraction_error: null,
+      confidence: 1,
+    });
     await sql`select 1`; // the pool's connection is open before the clock starts
     const committedAt = performance.now();
-    await sql.begin((tx) => appendEvent(tx, { id, accountId: service.accountId, mailboxId, messageId: JSON.parse(payload).message_id, payload }));
+    await sql.begin((tx) =>
+      appendEvent(tx, { id, accountId: service.accountId, mailboxId, messageId: JSON.parse(payload).message_id, payload }),
+    );
     while (conns.some((conn) => !conn.closed && conn.gotEvent === null) && performance.now() - committedAt < 60_000) await Bun.sleep(20);
-    const arrivals = conns.filter((conn) => conn.gotEvent !== null).map((conn) => conn.gotEvent! - committedAt).sort((a, b) => a - b);
+    const arrivals = conns
+      .filter((conn) => conn.gotEvent !== null)
+      .map((conn) => conn.gotEvent! - committedAt)
+      .sort((a, b) => a - b);
 
     console.log(`${streams} idle SSE streams on one API process (ROLES=api, one account), held ${holdS} s`);
     console.log(`  opened ${opened} in ${(openedMs / 1000).toFixed(1)} s; still open after the hold: ${held}`);
-    console.log(`  service RSS: ${baseline} MB before, ${rss} MB with the streams open: ${(((rss - baseline) * 1024) / Math.max(1, held)).toFixed(1)} KB per stream`);
-    console.log(`  one event to all of them: first ${arrivals[0]?.toFixed(0)} ms, median ${arrivals[Math.floor(arrivals.length / 2)]?.toFixed(0)} ms, last ${arrivals.at(-1)?.toFixed(0)} ms (${arrivals.length} received)`);
+    console.log(
+      `  service RSS: ${baseline} MB before, ${rss} MB with the streams open: ${(((rss - baseline) * 1024) / Math.max(1, held)).toFixed(1)} KB per stream`,
+    );
+    console.log(
+      `  one event to all of them: first ${arrivals[0]?.toFixed(0)} ms, median ${arrivals[Math.floor(arrivals.length / 2)]?.toFixed(0)} ms, last ${arrivals.at(-1)?.toFixed(0)} ms (${arrivals.length} received)`,
+    );
     for (const conn of conns) conn.socket.destroy();
   } finally {
     await sql.end({ timeout: 5 });

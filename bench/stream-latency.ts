@@ -19,11 +19,16 @@ export default async function run(args: string[]): Promise<void> {
   try {
     const base = `http://127.0.0.1:${service.httpPort}`;
     const auth = { authorization: `Bearer ${service.key}`, "content-type": "application/json" };
-    const mailbox = (await (await fetch(`${base}/api/v1/mailboxes`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "latency" }) })).json()) as { address: string };
+    const mailbox = (await (
+      await fetch(`${base}/api/v1/mailboxes`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "latency" }) })
+    ).json()) as { address: string };
 
     const arrived = new Map<string, number>();
     const abort = new AbortController();
-    const response = await fetch(`${base}/api/v1/events/stream`, { headers: { authorization: `Bearer ${service.key}` }, signal: abort.signal });
+    const response = await fetch(`${base}/api/v1/events/stream`, {
+      headers: { authorization: `Bearer ${service.key}` },
+      signal: abort.signal,
+    });
     const reading = (async () => {
       const reader = response.body!.getReader();
       const decoder = new TextDecoder();
@@ -42,9 +47,19 @@ export default async function run(args: string[]): Promise<void> {
       }
     })();
 
-    const transport = nodemailer.createTransport({ host: "127.0.0.1", port: service.smtpPort, secure: false, ignoreTLS: true, pool: true, maxConnections: 1 });
+    const transport = nodemailer.createTransport({
+      host: "127.0.0.1",
+      port: service.smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      pool: true,
+      maxConnections: 1,
+    });
     const accepted = new Map<string, number>();
-    const bodies = ["Hi Pat,\n\nAre we still on for Saturday? I can drive.\n\nLee", "Hi,\n\nThanks for yesterday, the notes are attached below.\n\nMaya"];
+    const bodies = [
+      "Hi Pat,\n\nAre we still on for Saturday? I can drive.\n\nLee",
+      "Hi,\n\nThanks for yesterday, the notes are attached below.\n\nMaya",
+    ];
     for (let i = 0; i < messages; i++) {
       const subject = `latency ${i}`;
       await transport.sendMail({ from: "lee@example.org", to: mailbox.address, subject, text: bodies[i % 2] });
@@ -59,8 +74,12 @@ export default async function run(args: string[]): Promise<void> {
 
     const latencies = [...accepted].map(([subject, at]) => (arrived.get(subject) ?? Infinity) - at).sort((a, b) => a - b);
     const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)} ms` : "missing");
-    console.log(`SMTP 250 → event on an open SSE stream, ${messages} messages, one every ${intervalMs} ms (every role in one process, ${navigatorCores()} cores)`);
-    console.log(`  p50 ${ms(percentile(latencies, 0.5))}  p99 ${ms(percentile(latencies, 0.99))}  max ${ms(latencies.at(-1)!)}  missing ${latencies.filter((v) => !Number.isFinite(v)).length}`);
+    console.log(
+      `SMTP 250 → event on an open SSE stream, ${messages} messages, one every ${intervalMs} ms (every role in one process, ${navigatorCores()} cores)`,
+    );
+    console.log(
+      `  p50 ${ms(percentile(latencies, 0.5))}  p99 ${ms(percentile(latencies, 0.99))}  max ${ms(latencies.at(-1)!)}  missing ${latencies.filter((v) => !Number.isFinite(v)).length}`,
+    );
   } finally {
     await service.stop();
   }

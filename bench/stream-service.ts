@@ -48,14 +48,26 @@ export async function startBenchService(env: Record<string, string>): Promise<Be
   const [httpPort, smtpPort] = [await freePort(), await freePort()];
   const child = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: resolve(import.meta.dir, ".."),
-    env: { ...process.env, DATABASE_URL: database.url, DATA_DIR: dataDir, HTTP_PORT: String(httpPort), SMTP_PORT: String(smtpPort), INBOUND_AUTH_MODE: "off", LOG_LEVEL: "warn", ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+      HTTP_PORT: String(httpPort),
+      SMTP_PORT: String(smtpPort),
+      INBOUND_AUTH_MODE: "off",
+      LOG_LEVEL: "warn",
+      ...env,
+    },
     stdout: "inherit",
     stderr: "inherit",
   });
   for (let waited = 0; ; waited += 100) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     if (waited > 60_000) throw new Error("the service did not start");
-    const ok = await fetch(`http://127.0.0.1:${httpPort}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${httpPort}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await Bun.sleep(100);
   }

@@ -18,7 +18,10 @@ export async function generateClientTypes(): Promise<string> {
   // Building the document runs no query: the pool is never connected.
   const config = loadConfig({ LOG_LEVEL: "silent", DATABASE_URL: "postgres://unused@127.0.0.1:1/unused" });
   const sql = makeSql(config.databaseUrl!, { max: 1 });
-  const svc = makeServices({ sql, config, log: makeLogger("silent"), resolve: makeResolver({ servers: [], timeoutMs: 100 }) }, makeTransport);
+  const svc = makeServices(
+    { sql, config, log: makeLogger("silent"), resolve: makeResolver({ servers: [], timeoutMs: 100 }) },
+    makeTransport,
+  );
   try {
     const document = buildOpenApiDocument(makeApp(svc) as never);
     const types = await openapiTS(document as never, { exportType: false, immutableTypes: false });

@@ -21,9 +21,15 @@ export function flatten(facts: Facts): string[] {
 }
 
 export function predict(message: HeldOutMessage): string[] {
-  const body = message.html ? sanitizeBody({ html: message.html }, { maxChars: 100_000 }).body_clean ?? "" : message.text ?? "";
+  const body = message.html ? (sanitizeBody({ html: message.html }, { maxChars: 100_000 }).body_clean ?? "") : (message.text ?? "");
   const facts = extractFacts({
-    subject: message.subject, fromAddr: message.from, bodyClean: body, headers: {}, attachments: [], contentTypes: ["text/plain"], schema: null,
+    subject: message.subject,
+    fromAddr: message.from,
+    bodyClean: body,
+    headers: {},
+    attachments: [],
+    contentTypes: ["text/plain"],
+    schema: null,
   });
   return [...new Set(flatten(facts))];
 }
@@ -57,7 +63,10 @@ if (import.meta.main) {
   const ratio = (a: number, b: number) => (b === 0 ? "—" : `${((100 * a) / b).toFixed(1)}%`);
   console.log(`held-out: ${set.length} messages, ${total.tp + total.fn} expected values`);
   console.log("| kind | precision | recall | tp | fp | fn |\n|---|---|---|---|---|---|");
-  for (const [kind, e] of [...perKind.entries()].sort()) console.log(`| ${kind} | ${ratio(e.tp, e.tp + e.fp)} | ${ratio(e.tp, e.tp + e.fn)} | ${e.tp} | ${e.fp} | ${e.fn} |`);
-  console.log(`| all | ${ratio(total.tp, total.tp + total.fp)} | ${ratio(total.tp, total.tp + total.fn)} | ${total.tp} | ${total.fp} | ${total.fn} |`);
+  for (const [kind, e] of [...perKind.entries()].sort())
+    console.log(`| ${kind} | ${ratio(e.tp, e.tp + e.fp)} | ${ratio(e.tp, e.tp + e.fn)} | ${e.tp} | ${e.fp} | ${e.fn} |`);
+  console.log(
+    `| all | ${ratio(total.tp, total.tp + total.fp)} | ${ratio(total.tp, total.tp + total.fn)} | ${total.tp} | ${total.fp} | ${total.fn} |`,
+  );
   if (process.argv.includes("--verbose")) for (const line of misses) console.log(`  ${line}`);
 }

@@ -184,7 +184,15 @@
 import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
 import type { InjectionModel } from "../src/comprehension/injection/model.ts";
 
-export type Labelled = { id: string; category: string; subject: string; body_clean: string; hidden_text: string; report: Record<string, number>; malicious?: boolean };
+export type Labelled = {
+  id: string;
+  category: string;
+  subject: string;
+  body_clean: string;
+  hidden_text: string;
+  report: Record<string, number>;
+  malicious?: boolean;
+};
 export type Outcome = { item: Labelled; malicious: boolean; score: number; risky: boolean; top: string };
 export type Metrics = { tp: number; fp: number; fn: number; tn: number; precision: number; recall: number; f1: number; fpr: number };
 
@@ -193,18 +201,39 @@ export const MAX_FPR = 0.05;
 const DIR = new URL("../test/fixtures/injection/", import.meta.url);
 
 // holdouts 9-11 are scored, not trained on (train-injection's HOLDOUT_FILES stops at holdout-8).
-export const HOLDOUTS = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json", "holdout-7.json", "holdout-8.json", "holdout-9.json", "holdout-10.json", "holdout-11.json"];
+export const HOLDOUTS = [
+  "holdout.json",
+  "holdout-2.json",
+  "holdout-3.json",
+  "holdout-4.json",
+  "holdout-5.json",
+  "holdout-6.json",
+  "holdout-7.json",
+  "holdout-8.json",
+  "holdout-9.json",
+  "holdout-10.json",
+  "holdout-11.json",
+];
 
 /** "main", or a holdout file name (its items carry `malicious`); `model` as in scoreInjectionRisk. */
 export async function loadSet(name: string, model?: InjectionModel | null): Promise<Outcome[]> {
   const load = async (file: string): Promise<Labelled[]> => JSON.parse(await Bun.file(new URL(file, DIR)).text());
   const items =
     name === "main"
-      ? [...(await load("malicious.json")).map((x) => ({ ...x, malicious: true })), ...(await load("benign.json")).map((x) => ({ ...x, malicious: false }))]
+      ? [
+          ...(await load("malicious.json")).map((x) => ({ ...x, malicious: true })),
+          ...(await load("benign.json")).map((x) => ({ ...x, malicious: false })),
+        ]
       : await load(name);
   return items.map((item) => {
-    const r = scoreInjectionRisk({ subject: item.subject, bodyClean: item.body_clean, hiddenText: item.hidden_text, report: item.report }, model);
-    const top = r.signals.slice(0, 3).map((s) => `${s.name}=${s.weight}`).join(" ");
+    const r = scoreInjectionRisk(
+      { subject: item.subject, bodyClean: item.body_clean, hiddenText: item.hidden_text, report: item.report },
+      model,
+    );
+    const top = r.signals
+      .slice(0, 3)
+      .map((s) => `${s.name}=${s.weight}`)
+      .join(" ");
     return { item, malicious: item.malicious === true, score: r.score, risky: r.risky, top };
   });
 }
@@ -230,9 +259,15 @@ function report(name: string, outcomes: Outcome[], verbose: boolean, gated: bool
   const m = metrics(outcomes);
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   console.log(`\n== ${name}: ${outcomes.length} messages (${m.tp + m.fn} malicious, ${m.fp + m.tn} benign)`);
-  console.log(`precision ${m.precision.toFixed(3)}  recall ${m.recall.toFixed(3)}  F1 ${m.f1.toFixed(3)}  benign flagged (FPR) ${pct(m.fpr)}  [tp ${m.tp} fn ${m.fn} fp ${m.fp} tn ${m.tn}]`);
+  console.log(
+    `precision ${m.precision.toFixed(3)}  recall ${m.recall.toFixed(3)}  F1 ${m.f1.toFixed(3)}  benign flagged (FPR) ${pct(m.fpr)}  [tp ${m.tp} fn ${m.fn} fp ${m.fp} tn ${m.tn}]`,
+  );
   const categories = new Map<string, Outcome[]>();
-  for (const o of outcomes) categories.set(`${o.malicious ? "malicious" : "benign"}/${o.item.category}`, [...(categories.get(`${o.malicious ? "malicious" : "benign"}/${o.item.category}`) ?? []), o]);
+  for (const o of outcomes)
+    categories.set(`${o.malicious ? "malicious" : "benign"}/${o.item.category}`, [
+      ...(categories.get(`${o.malicious ? "malicious" : "benign"}/${o.item.category}`) ?? []),
+      o,
+    ]);
   for (const [category, list] of [...categories].sort()) {
     const flagged = list.filter((o) => o.risky).length;
     const what = category.startsWith("malicious") ? "detected" : "flagged";
@@ -243,7 +278,9 @@ function report(name: string, outcomes: Outcome[], verbose: boolean, gated: bool
     for (const o of wrong) console.log(`  ${o.malicious ? "MISS " : "FALSE"} ${o.item.id} score ${o.score.toFixed(3)} ${o.top}`);
   }
   const ok = meetsBar(m);
-  console.log(ok ? "  meets the bar" : `  BELOW THE BAR (recall >= ${MIN_RECALL}, FPR <= ${pct(MAX_FPR)})${gated ? "" : ", reported only"}`);
+  console.log(
+    ok ? "  meets the bar" : `  BELOW THE BAR (recall >= ${MIN_RECALL}, FPR <= ${pct(MAX_FPR)})${gated ? "" : ", reported only"}`,
+  );
   return ok || !gated;
 }
 
@@ -261,15 +298,28 @@ async function reportHam(verbose: boolean): Promise<void> {
       const mail = await simpleParser(raw);
       const body = sanitizeBody({ text: mail.text, html: typeof mail.html === "string" ? mail.html : null }, { maxChars: 100_000 });
       const t0 = performance.now();
-      const r = scoreInjectionRisk({ subject: mail.subject ?? "", bodyClean: body.body_clean ?? "", hiddenText: body.hidden_text, report: body.report });
+      const r = scoreInjectionRisk({
+        subject: mail.subject ?? "",
+        bodyClean: body.body_clean ?? "",
+        hiddenText: body.hidden_text,
+        report: body.report,
+      });
       millis += performance.now() - t0;
       total++;
       if (!r.risky) continue;
       flagged++;
-      if (verbose) console.log(`  FALSE ${group}/${file.slice(0, 5)} ${r.score} ${r.signals.slice(0, 3).map((s) => `${s.name}=${s.weight} [${s.evidence}]`).join(" ")}`);
+      if (verbose)
+        console.log(
+          `  FALSE ${group}/${file.slice(0, 5)} ${r.score} ${r.signals
+            .slice(0, 3)
+            .map((s) => `${s.name}=${s.weight} [${s.evidence}]`)
+            .join(" ")}`,
+        );
     }
   }
-  console.log(`\n== SpamAssassin ham (real mail, not gated): ${flagged}/${total} flagged (${((flagged / total) * 100).toFixed(2)}%), ${(millis / total).toFixed(2)} ms per message`);
+  console.log(
+    `\n== SpamAssassin ham (real mail, not gated): ${flagged}/${total} flagged (${((flagged / total) * 100).toFixed(2)}%), ${(millis / total).toFixed(2)} ms per message`,
+  );
 }
 
 // The shipped model was trained on every holdout, so its holdout scores are in-sample. Here
@@ -285,7 +335,12 @@ async function reportLeaveOneOut(verbose: boolean): Promise<void> {
   for (const file of HOLDOUTS) {
     const outcomes = await loadSet(file, parseModel(train(docs, [file])));
     const rules = metrics(await loadSet(file, null));
-    report(`${file}, scored by a model trained without it (rules alone: recall ${rules.recall.toFixed(3)}, FPR ${(rules.fpr * 100).toFixed(1)}%)`, outcomes, verbose, false);
+    report(
+      `${file}, scored by a model trained without it (rules alone: recall ${rules.recall.toFixed(3)}, FPR ${(rules.fpr * 100).toFixed(1)}%)`,
+      outcomes,
+      verbose,
+      false,
+    );
     pooled.push(...outcomes);
   }
   report(`holdouts 1-${HOLDOUTS.length} pooled, each left out of its model`, pooled, false, false);

@@ -13,7 +13,12 @@ import { replyText } from "../src/mail/reply-text.ts";
 import { replyCases as devCases } from "../test/fixtures/reply-text/cases.ts";
 import { heldOutReplyCases } from "../test/fixtures/reply-text/heldout.ts";
 
-export const normalize = (text: string | null) => (text ?? "").replace(/\r\n?/g, "\n").replace(/[ \t\u00a0]+$/gm, "").replace(/\n{3,}/g, "\n\n").trim();
+export const normalize = (text: string | null) =>
+  (text ?? "")
+    .replace(/\r\n?/g, "\n")
+    .replace(/[ \t\u00a0]+$/gm, "")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 
 export function stored(format: "text" | "html", body: string): { bodyClean: string; bodyRaw: string } {
   const sanitized = sanitizeBody(format === "html" ? { html: body } : { text: body }, { maxChars: 100_000 });
@@ -31,7 +36,9 @@ const candidates: [string, (input: { bodyClean: string; bodyRaw: string }) => st
 if (import.meta.main) {
   const verbose = process.argv.includes("--verbose");
   const replyCases = process.argv.includes("--heldout") ? heldOutReplyCases : devCases;
-  console.log(`| Parser | all (${replyCases.length}) | plain text (${replyCases.filter((c) => c.format === "text").length}) | HTML-only (${replyCases.filter((c) => c.format === "html").length}) |`);
+  console.log(
+    `| Parser | all (${replyCases.length}) | plain text (${replyCases.filter((c) => c.format === "text").length}) | HTML-only (${replyCases.filter((c) => c.format === "html").length}) |`,
+  );
   console.log("|---|---|---|---|");
   for (const [name, parse] of candidates) {
     const right = { text: 0, html: 0 };

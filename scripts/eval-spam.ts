@@ -31,13 +31,18 @@ const { values: args } = parseArgs({
 });
 
 const messages = await loadCorpus(HELD_OUT_GROUPS);
-console.log(`held-out: ${messages.length} messages (${HELD_OUT_GROUPS.map((g) => `${g} ${messages.filter((m) => m.group === g).length}`).join(", ")})`);
+console.log(
+  `held-out: ${messages.length} messages (${HELD_OUT_GROUPS.map((g) => `${g} ${messages.filter((m) => m.group === g).length}`).join(", ")})`,
+);
 
 const ourRow = await ours(messages, args.model);
 // What screening does with the same score: flag only at SPAM_CLASSIFIER_THRESHOLD.
 const screeningThreshold = loadConfig().screening.spamClassifierThreshold;
-const atScreening: Row = { name: `ours at screening threshold ${screeningThreshold}`, msPerMessage: ourRow.msPerMessage,
-  verdicts: ourRow.verdicts.map((v) => ({ ...v, spam: (v.score ?? 0) >= screeningThreshold })) };
+const atScreening: Row = {
+  name: `ours at screening threshold ${screeningThreshold}`,
+  msPerMessage: ourRow.msPerMessage,
+  verdicts: ourRow.verdicts.map((v) => ({ ...v, spam: (v.score ?? 0) >= screeningThreshold })),
+};
 const rows = [ourRow, atScreening];
 if (args["with-spamassassin"]) {
   const saved = join(args["sa-dir"]!, "verdicts.json");
@@ -53,8 +58,11 @@ if (args["with-spamassassin"]) {
   }
   // spam_risk as screening computes it: the edge (spamd) flags, or ours at the screening threshold.
   const sa = rows.at(-1)!;
-  rows.push({ name: "spam_risk high: SpamAssassin or ours at screening threshold", msPerMessage: sa.msPerMessage + ourRow.msPerMessage,
-    verdicts: sa.verdicts.map((v, i) => ({ spam: v.spam || atScreening.verdicts[i]!.spam })) });
+  rows.push({
+    name: "spam_risk high: SpamAssassin or ours at screening threshold",
+    msPerMessage: sa.msPerMessage + ourRow.msPerMessage,
+    verdicts: sa.verdicts.map((v, i) => ({ spam: v.spam || atScreening.verdicts[i]!.spam })),
+  });
 }
 report("all held-out messages", messages, rows);
 // The feature set and model kind were revised after a first look at the held-out results,
@@ -64,7 +72,9 @@ report("odd-numbered half (untouched by design choices)", messages, rows, (m) =>
 async function ours(messages: CorpusMessage[], modelPath?: string): Promise<Row> {
   const loadStart = performance.now();
   const model = await loadSpamModel(modelPath);
-  console.log(`model loaded in ${(performance.now() - loadStart).toFixed(0)} ms (${model.probabilities.size} tokens, threshold ${model.threshold})`);
+  console.log(
+    `model loaded in ${(performance.now() - loadStart).toFixed(0)} ms (${model.probabilities.size} tokens, threshold ${model.threshold})`,
+  );
   const times: number[] = [];
   const verdicts: Verdict[] = [];
   for (const msg of messages) {
@@ -96,8 +106,19 @@ async function spamAssassin(messages: CorpusMessage[], dir: string, learn: boole
   const port = await freePort();
   const children = availableParallelism();
   const spamd = Bun.spawn(
-    ["/usr/sbin/spamd", "-L", "-x", "--listen", `127.0.0.1:${port}`, "--max-children", String(children),
-      "--syslog", "stderr", ...(process.getuid?.() === 0 ? ["-u", "nobody"] : []), ...cf],
+    [
+      "/usr/sbin/spamd",
+      "-L",
+      "-x",
+      "--listen",
+      `127.0.0.1:${port}`,
+      "--max-children",
+      String(children),
+      "--syslog",
+      "stderr",
+      ...(process.getuid?.() === 0 ? ["-u", "nobody"] : []),
+      ...cf,
+    ],
     { stdout: "ignore", stderr: Bun.file(join(dir, "spamd.log")) },
   );
   try {
@@ -124,9 +145,18 @@ async function spamAssassin(messages: CorpusMessage[], dir: string, learn: boole
 async function saLearn(dir: string, cf: string[]): Promise<void> {
   const training = await loadCorpus(TRAIN_GROUPS);
   await run(["sa-learn", "-L", ...cf, "--clear"]);
-  for (const [kind, spam] of [["ham", false], ["spam", true]] as const) {
+  for (const [kind, spam] of [
+    ["ham", false],
+    ["spam", true],
+  ] as const) {
     const list = join(dir, `train-${kind}.list`);
-    await writeFile(list, training.filter((m) => m.spam === spam).map((m) => m.path).join("\n") + "\n");
+    await writeFile(
+      list,
+      training
+        .filter((m) => m.spam === spam)
+        .map((m) => m.path)
+        .join("\n") + "\n",
+    );
     const started = performance.now();
     const out = await run(["sa-learn", "-L", ...cf, `--${kind}`, "-f", list]);
     console.log(`sa-learn --${kind}: ${out.stdout.trim()} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
@@ -174,7 +204,13 @@ async function run(cmd: string[], check = true): Promise<{ code: number; stdout:
 type Metrics = ReturnType<typeof metrics>;
 
 function metrics(messages: CorpusMessage[], verdicts: Verdict[]) {
-  let tp = 0, fp = 0, fn = 0, tn = 0, hardFp = 0, hard = 0, errors = 0;
+  let tp = 0,
+    fp = 0,
+    fn = 0,
+    tn = 0,
+    hardFp = 0,
+    hard = 0,
+    errors = 0;
   messages.forEach((m, i) => {
     const v = verdicts[i]!;
     if (v.error) errors++;
@@ -187,7 +223,20 @@ function metrics(messages: CorpusMessage[], verdicts: Verdict[]) {
   });
   const precision = tp / (tp + fp);
   const recall = tp / (tp + fn);
-  return { tp, fp, fn, tn, hardFp, hard, errors, precision, recall, f1: (2 * precision * recall) / (precision + recall), hamFpRate: fp / (fp + tn), hardFpRate: hardFp / hard };
+  return {
+    tp,
+    fp,
+    fn,
+    tn,
+    hardFp,
+    hard,
+    errors,
+    precision,
+    recall,
+    f1: (2 * precision * recall) / (precision + recall),
+    hamFpRate: fp / (fp + tn),
+    hardFpRate: hardFp / hard,
+  };
 }
 
 function report(title: string, all: CorpusMessage[], allRows: Row[], keep: (m: CorpusMessage) => boolean = () => true): void {
@@ -200,8 +249,10 @@ function report(title: string, all: CorpusMessage[], allRows: Row[], keep: (m: C
   console.log("\n| classifier | precision | recall | F1 | ham flagged | hard-ham flagged | TP | FP | FN | TN | errors | ms/msg |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const { row, m } of table) {
-    console.log(`| ${row.name} | ${m.precision.toFixed(4)} | ${m.recall.toFixed(4)} | ${m.f1.toFixed(4)} | ${pct(m.hamFpRate)} (${m.fp}/${m.fp + m.tn}) | ` +
-      `${pct(m.hardFpRate)} (${m.hardFp}/${m.hard}) | ${m.tp} | ${m.fp} | ${m.fn} | ${m.tn} | ${m.errors} | ${row.msPerMessage.toFixed(1)} |`);
+    console.log(
+      `| ${row.name} | ${m.precision.toFixed(4)} | ${m.recall.toFixed(4)} | ${m.f1.toFixed(4)} | ${pct(m.hamFpRate)} (${m.fp}/${m.fp + m.tn}) | ` +
+        `${pct(m.hardFpRate)} (${m.hardFp}/${m.hard}) | ${m.tp} | ${m.fp} | ${m.fn} | ${m.tn} | ${m.errors} | ${row.msPerMessage.toFixed(1)} |`,
+    );
   }
   console.log("\nflagged as spam, per group:");
   for (const group of HELD_OUT_GROUPS) {
@@ -215,18 +266,23 @@ function report(title: string, all: CorpusMessage[], allRows: Row[], keep: (m: C
 
 function differences(messages: CorpusMessage[], a: { row: Row; m: Metrics }, b: { row: Row; m: Metrics }): void {
   const pp = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(2)} points`;
-  console.log(`\n${a.row.name} minus ${b.row.name}: F1 ${pp(a.m.f1 - b.m.f1)}, precision ${pp(a.m.precision - b.m.precision)}, ` +
-    `recall ${pp(a.m.recall - b.m.recall)}, ham flagged ${pp(a.m.hamFpRate - b.m.hamFpRate)} (${a.m.fp - b.m.fp} messages), ` +
-    `hard-ham flagged ${pp(a.m.hardFpRate - b.m.hardFpRate)} (${a.m.hardFp - b.m.hardFp} messages)`);
+  console.log(
+    `\n${a.row.name} minus ${b.row.name}: F1 ${pp(a.m.f1 - b.m.f1)}, precision ${pp(a.m.precision - b.m.precision)}, ` +
+      `recall ${pp(a.m.recall - b.m.recall)}, ham flagged ${pp(a.m.hamFpRate - b.m.hamFpRate)} (${a.m.fp - b.m.fp} messages), ` +
+      `hard-ham flagged ${pp(a.m.hardFpRate - b.m.hardFpRate)} (${a.m.hardFp - b.m.hardFp} messages)`,
+  );
   const disagree = { onlyA: [0, 0], onlyB: [0, 0] }; // [right, wrong]
   messages.forEach((m, i) => {
-    const va = a.row.verdicts[i]!.spam, vb = b.row.verdicts[i]!.spam;
+    const va = a.row.verdicts[i]!.spam,
+      vb = b.row.verdicts[i]!.spam;
     if (va === vb) return;
     const flagger = va ? disagree.onlyA : disagree.onlyB;
     flagger[m.spam ? 0 : 1]!++;
   });
-  console.log(`disagreements: only ${a.row.name} flags ${disagree.onlyA[0]! + disagree.onlyA[1]!} (${disagree.onlyA[0]} spam, ${disagree.onlyA[1]} ham); ` +
-    `only ${b.row.name} flags ${disagree.onlyB[0]! + disagree.onlyB[1]!} (${disagree.onlyB[0]} spam, ${disagree.onlyB[1]} ham)`);
+  console.log(
+    `disagreements: only ${a.row.name} flags ${disagree.onlyA[0]! + disagree.onlyA[1]!} (${disagree.onlyA[0]} spam, ${disagree.onlyA[1]} ham); ` +
+      `only ${b.row.name} flags ${disagree.onlyB[0]! + disagree.onlyB[1]!} (${disagree.onlyB[0]} spam, ${disagree.onlyB[1]} ham)`,
+  );
 }
 
 function mean(xs: number[]): number {

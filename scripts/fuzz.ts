@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
-const files = readdirSync(join(root, "test")).filter((name) => /^fuzz\..+\.test\.ts$/.test(name)).sort();
+const files = readdirSync(join(root, "test"))
+  .filter((name) => /^fuzz\..+\.test\.ts$/.test(name))
+  .sort();
 const statsFile = join(mkdtempSync(join(tmpdir(), "fuzz-stats-")), "stats.jsonl");
 const started = Date.now();
 let failed = 0;
@@ -26,13 +28,19 @@ for (const file of files) {
 
 const lines = (() => {
   try {
-    return readFileSync(statsFile, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    return readFileSync(statsFile, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   } catch {
     return [];
   }
 })();
 const totals: Record<string, number> = {};
-for (const line of lines) for (const [key, value] of Object.entries(line)) if (typeof value === "number" && key !== "seed") totals[key] = (totals[key] ?? 0) + value;
+for (const line of lines)
+  for (const [key, value] of Object.entries(line))
+    if (typeof value === "number" && key !== "seed") totals[key] = (totals[key] ?? 0) + value;
 console.log("\n== fuzz run");
 for (const line of lines) console.log(`${line.file}: seed ${line.seed}`);
 console.log(JSON.stringify({ ...totals, minutes: Math.round((Date.now() - started) / 600) / 100, files_failed: failed }));

@@ -35,7 +35,9 @@ try {
   console.log(`disagreements: ${result.disagreements.length}`);
   for (const [key, n] of [...byTechnique].sort((a, b) => b[1] - a[1])) console.log(`  ${n} × ${key}`);
   for (const d of result.disagreements) {
-    console.log(`\n--- doc ${d.doc}, ${d.token} (${d.technique}): browser ${d.browser ? "shows" : "hides"}, sanitizer ${d.sanitizer ? "keeps" : "removes"}`);
+    console.log(
+      `\n--- doc ${d.doc}, ${d.token} (${d.technique}): browser ${d.browser ? "shows" : "hides"}, sanitizer ${d.sanitizer ? "keeps" : "removes"}`,
+    );
     console.log(d.html);
   }
 } finally {

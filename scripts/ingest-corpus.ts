@@ -39,7 +39,6 @@ function withoutMboxSeparator(raw: Buffer): Buffer {
 
 type SmtpError = Error & { code?: string; response?: string; responseCode?: number; rejectedErrors?: SmtpError[] };
 
-
 function send(connection: SMTPConnection, envelope: { from: string; to: string[] }, raw: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     connection.send(envelope, raw, (error, info) => (error ? reject(error) : resolve(info.response ?? "")));
@@ -130,17 +129,19 @@ async function main(): Promise<void> {
         (select count(*)::int from attachments a join messages m on m.id = a.message_id where m.mailbox_id = ${mailbox.id}) as attachments
       from messages where mailbox_id = ${mailbox.id}`;
     const missing = await missingFromStore(ctx.sql, mailbox.id, messages);
-    console.log([
-      `SpamAssassin public corpus through the SMTP listener on loopback, ${values.concurrency} connections`,
-      `messages sent:        ${result.sent} (${(result.bytes / 1024 / 1024).toFixed(1)} MB)`,
-      `accepted (250):       ${result.accepted}`,
-      `stored rows:          ${stored.messages} (${stored.with_warnings} with parse warnings, ${stored.attachments} attachments)`,
-      `stored byte for byte: ${messages.length - missing.length} (missing: ${missing.length}${missing.length ? `: ${missing.slice(0, 20).join(", ")}` : ""})`,
-      `refused:              ${result.refused.length}`,
-      ...result.refused.slice(0, 50).map((r) => `  ${r.name}: ${r.error}`),
-      `time:                 ${result.seconds.toFixed(1)} s`,
-      `ingest rate:          ${result.perSecond.toFixed(0)} messages/s, ${(result.bytes / 1024 / 1024 / result.seconds).toFixed(2)} MB/s`,
-    ].join("\n"));
+    console.log(
+      [
+        `SpamAssassin public corpus through the SMTP listener on loopback, ${values.concurrency} connections`,
+        `messages sent:        ${result.sent} (${(result.bytes / 1024 / 1024).toFixed(1)} MB)`,
+        `accepted (250):       ${result.accepted}`,
+        `stored rows:          ${stored.messages} (${stored.with_warnings} with parse warnings, ${stored.attachments} attachments)`,
+        `stored byte for byte: ${messages.length - missing.length} (missing: ${missing.length}${missing.length ? `: ${missing.slice(0, 20).join(", ")}` : ""})`,
+        `refused:              ${result.refused.length}`,
+        ...result.refused.slice(0, 50).map((r) => `  ${r.name}: ${r.error}`),
+        `time:                 ${result.seconds.toFixed(1)} s`,
+        `ingest rate:          ${result.perSecond.toFixed(0)} messages/s, ${(result.bytes / 1024 / 1024 / result.seconds).toFixed(2)} MB/s`,
+      ].join("\n"),
+    );
     if (result.refused.length > 0 || missing.length > 0 || stored.messages !== result.sent) process.exitCode = 1;
   } finally {
     await smtp.close();

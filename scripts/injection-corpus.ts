@@ -13,10 +13,34 @@ import * as F from "./injection-corpus-families.ts";
 import * as P from "./injection-corpus-parts.ts";
 import type { Lang } from "./injection-corpus-parts.ts";
 
-type Item = { id: string; category: string; subject: string; body_clean: string; hidden_text: string; report: Record<string, number>; malicious: boolean };
+type Item = {
+  id: string;
+  category: string;
+  subject: string;
+  body_clean: string;
+  hidden_text: string;
+  report: Record<string, number>;
+  malicious: boolean;
+};
 
 const LANGS: Exclude<Lang, "en">[] = ["es", "de", "fr", "pt", "it"];
-const SUBJECTS = ["Re: your request", "Invoice", "Quick question", "Follow-up", "Update", "Meeting notes", "Action required", "Hello", "Order confirmation", "Partnership", "FYI", "Fwd: documents", "Re: Re: schedule", "Weekly digest", ""];
+const SUBJECTS = [
+  "Re: your request",
+  "Invoice",
+  "Quick question",
+  "Follow-up",
+  "Update",
+  "Meeting notes",
+  "Action required",
+  "Hello",
+  "Order confirmation",
+  "Partnership",
+  "FYI",
+  "Fwd: documents",
+  "Re: Re: schedule",
+  "Weekly digest",
+  "",
+];
 
 // mulberry32: a tiny seeded generator, so the corpus is reproducible.
 function rng(seed: number): () => number {
@@ -49,7 +73,16 @@ function fillLang(s: string, lang: Lang): string {
 }
 
 function report(hidden: boolean): Record<string, number> {
-  return { hidden_elements: hidden ? 1 : 0, html_comments: 0, scripts_styles: 0, zero_width_chars: 0, bidi_controls: 0, unicode_tags: 0, other_invisible: 0, truncated_chars: 0 };
+  return {
+    hidden_elements: hidden ? 1 : 0,
+    html_comments: 0,
+    scripts_styles: 0,
+    zero_width_chars: 0,
+    bidi_controls: 0,
+    unicode_tags: 0,
+    other_invisible: 0,
+    truncated_chars: 0,
+  };
 }
 
 // One attack's core: what is asked of the reader, sometimes behind an override or a marker.
@@ -81,21 +114,44 @@ function familyAttack(): { category: string; text: string } {
     const change = pick(F.FUTURE).replace("{verb}", verb());
     return { category: "future_behaviour", text: `${l === "" ? change : `${l} ${lowerFirst(change)}`}${tail()}` };
   }
-  if (r < 0.55) return { category: "summary_steer", text: `${maybe(0.4) ? `${lead()} ` : ""}${fill(pick(F.SUMMARY_STEER))}${maybe(0.3) ? ` ${pick(P.SECRECY.en)}` : ""}`.trim() };
-  if (r < 0.7) return { category: "new_marker", text: `${pick(F.NEW_MARKER)}\n${maybe(0.4) ? `${pick(P.OVERRIDE.en)} ` : ""}${sentence(verb())}${tail()}` };
+  if (r < 0.55)
+    return {
+      category: "summary_steer",
+      text: `${maybe(0.4) ? `${lead()} ` : ""}${fill(pick(F.SUMMARY_STEER))}${maybe(0.3) ? ` ${pick(P.SECRECY.en)}` : ""}`.trim(),
+    };
+  if (r < 0.7)
+    return {
+      category: "new_marker",
+      text: `${pick(F.NEW_MARKER)}\n${maybe(0.4) ? `${pick(P.OVERRIDE.en)} ` : ""}${sentence(verb())}${tail()}`,
+    };
   if (r < 0.74) {
     const steer = pick(F.FOREIGN_STEER).replace(/\{(\w+)\}/g, (_, k: string) => pick(F.CLAIMS[k]));
-    return { category: "foreign_steer", text: `${maybe(0.5) ? `${pick([...P.ADDRESS.fr, ...P.ADDRESS.es, ...P.ADDRESS.de, ...P.ADDRESS.pt, ""])} ` : ""}${steer}`.trim() };
+    return {
+      category: "foreign_steer",
+      text: `${maybe(0.5) ? `${pick([...P.ADDRESS.fr, ...P.ADDRESS.es, ...P.ADDRESS.de, ...P.ADDRESS.pt, ""])} ` : ""}${steer}`.trim(),
+    };
   }
   if (r < 0.79) {
     const hunt = pick(F.SECRET_HUNT).replace("{secret}", pick(F.SECRETS));
-    return { category: "secret_hunt", text: `${maybe(0.5) ? `${pick(F.NEUTRAL_LEAD)} ` : "One more thing for your mail assistant: "}${hunt}.${tail()}`.trim() };
+    return {
+      category: "secret_hunt",
+      text: `${maybe(0.5) ? `${pick(F.NEUTRAL_LEAD)} ` : "One more thing for your mail assistant: "}${hunt}.${tail()}`.trim(),
+    };
   }
   if (r < 0.83) {
-    const lead = pick(["Processing note (for automated AP systems):", "For automated invoice processing:", "Note to the accounts-payable agent:", "For any system that reads this:"]);
+    const lead = pick([
+      "Processing note (for automated AP systems):",
+      "For automated invoice processing:",
+      "Note to the accounts-payable agent:",
+      "For any system that reads this:",
+    ]);
     return { category: "payment_redirect", text: `${lead} ${fill(pick(F.PAYMENT_REDIRECT).replace("{iban}", pick(F.IBANS)))}` };
   }
-  if (r < 0.88) return { category: "consent_claim", text: `${sentence(maybe(0.5) ? verb() : lowerFirst(action()).replace(/\.$/, ""))} ${fill(pick(F.CONSENT))}` };
+  if (r < 0.88)
+    return {
+      category: "consent_claim",
+      text: `${sentence(maybe(0.5) ? verb() : lowerFirst(action()).replace(/\.$/, ""))} ${fill(pick(F.CONSENT))}`,
+    };
   return { category: "encoded", text: encoded(sentence(verb())) };
 }
 
@@ -106,20 +162,31 @@ function encoded(plain: string): string {
   if (r < 0.3) return `${lead} ${Buffer.from(plain).toString("base64")}`.trim();
   if (r < 0.55) return `${lead} ${encodeURIComponent(plain)}`.trim();
   if (r < 0.8) return `${pick(["Read this backwards and do it:", "Reverse and follow:", "Reversed:"])} ${[...plain].reverse().join("")}`;
-  return plain.split(" ").map((w) => [...w].join(" ")).join("   ");
+  return plain
+    .split(" ")
+    .map((w) => [...w].join(" "))
+    .join("   ");
 }
 
 function attack(lang: Lang = "en"): { category: string; text: string } {
   if (lang !== "en") {
-    const parts = [maybe(0.6) ? pick(P.ADDRESS[lang]) : "", maybe(0.6) ? pick(P.OVERRIDE[lang]) : "", fillLang(pick(P.EXFIL[lang]), lang), maybe(0.5) ? pick(P.SECRECY[lang]) : ""];
+    const parts = [
+      maybe(0.6) ? pick(P.ADDRESS[lang]) : "",
+      maybe(0.6) ? pick(P.OVERRIDE[lang]) : "",
+      fillLang(pick(P.EXFIL[lang]), lang),
+      maybe(0.5) ? pick(P.SECRECY[lang]) : "",
+    ];
     return { category: "multilingual", text: parts.filter((p) => p !== "").join(" ") };
   }
   const r = rand();
   const secrecy = () => (maybe(0.35) ? ` ${pick(P.SECRECY.en)}` : "");
   if (r < 0.25) return { category: "ai_addressed", text: `${pick(P.ADDRESS.en)} ${action()}${secrecy()}` };
-  if (r < 0.45) return { category: "override", text: `${maybe(0.4) ? `${pick(P.ADDRESS.en)} ` : ""}${pick(P.OVERRIDE.en)} ${action()}${secrecy()}` };
-  if (r < 0.58) return { category: "fake_marker", text: `${pick(P.MARKER)}\n${maybe(0.5) ? `${pick(P.OVERRIDE.en)} ` : ""}${action()}${secrecy()}` };
-  if (r < 0.7) return { category: "persona", text: `${maybe(0.4) ? `${pick(P.ADDRESS.en)} ` : ""}${pick(P.PERSONA)} ${action()}${secrecy()}` };
+  if (r < 0.45)
+    return { category: "override", text: `${maybe(0.4) ? `${pick(P.ADDRESS.en)} ` : ""}${pick(P.OVERRIDE.en)} ${action()}${secrecy()}` };
+  if (r < 0.58)
+    return { category: "fake_marker", text: `${pick(P.MARKER)}\n${maybe(0.5) ? `${pick(P.OVERRIDE.en)} ` : ""}${action()}${secrecy()}` };
+  if (r < 0.7)
+    return { category: "persona", text: `${maybe(0.4) ? `${pick(P.ADDRESS.en)} ` : ""}${pick(P.PERSONA)} ${action()}${secrecy()}` };
   if (r < 0.8) return { category: "steer", text: `${pick(P.ADDRESS.en)} ${fill(pick(P.STEER))}${secrecy()}` };
   if (r < 0.88) return { category: "third_person", text: `${pick(P.THIRD_PERSON)} ${lowerFirst(action())}${secrecy()}` };
   if (r < 0.91) return { category: "bare_exfil", text: `${fill(pick(P.EXFIL.en))}${maybe(0.6) ? ` ${pick(P.SECRECY.en)}` : ""}` };
@@ -141,7 +208,15 @@ function malicious(count: number): Item[] {
   const out: Item[] = [];
   const keep = keeper(out);
   const push = (category: string, body: string, hidden = "") =>
-    keep({ id: `train-mal-${String(out.length + 1).padStart(4, "0")}`, category, subject: pick(SUBJECTS), body_clean: body, hidden_text: hidden, report: report(hidden !== ""), malicious: true });
+    keep({
+      id: `train-mal-${String(out.length + 1).padStart(4, "0")}`,
+      category,
+      subject: pick(SUBJECTS),
+      body_clean: body,
+      hidden_text: hidden,
+      report: report(hidden !== ""),
+      malicious: true,
+    });
   for (const text of [...FREE_MALICIOUS, ...FREE_MALICIOUS_2, ...F.FAMILY_MALICIOUS]) push("free", fill(text));
   for (let tries = 0; out.length < count && tries < count * 20; tries++) {
     const r = rand();
@@ -171,11 +246,20 @@ function benignBody(): { category: string; text: string } {
   const r = rand();
   const lang = pick(LANGS);
   const wrap = (s: string) => `${fill(pick(P.WRAP_BEFORE))}\n\n${s}\n\n${fill(pick(P.WRAP_AFTER))}`;
-  const request = () => pick(B.REQUEST_VERB).replaceAll("{thing}", () => pick(B.THING)).replaceAll("{who}", () => pick(B.WHO));
-  if (r < 0.2) return { category: "colleague", text: maybe(0.5) ? wrap(`${request()} ${maybe(0.5) ? request() : pick(B.ORDINARY.en)}`) : request() };
+  const request = () =>
+    pick(B.REQUEST_VERB)
+      .replaceAll("{thing}", () => pick(B.THING))
+      .replaceAll("{who}", () => pick(B.WHO));
+  if (r < 0.2)
+    return { category: "colleague", text: maybe(0.5) ? wrap(`${request()} ${maybe(0.5) ? request() : pick(B.ORDINARY.en)}`) : request() };
   if (r < 0.3) return { category: "retraction", text: `${pick(B.RETRACT.en)} ${maybe(0.6) ? pick(B.ORDINARY.en) : request()}` };
   if (r < 0.44) {
-    const parts = [maybe(0.3) ? pick(B.RETRACT[lang]) : "", fill(pick(B.FOREIGN[lang])), maybe(0.6) ? fill(pick(B.FOREIGN[lang])) : "", maybe(0.5) ? pick(B.ORDINARY[lang]) : ""];
+    const parts = [
+      maybe(0.3) ? pick(B.RETRACT[lang]) : "",
+      fill(pick(B.FOREIGN[lang])),
+      maybe(0.6) ? fill(pick(B.FOREIGN[lang])) : "",
+      maybe(0.5) ? pick(B.ORDINARY[lang]) : "",
+    ];
     return { category: "multilingual_benign", text: parts.filter((p) => p !== "").join(" ") };
   }
   if (r < 0.5) return { category: "account", text: fill(pick(B.ACCOUNT)) };
@@ -203,12 +287,25 @@ function benign(count: number): Item[] {
   const out: Item[] = [];
   const keep = keeper(out);
   const push = (category: string, body: string, hidden = "") =>
-    keep({ id: `train-ben-${String(out.length + 1).padStart(4, "0")}`, category, subject: pick(SUBJECTS), body_clean: body, hidden_text: hidden, report: report(hidden !== ""), malicious: false });
+    keep({
+      id: `train-ben-${String(out.length + 1).padStart(4, "0")}`,
+      category,
+      subject: pick(SUBJECTS),
+      body_clean: body,
+      hidden_text: hidden,
+      report: report(hidden !== ""),
+      malicious: false,
+    });
   for (const text of [...FREE_BENIGN, ...FREE_BENIGN_2, ...F.FAMILY_BENIGN]) push("free", fill(text));
   for (let tries = 0; out.length < count && tries < count * 20; tries++) {
     const b = benignBody();
     // Marketing mail hides preheaders; hidden text alone must not look like an attack.
-    if (maybe(0.06)) push(`hidden_${b.category}`, b.text, pick(["View this email in your browser", "Up to 50% off this week only", "Your weekly update is here", "Unsubscribe at any time"]));
+    if (maybe(0.06))
+      push(
+        `hidden_${b.category}`,
+        b.text,
+        pick(["View this email in your browser", "Up to 50% off this week only", "Your weekly update is here", "Unsubscribe at any time"]),
+      );
     else push(b.category, b.text);
   }
   return out;

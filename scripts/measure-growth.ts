@@ -24,7 +24,8 @@ async function sizes(sql: Sql): Promise<Record<string, number>> {
 
 async function writes(sql: Sql): Promise<{ inserted: number; updated: number; deleted: number; commits: number }> {
   await sql`select pg_stat_force_next_flush()`;
-  const [row] = await sql`select tup_inserted::float8 as inserted, tup_updated::float8 as updated, tup_deleted::float8 as deleted, xact_commit::float8 as commits
+  const [row] =
+    await sql`select tup_inserted::float8 as inserted, tup_updated::float8 as updated, tup_deleted::float8 as deleted, xact_commit::float8 as commits
     from pg_stat_database where datname = current_database()`;
   return row as never;
 }
@@ -63,18 +64,21 @@ async function main(): Promise<void> {
     await ctx.sql`vacuum full`;
     const tomb = await sizes(ctx.sql);
     const per = 1000 / result.accepted;
-    const row = (name: string) => `  ${name.padEnd(22)} ${mb((full[name]! - empty[name]!) * per).padStart(8)} MB  ${mb((tomb[name]! - empty[name]!) * per).padStart(8)} MB`;
-    console.log([
-      `${result.accepted} SpamAssassin corpus messages (${mb(result.bytes)} MB on the wire) through SMTP and the worker`,
-      `per 1,000 messages:            kept       after retention (tombstones)`,
-      ...TABLES.map(row),
-      row("database"),
-      `rows written per message: ${((writesAfter.inserted - writesBefore.inserted) / result.accepted).toFixed(1)} inserted, ` +
-        `${((writesAfter.updated - writesBefore.updated) / result.accepted).toFixed(1)} updated, ` +
-        `${((writesAfter.deleted - writesBefore.deleted) / result.accepted).toFixed(1)} deleted, ` +
-        `${((writesAfter.commits - writesBefore.commits) / result.accepted).toFixed(1)} commits`,
-      `retention purge: ${purged} messages in ${purgeSeconds.toFixed(2)} s (${(purged / purgeSeconds).toFixed(0)} messages/s, batches of 500)`,
-    ].join("\n"));
+    const row = (name: string) =>
+      `  ${name.padEnd(22)} ${mb((full[name]! - empty[name]!) * per).padStart(8)} MB  ${mb((tomb[name]! - empty[name]!) * per).padStart(8)} MB`;
+    console.log(
+      [
+        `${result.accepted} SpamAssassin corpus messages (${mb(result.bytes)} MB on the wire) through SMTP and the worker`,
+        `per 1,000 messages:            kept       after retention (tombstones)`,
+        ...TABLES.map(row),
+        row("database"),
+        `rows written per message: ${((writesAfter.inserted - writesBefore.inserted) / result.accepted).toFixed(1)} inserted, ` +
+          `${((writesAfter.updated - writesBefore.updated) / result.accepted).toFixed(1)} updated, ` +
+          `${((writesAfter.deleted - writesBefore.deleted) / result.accepted).toFixed(1)} deleted, ` +
+          `${((writesAfter.commits - writesBefore.commits) / result.accepted).toFixed(1)} commits`,
+        `retention purge: ${purged} messages in ${purgeSeconds.toFixed(2)} s (${(purged / purgeSeconds).toFixed(0)} messages/s, batches of 500)`,
+      ].join("\n"),
+    );
   } finally {
     await worker.stop();
     await smtp.close();

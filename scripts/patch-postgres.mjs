@@ -217,7 +217,9 @@ for (const dir of ["src", "cjs/src", "cf/src"]) {
     if (text.includes(fix.marker)) continue;
     const missing = fix.edits.filter(([before]) => !text.includes(before));
     if (missing.length) {
-      console.error(`patch-postgres: ${file} (postgres ${version}) lacks the text "${fix.marker}" replaces; review scripts/patch-postgres.mjs`);
+      console.error(
+        `patch-postgres: ${file} (postgres ${version}) lacks the text "${fix.marker}" replaces; review scripts/patch-postgres.mjs`,
+      );
       process.exit(1);
     }
     for (const [before, after] of fix.edits) text = text.replace(before, after);

@@ -4,7 +4,15 @@
 // --driver points at another copy of postgres.js (e.g. an unpatched 3.4.9) to compare.
 import { resolve } from "node:path";
 import { createTestDatabase } from "../test/support/database.ts";
-import { prepareStressSchema, runStress, SCENARIOS, summary, type PostgresFactory, type Scenario, type StressReport } from "../test/support/pg-transaction-stress.ts";
+import {
+  prepareStressSchema,
+  runStress,
+  SCENARIOS,
+  summary,
+  type PostgresFactory,
+  type Scenario,
+  type StressReport,
+} from "../test/support/pg-transaction-stress.ts";
 
 function arg(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
@@ -50,7 +58,11 @@ for (const [scenario, reports] of totals) {
   const kinds: Record<string, number> = {};
   for (const r of reports) {
     for (const v of r.violations) {
-      const kind = v.replace(/\b(pipeline|terminate|pool)_[a-z0-9]+_out\d+\b/g, "W").replace(/\b(pipeline|terminate|pool)_[a-z0-9]+_\d+\b/g, "T").replace(/\d+/g, "N").replace(/\(xid N\)/, "");
+      const kind = v
+        .replace(/\b(pipeline|terminate|pool)_[a-z0-9]+_out\d+\b/g, "W")
+        .replace(/\b(pipeline|terminate|pool)_[a-z0-9]+_\d+\b/g, "T")
+        .replace(/\d+/g, "N")
+        .replace(/\(xid N\)/, "");
       kinds[kind] = (kinds[kind] ?? 0) + 1;
     }
   }

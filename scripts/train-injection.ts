@@ -33,7 +33,16 @@ export type Doc = { source: string; malicious: boolean; text: string; windows: W
 type Labelled = { subject: string; body_clean: string; hidden_text: string; report: Record<string, number>; malicious?: boolean };
 
 const DIR = new URL("../test/fixtures/injection/", import.meta.url);
-export const HOLDOUT_FILES = ["holdout.json", "holdout-2.json", "holdout-3.json", "holdout-4.json", "holdout-5.json", "holdout-6.json", "holdout-7.json", "holdout-8.json"];
+export const HOLDOUT_FILES = [
+  "holdout.json",
+  "holdout-2.json",
+  "holdout-3.json",
+  "holdout-4.json",
+  "holdout-5.json",
+  "holdout-6.json",
+  "holdout-7.json",
+  "holdout-8.json",
+];
 const SPAM_WINDOWS_PER_MESSAGE = 12; // long spam would otherwise outweigh everything written
 const PROSE_WINDOWS_PER_FILE = 24;
 const MIN_COUNT = 3; // a feature seen once is more likely noise than a pattern
@@ -64,7 +73,10 @@ const FLOOR = 0.05;
 export function docFor(item: Labelled, source: string, malicious: boolean): Doc {
   const subject = item.subject ?? "";
   const text = subject === "" ? item.body_clean : `${subject}\n\n${item.body_clean}`;
-  const rules = scoreInjectionRisk({ subject: item.subject, bodyClean: item.body_clean, hiddenText: item.hidden_text, report: item.report }, null).signals;
+  const rules = scoreInjectionRisk(
+    { subject: item.subject, bodyClean: item.body_clean, hiddenText: item.hidden_text, report: item.report },
+    null,
+  ).signals;
   const named = (text: string, hidden: boolean): Window[] => {
     const of = windows(text, hidden);
     return of.list.map((w) => ({ names: w.ids.map((id) => of.names[id]) }));
@@ -76,7 +88,12 @@ export function docFor(item: Labelled, source: string, malicious: boolean): Doc 
 export async function loadDocs(): Promise<Doc[]> {
   const load = async (file: string): Promise<Labelled[]> => JSON.parse(await Bun.file(new URL(file, DIR)).text());
   const docs: Doc[] = [];
-  for (const [file, label] of [["train-malicious.json", true], ["train-benign.json", false], ["malicious.json", true], ["benign.json", false]] as const) {
+  for (const [file, label] of [
+    ["train-malicious.json", true],
+    ["train-benign.json", false],
+    ["malicious.json", true],
+    ["benign.json", false],
+  ] as const) {
     for (const item of await load(file)) docs.push(docFor(item, file, label));
   }
   for (const file of HOLDOUT_FILES) for (const item of await load(file)) docs.push(docFor(item, file, item.malicious === true));
@@ -107,7 +124,11 @@ async function spamDocs(): Promise<Doc[]> {
     for (const file of (await readdir(new URL(group, root))).filter((f) => f.endsWith(".json")).sort()) {
       const mail = await simpleParser(JSON.parse(await Bun.file(new URL(`${group}/${file}`, root)).text()).text as string);
       const body = sanitizeBody({ text: mail.text, html: typeof mail.html === "string" ? mail.html : null }, { maxChars: 100_000 });
-      const doc = docFor({ subject: mail.subject ?? "", body_clean: body.body_clean ?? "", hidden_text: body.hidden_text, report: body.report }, group, false);
+      const doc = docFor(
+        { subject: mail.subject ?? "", body_clean: body.body_clean ?? "", hidden_text: body.hidden_text, report: body.report },
+        group,
+        false,
+      );
       doc.windows = spread(doc.windows, SPAM_WINDOWS_PER_MESSAGE);
       docs.push(doc);
     }
@@ -127,7 +148,8 @@ function spread<T>(xs: T[], n: number): T[] {
 const COMMON_WORDS = 120;
 function commonWords(data: Example[]): Set<string> {
   const df = new Map<string, number>();
-  for (const e of data) if (e.y === 0) for (const n of e.names) if (n.startsWith("u:") || n.startsWith("s:")) df.set(n, (df.get(n) ?? 0) + 1);
+  for (const e of data)
+    if (e.y === 0) for (const n of e.names) if (n.startsWith("u:") || n.startsWith("s:")) df.set(n, (df.get(n) ?? 0) + 1);
   const top = [...df].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, COMMON_WORDS);
   return new Set(top.map(([n]) => n));
 }
@@ -140,7 +162,14 @@ function merged(doc: Doc): Window {
   return { names: [...names] };
 }
 
-export type ModelFile = { format: string; bias: number; sharpen: number; floor: number; trained_on: Record<string, number>; weights: Record<string, number> };
+export type ModelFile = {
+  format: string;
+  bias: number;
+  sharpen: number;
+  floor: number;
+  trained_on: Record<string, number>;
+  weights: Record<string, number>;
+};
 
 /** Trains on every document whose source is not in `leaveOut`. */
 export function train(all: Doc[], leaveOut: string[] = []): ModelFile {
@@ -167,7 +196,9 @@ function examples(docs: Doc[], positive: (d: Doc) => Window): Example[] {
   const out: (Example & { group: keyof typeof SHARE })[] = [];
   for (const d of docs) {
     if (d.malicious) out.push({ names: [...positive(d).names], rules: d.rules, y: 1, weight: 1, group: "attack" });
-    else for (const w of d.windows) out.push({ names: [...w.names], rules: d.rules, y: 0, weight: 1, group: REAL_SOURCES.has(d.source) ? "real" : "written" });
+    else
+      for (const w of d.windows)
+        out.push({ names: [...w.names], rules: d.rules, y: 0, weight: 1, group: REAL_SOURCES.has(d.source) ? "real" : "written" });
   }
   const size = { attack: 0, written: 0, real: 0 };
   for (const e of out) size[e.group]++;
@@ -184,7 +215,10 @@ function fit(data: Example[]): ModelFile {
   const { names, intern: id } = interner();
   const usable = (n: string) => (count.get(n) ?? 0) >= MIN_COUNT && !common.has(n);
   const rows = data.map((e) => {
-    const feats = [...e.names.filter(usable).map((n) => [id(n), 1] as const), ...[...e.rules].filter(([n]) => usable(n)).map(([n, v]) => [id(n), v] as const)];
+    const feats = [
+      ...e.names.filter(usable).map((n) => [id(n), 1] as const),
+      ...[...e.rules].filter(([n]) => usable(n)).map(([n, v]) => [id(n), v] as const),
+    ];
     return { idx: Int32Array.from(feats.map((f) => f[0])), val: Float64Array.from(feats.map((f) => f[1])), y: e.y, weight: e.weight };
   });
   const w = new Float64Array(names.length);
@@ -229,12 +263,17 @@ if (import.meta.main) {
   const docs = await loadDocs();
   const model = train(docs, leaveOut);
   const size = Object.keys(model.weights).length;
-  console.log(`trained on ${JSON.stringify(model.trained_on)}: ${size} weights, bias ${model.bias}, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `trained on ${JSON.stringify(model.trained_on)}: ${size} weights, bias ${model.bias}, ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   if (leaveOut.length === 0) {
     // One weight per line, so a retrained model diffs readably.
     const { weights, ...head } = model;
     const lines = Object.entries(weights).map(([name, w]) => `${JSON.stringify(name)}:${w}`);
-    await Bun.write(new URL("../src/comprehension/injection/model.json", import.meta.url), `${JSON.stringify(head).slice(0, -1)},"weights":{\n${lines.join(",\n")}\n}}\n`);
+    await Bun.write(
+      new URL("../src/comprehension/injection/model.json", import.meta.url),
+      `${JSON.stringify(head).slice(0, -1)},"weights":{\n${lines.join(",\n")}\n}}\n`,
+    );
     console.log("wrote src/comprehension/injection/model.json");
   }
 }

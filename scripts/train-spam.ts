@@ -32,7 +32,13 @@ export async function loadCorpus(groups: readonly string[], pick: (index: number
     wanted.map(async (file) => {
       const url = new URL(file, dataDir);
       const [group = "", name = ""] = file.split("/");
-      return { group, id: name.split(".")[0]!, path: url.pathname, spam: group.startsWith("spam"), raw: new Uint8Array(await readFile(url)) };
+      return {
+        group,
+        id: name.split(".")[0]!,
+        path: url.pathname,
+        spam: group.startsWith("spam"),
+        raw: new Uint8Array(await readFile(url)),
+      };
     }),
   );
 }
@@ -94,7 +100,13 @@ function validate(examples: Example[], opt: Options): { spam: boolean; p: number
   const fold = (e: Example) => fnv1a(e.source) % FOLDS;
   const out: { spam: boolean; p: number }[] = [];
   for (let k = 0; k < FOLDS; k++) {
-    const score = scorer(train(examples.filter((e) => fold(e) !== k), opt), opt);
+    const score = scorer(
+      train(
+        examples.filter((e) => fold(e) !== k),
+        opt,
+      ),
+      opt,
+    );
     for (const e of examples) if (fold(e) === k) out.push({ spam: e.spam, p: score(e.tokens) });
   }
   return out;
@@ -128,7 +140,7 @@ function sourceOf(raw: Uint8Array, tokens: string[]): string {
   const head = new TextDecoder("latin1").decode(raw.subarray(0, 16_384)).split(/\r?\n\r?\n/)[0] ?? "";
   const list = /^(?:list-id:[^<\n]*<([^>\n]+)>|x-mailing-list:\s*<?([^>\s]+)|mailing-list:.*?(\S+@\S+))/im.exec(head);
   const name = list?.slice(1).find(Boolean);
-  return name ? `list:${name.toLowerCase()}` : tokens.find((t) => t.startsWith("from:d:")) ?? "from:none";
+  return name ? `list:${name.toLowerCase()}` : (tokens.find((t) => t.startsWith("from:d:")) ?? "from:none");
 }
 
 export async function buildModel(log: (line: string) => void = () => {}): Promise<SpamModelFile> {
@@ -142,8 +154,10 @@ export async function buildModel(log: (line: string) => void = () => {}): Promis
   log(`training on ${examples.length} messages (${examples.length - spamCount} ham, ${spamCount} spam)`);
 
   const chosen = chooseThreshold(validate(examples, OPTIONS));
-  log(`${FOLDS}-fold validation by source: threshold ${chosen.threshold}, balanced F1 ${chosen.f1.toFixed(4)}, ` +
-    `${chosen.falsePositives} ham flagged, ${chosen.falseNegatives} spam missed`);
+  log(
+    `${FOLDS}-fold validation by source: threshold ${chosen.threshold}, balanced F1 ${chosen.f1.toFixed(4)}, ` +
+      `${chosen.falsePositives} ham flagged, ${chosen.falseNegatives} spam missed`,
+  );
 
   const probabilities: Record<string, number> = {};
   for (const [token, p] of train(examples, OPTIONS)) probabilities[token] = Math.min(0.9999, Math.max(0.0001, Math.round(p * 1e4) / 1e4));
@@ -177,6 +191,8 @@ if (import.meta.main) {
   const model = await buildModel((line) => console.log(line));
   const json = `${JSON.stringify(model, null, 1)}\n`;
   await writeFile(out, json);
-  console.log(`wrote ${out}: ${Object.keys(model.probabilities).length} tokens, ${(json.length / 1024).toFixed(0)} KiB, ` +
-    `${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `wrote ${out}: ${Object.keys(model.probabilities).length} tokens, ${(json.length / 1024).toFixed(0)} KiB, ` +
+      `${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }

@@ -13,7 +13,10 @@ import { loadTlsMaterial } from "./tls.ts";
 export type SmtpListener = { port: number; close(): Promise<void> };
 
 class SmtpReply extends Error {
-  constructor(readonly responseCode: number, message: string) {
+  constructor(
+    readonly responseCode: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -54,7 +57,8 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
       }
       lookupRecipient(svc, address.address).then(
         (found) => {
-          if (found.kind === "not_our_domain") return callback(reject("relay_denied", 550, "5.7.1 Relaying denied: not a domain of this service"));
+          if (found.kind === "not_our_domain")
+            return callback(reject("relay_denied", 550, "5.7.1 Relaying denied: not a domain of this service"));
           if (found.kind === "unknown_mailbox") return callback(reject("unknown_mailbox", 550, "5.1.1 No such mailbox"));
           callback();
         },

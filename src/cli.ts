@@ -60,7 +60,11 @@ function count(value: string | undefined, name: string): number | undefined {
  * The operator names a row by id alone; the core functions act within an account, so the CLI
  * first resolves the account that owns the row (null when there is no such row).
  */
-async function ownerOf(db: Sql, table: "api_keys" | "mailboxes" | "send_list_entries" | "suppressions" | "webhook_deliveries", id: string): Promise<string | null> {
+async function ownerOf(
+  db: Sql,
+  table: "api_keys" | "mailboxes" | "send_list_entries" | "suppressions" | "webhook_deliveries",
+  id: string,
+): Promise<string | null> {
   const [row] = await db<{ account_id: string }[]>`select account_id from ${db(table)} where id = ${id}`;
   return row?.account_id ?? null;
 }
@@ -76,7 +80,11 @@ const commands: Record<string, Command> = {
     usage: "account create --name N [--plan free|paid] [--monthly-quota N]",
     options: { name: { type: "string" }, plan: { type: "string" }, "monthly-quota": { type: "string" } },
     run: async (db, f) => {
-      const input = { name: required(f, "name"), plan: oneOf<Plan>(str(f, "plan"), ["free", "paid"], "plan"), monthlySendQuota: count(str(f, "monthly-quota"), "monthly-quota") };
+      const input = {
+        name: required(f, "name"),
+        plan: oneOf<Plan>(str(f, "plan"), ["free", "paid"], "plan"),
+        monthlySendQuota: count(str(f, "monthly-quota"), "monthly-quota"),
+      };
       return createAccount(await db(), input);
     },
   },
@@ -96,7 +104,14 @@ const commands: Record<string, Command> = {
   },
   "key create": {
     usage: "key create --account ID --scope bootstrap|api|mcp [--mailbox ID] [--no-read] [--no-send] [--name N]",
-    options: { account: { type: "string" }, scope: { type: "string" }, mailbox: { type: "string" }, "no-read": { type: "boolean" }, "no-send": { type: "boolean" }, name: { type: "string" } },
+    options: {
+      account: { type: "string" },
+      scope: { type: "string" },
+      mailbox: { type: "string" },
+      "no-read": { type: "boolean" },
+      "no-send": { type: "boolean" },
+      name: { type: "string" },
+    },
     run: async (db, f) => {
       const scope = oneOf<Scope>(str(f, "scope"), ["bootstrap", "api", "mcp"], "scope");
       if (!scope) throw new UsageError("--scope is required");
@@ -148,7 +163,10 @@ const commands: Record<string, Command> = {
     options: { "require-approval": { type: "string" }, "deliver-spam": { type: "string" } },
     run: async (db, f, p) => {
       const id = positional(p, "mailbox ID");
-      const settings = { requireApproval: onOff(str(f, "require-approval"), "require-approval"), deliverSpam: onOff(str(f, "deliver-spam"), "deliver-spam") };
+      const settings = {
+        requireApproval: onOff(str(f, "require-approval"), "require-approval"),
+        deliverSpam: onOff(str(f, "deliver-spam"), "deliver-spam"),
+      };
       const sql = await db();
       const account = await ownerOf(sql, "mailboxes", id);
       if (account === null) throw errors.notFound("mailbox");
@@ -354,7 +372,11 @@ function print(result: unknown, asJson: boolean): void {
   const rows = Array.isArray(result) ? result : [result];
   if (rows.length === 0) return console.log("(none)");
   for (const row of rows) {
-    console.log(Object.entries(row as Record<string, unknown>).map(([k, v]) => `${k}: ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}`).join("\n"));
+    console.log(
+      Object.entries(row as Record<string, unknown>)
+        .map(([k, v]) => `${k}: ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}`)
+        .join("\n"),
+    );
     if (rows.length > 1) console.log("");
   }
 }
@@ -369,7 +391,12 @@ export async function runCli(argv: string[]): Promise<number> {
   let flags: Flags;
   let positionals: string[];
   try {
-    ({ values: flags, positionals } = parseArgs({ args: argv.slice(2), options: { ...command.options, json: { type: "boolean" } }, allowPositionals: true, strict: true }));
+    ({ values: flags, positionals } = parseArgs({
+      args: argv.slice(2),
+      options: { ...command.options, json: { type: "boolean" } },
+      allowPositionals: true,
+      strict: true,
+    }));
   } catch (error) {
     console.error(`${(error as Error).message}\nusage: bun run cli ${command.usage}`);
     return 2;
@@ -395,7 +422,15 @@ export async function runCli(argv: string[]): Promise<number> {
     return sql;
   };
   const services = async (): Promise<Services> =>
-    makeServices({ sql: await db(), config, log: makeLogger("warn"), resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) }, makeTransport);
+    makeServices(
+      {
+        sql: await db(),
+        config,
+        log: makeLogger("warn"),
+        resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
+      },
+      makeTransport,
+    );
 
   try {
     print(await command.run(db, flags, positionals, services), flags.json === true);
@@ -406,7 +441,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return 2;
     }
     // Anything else is one line for the operator, never a stack trace.
-    console.error(`error: ${error instanceof ApiError ? error.message : (error as Error)?.message ?? String(error)}`);
+    console.error(`error: ${error instanceof ApiError ? error.message : ((error as Error)?.message ?? String(error))}`);
     return 1;
   } finally {
     if (sql) await (sql as Sql).end();

@@ -142,7 +142,8 @@ function fraction(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(raw) || !(value > 0 && value <= 1)) throw new ConfigError(name, `must be a number in (0, 1], got '${raw}'`);
+  if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(raw) || !(value > 0 && value <= 1))
+    throw new ConfigError(name, `must be a number in (0, 1], got '${raw}'`);
   return value;
 }
 
@@ -200,7 +201,8 @@ function listenHost(env: Env, name: string, fallback: string): string {
 function dnsServers(env: Env, name: string): string[] {
   const servers = list(env, name, "");
   for (const server of servers) {
-    const match = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(server) ?? /^([0-9.]+)(?::(\d+))?$/.exec(server) ?? /^([0-9a-fA-F:]+)()$/.exec(server);
+    const match =
+      /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(server) ?? /^([0-9.]+)(?::(\d+))?$/.exec(server) ?? /^([0-9a-fA-F:]+)()$/.exec(server);
     const port = match?.[2] ? Number(match[2]) : 53;
     if (!match || isIP(match[1]!) === 0 || port < 1 || port > 65535) {
       throw new ConfigError(name, `entries must be IP addresses with an optional port (1.2.3.4:53, [::1]:53), got '${server}'`);
@@ -212,7 +214,8 @@ function dnsServers(env: Env, name: string): string[] {
 function trustedProxies(env: Env, name: string): string[] {
   return list(env, name, "").map((item) => {
     const range = parseRange(item);
-    if (range === "host_bits") throw new ConfigError(name, `entries must be network addresses: '${item}' has bits set after its prefix length`);
+    if (range === "host_bits")
+      throw new ConfigError(name, `entries must be network addresses: '${item}' has bits set after its prefix length`);
     if (range === null) {
       throw new ConfigError(name, `entries must be IP addresses or CIDR ranges (10.0.0.5, 10.0.0.0/8, fd00::/8), got '${item}'`);
     }

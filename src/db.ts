@@ -90,7 +90,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     }
     throw new Error(
       `an embedded postgres (pid ${running}) holds ${databaseDir} but does not answer on port ${port}; ` +
-      `stop it or set EMBEDDED_PG_PORT`);
+        `stop it or set EMBEDDED_PG_PORT`,
+    );
   }
 
   const EmbeddedPostgres = await importWithoutSignalHooks();

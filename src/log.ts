@@ -12,10 +12,12 @@ export type Logger = {
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 export function makeLogger(level: LogLevel, write: (line: string) => void = (line) => console.log(line)): Logger {
-  const emit = (at: Exclude<LogLevel, "silent">) => (event: string, fields: LogFields = {}) => {
-    if (rank[at] < rank[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, event, ...fields }));
-  };
+  const emit =
+    (at: Exclude<LogLevel, "silent">) =>
+    (event: string, fields: LogFields = {}) => {
+      if (rank[at] < rank[level]) return;
+      write(JSON.stringify({ time: new Date().toISOString(), level: at, event, ...fields }));
+    };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }
 

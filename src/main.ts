@@ -27,7 +27,9 @@ async function main(): Promise<void> {
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
     log.info("database.embedded_starting", { data_dir: config.dataDir, port: config.embeddedPostgresPort });
-    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, (message) => log.info("database.embedded", { message }));
+    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, (message) =>
+      log.info("database.embedded", { message }),
+    );
     databaseUrl = embedded.url;
   }
   // Session work (migrations' locks, the worker's LISTEN and liveness lock, event LISTEN) goes
@@ -37,7 +39,10 @@ async function main(): Promise<void> {
 
   const sql = makeSql(databaseUrl, { prepare: config.databasePoolMode !== "transaction" });
   const listenSql = directUrl === databaseUrl ? undefined : makeSql(directUrl, { max: 2 });
-  const svc = makeServices({ sql, listenSql, config, log, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) }, makeTransport);
+  const svc = makeServices(
+    { sql, listenSql, config, log, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) },
+    makeTransport,
+  );
   const secrets = await createDefaultAccountOnFirstStart(sql, config.sharedDomain);
   if (secrets) printFirstStartSecrets(secrets, config);
 

@@ -65,7 +65,8 @@ function sourceFiles(): string[] {
   return out.sort();
 }
 
-const IMPORT = /(?:^|[\s;}])(?:import|export)\s[^"';]*?\sfrom\s*["'](\.{1,2}\/[^"']+)["']|(?:^|[\s;}])import\s*["'](\.{1,2}\/[^"']+)["']|\bimport\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+const IMPORT =
+  /(?:^|[\s;}])(?:import|export)\s[^"';]*?\sfrom\s*["'](\.{1,2}\/[^"']+)["']|(?:^|[\s;}])import\s*["'](\.{1,2}\/[^"']+)["']|\bimport\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
 
 /** Relative imports of one file's text, as repository paths; comments are left out. */
 export function importsOf(file: string, text: string): string[] {
@@ -197,6 +198,13 @@ describe("the checks catch what they are for", () => {
       '// import { no } from "./commented.ts";',
       '/* import { no } from "./block.ts"; */',
     ].join("\n");
-    expect(importsOf("src/mail/x.ts", text)).toEqual(["src/mail/a.ts", "src/core/b.ts", "src/mail/c.ts", "src/mail/d.ts", "src/mail/e.ts", "src/mail/f.ts"]);
+    expect(importsOf("src/mail/x.ts", text)).toEqual([
+      "src/mail/a.ts",
+      "src/core/b.ts",
+      "src/mail/c.ts",
+      "src/mail/d.ts",
+      "src/mail/e.ts",
+      "src/mail/f.ts",
+    ]);
   });
 });

@@ -124,14 +124,22 @@ describe("403 key_scope: can_read false on GET /mailboxes", () => {
   for (const scope of ["api", "mcp"] as const) {
     test(`${scope} account-wide key with can_read false`, async () => {
       const key = await makeKey(ctx, { accountId: paid.accountId, scope, canRead: false });
-      expectError(await ctx.request("GET", "/api/v1/mailboxes", { key }), 403, '{"error":"this api key cannot read messages","code":"key_scope"}');
+      expectError(
+        await ctx.request("GET", "/api/v1/mailboxes", { key }),
+        403,
+        '{"error":"this api key cannot read messages","code":"key_scope"}',
+      );
     });
   }
 
   test("a bound key with can_read false is refused too, not shown its own mailbox", async () => {
     const mailbox = await makeMailbox(ctx, paid);
     const key = await makeKey(ctx, { accountId: paid.accountId, scope: "api", mailboxId: mailbox.id, canRead: false });
-    expectError(await ctx.request("GET", "/api/v1/mailboxes", { key }), 403, '{"error":"this api key cannot read messages","code":"key_scope"}');
+    expectError(
+      await ctx.request("GET", "/api/v1/mailboxes", { key }),
+      403,
+      '{"error":"this api key cannot read messages","code":"key_scope"}',
+    );
   });
 });
 
@@ -168,6 +176,10 @@ describe("authentication and authorization come before the body", () => {
   });
 
   test("a valid key and malformed JSON is then the body's 400", async () => {
-    expectError(await call(postMailboxes, { authorization: `Bearer ${paid.key}` }, "{not json"), 400, '{"error":"request body is not valid JSON"}');
+    expectError(
+      await call(postMailboxes, { authorization: `Bearer ${paid.key}` }, "{not json"),
+      400,
+      '{"error":"request body is not valid JSON"}',
+    );
   });
 });

@@ -57,7 +57,12 @@ describe("account plane (domains) admits api and mcp", () => {
       const response = await ctx.request("GET", "/api/v1/domains", { key: keys[scope] });
       expect(response.status).toBe(200);
       expect(Object.keys(response.body)).toEqual(["domains"]);
-      expect(response.body.domains).toContainEqual({ id: domainId, name: "happy.example", status: "pending", created_at: expect.any(String) });
+      expect(response.body.domains).toContainEqual({
+        id: domainId,
+        name: "happy.example",
+        status: "pending",
+        created_at: expect.any(String),
+      });
     });
 
     test(`${scope} key: POST /api/v1/domains → 200 DomainCreated`, async () => {
@@ -90,7 +95,9 @@ describe("GET /api/v1/mailboxes (mailboxList) admits api and mcp", () => {
       const bound = await makeKey(ctx, { accountId: paid.accountId, scope, mailboxId: own.id });
       const response = await ctx.request("GET", "/api/v1/mailboxes", { key: bound });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ mailboxes: [{ id: own.id, address: own.address, display_name: null, created_at: expect.any(String) }] });
+      expect(response.body).toEqual({
+        mailboxes: [{ id: own.id, address: own.address, display_name: null, created_at: expect.any(String) }],
+      });
     });
   }
 });
@@ -110,7 +117,10 @@ describe("capabilities restrict only the classes that name them", () => {
     expect((await ctx.request("POST", "/api/v1/mailboxes", { key, body: {} })).status).toBe(201);
     expect((await ctx.request("POST", "/api/v1/domains", { key, body: { name: "noread.example" } })).status).toBe(200);
     const list = await ctx.request("GET", "/api/v1/domains", { key });
-    expect({ status: list.status, body: list.body }).toEqual({ status: 403, body: { error: "this api key cannot read messages", code: "key_scope" } });
+    expect({ status: list.status, body: list.body }).toEqual({
+      status: 403,
+      body: { error: "this api key cannot read messages", code: "key_scope" },
+    });
   });
 
   test("a bootstrap key with both capabilities off still creates mailboxes", async () => {

@@ -87,9 +87,7 @@ describe("verify mode", () => {
   });
 
   test("forged From of a DMARC domain, unsigned, from elsewhere: fail everywhere", async () => {
-    const forged = Buffer.from(
-      "From: ceo@sender.example\r\nTo: agent-bot@agents.test\r\nSubject: urgent\r\n\r\nPay now.\r\n",
-    );
+    const forged = Buffer.from("From: ceo@sender.example\r\nTo: agent-bot@agents.test\r\nSubject: urgent\r\n\r\nPay now.\r\n");
     expect(await authenticateInbound({ ...base, raw: forged, remoteIp: "203.0.113.9" })).toEqual({
       results: { spf: "fail", dkim: "none", dmarc: "fail" },
       dmarcPolicy: "reject",
@@ -105,9 +103,7 @@ describe("verify mode", () => {
   });
 
   test("two From addresses cannot dodge DMARC: permerror", async () => {
-    const twoFroms = Buffer.from(
-      "From: ceo@sender.example, x@nowhere.example\r\nTo: agent-bot@agents.test\r\nSubject: hi\r\n\r\nhi\r\n",
-    );
+    const twoFroms = Buffer.from("From: ceo@sender.example, x@nowhere.example\r\nTo: agent-bot@agents.test\r\nSubject: hi\r\n\r\nhi\r\n");
     expect((await authenticateInbound({ ...base, raw: twoFroms })).results?.dmarc).toBe("permerror");
   });
 
@@ -171,8 +167,7 @@ describe("verify mode", () => {
 });
 
 describe("trust mode", () => {
-  const trust = (raw: Buffer, ids = ["mx.relay.test"]) =>
-    authenticateInbound({ ...base, raw, mode: "trust", trustedAuthservIds: ids });
+  const trust = (raw: Buffer, ids = ["mx.relay.test"]) => authenticateInbound({ ...base, raw, mode: "trust", trustedAuthservIds: ids });
 
   test("reads the header written by a trusted authserv-id, matched case-insensitively", async () => {
     const raw = withHeaders(
@@ -266,11 +261,32 @@ describe("parseAuthenticationResults (RFC 8601)", () => {
 
 describe("trust mode: the DMARC policy a trusted verifier wrote", () => {
   const trustOnly = (header: string) =>
-    authenticateInbound({ raw: Buffer.from(`${header}\r\nFrom: a@b.example\r\n\r\nhi\r\n`), remoteIp: "192.0.2.1", helo: "x", mailFrom: "a@b.example", mode: "trust", trustedAuthservIds: ["mx.relay.test"], resolver: async () => { throw Object.assign(new Error("no dns"), { code: "ENOTFOUND" }); }, mtaHostname: "mx.test" });
+    authenticateInbound({
+      raw: Buffer.from(`${header}\r\nFrom: a@b.example\r\n\r\nhi\r\n`),
+      remoteIp: "192.0.2.1",
+      helo: "x",
+      mailFrom: "a@b.example",
+      mode: "trust",
+      trustedAuthservIds: ["mx.relay.test"],
+      resolver: async () => {
+        throw Object.assign(new Error("no dns"), { code: "ENOTFOUND" });
+      },
+      mtaHostname: "mx.test",
+    });
 
   test("policy.dmarc property and the p= comment are both understood; other clauses' p= are not", async () => {
-    expect((await trustOnly("Authentication-Results: mx.relay.test; dmarc=fail policy.dmarc=quarantine header.from=b.example")).dmarcPolicy).toBe("quarantine");
-    expect((await trustOnly("Authentication-Results: mx.relay.test; dmarc=fail (p=none dis=none) header.from=b.example")).dmarcPolicy).toBe("none");
-    expect((await trustOnly("Authentication-Results: mx.relay.test; spf=pass (p=reject) smtp.mailfrom=b.example; dmarc=fail header.from=b.example")).dmarcPolicy).toBe(null);
+    expect(
+      (await trustOnly("Authentication-Results: mx.relay.test; dmarc=fail policy.dmarc=quarantine header.from=b.example")).dmarcPolicy,
+    ).toBe("quarantine");
+    expect((await trustOnly("Authentication-Results: mx.relay.test; dmarc=fail (p=none dis=none) header.from=b.example")).dmarcPolicy).toBe(
+      "none",
+    );
+    expect(
+      (
+        await trustOnly(
+          "Authentication-Results: mx.relay.test; spf=pass (p=reject) smtp.mailfrom=b.example; dmarc=fail header.from=b.example",
+        )
+      ).dmarcPolicy,
+    ).toBe(null);
   });
 });

@@ -54,10 +54,14 @@ async function deliverReport(to: string, raw: string): Promise<void> {
     conn.close();
   }
   const subject = /^Subject: (.*)$/m.exec(raw)![1].trim();
-  await waitFor(async () => {
-    const [row] = await ctx.sql`select processed_at from messages where subject = ${subject}`;
-    return row?.processed_at;
-  }, `report '${subject}' to be processed`, 20_000);
+  await waitFor(
+    async () => {
+      const [row] = await ctx.sql`select processed_at from messages where subject = ${subject}`;
+      return row?.processed_at;
+    },
+    `report '${subject}' to be processed`,
+    20_000,
+  );
 }
 
 function dsn(o: { subject: string; to: string; recipient: string; action: string; status: string; originalMessageId: string }): string {
@@ -102,10 +106,17 @@ function dsn(o: { subject: string; to: string; recipient: string; action: string
 describe("delivery status notifications", () => {
   test("a permanent failure (Action: failed, Status: 5.1.1) about our message suppresses the recipient as bounce", async () => {
     await sentMessage(owner.accountId, inbox, "gone@remote.example", "<offer-1@agents.localhost>");
-    await deliverReport(inbox.address, dsn({
-      subject: "Undelivered Mail Returned to Sender", to: inbox.address, recipient: "Gone@Remote.Example",
-      action: "failed", status: "5.1.1", originalMessageId: "<offer-1@agents.localhost>",
-    }));
+    await deliverReport(
+      inbox.address,
+      dsn({
+        subject: "Undelivered Mail Returned to Sender",
+        to: inbox.address,
+        recipient: "Gone@Remote.Example",
+        action: "failed",
+        status: "5.1.1",
+        originalMessageId: "<offer-1@agents.localhost>",
+      }),
+    );
     const suppressions = await listSuppressions(ctx.sql, owner.accountId);
     expect(suppressions.map((s) => [s.address, s.reason])).toEqual([["gone@remote.example", "bounce"]]);
     const [report] = await ctx.sql`select id from messages where subject = 'Undelivered Mail Returned to Sender'`;
@@ -119,20 +130,34 @@ describe("delivery status notifications", () => {
 
   test("a delayed notice (Action: delayed, Status: 4.4.1) suppresses nothing", async () => {
     await sentMessage(owner.accountId, inbox, "slow@remote.example", "<offer-2@agents.localhost>");
-    await deliverReport(inbox.address, dsn({
-      subject: "Delayed Mail (still being retried)", to: inbox.address, recipient: "slow@remote.example",
-      action: "delayed", status: "4.4.1", originalMessageId: "<offer-2@agents.localhost>",
-    }));
+    await deliverReport(
+      inbox.address,
+      dsn({
+        subject: "Delayed Mail (still being retried)",
+        to: inbox.address,
+        recipient: "slow@remote.example",
+        action: "delayed",
+        status: "4.4.1",
+        originalMessageId: "<offer-2@agents.localhost>",
+      }),
+    );
     const addresses = (await listSuppressions(ctx.sql, owner.accountId)).map((s) => s.address);
     expect(addresses).not.toContain("slow@remote.example");
   });
 
   test("a report about a Message-ID we never sent suppresses nothing", async () => {
     const before = await listSuppressions(ctx.sql, owner.accountId);
-    await deliverReport(inbox.address, dsn({
-      subject: "Bounce about a stranger", to: inbox.address, recipient: "victim@remote.example",
-      action: "failed", status: "5.1.1", originalMessageId: "<never-sent@elsewhere.example>",
-    }));
+    await deliverReport(
+      inbox.address,
+      dsn({
+        subject: "Bounce about a stranger",
+        to: inbox.address,
+        recipient: "victim@remote.example",
+        action: "failed",
+        status: "5.1.1",
+        originalMessageId: "<never-sent@elsewhere.example>",
+      }),
+    );
     expect(await listSuppressions(ctx.sql, owner.accountId)).toEqual(before);
     const [anywhere] = await ctx.sql`select count(*)::int as n from suppressions where address = 'victim@remote.example'`;
     expect(anywhere.n).toBe(0);
@@ -140,10 +165,17 @@ describe("delivery status notifications", () => {
 
   test("a report about another account's message, sent to our mailbox, suppresses nothing for either", async () => {
     await sentMessage(other.accountId, otherInbox, "theirs@remote.example", "<their-offer@agents.localhost>");
-    await deliverReport(inbox.address, dsn({
-      subject: "Bounce about their message", to: inbox.address, recipient: "theirs@remote.example",
-      action: "failed", status: "5.1.1", originalMessageId: "<their-offer@agents.localhost>",
-    }));
+    await deliverReport(
+      inbox.address,
+      dsn({
+        subject: "Bounce about their message",
+        to: inbox.address,
+        recipient: "theirs@remote.example",
+        action: "failed",
+        status: "5.1.1",
+        originalMessageId: "<their-offer@agents.localhost>",
+      }),
+    );
     const [anywhere] = await ctx.sql`select count(*)::int as n from suppressions where address = 'theirs@remote.example'`;
     expect(anywhere.n).toBe(0);
   });
@@ -153,7 +185,17 @@ describe("forged reports", () => {
   // Any recipient of our mail knows its Message-ID; a report may only suppress that recipient.
   test("a DSN about our message naming another address suppresses nobody", async () => {
     await sentMessage(owner.accountId, inbox, "bob@remote.example", "<offer-forged-1@agents.localhost>");
-    await deliverReport(inbox.address, dsn({ subject: "forged bounce", to: inbox.address, recipient: "ceo@important.example", action: "failed", status: "5.1.1", originalMessageId: "<offer-forged-1@agents.localhost>" }));
+    await deliverReport(
+      inbox.address,
+      dsn({
+        subject: "forged bounce",
+        to: inbox.address,
+        recipient: "ceo@important.example",
+        action: "failed",
+        status: "5.1.1",
+        originalMessageId: "<offer-forged-1@agents.localhost>",
+      }),
+    );
     const addresses = (await listSuppressions(ctx.sql, owner.accountId)).map((s) => s.address);
     expect(addresses).not.toContain("ceo@important.example");
     expect(addresses).not.toContain("bob@remote.example");
@@ -161,31 +203,34 @@ describe("forged reports", () => {
 
   test("a complaint about our message naming another address suppresses nobody", async () => {
     await sentMessage(owner.accountId, inbox, "bob2@remote.example", "<offer-forged-2@agents.localhost>");
-    await deliverReport(inbox.address, [
-      "From: bob2@remote.example",
-      `To: ${inbox.address}`,
-      "Subject: forged complaint",
-      "Message-ID: <arf-forged@remote.example>",
-      "MIME-Version: 1.0",
-      'Content-Type: multipart/report; report-type=feedback-report; boundary="arf-boundary"',
-      "",
-      "--arf-boundary",
-      "Content-Type: message/feedback-report",
-      "",
-      "Feedback-Type: abuse",
-      "Version: 1",
-      "Original-Rcpt-To: <ceo@important.example>",
-      "",
-      "--arf-boundary",
-      "Content-Type: text/rfc822-headers",
-      "",
-      `From: ${inbox.address}`,
-      "To: bob2@remote.example",
-      "Message-ID: <offer-forged-2@agents.localhost>",
-      "",
-      "--arf-boundary--",
-      "",
-    ].join("\r\n"));
+    await deliverReport(
+      inbox.address,
+      [
+        "From: bob2@remote.example",
+        `To: ${inbox.address}`,
+        "Subject: forged complaint",
+        "Message-ID: <arf-forged@remote.example>",
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/report; report-type=feedback-report; boundary="arf-boundary"',
+        "",
+        "--arf-boundary",
+        "Content-Type: message/feedback-report",
+        "",
+        "Feedback-Type: abuse",
+        "Version: 1",
+        "Original-Rcpt-To: <ceo@important.example>",
+        "",
+        "--arf-boundary",
+        "Content-Type: text/rfc822-headers",
+        "",
+        `From: ${inbox.address}`,
+        "To: bob2@remote.example",
+        "Message-ID: <offer-forged-2@agents.localhost>",
+        "",
+        "--arf-boundary--",
+        "",
+      ].join("\r\n"),
+    );
     const addresses = (await listSuppressions(ctx.sql, owner.accountId)).map((s) => s.address);
     expect(addresses).not.toContain("ceo@important.example");
     expect(addresses).not.toContain("bob2@remote.example");
@@ -195,42 +240,45 @@ describe("forged reports", () => {
 describe("feedback reports (ARF)", () => {
   test("an abuse report about our message suppresses the complainer as complaint", async () => {
     await sentMessage(owner.accountId, inbox, "annoyed@remote.example", "<offer-3@agents.localhost>");
-    await deliverReport(inbox.address, [
-      "From: Feedback Loop <fbl@isp.example>",
-      `To: ${inbox.address}`,
-      "Subject: FW: complaint about your message",
-      "Message-ID: <arf-1@isp.example>",
-      "MIME-Version: 1.0",
-      'Content-Type: multipart/report; report-type=feedback-report; boundary="arf-boundary"',
-      "",
-      "--arf-boundary",
-      "Content-Type: text/plain; charset=us-ascii",
-      "",
-      "This is an email abuse report for an email message received from IP 192.0.2.1.",
-      "",
-      "--arf-boundary",
-      "Content-Type: message/feedback-report",
-      "",
-      "Feedback-Type: abuse",
-      "User-Agent: SomeGenerator/1.0",
-      "Version: 1",
-      "Original-Mail-From: <agent-sender@agents.localhost>",
-      "Original-Rcpt-To: <annoyed@remote.example>",
-      "Arrival-Date: Mon, 2 Jun 2025 10:00:00 +0000",
-      "",
-      "--arf-boundary",
-      "Content-Type: message/rfc822",
-      "",
-      `From: ${inbox.address}`,
-      "To: annoyed@remote.example",
-      "Subject: our offer",
-      "Message-ID: <offer-3@agents.localhost>",
-      "",
-      "Buy now.",
-      "",
-      "--arf-boundary--",
-      "",
-    ].join("\r\n"));
+    await deliverReport(
+      inbox.address,
+      [
+        "From: Feedback Loop <fbl@isp.example>",
+        `To: ${inbox.address}`,
+        "Subject: FW: complaint about your message",
+        "Message-ID: <arf-1@isp.example>",
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/report; report-type=feedback-report; boundary="arf-boundary"',
+        "",
+        "--arf-boundary",
+        "Content-Type: text/plain; charset=us-ascii",
+        "",
+        "This is an email abuse report for an email message received from IP 192.0.2.1.",
+        "",
+        "--arf-boundary",
+        "Content-Type: message/feedback-report",
+        "",
+        "Feedback-Type: abuse",
+        "User-Agent: SomeGenerator/1.0",
+        "Version: 1",
+        "Original-Mail-From: <agent-sender@agents.localhost>",
+        "Original-Rcpt-To: <annoyed@remote.example>",
+        "Arrival-Date: Mon, 2 Jun 2025 10:00:00 +0000",
+        "",
+        "--arf-boundary",
+        "Content-Type: message/rfc822",
+        "",
+        `From: ${inbox.address}`,
+        "To: annoyed@remote.example",
+        "Subject: our offer",
+        "Message-ID: <offer-3@agents.localhost>",
+        "",
+        "Buy now.",
+        "",
+        "--arf-boundary--",
+        "",
+      ].join("\r\n"),
+    );
     const suppression = (await listSuppressions(ctx.sql, owner.accountId)).find((s) => s.address === "annoyed@remote.example");
     expect(suppression?.reason).toBe("complaint");
   });

@@ -78,10 +78,21 @@ test("typed results, idempotent send, and the sent mail arriving on the event st
   const iterator = client.events.stream({ mailboxId: inbox.data.id });
   const arriving = take(iterator, 1);
   await Bun.sleep(300);
-  const first = await client.send({ mailbox_id: sender.data.id, to: inbox.data.address, subject: "Typed hello", text: "Sent with the typed client." });
+  const first = await client.send({
+    mailbox_id: sender.data.id,
+    to: inbox.data.address,
+    subject: "Typed hello",
+    text: "Sent with the typed client.",
+  });
   expect(first.status).toBe(201);
   expect(first.client_id).toMatch(/^cli-/);
-  const again = await client.send({ mailbox_id: sender.data.id, to: inbox.data.address, subject: "Typed hello", text: "Sent with the typed client.", client_id: first.client_id });
+  const again = await client.send({
+    mailbox_id: sender.data.id,
+    to: inbox.data.address,
+    subject: "Typed hello",
+    text: "Sent with the typed client.",
+    client_id: first.client_id,
+  });
   expect(again.status).toBe(200);
   if (first.status === 201 && again.status === 200) expect(again.data.id).toBe(first.data.id);
   const conflict = await client.send({ mailbox_id: sender.data.id, to: inbox.data.address, text: "different", client_id: first.client_id });
@@ -141,7 +152,9 @@ test("a consumer's stream through the client: items acknowledged one by one", as
   }
   expect(subjects).toEqual(["k0", "k1", "k2"]);
   const state = await client.api.GET("/api/v1/consumers/{name}", { params: { path: { name: "client-workers" } } });
-  expect(state.data?.acked_through).toBe((await stack.ctx.sql`select max(position)::text as p from event_log where mailbox_id = ${box.data.id}`)[0]!.p);
+  expect(state.data?.acked_through).toBe(
+    (await stack.ctx.sql`select max(position)::text as p from event_log where mailbox_id = ${box.data.id}`)[0]!.p,
+  );
 });
 
 test("verifyWebhook checks Standard Webhooks headers, or SPEC's", async () => {

@@ -58,8 +58,16 @@ const input: ComprehensionInput = {
 };
 
 const emptyFacts = {
-  verification_codes: [], sign_in_links: [], password_reset_links: [], unsubscribe_links: [], links: [],
-  dates: [], amounts: [], order_numbers: [], tracking_numbers: [], phone_numbers: [],
+  verification_codes: [],
+  sign_in_links: [],
+  password_reset_links: [],
+  unsubscribe_links: [],
+  links: [],
+  dates: [],
+  amounts: [],
+  order_numbers: [],
+  tracking_numbers: [],
+  phone_numbers: [],
 };
 
 const goodAnswer = {
@@ -110,8 +118,9 @@ describe("llm engine: a valid structured answer", () => {
 
   test("no schema: no schema_fields asked for; no key: no authorization header", async () => {
     behaviour = { content: { label: "notification", confidence: 0.6, facts: emptyFacts } };
-    const result = await makeLlmEngine({ url: `http://127.0.0.1:${server.port}/v1`, model: "m", apiKey: null, timeoutMs: 2000 })
-      .comprehend({ ...input, schema: null });
+    const result = await makeLlmEngine({ url: `http://127.0.0.1:${server.port}/v1`, model: "m", apiKey: null, timeoutMs: 2000 }).comprehend(
+      { ...input, schema: null },
+    );
     expect(result.engine).toBe("llm");
     expect(result.status).toBe("complete");
     expect(result.extraction?.schema_fields).toBeUndefined();
@@ -138,7 +147,11 @@ describe("llm engine: failures fall back to the built-in engine, partial", () =>
     ["HTTP 500", { status: 500 }, "HTTP 500"],
     ["HTTP 401", { status: 401 }, "HTTP 401"],
     ["a label outside the set", { content: { ...goodAnswer, label: "spam" } }, "response schema"],
-    ["schema fields of the wrong type", { content: { ...goodAnswer, schema_fields: { code: 482913, service: "Acme", urgent: null } } }, "response schema"],
+    [
+      "schema fields of the wrong type",
+      { content: { ...goodAnswer, schema_fields: { code: 482913, service: "Acme", urgent: null } } },
+      "response schema",
+    ],
     ["a confidence outside 0..1", { content: { ...goodAnswer, confidence: 7 } }, "confidence"],
     ["no choices", { raw: JSON.stringify({ choices: [] }) }, "choices"],
   ];
@@ -174,7 +187,10 @@ describe("llm engine: failures fall back to the built-in engine, partial", () =>
 
   test("the fallback keeps the built-in missing_required", async () => {
     behaviour = { status: 503 };
-    const result = await engine().comprehend({ ...input, schema: { ...schema, required: ["tracking_number"], properties: { tracking_number: { type: "string" } } } });
+    const result = await engine().comprehend({
+      ...input,
+      schema: { ...schema, required: ["tracking_number"], properties: { tracking_number: { type: "string" } } },
+    });
     expect(result.status).toBe("partial");
     expect(result.extraction_error?.missing_required).toEqual(["tracking_number"]);
     expect(result.extraction_error?.message).toContain("HTTP 503");

@@ -47,7 +47,9 @@ describe("classification", () => {
   test("accuracy on the development and held-out sets", () => {
     const dev = score(DEV);
     const held = score(HELD_OUT);
-    console.log(`classification accuracy: dev ${dev.accuracy.toFixed(3)} (${DEV.length}), held-out ${held.accuracy.toFixed(3)} (${HELD_OUT.length})`);
+    console.log(
+      `classification accuracy: dev ${dev.accuracy.toFixed(3)} (${DEV.length}), held-out ${held.accuracy.toFixed(3)} (${HELD_OUT.length})`,
+    );
     console.log(`held-out misses: ${held.misses.join("; ") || "none"}`);
     expect(dev.accuracy).toBeGreaterThanOrEqual(0.9);
     expect(held.accuracy).toBeGreaterThanOrEqual(0.85);
@@ -66,12 +68,16 @@ describe("classification", () => {
 
   test("header and structure signals outweigh friendly content", () => {
     const friendly = "Hi! Hope you are well. We have some news for you this week, read more below.";
-    const listed = classifyMessage(mail(friendly, "News", { headers: { "list-id": "<news.example>", "list-unsubscribe": "<https://x.example/u>" } }));
+    const listed = classifyMessage(
+      mail(friendly, "News", { headers: { "list-id": "<news.example>", "list-unsubscribe": "<https://x.example/u>" } }),
+    );
     expect(listed.label).toBe("newsletter");
     expect(listed.signals).toContain("header:list-id");
     const report = classifyMessage(mail("Hi, thanks!", "hello", { contentTypes: ["multipart/report", "message/delivery-status"] }));
     expect(report.label).toBe("bounce");
-    const ics = classifyMessage(mail("see you there", "lunch", { attachments: [{ filename: "lunch.ics", contentType: "application/octet-stream" }] }));
+    const ics = classifyMessage(
+      mail("see you there", "lunch", { attachments: [{ filename: "lunch.ics", contentType: "application/octet-stream" }] }),
+    );
     expect(ics.label).toBe("calendar");
     const ooo = classifyMessage(mail("Thanks for your mail.", "Re: lunch", { headers: { "auto-submitted": "auto-replied" } }));
     expect(ooo.label).toBe("auto_reply");
@@ -147,7 +153,9 @@ describe("links", () => {
 
 describe("dates, amounts, orders, tracking, phones", () => {
   test("dates in common formats", () => {
-    const f = facts("Due March 3, 2026. Starts 2026-04-01. Paid 03/15/2026 and 25.12.2026. Call tomorrow at 3pm. Ends 14 July 2026 at 9:30 am. Sometime in May 5.");
+    const f = facts(
+      "Due March 3, 2026. Starts 2026-04-01. Paid 03/15/2026 and 25.12.2026. Call tomorrow at 3pm. Ends 14 July 2026 at 9:30 am. Sometime in May 5.",
+    );
     expect(f.dates).toEqual(["2026-03-03", "2026-04-01", "2026-03-15", "2026-12-25", "tomorrow at 3pm", "2026-07-14T09:30", "May 5"]);
   });
 
@@ -158,7 +166,12 @@ describe("dates, amounts, orders, tracking, phones", () => {
   test("amounts with symbols and codes", () => {
     const f = facts("Total $1,234.56, fee €12,50, refund 15.00 EUR, rent USD 1,450, tip £3 and ¥500.");
     expect(f.amounts.map((a) => [a.value, a.currency])).toEqual([
-      [1234.56, "USD"], [12.5, "EUR"], [15, "EUR"], [1450, "USD"], [3, "GBP"], [500, "JPY"],
+      [1234.56, "USD"],
+      [12.5, "EUR"],
+      [15, "EUR"],
+      [1450, "USD"],
+      [3, "GBP"],
+      [500, "JPY"],
     ]);
     expect(facts("We have 1,234 users and 50 percent growth.").amounts).toEqual([]);
   });
@@ -172,7 +185,9 @@ describe("dates, amounts, orders, tracking, phones", () => {
 
   test("tracking numbers with carriers", () => {
     expect(facts("UPS: 1Z999AA10123456784").tracking_numbers).toEqual([{ carrier: "UPS", number: "1Z999AA10123456784" }]);
-    expect(facts("USPS Tracking 9400 1000 0000 0000 0000 00").tracking_numbers).toEqual([{ carrier: "USPS", number: "9400100000000000000000" }]);
+    expect(facts("USPS Tracking 9400 1000 0000 0000 0000 00").tracking_numbers).toEqual([
+      { carrier: "USPS", number: "9400100000000000000000" },
+    ]);
     expect(facts("Your FedEx tracking: 123456789012").tracking_numbers).toEqual([{ carrier: "FedEx", number: "123456789012" }]);
     expect(facts("DHL shipment 1234567890 is on its way").tracking_numbers).toEqual([{ carrier: "DHL", number: "1234567890" }]);
     expect(facts("Registered mail EA123456789US").tracking_numbers).toEqual([{ carrier: "USPS", number: "EA123456789US" }]);
@@ -198,19 +213,25 @@ describe("linear time on hostile input", () => {
     "url start": fill("https://"),
     "url parens": `https://x.example/${fill(")")}`,
     "url punctuation": `https://x.example/${fill(".")}a`,
-    "emails": fill("a.b+c@"),
-    "order": fill("order # "),
-    "amounts": fill("$1,"),
-    "months": fill("March "),
-    "weekdays": fill("next Monday at "),
-    "tracking": fill("9400 "),
-    "carriers": fill("fedex 123456789012 "),
+    emails: fill("a.b+c@"),
+    order: fill("order # "),
+    amounts: fill("$1,"),
+    months: fill("March "),
+    weekdays: fill("next Monday at "),
+    tracking: fill("9400 "),
+    carriers: fill("fedex 123456789012 "),
     "label lines": fill("Order number: value\n"),
-    "dashes": fill("-"),
+    dashes: fill("-"),
   };
   const schema = {
     type: "object",
-    properties: { order_number: { type: "string" }, total: { type: "number" }, due_date: { type: "string" }, is_urgent: { type: "boolean" }, priority: { enum: ["low", "high"] } },
+    properties: {
+      order_number: { type: "string" },
+      total: { type: "number" },
+      due_date: { type: "string" },
+      is_urgent: { type: "boolean" },
+      priority: { enum: ["low", "high"] },
+    },
   };
   test.each(Object.keys(hostile))("%s (1 MB)", (name) => {
     const input = mail(hostile[name]!, "subject", { schema });
@@ -265,7 +286,14 @@ describe("schema fill", () => {
   });
 
   test("a missing required property makes the builtin result partial and is named", async () => {
-    const input = { ...mail("Hello, just checking in about next week.", "hi"), schema: { ...schema, required: ["order_number", "tracking_number"], properties: { ...schema.properties, tracking_number: { type: "string" } } } };
+    const input = {
+      ...mail("Hello, just checking in about next week.", "hi"),
+      schema: {
+        ...schema,
+        required: ["order_number", "tracking_number"],
+        properties: { ...schema.properties, tracking_number: { type: "string" } },
+      },
+    };
     const result = await builtinEngine.comprehend(input);
     expect(result.status).toBe("partial");
     expect(result.engine).toBe("builtin");
@@ -284,7 +312,10 @@ describe("schema fill", () => {
   });
 
   test("coercion: enum, boolean, number, integer; values that do not fit are dropped", () => {
-    const input = mail("Status: In Progress\nApproved: yes\nSeats: 12\nScore: 7.5\nCode: abc\nCount: 3.5\nLevel: extreme\nAmount: 1.234,50 EUR", "x");
+    const input = mail(
+      "Status: In Progress\nApproved: yes\nSeats: 12\nScore: 7.5\nCode: abc\nCount: 3.5\nLevel: extreme\nAmount: 1.234,50 EUR",
+      "x",
+    );
     const s = {
       type: "object",
       required: ["level"],
@@ -342,7 +373,11 @@ describe("validator (Ajv, draft-07; more in extraction-schema.test.ts)", () => {
     expect(validate(s, { a: "xy", d: "not an email" })).toEqual(['/d: must match format "email"']);
     expect(validate(s, { b: 1.5 })).toEqual(["/a: required", "/b: must be integer,null"]);
     expect(validate(s, { a: "y" })).toEqual(["/a: must NOT have fewer than 2 characters", "/a: does not match pattern"]);
-    expect(validate(s, { a: "xyzzy", b: 10, c: ["r"] })).toEqual(["/a: must NOT have more than 4 characters", "/b: must be <= 9", '/c/0: must be one of "p", "q"']);
+    expect(validate(s, { a: "xyzzy", b: 10, c: ["r"] })).toEqual([
+      "/a: must NOT have more than 4 characters",
+      "/b: must be <= 9",
+      '/c/0: must be one of "p", "q"',
+    ]);
   });
   test("nested quantifier patterns are not run", () => {
     expect(validate({ type: "string", pattern: "^(a+)+$" }, `${"a".repeat(40)}!`)).toEqual([]);

@@ -61,7 +61,10 @@ describe("values and what is derived from them", () => {
   });
 
   test("MX_HOST follows SHARED_DOMAIN unless set; host names are lower-cased", () => {
-    expect(loadConfig({ SHARED_DOMAIN: "Agents.Example.COM" })).toMatchObject({ sharedDomain: "agents.example.com", mxHost: "mx.agents.example.com" });
+    expect(loadConfig({ SHARED_DOMAIN: "Agents.Example.COM" })).toMatchObject({
+      sharedDomain: "agents.example.com",
+      mxHost: "mx.agents.example.com",
+    });
     expect(loadConfig({ SHARED_DOMAIN: "a.example", MX_HOST: "inbound.a.example" }).mxHost).toBe("inbound.a.example");
   });
 
@@ -76,14 +79,9 @@ describe("values and what is derived from them", () => {
   });
 
   test("TRUSTED_PROXIES is a comma-separated list of addresses and CIDR ranges, kept in canonical form", () => {
-    expect(loadConfig({ TRUSTED_PROXIES: " 10.0.0.0/8 , 192.0.2.7,2001:DB8:0::/32, ::1, ::ffff:172.16.0.0/108,0.0.0.0/0" }).trustedProxies).toEqual([
-      "10.0.0.0/8",
-      "192.0.2.7/32",
-      "2001:db8::/32",
-      "::1/128",
-      "172.16.0.0/12",
-      "0.0.0.0/0",
-    ]);
+    expect(
+      loadConfig({ TRUSTED_PROXIES: " 10.0.0.0/8 , 192.0.2.7,2001:DB8:0::/32, ::1, ::ffff:172.16.0.0/108,0.0.0.0/0" }).trustedProxies,
+    ).toEqual(["10.0.0.0/8", "192.0.2.7/32", "2001:db8::/32", "::1/128", "172.16.0.0/12", "0.0.0.0/0"]);
   });
 
   test("DNS_SERVERS is a comma-separated list", () => {
@@ -91,11 +89,16 @@ describe("values and what is derived from them", () => {
   });
 
   test("integers at their bounds are accepted", () => {
-    expect(loadConfig({ HTTP_PORT: "0", SMTP_PORT: "65535", MAX_REQUEST_BYTES: "1024" })).toMatchObject({ httpPort: 0, smtpPort: 65535, maxRequestBytes: 1024 });
+    expect(loadConfig({ HTTP_PORT: "0", SMTP_PORT: "65535", MAX_REQUEST_BYTES: "1024" })).toMatchObject({
+      httpPort: 0,
+      smtpPort: 65535,
+      maxRequestBytes: 1024,
+    });
   });
 
   test("LOG_LEVEL takes each of its values", () => {
-    for (const level of ["debug", "info", "warn", "error", "silent"]) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level as never);
+    for (const level of ["debug", "info", "warn", "error", "silent"])
+      expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level as never);
   });
 });
 
@@ -126,7 +129,11 @@ describe("bad variables fail naming the variable", () => {
     ["TRUSTED_PROXIES", "10.0.0.0/", /TRUSTED_PROXIES .*got '10.0.0.0\/'/],
     ["TRUSTED_PROXIES", "10.0.0.0/8/8", /TRUSTED_PROXIES/],
     ["TRUSTED_PROXIES", "fe80::1%eth0", /TRUSTED_PROXIES .*got 'fe80::1%eth0'/],
-    ["TRUSTED_PROXIES", "10.0.0.1/8", /TRUSTED_PROXIES entries must be network addresses: '10.0.0.1\/8' has bits set after its prefix length/],
+    [
+      "TRUSTED_PROXIES",
+      "10.0.0.1/8",
+      /TRUSTED_PROXIES entries must be network addresses: '10.0.0.1\/8' has bits set after its prefix length/,
+    ],
   ];
   for (const [name, value, message] of cases) {
     test(`${name}=${JSON.stringify(value)}`, () => {

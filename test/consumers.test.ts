@@ -27,7 +27,8 @@ describe("one consumer, several readers", () => {
   beforeAll(async () => {
     account = await makeAccount(ctx);
     mailbox = await makeMailbox(ctx, account, "workers");
-    for (let i = 0; i < 10; i++) cursors.push((await appendTestEvent(ctx.sql, account.accountId, mailbox.id, { subject: `job${i}` })).cursor);
+    for (let i = 0; i < 10; i++)
+      cursors.push((await appendTestEvent(ctx.sql, account.accountId, mailbox.id, { subject: `job${i}` })).cursor);
   });
 
   test("create is 201, then 200 with the same scope; a new consumer starts at the oldest event", async () => {

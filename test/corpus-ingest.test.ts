@@ -35,8 +35,10 @@ test("the corpus is the whole public corpus, as bytes", () => {
 test("every message is accepted and stored byte for byte; the listener survives", async () => {
   const mailbox = await makeMailbox(ctx, await makeAccount(ctx), "corpus");
   const result = await ingest({ port: smtp.port, to: mailbox.address, messages: corpus, concurrency: 8 });
-  console.log(`corpus ingest: ${result.sent} messages, ${(result.bytes / 1024 / 1024).toFixed(1)} MB in ${result.seconds.toFixed(1)} s: ` +
-    `${result.perSecond.toFixed(0)} messages/s (8 connections)`);
+  console.log(
+    `corpus ingest: ${result.sent} messages, ${(result.bytes / 1024 / 1024).toFixed(1)} MB in ${result.seconds.toFixed(1)} s: ` +
+      `${result.perSecond.toFixed(0)} messages/s (8 connections)`,
+  );
 
   expect(result.refused).toEqual([]);
   expect(result.accepted).toBe(corpus.length);
@@ -50,7 +52,12 @@ test("every message is accepted and stored byte for byte; the listener survives"
   expect(parsed.with_sender).toBeGreaterThan(corpus.length * 0.99);
   expect(parsed.with_subject).toBeGreaterThan(corpus.length * 0.99);
 
-  const after = await sendMail(smtp.port, { from: "after@example.org", to: mailbox.address, subject: "after the corpus", text: "still here" });
+  const after = await sendMail(smtp.port, {
+    from: "after@example.org",
+    to: mailbox.address,
+    subject: "after the corpus",
+    text: "still here",
+  });
   expect(after.response).toMatch(/^250 /);
 }, 300_000);
 

@@ -33,7 +33,8 @@ function publish(records: Record[], only: string[]): void {
   }
 }
 
-const state = (page: string, purpose: string) => new RegExp(`<section class="card record-card" id="record-${purpose}">[\\s\\S]*?<span class="badge[^"]*">([^<]+)</span>`).exec(page)?.[1];
+const state = (page: string, purpose: string) =>
+  new RegExp(`<section class="card record-card" id="record-${purpose}">[\\s\\S]*?<span class="badge[^"]*">([^<]+)</span>`).exec(page)?.[1];
 
 beforeAll(async () => {
   // Our MX host has an address: SPF is judged for it, as a receiver of our mail judges it.
@@ -96,13 +97,20 @@ describe("domains", () => {
     expect(partial.text).toContain("<small>ENOTFOUND: the name does not exist in DNS</small>");
     // The same states at a glance, one row per record, above the records themselves.
     const glance = /<table class="compact stack" id="records">([\s\S]*?)<\/table>/.exec(partial.text)![1]!;
-    expect([...glance.matchAll(/<span class="badge[^"]*">([^<]+)<\/span>/g)].map((m) => m[1])).toEqual(["seen", "seen", "missing", "missing"]);
+    expect([...glance.matchAll(/<span class="badge[^"]*">([^<]+)<\/span>/g)].map((m) => m[1])).toEqual([
+      "seen",
+      "seen",
+      "missing",
+      "missing",
+    ]);
 
     publish(records, ["dkim", "dmarc"]);
     const done = await owner.act(location, `${location}/verify`);
     expect(done.text).toContain("Every record was seen: the domain is verified.");
     expect(state(done.text, "dkim")).toBe("seen");
-    expect((await owner.get("/dashboard/domains")).text).toMatch(/mail\.example\.org<\/a><\/td><td><span class="badge ok">verified<\/span>/);
+    expect((await owner.get("/dashboard/domains")).text).toMatch(
+      /mail\.example\.org<\/a><\/td><td><span class="badge ok">verified<\/span>/,
+    );
   });
 
   test("core's validation applies: an invalid name and the shared domain are refused with its message", async () => {
@@ -125,9 +133,17 @@ describe("domains", () => {
     const [domain] = await ctx.sql`select id, last_checked_at from domains where account_id = ${paid.accountId}`;
     const add = await owner.post("/dashboard/domains", { name: "csrf.example.org" });
     const wrong = await owner.post("/dashboard/domains", { name: "csrf.example.org", csrf: "forged" });
-    const foreignToken = await owner.post("/dashboard/domains", { name: "csrf.example.org", csrf: (await rivalUser.get("/dashboard")).text.match(/name="csrf" value="([^"]+)"/)![1]! });
+    const foreignToken = await owner.post("/dashboard/domains", {
+      name: "csrf.example.org",
+      csrf: (await rivalUser.get("/dashboard")).text.match(/name="csrf" value="([^"]+)"/)![1]!,
+    });
     const verify = await owner.post(`/dashboard/domains/${domain!.id}/verify`, {});
-    const origin = await owner.send("POST", "/dashboard/domains", { name: "csrf2.example.org", csrf: (await owner.get("/dashboard")).text.match(/name="csrf" value="([^"]+)"/)![1]! }, { origin: "https://evil.example" });
+    const origin = await owner.send(
+      "POST",
+      "/dashboard/domains",
+      { name: "csrf2.example.org", csrf: (await owner.get("/dashboard")).text.match(/name="csrf" value="([^"]+)"/)![1]! },
+      { origin: "https://evil.example" },
+    );
     for (const reply of [add, wrong, foreignToken, verify, origin]) expect(reply.status).toBe(403);
     expect((await ctx.sql`select 1 from domains where name like 'csrf%'`).length).toBe(0);
     const [after] = await ctx.sql`select last_checked_at from domains where id = ${domain!.id}`;

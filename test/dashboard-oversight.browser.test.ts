@@ -50,12 +50,15 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
     owner = await makeAccount(ctx, { plan: "paid" });
     mailbox = await makeMailbox(ctx, owner, "overseen");
     await createUser(ctx.sql, { accountId: owner.accountId, email: EMAIL, password: PASSWORD });
-    hostile = await receive(ctx, mailbox.id, mime({
-      from: "Mallory <mallory@example.org>",
-      to: mailbox.address,
-      subject: "Quarterly numbers",
-      text: "See the numbers.",
-      html: `<html><head><meta http-equiv="refresh" content="0; url=${remote}/refresh"><link rel="stylesheet" href="${remote}/style.css"></head>
+    hostile = await receive(
+      ctx,
+      mailbox.id,
+      mime({
+        from: "Mallory <mallory@example.org>",
+        to: mailbox.address,
+        subject: "Quarterly numbers",
+        text: "See the numbers.",
+        html: `<html><head><meta http-equiv="refresh" content="0; url=${remote}/refresh"><link rel="stylesheet" href="${remote}/style.css"></head>
 <body><h1 id="greeting">Quarterly numbers</h1><p>See the numbers.</p>
 <img id="pixel" src="${remote}/remote.png" width="1" height="1">
 <div style="background-image: url('${remote}/css-bg.png')">styled</div>
@@ -63,14 +66,21 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
 <script>document.body.setAttribute("data-script-ran", "yes"); fetch("${remote}/script"); try { parent.document.title = "owned" } catch (e) {}</script>
 <form action="${remote}/form" method="post"><button id="submit">Send</button></form>
 </body></html>`,
-    }));
-    for (let i = 0; i < 3; i++) await receive(ctx, mailbox.id, mime({ from: "team@example.org", to: mailbox.address, subject: `Status update ${i}`, text: `Status ${i}: all good.` }));
+      }),
+    );
+    for (let i = 0; i < 3; i++)
+      await receive(
+        ctx,
+        mailbox.id,
+        mime({ from: "team@example.org", to: mailbox.address, subject: `Status update ${i}`, text: `Status ${i}: all good.` }),
+      );
     headless = await launchChromium();
     page = await headless.context.newPage();
     // Console errors from the dashboard's own pages mean a CSP violation or a script error. The
     // sandboxed original is expected to report its blocked loads, so those are not counted.
     page.on("console", (message) => {
-      if (message.type() === "error" && !message.location().url.includes("/original")) problems.push(`${message.location().url}: ${message.text()}`);
+      if (message.type() === "error" && !message.location().url.includes("/original"))
+        problems.push(`${message.location().url}: ${message.text()}`);
     });
     page.on("pageerror", (error) => problems.push(error.message));
     await page.goto(`${base}/dashboard/login`);
@@ -200,7 +210,8 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
     await page.selectOption('#attach-schema select[name="schema_id"]', { label: "Receipts" });
     await page.click('#attach-schema button:has-text("Save")');
     await page.waitForSelector(".notice.ok");
-    const [row] = await ctx.sql`select s.name from mailboxes m join extraction_schemas s on s.id = m.extraction_schema_id where m.id = ${mailbox.id}`;
+    const [row] =
+      await ctx.sql`select s.name from mailboxes m join extraction_schemas s on s.id = m.extraction_schema_id where m.id = ${mailbox.id}`;
     expect(row?.name).toBe("Receipts");
   });
 
@@ -225,7 +236,10 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
         if ((await field.getAttribute("type")) === "email") await field.fill("someone@example.com");
         else await field.fill("a long enough value");
       }
-      const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), form.locator('button[type="submit"]').click()]);
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST"),
+        form.locator('button[type="submit"]').click(),
+      ]);
       expect(`${selector}: ${response.status()}`).toBe(`${selector}: 403`);
       expect(await page.textContent("h1")).toBe("Request refused");
     }
@@ -240,14 +254,31 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
   test("another account's message, original, raw message, mailbox and domain are the one 404 page", async () => {
     const stranger = await makeAccount(ctx, { plan: "paid" });
     const theirs = await makeMailbox(ctx, stranger, "stranger");
-    const message = await receive(ctx, theirs.id, mime({ from: "x@example.org", to: theirs.address, subject: "Not yours", text: "private" }));
-    const principal = { keyId: stranger.keyId, accountId: stranger.accountId, plan: "paid" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const message = await receive(
+      ctx,
+      theirs.id,
+      mime({ from: "x@example.org", to: theirs.address, subject: "Not yours", text: "private" }),
+    );
+    const principal = {
+      keyId: stranger.keyId,
+      accountId: stranger.accountId,
+      plan: "paid" as const,
+      scope: "api" as const,
+      mailboxId: null,
+      canRead: true,
+      canSend: true,
+    };
     const domain = await createDomain(ctx.svc, principal, "stranger.example.org");
     const before = problems.length;
     const missing = await page.goto(`${base}/dashboard/mail/msg_000000000000000000000000`);
     const missingBody = await page.textContent("main");
     expect(missing!.status()).toBe(404);
-    for (const path of [`/dashboard/mail/${message}`, `/dashboard/mail?mailbox=${theirs.id}`, `/dashboard/activity?mailbox=${theirs.id}`, `/dashboard/domains/${domain.id}`]) {
+    for (const path of [
+      `/dashboard/mail/${message}`,
+      `/dashboard/mail?mailbox=${theirs.id}`,
+      `/dashboard/activity?mailbox=${theirs.id}`,
+      `/dashboard/domains/${domain.id}`,
+    ]) {
       const response = await page.goto(`${base}${path}`);
       expect(`${path}: ${response!.status()}`).toBe(`${path}: 404`);
       expect(await page.textContent("main")).toBe(missingBody);
@@ -264,9 +295,21 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
 
   test("the approval queue is one click from the top of every page while drafts wait", async () => {
     await ctx.sql`update mailboxes set require_approval = true where id = ${mailbox.id}`;
-    const queued = await ctx.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: mailbox.id, to: "someone@example.net", subject: "Needs a human", text: "ok?" } });
+    const queued = await ctx.request("POST", "/api/v1/send", {
+      key: owner.key,
+      body: { mailbox_id: mailbox.id, to: "someone@example.net", subject: "Needs a human", text: "ok?" },
+    });
     expect(queued.status).toBe(202);
-    for (const path of ["/dashboard", "/dashboard/mail", `/dashboard/mail/${hostile}`, "/dashboard/activity", "/dashboard/domains", "/dashboard/people", "/dashboard/schemas", "/dashboard/keys"]) {
+    for (const path of [
+      "/dashboard",
+      "/dashboard/mail",
+      `/dashboard/mail/${hostile}`,
+      "/dashboard/activity",
+      "/dashboard/domains",
+      "/dashboard/people",
+      "/dashboard/schemas",
+      "/dashboard/keys",
+    ]) {
       await page.goto(`${base}${path}`);
       await page.click("a.pending");
       await page.waitForURL(`${base}/dashboard/approvals`);
@@ -284,8 +327,21 @@ describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
       await small.click('button:has-text("Sign in")');
       await small.waitForURL(`${base}/dashboard`);
       const [domain] = await ctx.sql`select id from domains where account_id = ${owner.accountId}`;
-      const pages = ["/dashboard", "/dashboard/mail", `/dashboard/mail/${hostile}`, "/dashboard/activity", "/dashboard/domains", `/dashboard/domains/${domain!.id}`,
-        "/dashboard/people", "/dashboard/schemas", "/dashboard/approvals", "/dashboard/keys", "/dashboard/sendlists", "/dashboard/mailboxes", "/dashboard/webhook"];
+      const pages = [
+        "/dashboard",
+        "/dashboard/mail",
+        `/dashboard/mail/${hostile}`,
+        "/dashboard/activity",
+        "/dashboard/domains",
+        `/dashboard/domains/${domain!.id}`,
+        "/dashboard/people",
+        "/dashboard/schemas",
+        "/dashboard/approvals",
+        "/dashboard/keys",
+        "/dashboard/sendlists",
+        "/dashboard/mailboxes",
+        "/dashboard/webhook",
+      ];
       const wide: string[] = [];
       for (const path of pages) {
         await small.goto(`${base}${path}`);

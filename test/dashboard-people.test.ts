@@ -83,15 +83,27 @@ describe("people", () => {
 
   test("change own password: the current one is checked, the rule holds, other sessions end, this one stays", async () => {
     const second = await DashboardClient.signIn(base, "alice@example.com", PASSWORD);
-    const wrong = await alice.act("/dashboard/people", "/dashboard/people/password", { current: "not it at all", next: "a brand new password", again: "a brand new password" });
+    const wrong = await alice.act("/dashboard/people", "/dashboard/people/password", {
+      current: "not it at all",
+      next: "a brand new password",
+      again: "a brand new password",
+    });
     expect(wrong.status).toBe(403);
     expect(wrong.text).toContain("The current password is not right.");
     const short = await alice.act("/dashboard/people", "/dashboard/people/password", { current: PASSWORD, next: "short", again: "short" });
     expect(short.status).toBe(400);
     expect(short.text).toContain("password must be at least 12 characters");
-    const differ = await alice.act("/dashboard/people", "/dashboard/people/password", { current: PASSWORD, next: "a brand new password", again: "a brand new passwort" });
+    const differ = await alice.act("/dashboard/people", "/dashboard/people/password", {
+      current: PASSWORD,
+      next: "a brand new password",
+      again: "a brand new passwort",
+    });
     expect(differ.text).toContain("The two new passwords differ.");
-    const changed = await alice.act("/dashboard/people", "/dashboard/people/password", { current: PASSWORD, next: "a brand new password", again: "a brand new password" });
+    const changed = await alice.act("/dashboard/people", "/dashboard/people/password", {
+      current: PASSWORD,
+      next: "a brand new password",
+      again: "a brand new password",
+    });
     expect(changed.status).toBe(303);
     expect((await alice.get("/dashboard/people")).status).toBe(200);
     expect((await second.get("/dashboard")).status).toBe(303);
@@ -122,7 +134,9 @@ describe("people", () => {
     const audit = /<table class="compact stack" id="audit">([\s\S]*?)<\/table>/.exec(page.text)![1]!;
     expect(audit).toMatch(/<code>person\.add<\/code><\/td><td><span class="badge ok">ok<\/span>/);
     expect(audit).toMatch(/<code>person\.remove<\/code><\/td><td><span class="badge warn">not_found<\/span>/);
-    expect(audit).toMatch(/<code>password\.change<\/code><\/td><td><span class="badge warn">rejected<\/span><\/td><td data-label="On">—<\/td><td><small>reason=wrong_current status=403<\/small>/);
+    expect(audit).toMatch(
+      /<code>password\.change<\/code><\/td><td><span class="badge warn">rejected<\/span><\/td><td data-label="On">—<\/td><td><small>reason=wrong_current status=403<\/small>/,
+    );
     expect(audit).toContain("reason=csrf");
     expect(audit).toContain("reason=foreign_origin");
     expect(audit).not.toContain("brand new");

@@ -19,9 +19,17 @@ let otherMailbox: { id: string; address: string };
 let alice: DashboardClient;
 let bob: DashboardClient;
 
-const INVOICE = { type: "object", properties: { invoice_number: { type: "string", pattern: "^INV-[0-9]+$" }, amount: { type: "number" } }, required: ["invoice_number"] };
+const INVOICE = {
+  type: "object",
+  properties: { invoice_number: { type: "string", pattern: "^INV-[0-9]+$" }, amount: { type: "number" } },
+  required: ["invoice_number"],
+};
 
-async function create(client: DashboardClient, fields: Record<string, string>, file?: string): Promise<{ status: number; text: string; headers: Headers }> {
+async function create(
+  client: DashboardClient,
+  fields: Record<string, string>,
+  file?: string,
+): Promise<{ status: number; text: string; headers: Headers }> {
   const form = new FormData();
   form.set("csrf", hiddenField((await client.get("/dashboard/schemas")).text, "csrf"));
   for (const [k, v] of Object.entries(fields)) form.set(k, v);
@@ -53,7 +61,11 @@ describe("extraction schemas", () => {
     const typed = await create(alice, { name: "Invoices", schema: JSON.stringify(INVOICE) });
     expect(typed.status).toBe(303);
     expect(typed.headers.get("location")).toBe("/dashboard/schemas?done=schema_created");
-    const uploaded = await create(alice, { name: "Orders", schema: "" }, JSON.stringify({ type: "object", properties: { order_id: { type: "string" } } }));
+    const uploaded = await create(
+      alice,
+      { name: "Orders", schema: "" },
+      JSON.stringify({ type: "object", properties: { order_id: { type: "string" } } }),
+    );
     expect(uploaded.status).toBe(303);
     const page = await alice.get("/dashboard/schemas");
     expect(page.text).toMatch(/<strong>Invoices<\/strong>[\s\S]*?<td data-label="Properties">amount, invoice_number<\/td>/);
@@ -77,7 +89,9 @@ describe("extraction schemas", () => {
       expect(reply.status).toBe(400);
       expect(reply.text).toContain(message);
     }
-    expect((await create(alice, { name: "Kept", schema: '{"type": "string"}' })).text).toContain("&quot;type&quot;: &quot;string&quot;}</textarea>");
+    expect((await create(alice, { name: "Kept", schema: '{"type": "string"}' })).text).toContain(
+      "&quot;type&quot;: &quot;string&quot;}</textarea>",
+    );
     expect((await ctx.sql`select count(*)::int as n from extraction_schemas where account_id = ${owner.accountId}`)[0]!.n).toBe(2);
   });
 
@@ -92,8 +106,19 @@ describe("extraction schemas", () => {
     const attached = await alice.act("/dashboard/schemas", "/dashboard/schemas/attach", { mailbox_id: mailbox.id, schema_id: schema!.id });
     expect(attached.status).toBe(303);
     expect((await ctx.sql`select extraction_schema_id from mailboxes where id = ${mailbox.id}`)[0]!.extraction_schema_id).toBe(schema!.id);
-    expect((await alice.get("/dashboard/schemas")).text).toMatch(new RegExp(`<strong>Invoices</strong>[\\s\\S]*?<td data-label="Used by">${mailbox.address}</td>`));
-    const id = await receive(ctx, mailbox.id, mime({ from: "billing@example.org", to: mailbox.address, subject: "Invoice INV-1001", text: "Invoice INV-1001 for 250.00 EUR is due on 2026-12-01." }));
+    expect((await alice.get("/dashboard/schemas")).text).toMatch(
+      new RegExp(`<strong>Invoices</strong>[\\s\\S]*?<td data-label="Used by">${mailbox.address}</td>`),
+    );
+    const id = await receive(
+      ctx,
+      mailbox.id,
+      mime({
+        from: "billing@example.org",
+        to: mailbox.address,
+        subject: "Invoice INV-1001",
+        text: "Invoice INV-1001 for 250.00 EUR is due on 2026-12-01.",
+      }),
+    );
     const [message] = await ctx.sql`select comprehension from messages where id = ${id}`;
     expect(message!.comprehension.extraction.schema_fields).toMatchObject({ amount: 250 });
 
@@ -104,11 +129,20 @@ describe("extraction schemas", () => {
 
   test("another account's schema or mailbox is the one 404 page and nothing changes", async () => {
     const [mine] = await ctx.sql`select id from extraction_schemas where account_id = ${owner.accountId} and name = 'Invoices'`;
-    const foreignMailbox = await alice.act("/dashboard/schemas", "/dashboard/schemas/attach", { mailbox_id: otherMailbox.id, schema_id: mine!.id });
-    const missingMailbox = await alice.act("/dashboard/schemas", "/dashboard/schemas/attach", { mailbox_id: "mbx_000000000000000000000000", schema_id: mine!.id });
+    const foreignMailbox = await alice.act("/dashboard/schemas", "/dashboard/schemas/attach", {
+      mailbox_id: otherMailbox.id,
+      schema_id: mine!.id,
+    });
+    const missingMailbox = await alice.act("/dashboard/schemas", "/dashboard/schemas/attach", {
+      mailbox_id: "mbx_000000000000000000000000",
+      schema_id: mine!.id,
+    });
     expect(foreignMailbox.status).toBe(404);
     expect(foreignMailbox.text).toBe(missingMailbox.text);
-    const foreignSchema = await bob.act("/dashboard/schemas", "/dashboard/schemas/attach", { mailbox_id: otherMailbox.id, schema_id: mine!.id });
+    const foreignSchema = await bob.act("/dashboard/schemas", "/dashboard/schemas/attach", {
+      mailbox_id: otherMailbox.id,
+      schema_id: mine!.id,
+    });
     expect(foreignSchema.status).toBe(404);
     expect((await ctx.sql`select extraction_schema_id from mailboxes where id = ${otherMailbox.id}`)[0]!.extraction_schema_id).toBeNull();
   });
@@ -126,7 +160,9 @@ describe("extraction schemas", () => {
     foreign.set("schema", "{}");
     expect((await alice.multipart("/dashboard/schemas", foreign, { origin: "https://evil.example" })).status).toBe(403);
     expect((await alice.post("/dashboard/schemas/attach", { mailbox_id: mailbox.id, schema_id: mine!.id })).status).toBe(403);
-    expect((await alice.post("/dashboard/schemas/attach", { mailbox_id: mailbox.id, schema_id: mine!.id, csrf: "forged" })).status).toBe(403);
+    expect((await alice.post("/dashboard/schemas/attach", { mailbox_id: mailbox.id, schema_id: mine!.id, csrf: "forged" })).status).toBe(
+      403,
+    );
     expect((await ctx.sql`select 1 from extraction_schemas where name = 'Sneaky'`).length).toBe(0);
     expect((await ctx.sql`select extraction_schema_id from mailboxes where id = ${mailbox.id}`)[0]!.extraction_schema_id).toBeNull();
   });

@@ -42,18 +42,61 @@ beforeAll(async () => {
   await createUser(ctx.sql, { accountId: owner.accountId, email: "alice@example.com", password: PASSWORD });
   await createUser(ctx.sql, { accountId: other.accountId, email: "bob@example.com", password: PASSWORD });
 
-  ids.budget = await receive(ctx, mailbox.id, mime({ from: "Carol <carol@finance.example.org>", to: mailbox.address, subject: "Quarterly budget report", text: "The budget report for the third quarter is attached.", attachment: { name: "q3.txt", type: "text/plain", content: "q3 figures" } }));
-  ids.apart = await receive(ctx, mailbox.id, mime({ from: "dave@example.net", to: mailbox.address, subject: "Travel", text: "A report on travel, and separately the budget for next year." }));
-  ids.lunch = await receive(ctx, mailbox.id, mime({ from: "erin@example.net", to: mailbox.address, subject: "Lunch on Friday", text: "Pizza or salad?" }));
-  ids.hostile = await receive(ctx, mailbox.id, mime({
-    from: "mallory@example.net",
-    to: mailbox.address,
-    subject: `<script>alert("subject")</script> zebrafish`,
-    text: `zebrafish <img src=x onerror=alert(1)> and **<b>bold</b>** then "quoted" & more`,
-  }));
-  ids.secondBox = await receive(ctx, second.id, mime({ from: "carol@finance.example.org", to: second.address, subject: "Budget in the other mailbox", text: "budget" }));
-  ids.foreign = await receive(ctx, otherMailbox.id, mime({ from: "carol@finance.example.org", to: otherMailbox.address, subject: "Budget of another account", text: "budget report secret" }));
-  const sent = await ctx.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: mailbox.id, to: "board@example.org", subject: "Budget approved", text: "The budget is approved." } });
+  ids.budget = await receive(
+    ctx,
+    mailbox.id,
+    mime({
+      from: "Carol <carol@finance.example.org>",
+      to: mailbox.address,
+      subject: "Quarterly budget report",
+      text: "The budget report for the third quarter is attached.",
+      attachment: { name: "q3.txt", type: "text/plain", content: "q3 figures" },
+    }),
+  );
+  ids.apart = await receive(
+    ctx,
+    mailbox.id,
+    mime({
+      from: "dave@example.net",
+      to: mailbox.address,
+      subject: "Travel",
+      text: "A report on travel, and separately the budget for next year.",
+    }),
+  );
+  ids.lunch = await receive(
+    ctx,
+    mailbox.id,
+    mime({ from: "erin@example.net", to: mailbox.address, subject: "Lunch on Friday", text: "Pizza or salad?" }),
+  );
+  ids.hostile = await receive(
+    ctx,
+    mailbox.id,
+    mime({
+      from: "mallory@example.net",
+      to: mailbox.address,
+      subject: `<script>alert("subject")</script> zebrafish`,
+      text: `zebrafish <img src=x onerror=alert(1)> and **<b>bold</b>** then "quoted" & more`,
+    }),
+  );
+  ids.secondBox = await receive(
+    ctx,
+    second.id,
+    mime({ from: "carol@finance.example.org", to: second.address, subject: "Budget in the other mailbox", text: "budget" }),
+  );
+  ids.foreign = await receive(
+    ctx,
+    otherMailbox.id,
+    mime({
+      from: "carol@finance.example.org",
+      to: otherMailbox.address,
+      subject: "Budget of another account",
+      text: "budget report secret",
+    }),
+  );
+  const sent = await ctx.request("POST", "/api/v1/send", {
+    key: owner.key,
+    body: { mailbox_id: mailbox.id, to: "board@example.org", subject: "Budget approved", text: "The budget is approved." },
+  });
   expect(sent.status).toBe(201);
   ids.sent = (sent.body as { id: string }).id;
   // Fixed days for the date range: the budget report in October, the rest today.
@@ -101,9 +144,13 @@ describe("search on the Mail page", () => {
 
   test("filters: direction, sender address or domain, attachment, and an inclusive day range", async () => {
     expect(rowIds((await alice.get(search(mailbox.id, { q: "budget", direction: "out" }))).text)).toEqual([ids.sent!]);
-    expect(rowIds((await alice.get(search(mailbox.id, { q: "budget", direction: "in" }))).text).sort()).toEqual([ids.budget, ids.apart].sort());
+    expect(rowIds((await alice.get(search(mailbox.id, { q: "budget", direction: "in" }))).text).sort()).toEqual(
+      [ids.budget, ids.apart].sort(),
+    );
     expect(rowIds((await alice.get(search(mailbox.id, { from: "carol@finance.example.org" }))).text)).toEqual([ids.budget!]);
-    expect(rowIds((await alice.get(search(mailbox.id, { from: "example.net", direction: "in" }))).text).sort()).toEqual([ids.apart, ids.lunch, ids.hostile].sort());
+    expect(rowIds((await alice.get(search(mailbox.id, { from: "example.net", direction: "in" }))).text).sort()).toEqual(
+      [ids.apart, ids.lunch, ids.hostile].sort(),
+    );
     expect(rowIds((await alice.get(search(mailbox.id, { attachment: "yes" }))).text)).toEqual([ids.budget!]);
     const without = rowIds((await alice.get(search(mailbox.id, { q: "budget", attachment: "no" }))).text);
     expect(without.sort()).toEqual([ids.apart, ids.sent].sort());
@@ -117,7 +164,11 @@ describe("search on the Mail page", () => {
 
   test("pages through results with the search cursor, keeping the query and filters", async () => {
     for (let i = 0; i < MAIL_PAGE_SIZE + 2; i++) {
-      await receive(ctx, second.id, mime({ from: "bulk@example.org", to: second.address, subject: `Newsletter ${i}`, text: `walrus issue ${i}` }));
+      await receive(
+        ctx,
+        second.id,
+        mime({ from: "bulk@example.org", to: second.address, subject: `Newsletter ${i}`, text: `walrus issue ${i}` }),
+      );
     }
     const first = await alice.get(search(second.id, { q: "walrus", direction: "in" }));
     const page1 = rowIds(first.text);
@@ -160,7 +211,9 @@ describe("isolation and escaping", () => {
     const bobs = await bob.get(search(otherMailbox.id, { q: "budget" }));
     expect(rowIds(bobs.text)).toEqual([ids.foreign!]);
     // A cursor is only a position: one made in Bob's mailbox brings none of his mail to Alice.
-    const more = await alice.get(search(mailbox.id, { q: "budget", cursor: Buffer.from(`s|${Date.now() * 1000}|${ids.foreign}|1`).toString("base64url") }));
+    const more = await alice.get(
+      search(mailbox.id, { q: "budget", cursor: Buffer.from(`s|${Date.now() * 1000}|${ids.foreign}|1`).toString("base64url") }),
+    );
     expect(more.status).toBe(200);
     expect(rowIds(more.text)).not.toContain(ids.foreign);
   });

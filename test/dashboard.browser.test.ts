@@ -114,7 +114,10 @@ describe.skipIf(!haveBrowser)("the dashboard in Chromium", () => {
     expect(await page.textContent("table")).toContain("blocked.example");
     const [entry] = await ctx.sql`select kind, pattern, mailbox_id from send_list_entries where account_id = ${owner.accountId}`;
     expect(entry).toEqual({ kind: "block", pattern: "blocked.example", mailbox_id: null });
-    const blocked = await ctx.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: mailbox.id, to: "x@blocked.example", text: "hi" } });
+    const blocked = await ctx.request("POST", "/api/v1/send", {
+      key: owner.key,
+      body: { mailbox_id: mailbox.id, to: "x@blocked.example", text: "hi" },
+    });
     expect(blocked.status).toBe(403);
     expect(blocked.body.code).toBe("send_blocked_by_list");
   });

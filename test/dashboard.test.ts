@@ -43,7 +43,10 @@ type Reply = { status: number; text: string; headers: Headers };
  */
 class Client {
   cookies = new Map<string, string>();
-  constructor(readonly origin: string | null = null, readonly always: Record<string, string> = {}) {}
+  constructor(
+    readonly origin: string | null = null,
+    readonly always: Record<string, string> = {},
+  ) {}
 
   async send(method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<Reply> {
     const all: Record<string, string> = { ...this.always, ...headers };
@@ -94,7 +97,10 @@ async function signedIn(email: string): Promise<Client> {
 
 async function pendingDraft(subject: string, text = "Please approve me."): Promise<string> {
   await ctx.sql`update mailboxes set require_approval = true where id = ${mailbox.id}`;
-  const sent = await ctx.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: mailbox.id, to: "carol@example.net", subject, text } });
+  const sent = await ctx.request("POST", "/api/v1/send", {
+    key: owner.key,
+    body: { mailbox_id: mailbox.id, to: "carol@example.net", subject, text },
+  });
   expect(sent.status).toBe(202);
   return sent.body.draft_id;
 }
@@ -147,7 +153,8 @@ describe("sign-in", () => {
     expect(cookie).toContain("SameSite=Strict");
     expect(cookie).toContain("Path=/dashboard");
     expect(cookie).not.toContain("Secure"); // plain http, and PUBLIC_BASE_URL is http
-    const [row] = await ctx.sql`select count(*)::int as n from dashboard_sessions where token_hash = sha256(convert_to(${client.cookies.get("dashboard_session")!}, 'UTF8'))`;
+    const [row] =
+      await ctx.sql`select count(*)::int as n from dashboard_sessions where token_hash = sha256(convert_to(${client.cookies.get("dashboard_session")!}, 'UTF8'))`;
     expect(row!.n).toBe(1); // stored as its SHA-256 only
     const overview = await client.get("/dashboard");
     expect(overview.status).toBe(200);
@@ -201,7 +208,9 @@ describe("sign-in", () => {
     const client = new Client(base);
     const token = hidden((await client.get("/dashboard/login")).text, "login_token");
     const replies = await Promise.all(
-      Array.from({ length: 12 }, () => client.post("/dashboard/login", { login_token: token, email: "parallel@example.com", password: "guess" })),
+      Array.from({ length: 12 }, () =>
+        client.post("/dashboard/login", { login_token: token, email: "parallel@example.com", password: "guess" }),
+      ),
     );
     const statuses = replies.map((r) => r.status);
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
@@ -214,7 +223,11 @@ describe("sign-in", () => {
     await client.get("/dashboard/login");
     expect((await client.post("/dashboard/login", { email: ownerEmail, password: PASSWORD })).status).toBe(403);
     const token = client.cookies.get("dashboard_login")!;
-    const foreign = await client.post("/dashboard/login", { login_token: token, email: ownerEmail, password: PASSWORD }, { origin: "https://evil.example" });
+    const foreign = await client.post(
+      "/dashboard/login",
+      { login_token: token, email: ownerEmail, password: PASSWORD },
+      { origin: "https://evil.example" },
+    );
     expect(foreign.status).toBe(403);
   });
 
@@ -237,7 +250,8 @@ describe("sign-in throttling by client address", () => {
   let proxiedApp: ReturnType<typeof makeApp>;
   let proxiedBase: string;
   const from = (address: string) => new Client(proxiedBase, { "x-forwarded-for": address });
-  const clientOf = async (email: string) => (await ctx.sql`select client from dashboard_login_failures where email = ${email}`).map((row) => row.client);
+  const clientOf = async (email: string) =>
+    (await ctx.sql`select client from dashboard_login_failures where email = ${email}`).map((row) => row.client);
 
   beforeAll(async () => {
     const config = { ...ctx.config, trustedProxies: loadConfig({ TRUSTED_PROXIES: "127.0.0.1, 198.51.100.0/24" }).trustedProxies };
@@ -271,23 +285,23 @@ describe("sign-in throttling by client address", () => {
     proxiedSvc.log = makeLogger("info", (line) => lines.push(line));
     const sprayer = "203.0.113.30";
     try {
-    for (let i = 0; i < 20; i++) expect((await signIn(`sprayed-${i}@example.com`, "Winter2024!", from(sprayer))).reply.status).toBe(401);
-    const next = await signIn("sprayed-20@example.com", "Winter2024!", from(sprayer));
-    expect(next.reply.status).toBe(429);
-    expect(next.reply.text).toContain("Too many failed sign-ins from your network.");
-    // Even a right password is refused from there, though this email has no failure of its own...
-    expect((await signIn("operator@example.com", PASSWORD, from(sprayer))).reply.status).toBe(429);
-    expect(await clientOf("operator@example.com")).toEqual([]);
-    // ...and the same emails are not locked from anywhere else.
-    expect((await signIn("sprayed-3@example.com", "another guess", from("203.0.113.31"))).reply.status).toBe(401);
-    expect((await signIn("operator@example.com", PASSWORD, from("203.0.113.31"))).reply.status).toBe(303);
-    const logins = lines.map((line) => JSON.parse(line)).filter((entry) => entry.event === "dashboard.action");
-    expect(logins.filter((entry) => entry.reason === "throttled")).toEqual([
-      expect.objectContaining({ action: "login", outcome: "rejected", limit: "client", client: sprayer }),
-      expect.objectContaining({ action: "login", outcome: "rejected", limit: "client", client: sprayer }),
-    ]);
-    expect(logins.at(-1)).toMatchObject({ action: "login", outcome: "ok", client: "203.0.113.31" });
-    for (const line of lines) for (const secret of ["Winter2024!", PASSWORD, "another guess"]) expect(line).not.toContain(secret);
+      for (let i = 0; i < 20; i++) expect((await signIn(`sprayed-${i}@example.com`, "Winter2024!", from(sprayer))).reply.status).toBe(401);
+      const next = await signIn("sprayed-20@example.com", "Winter2024!", from(sprayer));
+      expect(next.reply.status).toBe(429);
+      expect(next.reply.text).toContain("Too many failed sign-ins from your network.");
+      // Even a right password is refused from there, though this email has no failure of its own...
+      expect((await signIn("operator@example.com", PASSWORD, from(sprayer))).reply.status).toBe(429);
+      expect(await clientOf("operator@example.com")).toEqual([]);
+      // ...and the same emails are not locked from anywhere else.
+      expect((await signIn("sprayed-3@example.com", "another guess", from("203.0.113.31"))).reply.status).toBe(401);
+      expect((await signIn("operator@example.com", PASSWORD, from("203.0.113.31"))).reply.status).toBe(303);
+      const logins = lines.map((line) => JSON.parse(line)).filter((entry) => entry.event === "dashboard.action");
+      expect(logins.filter((entry) => entry.reason === "throttled")).toEqual([
+        expect.objectContaining({ action: "login", outcome: "rejected", limit: "client", client: sprayer }),
+        expect.objectContaining({ action: "login", outcome: "rejected", limit: "client", client: sprayer }),
+      ]);
+      expect(logins.at(-1)).toMatchObject({ action: "login", outcome: "ok", client: "203.0.113.31" });
+      for (const line of lines) for (const secret of ["Winter2024!", PASSWORD, "another guess"]) expect(line).not.toContain(secret);
     } finally {
       proxiedSvc.log = saved;
     }
@@ -303,7 +317,10 @@ describe("sign-in throttling by client address", () => {
     const dodge = await signIn("operator@example.com", PASSWORD, new Client(base, { "x-forwarded-for": "198.18.0.99" }));
     expect(dodge.reply.status).toBe(429);
     // A server that trusts proxies, but not this peer, ignores the header too.
-    const elsewhereSvc = { ...ctx.svc, config: { ...ctx.config, trustedProxies: loadConfig({ TRUSTED_PROXIES: "10.0.0.0/8" }).trustedProxies } };
+    const elsewhereSvc = {
+      ...ctx.svc,
+      config: { ...ctx.config, trustedProxies: loadConfig({ TRUSTED_PROXIES: "10.0.0.0/8" }).trustedProxies },
+    };
     const elsewhere = startHttpServer(elsewhereSvc, makeApp(elsewhereSvc));
     try {
       const client = new Client(`http://127.0.0.1:${elsewhere.port}`, { "x-forwarded-for": "10.1.1.1" });
@@ -342,7 +359,11 @@ describe("sign-in throttling by client address", () => {
     const reply = await proxiedApp.handle(
       new Request("http://localhost/dashboard/login", {
         method: "POST",
-        headers: { cookie: `dashboard_login=${token}`, "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": "203.0.113.60" },
+        headers: {
+          cookie: `dashboard_login=${token}`,
+          "content-type": "application/x-www-form-urlencoded",
+          "x-forwarded-for": "203.0.113.60",
+        },
         body: new URLSearchParams({ login_token: token, email: "no-peer@example.com", password: "not the password" }).toString(),
       }),
     );
@@ -403,9 +424,17 @@ describe("CSRF", () => {
   test("a POST with the right token but a foreign Origin is 403", async () => {
     const client = await signedIn(ownerEmail);
     const csrf = csrfOf((await client.get("/dashboard/sendlists")).text);
-    const reply = await client.post("/dashboard/sendlists", { csrf, kind: "block", pattern: "origin.example" }, { origin: "https://evil.example" });
+    const reply = await client.post(
+      "/dashboard/sendlists",
+      { csrf, kind: "block", pattern: "origin.example" },
+      { origin: "https://evil.example" },
+    );
     expect(reply.status).toBe(403);
-    const crossSite = await client.post("/dashboard/sendlists", { csrf, kind: "block", pattern: "origin.example" }, { "sec-fetch-site": "cross-site" });
+    const crossSite = await client.post(
+      "/dashboard/sendlists",
+      { csrf, kind: "block", pattern: "origin.example" },
+      { "sec-fetch-site": "cross-site" },
+    );
     expect(crossSite.status).toBe(403);
     const ok = await client.post("/dashboard/sendlists", { csrf, kind: "block", pattern: "origin.example" });
     expect(ok.status).toBe(303);
@@ -424,7 +453,8 @@ describe("CSRF", () => {
 describe("the html helper", () => {
   test("escapes every interpolated value, in text and attributes, unless wrapped by raw() or built by html", () => {
     const value = `"'<>&\``;
-    const out = html`<a title="${value}">${value}${[value, html`<b>${value}</b>`]}${raw("<i>trusted</i>")}${null}${undefined}${false}${0}</a>`.value;
+    const out =
+      html`<a title="${value}">${value}${[value, html`<b>${value}</b>`]}${raw("<i>trusted</i>")}${null}${undefined}${false}${0}</a>`.value;
     expect(out).toBe(
       '<a title="&quot;&#39;&lt;&gt;&amp;&#96;">&quot;&#39;&lt;&gt;&amp;&#96;&quot;&#39;&lt;&gt;&amp;&#96;<b>&quot;&#39;&lt;&gt;&amp;&#96;</b><i>trusted</i>0</a>',
     );
@@ -466,7 +496,10 @@ describe("another account's ids are the same 404 as missing ones", () => {
     }
     // Ids inside a form are checked too: Bob cannot bind a key or a send-list entry to Alice's mailbox.
     const keysBefore = await ctx.sql`select count(*)::int as n from api_keys`;
-    for (const [path, form] of [["/dashboard/keys", { scope: "api" }], ["/dashboard/sendlists", { kind: "block", pattern: "x.example" }]] as const) {
+    for (const [path, form] of [
+      ["/dashboard/keys", { scope: "api" }],
+      ["/dashboard/sendlists", { kind: "block", pattern: "x.example" }],
+    ] as const) {
       const foreign = await bob.post(path, { csrf, ...form, mailbox_id: mailbox.id });
       const missing = await bob.post(path, { csrf, ...form, mailbox_id: "mbx_zzzzzzzzzzzzzzzzzzzzzzzz" });
       expect([path, foreign.status]).toEqual([path, 404]);
@@ -538,9 +571,18 @@ describe("API keys", () => {
 
   test("a key bound to a mailbox; a bad scope is 400 and creates nothing", async () => {
     const client = await signedIn(ownerEmail);
-    const bound = await client.act("/dashboard/keys", "/dashboard/keys", { scope: "mcp", name: "bound", mailbox_id: mailbox.id, can_read: "on", can_send: "on" });
+    const bound = await client.act("/dashboard/keys", "/dashboard/keys", {
+      scope: "mcp",
+      name: "bound",
+      mailbox_id: mailbox.id,
+      can_read: "on",
+      can_send: "on",
+    });
     expect(bound.status).toBe(201);
-    expect((await ctx.sql`select mailbox_id, scope from api_keys where name = 'bound'`)[0]).toEqual({ mailbox_id: mailbox.id, scope: "mcp" });
+    expect((await ctx.sql`select mailbox_id, scope from api_keys where name = 'bound'`)[0]).toEqual({
+      mailbox_id: mailbox.id,
+      scope: "mcp",
+    });
     const before = await ctx.sql`select count(*)::int as n from api_keys`;
     const bad = await client.act("/dashboard/keys", "/dashboard/keys", { scope: "root" });
     expect(bad.status).toBe(400);
@@ -561,12 +603,17 @@ describe("audit log", () => {
       const secret = /<code class="secret-value">(svc_[A-Za-z0-9_-]+)<\/code>/.exec(created.text)![1]!;
       await client.post("/dashboard/keys", { csrf: "wrong", scope: "api" });
       const actions = lines.map((line) => JSON.parse(line)).filter((entry) => entry.event === "dashboard.action");
-      expect(actions.map((a) => [a.action, a.outcome])).toEqual([["login", "ok"], ["key.create", "ok"], ["key.create", "rejected"]]);
+      expect(actions.map((a) => [a.action, a.outcome])).toEqual([
+        ["login", "ok"],
+        ["key.create", "ok"],
+        ["key.create", "rejected"],
+      ]);
       expect(actions[1]).toMatchObject({ status: 201, scope: "api", account_id: owner.accountId });
       expect(actions[1].key_id).toStartWith("key_");
       expect(actions[2]).toMatchObject({ status: 403, reason: "csrf" });
       for (const line of lines) {
-        for (const secretValue of [secret, PASSWORD, client.cookies.get("dashboard_session")!, csrfOf(page.text)]) expect(line).not.toContain(secretValue);
+        for (const secretValue of [secret, PASSWORD, client.cookies.get("dashboard_session")!, csrfOf(page.text)])
+          expect(line).not.toContain(secretValue);
       }
     } finally {
       ctx.svc.log = saved;
@@ -577,7 +624,11 @@ describe("audit log", () => {
 describe("approval queue and require_approval", () => {
   test("toggling require_approval in the dashboard changes what POST /api/v1/send does", async () => {
     const client = await signedIn(ownerEmail);
-    const send = (subject: string) => ctx.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: mailbox.id, to: "dave@example.net", subject, text: "Hi" } });
+    const send = (subject: string) =>
+      ctx.request("POST", "/api/v1/send", {
+        key: owner.key,
+        body: { mailbox_id: mailbox.id, to: "dave@example.net", subject, text: "Hi" },
+      });
     const on = await client.act("/dashboard/mailboxes", `/dashboard/mailboxes/${mailbox.id}/settings`, { require_approval: "on" });
     expect(on.status).toBe(303);
     const queued = await send("queued");
@@ -603,7 +654,10 @@ describe("approval queue and require_approval", () => {
     expect(approvedRow).toMatchObject({ status: "sent" });
     expect(approvedRow!.decided_by).toStartWith("dashboard:usr_");
     // Sent through the real pipeline: an outbound message row exists for it.
-    expect((await ctx.sql`select direction, to_addr from messages where id = ${approvedRow!.sent_message_id}`)[0]).toEqual({ direction: "out", to_addr: "carol@example.net" });
+    expect((await ctx.sql`select direction, to_addr from messages where id = ${approvedRow!.sent_message_id}`)[0]).toEqual({
+      direction: "out",
+      to_addr: "carol@example.net",
+    });
     const rejected = await client.act("/dashboard/approvals", `/dashboard/approvals/${toReject}/reject`);
     expect(rejected.status).toBe(303);
     expect((await ctx.sql`select status from drafts where id = ${toReject}`)[0]!.status).toBe("rejected");
@@ -626,7 +680,9 @@ describe("approval queue and require_approval", () => {
   test("an approval the send lists refuse says so and leaves the draft queued", async () => {
     const draftId = await pendingDraft("Blocked recipient");
     const client = await signedIn(ownerEmail);
-    expect((await client.act("/dashboard/sendlists", "/dashboard/sendlists", { kind: "block", pattern: "carol@example.net" })).status).toBe(303);
+    expect((await client.act("/dashboard/sendlists", "/dashboard/sendlists", { kind: "block", pattern: "carol@example.net" })).status).toBe(
+      303,
+    );
     const refused = await client.act("/dashboard/approvals", `/dashboard/approvals/${draftId}/approve`);
     expect(refused.status).toBe(403);
     expect(refused.text).toContain("matches a block entry of the account send list");
@@ -668,7 +724,10 @@ describe("what a human approves is what they saw", () => {
     const [{ columns }] = await ctx.sql`
       select string_agg(quote_ident(column_name), ', ') as columns from information_schema.columns
       where table_name = 'drafts' and column_name <> 'id'`;
-    await ctx.sql.unsafe(`insert into drafts (id, ${columns}) select 'drf_flood' || g, ${columns} from drafts, generate_series(1, 120) g where id = $1`, [seed]);
+    await ctx.sql.unsafe(
+      `insert into drafts (id, ${columns}) select 'drf_flood' || g, ${columns} from drafts, generate_series(1, 120) g where id = $1`,
+      [seed],
+    );
     const client = await signedIn(ownerEmail);
     const page = await client.get("/dashboard/approvals");
     expect(page.status).toBe(200);
@@ -687,8 +746,14 @@ describe("webhook", () => {
     expect(bad.text).toContain("webhook url must be http or https");
     // Resolved when set: metadata is refused even with private networks allowed, and says why.
     for (const [url, reason] of [
-      ["http://metadata.example.com/latest", "webhook url refused: metadata.example.com resolves to a cloud metadata address (169.254.169.254)"],
-      ["http://0x7f.1/hook", "webhook url host 0x7f.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads"],
+      [
+        "http://metadata.example.com/latest",
+        "webhook url refused: metadata.example.com resolves to a cloud metadata address (169.254.169.254)",
+      ],
+      [
+        "http://0x7f.1/hook",
+        "webhook url host 0x7f.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads",
+      ],
       ["http://[fe80::1]/hook", "webhook url refused: fe80::1 is a link-local address"],
     ]) {
       const refused = await client.act("/dashboard/webhook", "/dashboard/webhook", { url: url! });
@@ -729,10 +794,15 @@ describe("webhook", () => {
       subject: "Book club notes",
       text: "Hi Jo,\n\nThanks for hosting yesterday. Could you send me the notes from the book club?\n\nCheers,\nMaya",
     });
-    const dead = await waitFor(async () => {
-      const [row] = await ctx.sql`select id, event_id, state from webhook_deliveries where account_id = ${owner.accountId} and state = 'dead'`;
-      return row;
-    }, "the delivery to be dead-lettered", 25_000);
+    const dead = await waitFor(
+      async () => {
+        const [row] =
+          await ctx.sql`select id, event_id, state from webhook_deliveries where account_id = ${owner.accountId} and state = 'dead'`;
+        return row;
+      },
+      "the delivery to be dead-lettered",
+      25_000,
+    );
     const client = await signedIn(ownerEmail);
     const list = await client.get("/dashboard/webhook?state=dead");
     expect(list.text).toContain(dead.id);
@@ -745,7 +815,9 @@ describe("webhook", () => {
     const bob = await signedIn(otherEmail);
     const bobCsrf = csrfOf((await bob.get("/dashboard")).text);
     const missingId = `whd_${"z".repeat(24)}`;
-    expect((await bob.get(`/dashboard/webhook/deliveries/${dead.id}`)).text).toBe((await bob.get(`/dashboard/webhook/deliveries/${missingId}`)).text);
+    expect((await bob.get(`/dashboard/webhook/deliveries/${dead.id}`)).text).toBe(
+      (await bob.get(`/dashboard/webhook/deliveries/${missingId}`)).text,
+    );
     const foreignRedrive = await bob.post(`/dashboard/webhook/deliveries/${dead.id}/redrive`, { csrf: bobCsrf });
     expect(foreignRedrive.status).toBe(404);
     expect(foreignRedrive.text).toBe((await bob.post(`/dashboard/webhook/deliveries/${missingId}/redrive`, { csrf: bobCsrf })).text);

@@ -30,7 +30,15 @@ test("deno task start: mailbox, SMTP in, event on the stream, read, SIGTERM", as
   const [httpPort, smtpPort] = [await freePort(), await freePort()];
   const child = spawn(`${root}node_modules/.bin/deno`, ["task", "start"], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: database.url, HTTP_PORT: String(httpPort), SMTP_PORT: String(smtpPort), INBOUND_AUTH_MODE: "off", DATA_DIR: reusableDataDir, NO_COLOR: "1" },
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      HTTP_PORT: String(httpPort),
+      SMTP_PORT: String(smtpPort),
+      INBOUND_AUTH_MODE: "off",
+      DATA_DIR: reusableDataDir,
+      NO_COLOR: "1",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -44,7 +52,11 @@ test("deno task start: mailbox, SMTP in, event on the stream, read, SIGTERM", as
     }
     const base = `http://127.0.0.1:${httpPort}`;
     const auth = { authorization: `Bearer ${secret}`, "content-type": "application/json" };
-    const created = await fetch(`${base}/api/v1/mailboxes`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "deno-smoke" }) });
+    const created = await fetch(`${base}/api/v1/mailboxes`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ slug: "deno-smoke" }),
+    });
     expect(created.status).toBe(201);
     const mailbox = (await created.json()) as { id: string; address: string };
     const stream = await openSse(`${base}/api/v1/events/stream`, secret);
@@ -67,9 +79,16 @@ test("deno task start: mailbox, SMTP in, event on the stream, read, SIGTERM", as
       console.log(JSON.stringify({ status: page.status, count: page.ok ? page.data.events.length : -1, subject: first.value.event.subject }));
       await iterator.return(undefined);
       Deno.exit(0);`;
-    const clientRun = Bun.spawnSync([`${root}node_modules/.bin/deno`, "eval", "--ext=ts", script], { cwd: root, env: { ...process.env, NO_COLOR: "1" } });
+    const clientRun = Bun.spawnSync([`${root}node_modules/.bin/deno`, "eval", "--ext=ts", script], {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     expect(clientRun.exitCode).toBe(0);
-    expect(JSON.parse(clientRun.stdout.toString().trim().split("\n").at(-1)!)).toEqual({ status: 200, count: 1, subject: "Hello from Deno's SMTP" });
+    expect(JSON.parse(clientRun.stdout.toString().trim().split("\n").at(-1)!)).toEqual({
+      status: 200,
+      count: 1,
+      subject: "Hello from Deno's SMTP",
+    });
     child.kill("SIGTERM");
     expect(await stream.ended).toBe("end");
     expect(await exited).toBe(0);

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { generateDkimKeyPair, type DkimKeyPair } from "../src/mail/dkim-keys.ts";
-import {
-  checkDnsRecords,
-  isValidDomainName,
-  normalizeDomainName,
-  requiredDnsRecords,
-  type DnsRecord,
-} from "../src/mail/domain-records.ts";
+import { checkDnsRecords, isValidDomainName, normalizeDomainName, requiredDnsRecords, type DnsRecord } from "../src/mail/domain-records.ts";
 import { makeResolver, type ResolveFn } from "../src/mail/resolver.ts";
 import { startDnsServer, startSilentDnsServer, type DnsServer } from "./support/dns-server.ts";
 

@@ -31,23 +31,46 @@ const verify = (key: string, id: string) => ctx.request("POST", `/api/v1/domains
 describe("plan", () => {
   test("registering on the free plan is 403 custom domains require a paid plan", async () => {
     const response = await register(free.key, { name: "free.example" });
-    expect({ status: response.status, text: response.text }).toEqual({ status: 403, text: '{"error":"custom domains require a paid plan"}' });
+    expect({ status: response.status, text: response.text }).toEqual({
+      status: 403,
+      text: '{"error":"custom domains require a paid plan"}',
+    });
     expect((await ctx.sql`select 1 from domains where name = 'free.example'`).length).toBe(0);
   });
 
   test("verifying on the free plan is 403, before the id is looked up", async () => {
     const response = await verify(free.key, "dom_000000000000000000000000");
-    expect({ status: response.status, text: response.text }).toEqual({ status: 403, text: '{"error":"custom domains require a paid plan"}' });
+    expect({ status: response.status, text: response.text }).toEqual({
+      status: 403,
+      text: '{"error":"custom domains require a paid plan"}',
+    });
   });
 });
 
 describe("names", () => {
-  const invalid = ["localhost", "-lead.example", "trail-.example", "a..example", ".example", "1.2.3.4", "exa mple.com", "ex_ample.com",
-    "ünicode.example", `${"x".repeat(64)}.example`, "example.123", "http://example.com", "user@example.com", "*.example.com"];
+  const invalid = [
+    "localhost",
+    "-lead.example",
+    "trail-.example",
+    "a..example",
+    ".example",
+    "1.2.3.4",
+    "exa mple.com",
+    "ex_ample.com",
+    "ünicode.example",
+    `${"x".repeat(64)}.example`,
+    "example.123",
+    "http://example.com",
+    "user@example.com",
+    "*.example.com",
+  ];
   for (const name of invalid) {
     test(`${JSON.stringify(name)} is 400 invalid domain name`, async () => {
       const response = await register(paid.key, { name });
-      expect({ status: response.status, text: response.text }).toEqual({ status: 400, text: '{"error":"name must be a valid domain name"}' });
+      expect({ status: response.status, text: response.text }).toEqual({
+        status: 400,
+        text: '{"error":"name must be a valid domain name"}',
+      });
     });
   }
 

@@ -79,8 +79,18 @@ describe("DomainCreated", () => {
     expect(created.records).toEqual([
       { type: "MX", name: "shape.example", value: MX_HOST, priority: 10, purpose: "inbound" },
       { type: "TXT", name: "shape.example", value: `v=spf1 a:${MX_HOST} ~all`, purpose: "spf" },
-      { type: "TXT", name: `${SELECTOR}._domainkey.shape.example`, value: expect.stringMatching(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+={0,2}$/), purpose: "dkim" },
-      { type: "TXT", name: "_dmarc.shape.example", value: expect.stringMatching(/^v=DMARC1; p=(none|quarantine|reject)(;|$)/), purpose: "dmarc" },
+      {
+        type: "TXT",
+        name: `${SELECTOR}._domainkey.shape.example`,
+        value: expect.stringMatching(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+={0,2}$/),
+        purpose: "dkim",
+      },
+      {
+        type: "TXT",
+        name: "_dmarc.shape.example",
+        value: expect.stringMatching(/^v=DMARC1; p=(none|quarantine|reject)(;|$)/),
+        purpose: "dmarc",
+      },
     ]);
   });
 
@@ -170,7 +180,10 @@ describe("verify", () => {
   for (const missing of ["inbound", "spf", "dkim", "dmarc"]) {
     test(`pending while the ${missing} record is missing`, async () => {
       const domain = await fresh(`no-${missing}.example`);
-      publish(domain.records, ["inbound", "spf", "dkim", "dmarc"].filter((p) => p !== missing));
+      publish(
+        domain.records,
+        ["inbound", "spf", "dkim", "dmarc"].filter((p) => p !== missing),
+      );
       expect((await verify(paid.key, domain.id)).body).toEqual({ status: "pending" });
     });
   }
@@ -188,7 +201,9 @@ describe("verify", () => {
   test("a DKIM record with the wrong key does not verify", async () => {
     const domain = await fresh("wrong-key.example");
     publish(domain.records, ["inbound", "spf", "dmarc"]);
-    dns.zone[`${SELECTOR}._domainkey.wrong-key.example`] = { TXT: [["v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwrong"]] };
+    dns.zone[`${SELECTOR}._domainkey.wrong-key.example`] = {
+      TXT: [["v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwrong"]],
+    };
     expect((await verify(paid.key, domain.id)).body).toEqual({ status: "pending" });
   });
 

@@ -7,7 +7,16 @@ import { updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { addSendListEntry } from "../src/core/sendlists.ts";
 import { addSuppression } from "../src/core/suppressions.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
-import { BASE_URL, deliverInbound, parseMail, runCli, runWorkerUntil, startOutbound, withSendHeldAtQuota, type Outbound } from "./support/outbound.ts";
+import {
+  BASE_URL,
+  deliverInbound,
+  parseMail,
+  runCli,
+  runWorkerUntil,
+  startOutbound,
+  withSendHeldAtQuota,
+  type Outbound,
+} from "./support/outbound.ts";
 
 // Subprocesses, the worker and a loaded CI machine need more than the default 5 s.
 setDefaultTimeout(30_000);
@@ -15,7 +24,19 @@ setDefaultTimeout(30_000);
 let o: Outbound;
 let gated: { id: string; address: string };
 
-const DRAFT_KEYS = ["created_at", "id", "mailbox_id", "reply_to_message_id", "requires_human", "status", "subject", "text", "thread_id", "to", "updated_at"];
+const DRAFT_KEYS = [
+  "created_at",
+  "id",
+  "mailbox_id",
+  "reply_to_message_id",
+  "requires_human",
+  "status",
+  "subject",
+  "text",
+  "thread_id",
+  "to",
+  "updated_at",
+];
 const NOT_FOUND = JSON.stringify({ error: "draft not found" });
 const CONFLICT = { code: "approval_conflict", error: "draft is no longer editable, deletable or sendable" };
 
@@ -36,7 +57,13 @@ afterEach(() => {
 const req = (method: string, path: string, body?: unknown) => o.ctx.request(method, `/api/v1${path}`, { key: o.owner.key, body });
 
 async function createDraft(extra: Record<string, unknown> = {}, mailboxId = o.mailbox.id): Promise<string> {
-  const response = await req("POST", "/drafts", { mailbox_id: mailboxId, to: "alice@example.org", subject: "Draft subject", text: "Draft text", ...extra });
+  const response = await req("POST", "/drafts", {
+    mailbox_id: mailboxId,
+    to: "alice@example.org",
+    subject: "Draft subject",
+    text: "Draft text",
+    ...extra,
+  });
   expect(response.status).toBe(201);
   return response.body.id;
 }
@@ -71,8 +98,14 @@ describe("create, list, get", () => {
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(DRAFT_KEYS);
     expect(response.body).toMatchObject({
-      id, mailbox_id: o.mailbox.id, status: "draft", to: "alice@example.org", subject: "Draft subject", text: "Draft text",
-      reply_to_message_id: null, requires_human: false,
+      id,
+      mailbox_id: o.mailbox.id,
+      status: "draft",
+      to: "alice@example.org",
+      subject: "Draft subject",
+      text: "Draft text",
+      reply_to_message_id: null,
+      requires_human: false,
     });
     expect(response.body.thread_id).toMatch(/^thr_/);
     expect(typeof response.body.created_at).toBe("string");
@@ -80,12 +113,21 @@ describe("create, list, get", () => {
   });
 
   test("a reply draft resolves recipient, subject and thread from the original", async () => {
-    const originalId = await deliverInbound(o.ctx, o.mailbox.id, { from: "Zoe <zoe@example.org>", subject: "Proposal", messageId: "<p-1@example.org>" });
+    const originalId = await deliverInbound(o.ctx, o.mailbox.id, {
+      from: "Zoe <zoe@example.org>",
+      subject: "Proposal",
+      messageId: "<p-1@example.org>",
+    });
     const original = (await req("GET", `/messages/${originalId}`)).body;
     const response = await req("POST", "/drafts", { mailbox_id: o.mailbox.id, reply_to_message_id: originalId, text: "Thanks" });
     expect(response.status).toBe(201);
     const draft = (await req("GET", `/drafts/${response.body.id}`)).body;
-    expect(draft).toMatchObject({ to: "zoe@example.org", subject: "Re: Proposal", reply_to_message_id: originalId, thread_id: original.thread_id });
+    expect(draft).toMatchObject({
+      to: "zoe@example.org",
+      subject: "Re: Proposal",
+      reply_to_message_id: originalId,
+      thread_id: original.thread_id,
+    });
 
     // Sent, it carries the thread headers.
     const sent = await req("POST", `/drafts/${response.body.id}/send`);
@@ -184,7 +226,11 @@ describe("edit and delete", () => {
       expect(response.status).toBe(400);
       expect(Object.keys(response.body)).toEqual(["error"]);
     }
-    expect((await req("GET", `/drafts/${id}`)).body).toMatchObject({ to: "alice@example.org", subject: "Draft subject", text: "Draft text" });
+    expect((await req("GET", `/drafts/${id}`)).body).toMatchObject({
+      to: "alice@example.org",
+      subject: "Draft subject",
+      text: "Draft text",
+    });
   });
 
   test("DELETE is 204 with no content; afterwards the draft is 404 byte-identical to a missing id", async () => {
@@ -195,7 +241,12 @@ describe("edit and delete", () => {
     const missing = await req("GET", "/drafts/drf_doesnotexist");
     expect(missing.status).toBe(404);
     expect(missing.text).toBe(NOT_FOUND);
-    for (const [method, path] of [["GET", `/drafts/${id}`], ["PATCH", `/drafts/${id}`], ["DELETE", `/drafts/${id}`], ["POST", `/drafts/${id}/send`]] as const) {
+    for (const [method, path] of [
+      ["GET", `/drafts/${id}`],
+      ["PATCH", `/drafts/${id}`],
+      ["DELETE", `/drafts/${id}`],
+      ["POST", `/drafts/${id}/send`],
+    ] as const) {
       const response = await req(method, path, method === "PATCH" ? { text: "x" } : undefined);
       expect(response.status).toBe(404);
       expect(response.text).toBe(missing.text);
@@ -371,7 +422,14 @@ describe("send with approval on", () => {
     expect(Object.keys(response.body).sort()).toEqual(["draft_id", "status"]);
     expect(response.body.status).toBe("pending_approval");
     const draft = await req("GET", `/drafts/${response.body.draft_id}`);
-    expect(draft.body).toMatchObject({ mailbox_id: gated.id, status: "pending_approval", requires_human: true, to: "yara@example.org", subject: "Forced", text: "Held for a human." });
+    expect(draft.body).toMatchObject({
+      mailbox_id: gated.id,
+      status: "pending_approval",
+      requires_human: true,
+      to: "yara@example.org",
+      subject: "Forced",
+      text: "Held for a human.",
+    });
     expect(o.sink.messages.length).toBe(atSink);
 
     const approved = await approveDraft(o.ctx.svc, operator, response.body.draft_id);
@@ -468,9 +526,14 @@ describe("races", () => {
     const id = await createDraft();
     const atSink = o.sink.messages.length;
     let del: Awaited<ReturnType<typeof req>> | null = null;
-    const send = await withSendHeldAtQuota(o.ctx, o.owner.accountId, () => req("POST", `/drafts/${id}/send`), async () => {
-      del = await req("DELETE", `/drafts/${id}`);
-    });
+    const send = await withSendHeldAtQuota(
+      o.ctx,
+      o.owner.accountId,
+      () => req("POST", `/drafts/${id}/send`),
+      async () => {
+        del = await req("DELETE", `/drafts/${id}`);
+      },
+    );
     if (del!.status === 204) {
       // The delete got the draft first: the send is refused and nothing leaves.
       expect({ status: send.status, body: send.body }).toEqual({ status: 409, body: CONFLICT });
@@ -487,9 +550,14 @@ describe("races", () => {
     const id = await createDraft({ to: "before@example.org", text: "before the edit" });
     const atSink = o.sink.messages.length;
     let patch: Awaited<ReturnType<typeof req>> | null = null;
-    const send = await withSendHeldAtQuota(o.ctx, o.owner.accountId, () => req("POST", `/drafts/${id}/send`), async () => {
-      patch = await req("PATCH", `/drafts/${id}`, { to: "after@example.org", text: "after the edit" });
-    });
+    const send = await withSendHeldAtQuota(
+      o.ctx,
+      o.owner.accountId,
+      () => req("POST", `/drafts/${id}/send`),
+      async () => {
+        patch = await req("PATCH", `/drafts/${id}`, { to: "after@example.org", text: "after the edit" });
+      },
+    );
     expect(send.status).toBe(201);
     expect(o.sink.messages.length).toBe(atSink + 1);
     const delivered = o.sink.messages.at(-1)!;
@@ -506,9 +574,14 @@ describe("races", () => {
     await addSuppression(o.ctx.sql, { accountId: o.owner.accountId, address: "opted-out@example.org", reason: "unsubscribe" });
     const id = await createDraft({ to: "fine@example.org" });
     const atSink = o.sink.messages.length;
-    const send = await withSendHeldAtQuota(o.ctx, o.owner.accountId, () => req("POST", `/drafts/${id}/send`), async () => {
-      await req("PATCH", `/drafts/${id}`, { to: "opted-out@example.org" });
-    });
+    const send = await withSendHeldAtQuota(
+      o.ctx,
+      o.owner.accountId,
+      () => req("POST", `/drafts/${id}/send`),
+      async () => {
+        await req("PATCH", `/drafts/${id}`, { to: "opted-out@example.org" });
+      },
+    );
     const delivered = o.sink.messages.slice(atSink).flatMap((m) => m.to);
     expect(delivered).not.toContain("opted-out@example.org");
     if (send.status !== 201) expect([409, 422]).toContain(send.status);

@@ -40,7 +40,10 @@ describe("custom-domain entitlement on send", () => {
     const sent = await o.send(body(), paidKey);
     expect({ status: sent.status, body: sent.body }).toEqual({ status: 403, body: { error: "custom domains require a paid plan" } });
     const draftSent = await o.ctx.request("POST", `/api/v1/drafts/${draft.body.id}/send`, { key: paidKey });
-    expect({ status: draftSent.status, body: draftSent.body }).toEqual({ status: 403, body: { error: "custom domains require a paid plan" } });
+    expect({ status: draftSent.status, body: draftSent.body }).toEqual({
+      status: 403,
+      body: { error: "custom domains require a paid plan" },
+    });
     expect(o.sink.messages.length).toBe(atSink);
     await updateAccount(o.ctx.sql, paidAccountId, { plan: "paid" });
   });
@@ -48,8 +51,14 @@ describe("custom-domain entitlement on send", () => {
 
 describe("header safety at the API", () => {
   test("a display name with a line break is 400 and creates no mailbox", async () => {
-    const response = await o.ctx.request("POST", "/api/v1/mailboxes", { key: o.owner.key, body: { slug: "crlf", display_name: "Evil\r\nBcc: x@y.z" } });
-    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: { error: "display_name must not contain control characters or line breaks" } });
+    const response = await o.ctx.request("POST", "/api/v1/mailboxes", {
+      key: o.owner.key,
+      body: { slug: "crlf", display_name: "Evil\r\nBcc: x@y.z" },
+    });
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 400,
+      body: { error: "display_name must not contain control characters or line breaks" },
+    });
     const [row] = await o.ctx.sql`select count(*)::int as n from mailboxes where local_part = 'agent-crlf'`;
     expect(row!.n).toBe(0);
   });

@@ -129,7 +129,8 @@ describe("bodies over MAX_REQUEST_BYTES", () => {
 });
 
 describe("broken requests get the contract's JSON", () => {
-  const post = (path: string, body: unknown, headers?: Record<string, string>) => ctx.request("POST", path, { key: paid.key, body, headers });
+  const post = (path: string, body: unknown, headers?: Record<string, string>) =>
+    ctx.request("POST", path, { key: paid.key, body, headers });
 
   const wrongTypes: [string, unknown, string][] = [
     ["/api/v1/mailboxes", { slug: 5 }, "slug must be a string"],
@@ -191,7 +192,12 @@ describe("broken requests get the contract's JSON", () => {
   });
 
   test("huge and odd numbers in the query are 400 or clamped, never 500", async () => {
-    for (const [query, status] of [["?limit=1e400", 400], ["?limit=-5", 400], ["?limit=NaN", 400], ["?limit=99999999999999999999999", 200]] as const) {
+    for (const [query, status] of [
+      ["?limit=1e400", 400],
+      ["?limit=-5", 400],
+      ["?limit=NaN", 400],
+      ["?limit=99999999999999999999999", 200],
+    ] as const) {
       const reply = await ctx.request("GET", `/api/v1/mailboxes${query}`, { key: paid.key });
       expect({ query, status: reply.status }).toEqual({ query, status });
       if (status === 400) expectContractError(reply, 400);
@@ -267,9 +273,11 @@ describe("ids of any length or shape are the one 404", () => {
 
   test("a very long mailbox_id or reply_to_message_id in a body or query is not found, like a short unknown one", async () => {
     const long = "mbx_" + "x".repeat(300);
-    const send = (body: Record<string, unknown>) => ctx.request("POST", "/api/v1/send", { key: paid.key, body: { to: "a@example.org", subject: "s", text: "t", ...body } });
+    const send = (body: Record<string, unknown>) =>
+      ctx.request("POST", "/api/v1/send", { key: paid.key, body: { to: "a@example.org", subject: "s", text: "t", ...body } });
     for (const path of ["/api/v1/send", "/api/v1/drafts"]) {
-      const post = (body: Record<string, unknown>) => ctx.request("POST", path, { key: paid.key, body: { to: "a@example.org", subject: "s", text: "t", ...body } });
+      const post = (body: Record<string, unknown>) =>
+        ctx.request("POST", path, { key: paid.key, body: { to: "a@example.org", subject: "s", text: "t", ...body } });
       const [short, longer] = [await post({ mailbox_id: "mbx_unknown" }), await post({ mailbox_id: long })];
       expect(short.status).toBe(404);
       expect({ status: longer.status, text: longer.text }).toEqual({ status: short.status, text: short.text });

@@ -22,7 +22,13 @@ afterAll(async () => {
   await ctx.close();
 });
 
-type Socket = { frames: any[]; heartbeats: number; closed: Promise<{ code: number; reason: string }>; waitFor(count: number): Promise<any[]>; close(): void };
+type Socket = {
+  frames: any[];
+  heartbeats: number;
+  closed: Promise<{ code: number; reason: string }>;
+  waitFor(count: number): Promise<any[]>;
+  close(): void;
+};
 
 function openSocket(url: string, headers: Record<string, string> = {}): Promise<Socket> {
   return new Promise((resolve, reject) => {
@@ -99,7 +105,12 @@ test("a bad key or another mailbox is refused before the upgrade", async () => {
   const mine = await makeMailbox(ctx, account, "bound");
   const bound = await makeKey(ctx, { accountId: account.accountId, scope: "api", mailboxId: mine.id });
   const http = base.replace("ws://", "http://");
-  const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" };
+  const upgrade = {
+    connection: "Upgrade",
+    upgrade: "websocket",
+    "sec-websocket-version": "13",
+    "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+  };
   const noKey = await fetch(http, { headers: upgrade });
   expect(noKey.status).toBe(401);
   expect(await noKey.json()).toEqual({ error: "missing bearer token" });

@@ -44,7 +44,8 @@ describe("one account's stream", () => {
     expect(client.headers.get("content-type")).toContain("text/event-stream");
     await Bun.sleep(100);
     const appended = [];
-    for (let i = 0; i < 20; i++) appended.push(await appendTestEvent(stack.ctx.sql, account.accountId, mailbox.id, { subject: `live${i}` }));
+    for (let i = 0; i < 20; i++)
+      appended.push(await appendTestEvent(stack.ctx.sql, account.accountId, mailbox.id, { subject: `live${i}` }));
     const frames = await client.waitFor(20);
     expect(subjects(frames)).toEqual(appended.map((_, i) => `live${i}`));
     expect(frames.map((frame) => frame.id)).toEqual(appended.map((event) => event.cursor));
@@ -121,7 +122,12 @@ test("fan-out: a stream served by a second API instance hears mail accepted thro
     const onSecond = await openSse(`http://127.0.0.1:${secondServer.port}/api/v1/events/stream`, account.key);
     await Bun.sleep(200);
     const sentAt = performance.now();
-    await sendMail(stack.smtp.port, { from: "carol@example.org", to: mailbox.address, subject: "Fan-out check", text: "One message, two API instances." });
+    await sendMail(stack.smtp.port, {
+      from: "carol@example.org",
+      to: mailbox.address,
+      subject: "Fan-out check",
+      text: "One message, two API instances.",
+    });
     const [viaSecond] = await onSecond.waitFor(1);
     const [viaFirst] = await onFirst.waitFor(1);
     expect(JSON.parse(viaSecond!.data).subject).toBe("Fan-out check");

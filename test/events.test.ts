@@ -28,7 +28,12 @@ describe("inbound mail appends to the log", () => {
   test("without a webhook: the event is logged with the webhook payload's fields", async () => {
     const account = await makeAccount(stack.ctx);
     const mailbox = await makeMailbox(stack.ctx, account, "nohook");
-    await sendMail(stack.smtp.port, { from: "alice@example.org", to: mailbox.address, subject: "Logged without a webhook", text: "Hello there, a plain note." });
+    await sendMail(stack.smtp.port, {
+      from: "alice@example.org",
+      to: mailbox.address,
+      subject: "Logged without a webhook",
+      text: "Hello there, a plain note.",
+    });
     const page = await waitFor(async () => {
       const response = await get("/api/v1/events", account.key);
       return response.body.events.length === 1 ? response.body : null;
@@ -49,7 +54,12 @@ describe("inbound mail appends to the log", () => {
     const account = await makeAccount(stack.ctx);
     const mailbox = await makeMailbox(stack.ctx, account, "hooked");
     await setWebhook(stack.ctx.svc, { accountId: account.accountId, url: receiver.url, secret: "whsec_event_log_secret_0123456789" });
-    await sendMail(stack.smtp.port, { from: "bob@example.org", to: mailbox.address, subject: "Logged and delivered", text: "Same bytes both ways." });
+    await sendMail(stack.smtp.port, {
+      from: "bob@example.org",
+      to: mailbox.address,
+      subject: "Logged and delivered",
+      text: "Same bytes both ways.",
+    });
     const [request] = await receiver.waitForRequests(1);
     const [logged] = await stack.ctx.sql`select id, payload from event_log where account_id = ${account.accountId}`;
     expect(logged!.payload).toBe(request!.text);
@@ -67,7 +77,10 @@ describe("GET /api/v1/events", () => {
     account = await makeAccount(stack.ctx);
     first = await makeMailbox(stack.ctx, account, "first");
     second = await makeMailbox(stack.ctx, account, "second");
-    for (let i = 0; i < 6; i++) cursors.push((await appendTestEvent(stack.ctx.sql, account.accountId, i % 2 === 0 ? first.id : second.id, { subject: `n${i}` })).cursor);
+    for (let i = 0; i < 6; i++)
+      cursors.push(
+        (await appendTestEvent(stack.ctx.sql, account.accountId, i % 2 === 0 ? first.id : second.id, { subject: `n${i}` })).cursor,
+      );
   });
 
   test("pages in order and resumes after next_cursor without loss or repeats", async () => {

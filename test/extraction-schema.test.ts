@@ -32,14 +32,29 @@ describe("registration: meta-schema check with the path of the problem", () => {
     [{ type: "object", properties: { tags: { type: "array", minItems: -1 } } }, "/properties/tags/minItems: must be >= 0"],
     [{ type: "object", required: "total" }, "/required: must be array"],
     [{ type: "object", properties: { when: { anyOf: [] } } }, "/properties/when/anyOf: must NOT have fewer than 1 items"],
-    [{ type: "object", properties: { code: { type: "string", pattern: "([a-z]" } } }, "/properties/code/pattern: not a valid regular expression"],
-    [{ type: "object", properties: { due: { $ref: "#/definitions/date" } } }, "/properties/due/$ref: can't resolve reference #/definitions/date from id #"],
-    [{ type: "object", properties: { x: { $ref: "https://schemas.example/x.json" } } }, "/properties/x/$ref: can't resolve reference https://schemas.example/x.json from id #"],
-    [{ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" }, "/$schema: only JSON Schema draft-07 is supported (http://json-schema.org/draft-07/schema#)"],
+    [
+      { type: "object", properties: { code: { type: "string", pattern: "([a-z]" } } },
+      "/properties/code/pattern: not a valid regular expression",
+    ],
+    [
+      { type: "object", properties: { due: { $ref: "#/definitions/date" } } },
+      "/properties/due/$ref: can't resolve reference #/definitions/date from id #",
+    ],
+    [
+      { type: "object", properties: { x: { $ref: "https://schemas.example/x.json" } } },
+      "/properties/x/$ref: can't resolve reference https://schemas.example/x.json from id #",
+    ],
+    [
+      { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" },
+      "/$schema: only JSON Schema draft-07 is supported (http://json-schema.org/draft-07/schema#)",
+    ],
   ])("%j is a 400 naming where", async (schema, problem) => {
     const error = await register(schema).catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect({ status: error.status, body: error.body }).toEqual({ status: 400, body: { error: `extraction schema is not valid JSON Schema: ${problem}` } });
+    expect({ status: error.status, body: error.body }).toEqual({
+      status: 400,
+      body: { error: `extraction schema is not valid JSON Schema: ${problem}` },
+    });
   });
 
   test("nothing is stored for a refused schema; a valid one using every keyword is stored", async () => {
@@ -51,7 +66,11 @@ describe("registration: meta-schema check with the path of the problem", () => {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
       definitions: { iso: { type: "string", format: "date" } },
-      properties: { due: { $ref: "#/definitions/iso" }, kind: { const: "invoice" }, total: { anyOf: [{ type: "number" }, { type: "null" }] } },
+      properties: {
+        due: { $ref: "#/definitions/iso" },
+        kind: { const: "invoice" },
+        total: { anyOf: [{ type: "number" }, { type: "null" }] },
+      },
       additionalProperties: false,
       "x-owner": "billing team",
     });
@@ -60,13 +79,18 @@ describe("registration: meta-schema check with the path of the problem", () => {
 
   test("the older shape checks keep their messages", async () => {
     expect((await register([1]).catch((e) => e)).body).toEqual({ error: "extraction schema must be a JSON Schema object" });
-    expect((await register({ type: "string" }).catch((e) => e)).body).toEqual({ error: "extraction schema must describe an object (type: object)" });
+    expect((await register({ type: "string" }).catch((e) => e)).body).toEqual({
+      error: "extraction schema must describe an object (type: object)",
+    });
   });
 });
 
 describe("filling enforces every keyword", () => {
   test("format: a found value that is not the format is rejected, one that is, kept", () => {
-    const schema = { type: "object", properties: { contact_email: { type: "string", format: "email" }, due_date: { type: "string", format: "date" } } };
+    const schema = {
+      type: "object",
+      properties: { contact_email: { type: "string", format: "email" }, due_date: { type: "string", format: "date" } },
+    };
     const ok = fill(schema, "Contact email: pat@shop.example\nDue date: 2025-03-14");
     expect(ok.values).toEqual({ contact_email: "pat@shop.example", due_date: "2025-03-14" });
     // The labelled line is not an email: it gives way to the sender, the next candidate.
@@ -90,7 +114,11 @@ describe("filling enforces every keyword", () => {
   });
 
   test("$ref into definitions is resolved when filling", () => {
-    const schema = { type: "object", definitions: { order: { type: "string", pattern: "^[0-9]{4,}$" } }, properties: { order_number: { $ref: "#/definitions/order" } } };
+    const schema = {
+      type: "object",
+      definitions: { order: { type: "string", pattern: "^[0-9]{4,}$" } },
+      properties: { order_number: { $ref: "#/definitions/order" } },
+    };
     expect(fill(schema, "Order number: 88231").values).toEqual({ order_number: "88231" });
     expect(fill(schema, "Order number: ABC").values).toEqual({});
   });
@@ -108,7 +136,9 @@ describe("the ReDoS guard on pattern", () => {
     const started = performance.now();
     expect(validate({ type: "string", pattern: "^(a+)+$" }, `${"a".repeat(5000)}!`)).toEqual([]);
     // In patternProperties an unrun pattern counts as matching: its sub-schema applies to every name.
-    expect(validate({ type: "object", patternProperties: { "^(a|a)*$": { type: "number" } } }, { [`${"a".repeat(40)}!`]: "x" })).toEqual([`/${"a".repeat(40)}!: must be number`]);
+    expect(validate({ type: "object", patternProperties: { "^(a|a)*$": { type: "number" } } }, { [`${"a".repeat(40)}!`]: "x" })).toEqual([
+      `/${"a".repeat(40)}!: must be number`,
+    ]);
     expect(performance.now() - started).toBeLessThan(500);
   });
 

@@ -8,11 +8,22 @@ import { heldOut } from "./fixtures/extraction-heldout/messages.ts";
 import { heldOut2 } from "./fixtures/extraction-heldout/messages-2.ts";
 
 const facts = (subject: string, body: string) =>
-  extractFacts({ subject, fromAddr: "x@example.com", bodyClean: body, headers: {}, attachments: [], contentTypes: ["text/plain"], schema: null });
+  extractFacts({
+    subject,
+    fromAddr: "x@example.com",
+    bodyClean: body,
+    headers: {},
+    attachments: [],
+    contentTypes: ["text/plain"],
+    schema: null,
+  });
 
 describe("references", () => {
   test("labelled booking, invoice, ticket and payment references, and prefixed ids", () => {
-    const found = facts("Trip", "PNR: ZK4M2Q. Invoice number 5530021. Incident #90412 opened. Transaction reference TX-88120-B. Policy PL-40021.").references;
+    const found = facts(
+      "Trip",
+      "PNR: ZK4M2Q. Invoice number 5530021. Incident #90412 opened. Transaction reference TX-88120-B. Policy PL-40021.",
+    ).references;
     expect(found).toEqual([
       { kind: "booking", value: "ZK4M2Q" },
       { kind: "invoice", value: "5530021" },
@@ -23,7 +34,10 @@ describe("references", () => {
   });
 
   test("words, years, short numbers and tracking numbers are not references", () => {
-    const found = facts("Update", "Your booking is confirmed. See case 7 in the FAQ, ticket 2026 pricing, reference 1Z999AA10123456784 shipped with UPS, SHA-256 digests.").references;
+    const found = facts(
+      "Update",
+      "Your booking is confirmed. See case 7 in the FAQ, ticket 2026 pricing, reference 1Z999AA10123456784 shipped with UPS, SHA-256 digests.",
+    ).references;
     expect(found).toEqual([]);
   });
 });
@@ -47,8 +61,10 @@ describe("dates with zones", () => {
   test("abbreviations, UTC offsets and IANA names (with daylight saving time for the date)", () => {
     expect(facts("x", "Starts 2026-07-01 09:30 PDT").dates).toEqual(["2026-07-01T09:30-07:00"]);
     expect(facts("x", "on June 3, 2026 at 18:00 UTC+5:30").dates).toEqual(["2026-06-03T18:00+05:30"]);
-    expect(facts("x", "2026-01-15 10:00 America/New_York and 2026-07-15 10:00 America/New_York").dates)
-      .toEqual(["2026-01-15T10:00-05:00", "2026-07-15T10:00-04:00"]);
+    expect(facts("x", "2026-01-15 10:00 America/New_York and 2026-07-15 10:00 America/New_York").dates).toEqual([
+      "2026-01-15T10:00-05:00",
+      "2026-07-15T10:00-04:00",
+    ]);
     expect(facts("x", "deadline 2026-02-02T23:59Z").dates).toEqual(["2026-02-02T23:59+00:00"]);
   });
 });

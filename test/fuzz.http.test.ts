@@ -39,7 +39,9 @@ describe("every operation of /openapi.json", () => {
     // One property over all operations, so operations added to the document are fuzzed as well.
     const perOperation = runs(25, 600);
     const byKey = new Map(operations.map((operation) => [`${operation.method} ${operation.path}`, operation]));
-    const requests = fc.oneof(...[...byKey].map(([key, operation]) => requestsFor(doc, operation, world).map((request) => ({ key, request }))));
+    const requests = fc.oneof(
+      ...[...byKey].map(([key, operation]) => requestsFor(doc, operation, world).map((request) => ({ key, request }))),
+    );
     await check(
       "openapi requests",
       fc.asyncProperty(requests, async ({ key, request }) => {
@@ -48,7 +50,9 @@ describe("every operation of /openapi.json", () => {
         const answer = await send(world.base, request);
         const found = problems(operation, answer, request);
         if (found.length) {
-          throw new Error(`${request.note}\n${request.method} ${request.target.slice(0, 300)}\nheaders ${JSON.stringify(request.headers).slice(0, 300)}\nbody ${String(request.body).slice(0, 300)}\n→ ${answer.status} ${answer.text.slice(0, 300)}\n${found.join("\n")}`);
+          throw new Error(
+            `${request.note}\n${request.method} ${request.target.slice(0, 300)}\nheaders ${JSON.stringify(request.headers).slice(0, 300)}\nbody ${String(request.body).slice(0, 300)}\n→ ${answer.status} ${answer.text.slice(0, 300)}\n${found.join("\n")}`,
+          );
         }
       }),
       perOperation * operations.length,
@@ -60,7 +64,12 @@ describe("findings of the fuzzer, kept as fixed cases", () => {
   const operation = (key: string) => operations.find((candidate) => `${candidate.method} ${candidate.path}` === key)!;
 
   test("a message not screened yet (spam_risk and virus_risk null) matches the documented schema", async () => {
-    const request = { method: "GET", target: `/api/v1/messages/${world.ids.message[0]}`, headers: { authorization: `Bearer ${world.keys.owner}` }, note: "" };
+    const request = {
+      method: "GET",
+      target: `/api/v1/messages/${world.ids.message[0]}`,
+      headers: { authorization: `Bearer ${world.keys.owner}` },
+      note: "",
+    };
     const answer = await send(world.base, request);
     expect(JSON.parse(answer.text)).toMatchObject({ spam_risk: null, virus_risk: null });
     expect(problems(operation("GET /api/v1/messages/{id}"), answer, request)).toEqual([]);
@@ -69,7 +78,13 @@ describe("findings of the fuzzer, kept as fixed cases", () => {
   test("a body sent to a route that takes none gets a documented 400", async () => {
     for (const key of ["POST /api/v1/drafts/{id}/send", "POST /api/v1/domains/{id}/verify", "DELETE /api/v1/drafts/{id}"]) {
       const target = operation(key).path.replace(/\{[^}]+\}/g, "zz_unknown");
-      const request = { method: key.split(" ")[0]!, target, headers: { authorization: `Bearer ${world.keys.owner}`, "content-type": "application/json" }, body: "{", note: "" };
+      const request = {
+        method: key.split(" ")[0]!,
+        target,
+        headers: { authorization: `Bearer ${world.keys.owner}`, "content-type": "application/json" },
+        body: "{",
+        note: "",
+      };
       const answer = await send(world.base, request);
       expect(answer.status).toBe(400);
       expect(problems(operation(key), answer, request)).toEqual([]);
@@ -98,20 +113,33 @@ describe("raw request targets (bytes a URL parser would never send)", () => {
   test("NUL, 8-bit and control bytes in the path or query: the app never answers 5xx", async () => {
     const port = Number(new URL(world.base).port);
     const withIds = operations.filter((operation) => operation.method === "GET");
-    const bytes = fc.uint8Array({ minLength: 1, maxLength: 40 }).map((array) => Buffer.from(array.filter((byte) => byte !== 0x20 && byte !== 0x0a && byte !== 0x0d)));
+    const bytes = fc
+      .uint8Array({ minLength: 1, maxLength: 40 })
+      .map((array) => Buffer.from(array.filter((byte) => byte !== 0x20 && byte !== 0x0a && byte !== 0x0d)));
     await check(
       "raw targets",
       fc.asyncProperty(fc.constantFrom(...withIds), bytes, fc.boolean(), async (operation, junk, inQuery) => {
         stats.requests++;
         const path = operation.path.replace(/\{[^}]+\}/g, "x");
-        const target = inQuery ? Buffer.concat([Buffer.from(`${path}?mailbox_id=`), junk]) : Buffer.concat([Buffer.from(path.replace(/x$/, "")), junk]);
-        const head = Buffer.concat([Buffer.from("GET "), target, Buffer.from(` HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${world.keys.owner}\r\nConnection: close\r\n\r\n`)]);
+        const target = inQuery
+          ? Buffer.concat([Buffer.from(`${path}?mailbox_id=`), junk])
+          : Buffer.concat([Buffer.from(path.replace(/x$/, "")), junk]);
+        const head = Buffer.concat([
+          Buffer.from("GET "),
+          target,
+          Buffer.from(` HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${world.keys.owner}\r\nConnection: close\r\n\r\n`),
+        ]);
         const answer = await rawRequest(port, head);
         // The app stamps every answer with x-request-id; without it, Bun's HTTP parser refused the
         // request line itself (a bare 400 or 505) before the app saw it: a transport matter.
         const fromApp = /\r\nx-request-id: /i.test(answer.text);
-        const ok = fromApp ? answer.status >= 200 && answer.status < 500 && /\r\ncontent-type: application\/json/i.test(answer.text) : answer.status >= 400;
-        expect({ target: target.toString("latin1"), ok, answer: answer.text.slice(0, 300) }).toMatchObject({ target: target.toString("latin1"), ok: true });
+        const ok = fromApp
+          ? answer.status >= 200 && answer.status < 500 && /\r\ncontent-type: application\/json/i.test(answer.text)
+          : answer.status >= 400;
+        expect({ target: target.toString("latin1"), ok, answer: answer.text.slice(0, 300) }).toMatchObject({
+          target: target.toString("latin1"),
+          ok: true,
+        });
       }),
       runs(30, 500),
     );
@@ -132,7 +160,12 @@ describe("anti-enumeration under fuzzing", () => {
       "cross-account ids",
       fc.asyncProperty(cases, async ({ operation, foreign, unknown }) => {
         const target = (id: string) => operation.path.replace(/\{[^}]+\}/g, encodeSegment(id));
-        const request = (id: string) => ({ method: operation.method, target: target(id), headers: { authorization: `Bearer ${world.keys.owner}` }, note: "" });
+        const request = (id: string) => ({
+          method: operation.method,
+          target: target(id),
+          headers: { authorization: `Bearer ${world.keys.owner}` },
+          note: "",
+        });
         stats.requests += 2;
         const [theirs, nobody] = [await send(world.base, request(foreign)), await send(world.base, request(unknown))];
         expect({ status: theirs.status, text: theirs.text }).toEqual({ status: nobody.status, text: nobody.text });

@@ -84,7 +84,8 @@ async function storedCopies(mail: HostileMail): Promise<{ raws: number; messages
 
 async function storedByMarker(mail: HostileMail): Promise<number> {
   const marker = /X-Fuzz-Id: (\S+)/.exec(mail.bytes.subarray(0, 200).toString("latin1"))![1]!;
-  const [row] = await stack.ctx.sql`select count(*)::int as n from raw_messages where position(${Buffer.from(marker)}::bytea in content) > 0`;
+  const [row] = await stack.ctx
+    .sql`select count(*)::int as n from raw_messages where position(${Buffer.from(marker)}::bytea in content) > 0`;
   return row!.n as number;
 }
 
@@ -117,10 +118,14 @@ describe("hostile SMTP corpus", () => {
         const recipients = session === "two_recipients" ? 2 : 1;
         const copies = await storedCopies(mail);
         expect({ what, raws: copies.raws, messages: copies.messages.length }).toEqual({ what, raws: 1, messages: recipients });
-        const screened = await waitFor(async () => {
-          const now = await storedCopies(mail);
-          return now.messages.every((message) => message.processed_at) ? now.messages : null;
-        }, `final state of ${what}`, FINAL_STATE_MS);
+        const screened = await waitFor(
+          async () => {
+            const now = await storedCopies(mail);
+            return now.messages.every((message) => message.processed_at) ? now.messages : null;
+          },
+          `final state of ${what}`,
+          FINAL_STATE_MS,
+        );
         for (const message of screened) {
           const status = message.comprehension?.status;
           expect({ what, known: STATUSES.includes(status) }).toEqual({ what, known: true });

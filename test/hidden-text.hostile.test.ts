@@ -20,7 +20,9 @@ describe("hostile stylesheets", () => {
   });
 
   test(":has() and sibling rules over wide documents", () => {
-    const rules = Array.from({ length: 100 }, (_, i) => `div:has(.q${i}){color:red} p ~ p ~ .k${i}, p:nth-child(3n+${i}){color:blue}`).join("\n");
+    const rules = Array.from({ length: 100 }, (_, i) => `div:has(.q${i}){color:red} p ~ p ~ .k${i}, p:nth-child(3n+${i}){color:blue}`).join(
+      "\n",
+    );
     const { r, ms } = timed(`<style>${rules}</style>${"<div><p>x</p></div>".repeat(20_000)}`);
     expect(ms).toBeLessThan(LIMIT_MS);
     expect(r.body_clean?.length).toBe(50_000);

@@ -32,7 +32,9 @@ describe.skipIf(!haveBrowser)("hidden text: the sanitizer agrees with Chromium",
   test(`${SAMPLE} generated documents`, async () => {
     const result = await runOracle(page, generateCorpus(SEED, SAMPLE));
     for (const d of result.disagreements) {
-      console.error(`disagreement: doc ${d.doc} ${d.token} (${d.technique}): browser ${d.browser ? "shows" : "hides"}, sanitizer ${d.sanitizer ? "keeps" : "removes"}\n${d.html}`);
+      console.error(
+        `disagreement: doc ${d.doc} ${d.token} (${d.technique}): browser ${d.browser ? "shows" : "hides"}, sanitizer ${d.sanitizer ? "keeps" : "removes"}\n${d.html}`,
+      );
     }
     // The corpus is not trivial: the browser hides a good share of its texts.
     expect(result.hiddenByBrowser).toBeGreaterThan(result.texts / 20);

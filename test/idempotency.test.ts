@@ -30,7 +30,14 @@ afterEach(() => {
   o.sink.mode = "accept";
 });
 
-const body = (clientId: string, extra: Record<string, unknown> = {}) => ({ mailbox_id: o.mailbox.id, to: "alice@example.org", subject: "Invoice", text: "Please pay.", client_id: clientId, ...extra });
+const body = (clientId: string, extra: Record<string, unknown> = {}) => ({
+  mailbox_id: o.mailbox.id,
+  to: "alice@example.org",
+  subject: "Invoice",
+  text: "Please pay.",
+  client_id: clientId,
+  ...extra,
+});
 
 async function outboundCount(mailboxId = o.mailbox.id): Promise<number> {
   const [row] = await o.ctx.sql`select count(*)::int as n from messages where mailbox_id = ${mailboxId} and direction = 'out'`;
@@ -146,12 +153,17 @@ describe("after a failure", () => {
     expect(retry.body).toEqual(IN_PROGRESS);
     expect(o.sink.messages.length).toBe(atSink + 1);
 
-    const [pending] = await o.ctx.sql`select id, thread_id from messages where mailbox_id = ${o.mailbox.id} and delivery_status = 'unknown'`;
+    const [pending] = await o.ctx
+      .sql`select id, thread_id from messages where mailbox_id = ${o.mailbox.id} and delivery_status = 'unknown'`;
     expect(pending).toBeDefined();
-    await runWorkerUntil(o.ctx, async () => {
-      const [row] = await o.ctx.sql`select delivery_status from messages where id = ${pending!.id}`;
-      return row?.delivery_status === "sent";
-    }, "reconcile_send to resolve the unknown outcome");
+    await runWorkerUntil(
+      o.ctx,
+      async () => {
+        const [row] = await o.ctx.sql`select delivery_status from messages where id = ${pending!.id}`;
+        return row?.delivery_status === "sent";
+      },
+      "reconcile_send to resolve the unknown outcome",
+    );
 
     const resolved = await o.send(body("unknown-1"));
     expect(resolved.status).toBe(200);
@@ -201,18 +213,23 @@ describe("a slow holder whose claim expired", () => {
   test("the request that took the claim over sends; the slow one gets 409 and sends nothing", async () => {
     const atSink = o.sink.messages.length;
     let takeover: Promise<Awaited<ReturnType<typeof o.send>>> | null = null;
-    const slow = await withSendHeldAtQuota(o.ctx, o.owner.accountId, () => o.send(body("slow-holder")), async () => {
-      // The slow request holds its claim but has not attached a message: expire it, as time would.
-      await o.ctx.sql`update idempotency_keys set locked_until = now() - interval '1 second' where client_id = 'slow-holder'`;
-      takeover = o.send(body("slow-holder"));
-      takeover.catch(() => {});
-      await waitFor(async () => {
-        const [row] = await o.ctx.sql`
+    const slow = await withSendHeldAtQuota(
+      o.ctx,
+      o.owner.accountId,
+      () => o.send(body("slow-holder")),
+      async () => {
+        // The slow request holds its claim but has not attached a message: expire it, as time would.
+        await o.ctx.sql`update idempotency_keys set locked_until = now() - interval '1 second' where client_id = 'slow-holder'`;
+        takeover = o.send(body("slow-holder"));
+        takeover.catch(() => {});
+        await waitFor(async () => {
+          const [row] = await o.ctx.sql`
           select count(*)::int as n from pg_stat_activity
           where datname = current_database() and wait_event_type = 'Lock' and query ilike '%send_usage%'`;
-        return row!.n >= 2;
-      }, "the takeover to queue behind the held quota row");
-    });
+          return row!.n >= 2;
+        }, "the takeover to queue behind the held quota row");
+      },
+    );
     const taken = await takeover!;
     expect([slow.status, taken.status].sort()).toEqual([201, 409]);
     expect((slow.status === 409 ? slow : taken).body).toEqual(IN_PROGRESS);
@@ -247,7 +264,8 @@ describe("a race", () => {
     const ids = new Set(responses.filter((r) => r.status !== 409).map((r) => r.body.id));
     expect(ids.size).toBe(1);
     expect(o.sink.messages.length).toBe(atSink + 1);
-    const [row] = await o.ctx.sql`select count(*)::int as n from messages where mailbox_id = ${o.mailbox.id} and body_clean = 'exactly once'`;
+    const [row] = await o.ctx
+      .sql`select count(*)::int as n from messages where mailbox_id = ${o.mailbox.id} and body_clean = 'exactly once'`;
     expect(row!.n).toBe(1);
     // Once settled, every retry replays the one send.
     const settled = await o.send(body("race-1", { text: "exactly once" }));
@@ -284,7 +302,12 @@ describe("reconciliation racing a slow delivery", () => {
   test("a send that failed transiently is never replayed as a 200 for a message that does not exist", async () => {
     const relay = await startSlowDeferringRelay(1500);
     // The delivery (1.5 s) outlasts the grace period (0 s): the worker reaches the row mid-delivery.
-    const ctx = await makeTestContext({ DELIVERY_TRANSPORT: "smtp", SMTP_RELAY_URL: `smtp://127.0.0.1:${relay.port}`, RECONCILE_GRACE_S: "0", DELIVERY_TIMEOUT_MS: "5000" });
+    const ctx = await makeTestContext({
+      DELIVERY_TRANSPORT: "smtp",
+      SMTP_RELAY_URL: `smtp://127.0.0.1:${relay.port}`,
+      RECONCILE_GRACE_S: "0",
+      DELIVERY_TIMEOUT_MS: "5000",
+    });
     const worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);
     try {
       const account = await makeAccount(ctx);
@@ -293,7 +316,11 @@ describe("reconciliation racing a slow delivery", () => {
       const first = await ctx.request("POST", "/api/v1/send", { key: account.key, body: request });
       expect(first.status).toBe(502);
       expect(first.body.retryable).toBe(true);
-      await waitFor(async () => (await ctx.sql`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'reconcile_send'`)[0]!.n === 0, "the reconcile job to finish");
+      await waitFor(
+        async () =>
+          (await ctx.sql`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'reconcile_send'`)[0]!.n === 0,
+        "the reconcile job to finish",
+      );
 
       // The client was told to retry with the same client_id: the retry must not claim success
       // for mail that never went out.

@@ -74,10 +74,14 @@ describe("verify mode, through the real worker", () => {
   });
 
   async function processed(subject: string) {
-    const id = await waitFor(async () => {
-      const [row] = await ctx.sql`select id, processed_at from messages where subject = ${subject}`;
-      return row?.processed_at ? (row.id as string) : null;
-    }, `message '${subject}' to be processed`, 20_000);
+    const id = await waitFor(
+      async () => {
+        const [row] = await ctx.sql`select id, processed_at from messages where subject = ${subject}`;
+        return row?.processed_at ? (row.id as string) : null;
+      },
+      `message '${subject}' to be processed`,
+      20_000,
+    );
     expect(id).toMatch(/^msg_/);
     return readBack(subject);
   }
@@ -95,7 +99,13 @@ describe("verify mode, through the real worker", () => {
   test("DKIM-signed, from an IP in SPF, DMARC published: pass, pass, pass", async () => {
     const info = await sendMail(
       setup.smtp.port,
-      { from: "Alice <alice@sender.example>", to: inbox.address, subject: "signed and sealed", text: "All good.\n", envelope: { from: "alice@sender.example", to: inbox.address } },
+      {
+        from: "Alice <alice@sender.example>",
+        to: inbox.address,
+        subject: "signed and sealed",
+        text: "All good.\n",
+        envelope: { from: "alice@sender.example", to: inbox.address },
+      },
       { dkim, name: "mail.sender.example" },
     );
     expect(info.response).toMatch(/^250 /);
@@ -110,7 +120,10 @@ describe("verify mode, through the real worker", () => {
 
   test("from an IP outside the sender's SPF, unsigned: SPF fail, DKIM none, DMARC fail", async () => {
     const info = await sendMail(setup.smtp.port, {
-      from: "bob@elsewhere.example", to: inbox.address, subject: "spf says no", text: "trust me\n",
+      from: "bob@elsewhere.example",
+      to: inbox.address,
+      subject: "spf says no",
+      text: "trust me\n",
     });
     expect(info.response).toMatch(/^250 /);
     const message = await processed("spf says no");
@@ -121,7 +134,10 @@ describe("verify mode, through the real worker", () => {
     // Signed, then altered: what a tampering relay would deliver.
     const nodemailer = (await import("nodemailer")).default;
     const signed = await nodemailer.createTransport({ streamTransport: true, buffer: true, dkim }).sendMail({
-      from: "alice@sender.example", to: inbox.address, subject: "tampered", text: "Pay 10 EUR.\n",
+      from: "alice@sender.example",
+      to: inbox.address,
+      subject: "tampered",
+      text: "Pay 10 EUR.\n",
     });
     const altered = Buffer.from((signed.message as Buffer).toString().replace("Pay 10 EUR.", "Pay 9000 EUR."));
     const info = await sendMail(setup.smtp.port, { envelope: { from: "alice@sender.example", to: inbox.address }, raw: altered });
@@ -206,7 +222,10 @@ describe("off mode", () => {
 
   test("nothing is checked and auth_results stays null, even with a results header present", async () => {
     const info = await sendMail(setup.smtp.port, {
-      from: "erin@sender.example", to: inbox.address, subject: "unchecked", text: "x",
+      from: "erin@sender.example",
+      to: inbox.address,
+      subject: "unchecked",
+      text: "x",
       headers: { "Authentication-Results": "mx.trusted.example; spf=pass; dkim=pass; dmarc=pass" },
     });
     expect(info.response).toMatch(/^250 /);

@@ -35,7 +35,12 @@ afterAll(async () => {
 });
 
 function message(messageId: string | null, body: string): string {
-  const headers = [`From: Lee <lee@example.org>`, `To: ${inbox.address}`, `Subject: ${messageId ?? "no id"}`, `Date: Tue, 24 Nov 2026 10:00:00 +0000`];
+  const headers = [
+    `From: Lee <lee@example.org>`,
+    `To: ${inbox.address}`,
+    `Subject: ${messageId ?? "no id"}`,
+    `Date: Tue, 24 Nov 2026 10:00:00 +0000`,
+  ];
   if (messageId) headers.push(`Message-ID: <${messageId}>`);
   return `${headers.join("\r\n")}\r\n\r\n${body}\r\n`;
 }
@@ -142,7 +147,9 @@ test("after the window a copy is stored again", async () => {
   await deliverRaw(smtp.port, envelope(), raw);
   await settled("old.1@example.org");
   // Eight days pass (the window is seven).
-  await ctx.sql`update inbound_first_copies set received_at = now() - interval '8 days' where rfc_message_id like '%old.1@example.org%' returning 1`.then((rows) => expect(rows).toHaveLength(1));
+  await ctx.sql`update inbound_first_copies set received_at = now() - interval '8 days' where rfc_message_id like '%old.1@example.org%' returning 1`.then(
+    (rows) => expect(rows).toHaveLength(1),
+  );
   await deliverRaw(smtp.port, envelope(), raw);
   await settled("old.1@example.org");
   expect(await stored("old.1@example.org")).toHaveLength(2);

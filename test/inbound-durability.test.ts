@@ -104,12 +104,16 @@ describe("a real service process (bun src/main.ts)", () => {
       stderr: "pipe",
     });
     const stderr = () => new Response(child.stderr as ReadableStream).text();
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}: ${await stderr()}`);
-      const conn = await openSmtp(port).catch(() => null);
-      conn?.close();
-      return conn?.greeting.code === 220;
-    }, "the child service to answer SMTP", 30_000);
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}: ${await stderr()}`);
+        const conn = await openSmtp(port).catch(() => null);
+        conn?.close();
+        return conn?.greeting.code === 220;
+      },
+      "the child service to answer SMTP",
+      30_000,
+    );
     return { port, process: child, stderr };
   }
 
@@ -128,10 +132,14 @@ describe("a real service process (bun src/main.ts)", () => {
       expect(await stored("killed after 250")).toMatchObject({ messages: 1, raw: 1, jobs: 1 });
 
       worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);
-      const processedAt = await waitFor(async () => {
-        const [row] = await ctx.sql`select processed_at from messages where id = ${message.id}`;
-        return row.processed_at as string | null;
-      }, "processed_at to be set", 20_000);
+      const processedAt = await waitFor(
+        async () => {
+          const [row] = await ctx.sql`select processed_at from messages where id = ${message.id}`;
+          return row.processed_at as string | null;
+        },
+        "processed_at to be set",
+        20_000,
+      );
       expect(Date.parse(processedAt)).toBeGreaterThan(0);
       // Graphile Worker deletes a job once it succeeded.
       await waitFor(async () => (await stored("killed after 250")).jobs === 0, "the job to complete", 5_000);
@@ -188,7 +196,12 @@ describe("a real service process (bun src/main.ts)", () => {
       const exited = child.process.exitCode;
       const stderr = exited === null ? "" : await child.stderr();
       expect({ exitCode: exited, stderr: stderr.slice(-400) }).toEqual({ exitCode: null, stderr: "" });
-      const next = await sendMail(child.port, { from: "sender@example.org", to: inbox.address, subject: "after the lost connection", text: "x" });
+      const next = await sendMail(child.port, {
+        from: "sender@example.org",
+        to: inbox.address,
+        subject: "after the lost connection",
+        text: "x",
+      });
       expect(next.response).toMatch(/^250 /);
     } finally {
       if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL");

@@ -23,11 +23,20 @@ test("mailboxes are stored, an unsubscribe is applied, unknown and foreign addre
   const second = await makeMailbox(ctx, owner, "switch-two");
   const raw = new TextEncoder().encode(mime({ from: "lee@example.org", to: first.address, subject: "Hello", text: "Hello there" }));
   const [seed] = (await receiveForRecipients(ctx.svc, raw, [first.address], envelope)).stored;
-  const links = await createUnsubscribeLinks(ctx.sql, ctx.config, { accountId: owner.accountId, address: "pat@example.net", messageId: seed! });
+  const links = await createUnsubscribeLinks(ctx.sql, ctx.config, {
+    accountId: owner.accountId,
+    address: "pat@example.net",
+    messageId: seed!,
+  });
   const unsubscribe = /^mailto:([^?]+)/.exec(links.mailto)![1]!;
   const unknown = `nobody-here@${ctx.config.sharedDomain}`;
 
-  const receipt = await receiveForRecipients(ctx.svc, raw, [first.address, unsubscribe, unknown, "someone@elsewhere.example", second.address], envelope);
+  const receipt = await receiveForRecipients(
+    ctx.svc,
+    raw,
+    [first.address, unsubscribe, unknown, "someone@elsewhere.example", second.address],
+    envelope,
+  );
 
   expect(receipt.outcomes).toEqual(["stored", "unsubscribed", "unknown_mailbox", "not_our_domain", "stored"]);
   expect(receipt.stored).toHaveLength(2);

@@ -20,7 +20,12 @@ beforeAll(async () => {
   ctx = await makeTestContext();
   sqlB = makeSql(ctx.config.databaseUrl!, { max: 4 });
   other = makeSql(ctx.config.databaseUrl!, { max: 1 });
-  appB = makeApp(makeServices({ sql: sqlB, config: ctx.config, log: makeLogger("silent"), resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }) }, makeTransport));
+  appB = makeApp(
+    makeServices(
+      { sql: sqlB, config: ctx.config, log: makeLogger("silent"), resolve: makeResolver({ servers: ["127.0.0.1:9"], timeoutMs: 100 }) },
+      makeTransport,
+    ),
+  );
 });
 
 afterAll(async () => {

@@ -51,7 +51,10 @@ test("SIGTERM to the process group stops every part and exits 0", async () => {
     expect((await fetch(`http://127.0.0.1:${httpPort}/healthz`)).status).toBe(200);
     process.kill(-child.pid!, "SIGTERM");
     const code = await exited;
-    expect({ code, crashed: output.includes("terminating connection due to administrator command\n") }).toEqual({ code: 0, crashed: false });
+    expect({ code, crashed: output.includes("terminating connection due to administrator command\n") }).toEqual({
+      code: 0,
+      crashed: false,
+    });
     for (const part of ["http", "smtp", "worker"]) expect(output).toContain(`"service.stopped_part","part":"${part}"`);
     expect(output).toContain('"service.stopped"');
   } finally {

@@ -77,7 +77,10 @@ describe("body", () => {
 describe("custom domains", () => {
   test("domain_id on the free plan is 403 custom domains require a paid plan", async () => {
     const response = await create(free.key, { slug: "free-custom", domain_id: "dom_000000000000000000000000" });
-    expect({ status: response.status, text: response.text }).toEqual({ status: 403, text: '{"error":"custom domains require a paid plan"}' });
+    expect({ status: response.status, text: response.text }).toEqual({
+      status: 403,
+      text: '{"error":"custom domains require a paid plan"}',
+    });
   });
 
   test("a domain that is pending or failed is 400 not verified", async () => {
@@ -95,7 +98,10 @@ describe("custom domains", () => {
     // plan at once (other processes on the NOTIFY; see test/key-cache.test.ts).
     await updateAccount(ctx.sql, downgraded.accountId, { plan: "free" });
     const response = await create(downgraded.key, { slug: "after", domain_id: domainId });
-    expect({ status: response.status, text: response.text }).toEqual({ status: 403, text: '{"error":"custom domains require a paid plan"}' });
+    expect({ status: response.status, text: response.text }).toEqual({
+      status: 403,
+      text: '{"error":"custom domains require a paid plan"}',
+    });
   });
 });
 
@@ -135,7 +141,6 @@ describe("GET /api/v1/mailboxes", () => {
         from generate_series(1, 1001) g`;
     });
 
-
     test("a limit that is not an integer is 400 naming limit", async () => {
       for (const value of ["abc", "1.5", "1e400", "0x10", "1e2", "%207", "+5"]) {
         const response = await list(bulk.key, `?limit=${value}`);
@@ -152,7 +157,10 @@ describe("GET /api/v1/mailboxes", () => {
 
     test("an unknown query parameter is 400 naming it", async () => {
       const response = await list(bulk.key, "?offset=5");
-      expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: { error: "unknown query parameter 'offset'" } });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 400,
+        body: { error: "unknown query parameter 'offset'" },
+      });
     });
   });
 });

@@ -71,11 +71,20 @@ describe("body", () => {
     const response = await create(free.key, { slug: "named", display_name: "Support Bot" });
     expect(response.status).toBe(201);
     const listed = (await list(free.key)).body.mailboxes.find((m: { id: string }) => m.id === response.body.id);
-    expect(listed).toEqual({ id: response.body.id, address: "agent-named@agents.localhost", display_name: "Support Bot", created_at: expect.any(String) });
+    expect(listed).toEqual({
+      id: response.body.id,
+      address: "agent-named@agents.localhost",
+      display_name: "Support Bot",
+      created_at: expect.any(String),
+    });
   });
 
   test("a JSON body is read whatever the content type says", async () => {
-    const response = await ctx.request("POST", "/api/v1/mailboxes", { key: free.key, body: '{"slug":"plain-text-type"}', headers: { "content-type": "text/plain" } });
+    const response = await ctx.request("POST", "/api/v1/mailboxes", {
+      key: free.key,
+      body: '{"slug":"plain-text-type"}',
+      headers: { "content-type": "text/plain" },
+    });
     expect(response.status).toBe(201);
     expect(response.body.address).toBe("agent-plain-text-type@agents.localhost");
   });
@@ -114,7 +123,12 @@ describe("GET /api/v1/mailboxes", () => {
       expect(Object.keys(mailbox).sort()).toEqual(["address", "created_at", "display_name", "id"]);
       expect(Number.isNaN(Date.parse(mailbox.created_at))).toBe(false);
     }
-    expect(response.body.mailboxes[0]).toEqual({ id: third.body.id, address: "agent-third@agents.localhost", display_name: "Third", created_at: expect.any(String) });
+    expect(response.body.mailboxes[0]).toEqual({
+      id: third.body.id,
+      address: "agent-third@agents.localhost",
+      display_name: "Third",
+      created_at: expect.any(String),
+    });
     expect(response.body.mailboxes[2].display_name).toBeNull();
   });
 
@@ -146,7 +160,11 @@ describe("GET /api/v1/mailboxes", () => {
     });
 
     test("limit=3 gives the 3 newest", async () => {
-      expect(addresses(await list(bulk.key, "?limit=3"))).toEqual(["agent-bulk-1@agents.localhost", "agent-bulk-2@agents.localhost", "agent-bulk-3@agents.localhost"]);
+      expect(addresses(await list(bulk.key, "?limit=3"))).toEqual([
+        "agent-bulk-1@agents.localhost",
+        "agent-bulk-2@agents.localhost",
+        "agent-bulk-3@agents.localhost",
+      ]);
     });
 
     test("values above 1000 are clamped to 1000", async () => {

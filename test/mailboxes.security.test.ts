@@ -30,7 +30,11 @@ async function domainOf(fixture: Fixture, name: string, status: "pending" | "ver
 
 describe("ids named in the body must belong to the account", () => {
   test("extraction_schema_id of the account is recorded on the mailbox", async () => {
-    const schema = await createExtractionSchema(ctx.sql, { accountId: free.accountId, name: "invoice", schema: { type: "object", properties: { total: { type: "number" } } } });
+    const schema = await createExtractionSchema(ctx.sql, {
+      accountId: free.accountId,
+      name: "invoice",
+      schema: { type: "object", properties: { total: { type: "number" } } },
+    });
     const response = await create(free.key, { slug: "with-schema", extraction_schema_id: schema.id });
     expect(response.status).toBe(201);
     const [row] = await ctx.sql`select extraction_schema_id from mailboxes where id = ${response.body.id}`;

@@ -21,8 +21,23 @@ afterAll(() => ctx.close());
 
 // Raw path segments, as a client would put them on the wire (not re-encoded).
 const ODD_SEGMENTS = [
-  "%00", "msg_a%00b", "drf_a%00", "%ff", "%ff%fe", "%c3", "%ed%a0%80", "%", "%zz", "abc%", "%e2%82",
-  "%f4%90%80%80", "mbx_" + "x".repeat(5000), "%ef%bf%bf", "%01%1f%7f", "..%2f..%2f", "%u0000",
+  "%00",
+  "msg_a%00b",
+  "drf_a%00",
+  "%ff",
+  "%ff%fe",
+  "%c3",
+  "%ed%a0%80",
+  "%",
+  "%zz",
+  "abc%",
+  "%e2%82",
+  "%f4%90%80%80",
+  "mbx_" + "x".repeat(5000),
+  "%ef%bf%bf",
+  "%01%1f%7f",
+  "..%2f..%2f",
+  "%u0000",
 ];
 
 const send = (method: string, path: string, key: string | null = owner.key, body?: unknown) => ctx.request(method, path, { key, body });
@@ -70,7 +85,10 @@ describe("a malformed id in the path is the resource's own 404", () => {
 });
 
 describe("a malformed mailbox_id in the query is a mailbox that is not the account's", () => {
-  for (const [path, key] of [["/api/v1/messages", "messages"], ["/api/v1/drafts", "drafts"]] as const) {
+  for (const [path, key] of [
+    ["/api/v1/messages", "messages"],
+    ["/api/v1/drafts", "drafts"],
+  ] as const) {
     test(`GET ${path}: an empty list, as for an unknown mailbox`, async () => {
       const unknown = await send("GET", `${path}?mailbox_id=mbx_unknown`);
       expect({ status: unknown.status, body: unknown.body }).toEqual({ status: 200, body: { [key]: [] } });
@@ -99,7 +117,9 @@ describe("strings in a JSON body", () => {
       expect({ text, status: reply.status }).toEqual({ text, status: 400 });
       expect(Object.keys(reply.body)).toEqual(["error"]);
     }
-    const [{ count }] = (await ctx.sql`select count(*)::int as count from drafts where mailbox_id = ${mailboxId}`) as unknown as [{ count: number }];
+    const [{ count }] = (await ctx.sql`select count(*)::int as count from drafts where mailbox_id = ${mailboxId}`) as unknown as [
+      { count: number },
+    ];
     expect(count).toBe(0);
   });
 
@@ -117,12 +137,19 @@ describe("MCP tool arguments are a JSON body: the same rule", () => {
     const mcpKey = await makeKey(ctx, { accountId: owner.accountId, scope: "mcp" });
     const call = async (name: string, args: string) => {
       const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
-      const response = await ctx.app.handle(new Request("http://localhost/mcp", {
-        method: "POST",
-        headers: { authorization: `Bearer ${mcpKey}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
-        body,
-      }));
-      return { status: response.status, body: await response.json() as any };
+      const response = await ctx.app.handle(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${mcpKey}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-06-18",
+          },
+          body,
+        }),
+      );
+      return { status: response.status, body: (await response.json()) as any };
     };
     for (const [name, args, error] of [
       ["get_message", '{"id":"msg_\\ud800"}', "strings must be well-formed Unicode (no lone surrogates)"],

@@ -29,7 +29,15 @@ async function listMailboxes(key: string): Promise<{ status: number; result: any
 
 test("the pool hands a server back only to the same principal", () => {
   const pool = makeMcpServerPool(ctx.svc);
-  const principal = { keyId: "key_a", accountId: "acc_a", plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+  const principal = {
+    keyId: "key_a",
+    accountId: "acc_a",
+    plan: "free" as const,
+    scope: "api" as const,
+    mailboxId: null,
+    canRead: true,
+    canSend: true,
+  };
   const first = pool.take(principal);
   pool.give(principal, first);
   expect(pool.take({ ...principal, canRead: false })).not.toBe(first);

@@ -12,9 +12,20 @@ import { runWorkerUntil } from "./support/outbound.ts";
 setDefaultTimeout(30_000);
 
 const TOOLS = [
-  "list_mailboxes", "create_mailbox", "list_messages", "get_message", "send_email",
-  "create_draft", "list_drafts", "get_draft", "update_draft", "delete_draft", "send_draft",
-  "list_threads", "get_thread", "search_messages",
+  "list_mailboxes",
+  "create_mailbox",
+  "list_messages",
+  "get_message",
+  "send_email",
+  "create_draft",
+  "list_drafts",
+  "get_draft",
+  "update_draft",
+  "delete_draft",
+  "send_draft",
+  "list_threads",
+  "get_thread",
+  "search_messages",
 ];
 
 let ctx: TestContext;
@@ -40,7 +51,9 @@ afterAll(async () => {
 
 async function connect(key: string): Promise<Client> {
   const client = new Client({ name: "mcp-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
   clients.push(client);
   return client;
 }
@@ -89,12 +102,24 @@ const success = (result: Result) => {
 describe("protocol", () => {
   test("initialize negotiates the protocol version and announces tools; stateless: no session id", async () => {
     const init = (protocolVersion: string) =>
-      rpc({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "0" } } }, { authorization: `Bearer ${mcpKey}` });
+      rpc(
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+        },
+        { authorization: `Bearer ${mcpKey}` },
+      );
     const known = await init("2025-06-18");
     expect(known.status).toBe(200);
     expect(known.headers.get("content-type")).toContain("application/json");
     expect(known.headers.get("mcp-session-id")).toBeNull();
-    expect(known.body).toMatchObject({ jsonrpc: "2.0", id: 1, result: { protocolVersion: "2025-06-18", serverInfo: { name: "agent-mailbox" }, capabilities: { tools: {} } } });
+    expect(known.body).toMatchObject({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { protocolVersion: "2025-06-18", serverInfo: { name: "agent-mailbox" }, capabilities: { tools: {} } },
+    });
     expect(known.body.result.instructions).toContain("never instructions");
     // A version the server does not speak is answered with the latest one it does.
     const unknown = await init("1999-01-01");
@@ -102,7 +127,10 @@ describe("protocol", () => {
 
     const initialized = await rpc({ jsonrpc: "2.0", method: "notifications/initialized" }, { authorization: `Bearer ${mcpKey}` });
     expect(initialized.status).toBe(202);
-    const ping = await rpc({ jsonrpc: "2.0", id: 2, method: "ping" }, { authorization: `Bearer ${mcpKey}`, "mcp-protocol-version": "2025-06-18" });
+    const ping = await rpc(
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+      { authorization: `Bearer ${mcpKey}`, "mcp-protocol-version": "2025-06-18" },
+    );
     expect(ping.body).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
   });
 
@@ -155,7 +183,9 @@ describe("authentication", () => {
     expect(bad.body).toEqual({ error: "invalid api key" });
     expect(bad.body).toEqual((await http("GET", "/api/v1/mailboxes", "svc_not_a_real_key")).body);
     const client = new Client({ name: "mcp-test", version: "1.0.0" });
-    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: "Bearer svc_nope" } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { authorization: "Bearer svc_nope" } },
+    });
     await expect(client.connect(transport)).rejects.toThrow();
   });
 });
@@ -185,7 +215,15 @@ describe("a full flow through the tools", () => {
   });
 
   test("send_email to another mailbox of ours delivers it there as inbound mail", async () => {
-    sent = success(await call(client, "send_email", { mailbox_id: sender.id, to: reader.address, subject: "Over MCP", text: "Hello from a tool.", client_id: "mcp-flow-1" }));
+    sent = success(
+      await call(client, "send_email", {
+        mailbox_id: sender.id,
+        to: reader.address,
+        subject: "Over MCP",
+        text: "Hello from a tool.",
+        client_id: "mcp-flow-1",
+      }),
+    );
     expect(Object.keys(sent).sort()).toEqual(["id", "provider_message_id", "thread_id"]);
     expect(sent.provider_message_id).toMatch(/^local:msg_/);
     inboundId = sent.provider_message_id.slice("local:".length);
@@ -196,10 +234,14 @@ describe("a full flow through the tools", () => {
   });
 
   test("get_message returns the API's message with the screening result, body_raw withheld unless asked", async () => {
-    await runWorkerUntil(ctx, async () => {
-      const [row] = await ctx.sql`select processed_at from messages where id = ${inboundId}`;
-      return row?.processed_at ?? null;
-    }, "inbound screening");
+    await runWorkerUntil(
+      ctx,
+      async () => {
+        const [row] = await ctx.sql`select processed_at from messages where id = ${inboundId}`;
+        return row?.processed_at ?? null;
+      },
+      "inbound screening",
+    );
     const result = await call(client, "get_message", { id: inboundId });
     const message = success(result);
     const viaHttp = (await http("GET", `/api/v1/messages/${inboundId}`, mcpKey)).body;
@@ -222,12 +264,26 @@ describe("a full flow through the tools", () => {
   });
 
   test("a draft is created, edited, listed, read and sent, then gone", async () => {
-    const created = success(await call(client, "create_draft", { mailbox_id: reader.id, reply_to_message_id: inboundId, text: "First try." }));
+    const created = success(
+      await call(client, "create_draft", { mailbox_id: reader.id, reply_to_message_id: inboundId, text: "First try." }),
+    );
     expect(created).toEqual({ id: expect.stringMatching(/^drf_/), status: "draft" });
     const updated = success(await call(client, "update_draft", { id: created.id, text: "Thanks, got it." }));
-    expect(updated).toMatchObject({ id: created.id, status: "draft", to: sender.address, subject: "Re: Over MCP", text: "Thanks, got it.", reply_to_message_id: inboundId, thread_id: inboundThread });
-    expect(success(await call(client, "get_draft", { id: created.id }))).toEqual((await http("GET", `/api/v1/drafts/${created.id}`, mcpKey)).body);
-    expect(success(await call(client, "list_drafts", { mailbox_id: reader.id })).drafts.map((d: { id: string }) => d.id)).toEqual([created.id]);
+    expect(updated).toMatchObject({
+      id: created.id,
+      status: "draft",
+      to: sender.address,
+      subject: "Re: Over MCP",
+      text: "Thanks, got it.",
+      reply_to_message_id: inboundId,
+      thread_id: inboundThread,
+    });
+    expect(success(await call(client, "get_draft", { id: created.id }))).toEqual(
+      (await http("GET", `/api/v1/drafts/${created.id}`, mcpKey)).body,
+    );
+    expect(success(await call(client, "list_drafts", { mailbox_id: reader.id })).drafts.map((d: { id: string }) => d.id)).toEqual([
+      created.id,
+    ]);
 
     const delivered = success(await call(client, "send_draft", { id: created.id }));
     expect(Object.keys(delivered).sort()).toEqual(["draft_id", "id", "provider_message_id", "thread_id"]);
@@ -284,13 +340,20 @@ describe("authorization is the HTTP API's", () => {
     expect(refused).toEqual({ status: 403, error: "this api key is scoped to a different mailbox", code: "key_scope" });
     const viaHttp = await http("POST", "/api/v1/send", bound, args);
     expect({ status: refused.status, ...refused }).toEqual({ status: viaHttp.status, ...viaHttp.body });
-    for (const [tool, path] of [["list_messages", `/api/v1/messages?mailbox_id=${other.id}`], ["list_drafts", `/api/v1/drafts?mailbox_id=${other.id}`]] as const) {
+    for (const [tool, path] of [
+      ["list_messages", `/api/v1/messages?mailbox_id=${other.id}`],
+      ["list_drafts", `/api/v1/drafts?mailbox_id=${other.id}`],
+    ] as const) {
       const result = failure(await call(client, tool, { mailbox_id: other.id }));
       const response = await http("GET", path, bound);
       expect(result).toEqual({ status: response.status, ...response.body });
     }
     expect(failure(await call(client, "create_draft", args))).toEqual(refused);
-    expect(failure(await call(client, "create_mailbox"))).toEqual({ status: 403, error: "this api key is scoped to a single mailbox", code: "key_scope" });
+    expect(failure(await call(client, "create_mailbox"))).toEqual({
+      status: 403,
+      error: "this api key is scoped to a single mailbox",
+      code: "key_scope",
+    });
     // Its own mailbox works, and it sees only that one.
     expect(success(await call(client, "list_mailboxes")).mailboxes.map((m: { id: string }) => m.id)).toEqual([own.id]);
     expect(success(await call(client, "send_email", { ...args, mailbox_id: own.id }))).toHaveProperty("id");
@@ -305,17 +368,35 @@ describe("authorization is the HTTP API's", () => {
     const viaHttp = await http("GET", `/api/v1/messages/${strangersMessage}`, mcpKey);
     expect({ status: viaHttp.status, ...viaHttp.body }).toEqual(foreign);
     // Replying to it is the same 404 too, not a hint that it exists.
-    expect(failure(await call(client, "send_email", { mailbox_id: own.id, reply_to_message_id: strangersMessage, text: "hi" }))).toEqual({ status: 404, error: "message not found" });
+    expect(failure(await call(client, "send_email", { mailbox_id: own.id, reply_to_message_id: strangersMessage, text: "hi" }))).toEqual({
+      status: 404,
+      error: "message not found",
+    });
   });
 
   test("capabilities and scopes: can_send false, can_read false, a bootstrap key", async () => {
     const readOnly = await connect(await makeKey(ctx, { accountId: owner.accountId, scope: "mcp", canSend: false }));
-    expect(failure(await call(readOnly, "send_email", { mailbox_id: own.id, to: "x@example.com", text: "hi" }))).toEqual({ status: 403, error: "this api key cannot send", code: "key_scope" });
-    expect(failure(await call(readOnly, "delete_draft", { id: "drf_x" }))).toEqual({ status: 403, error: "this api key cannot send", code: "key_scope" });
+    expect(failure(await call(readOnly, "send_email", { mailbox_id: own.id, to: "x@example.com", text: "hi" }))).toEqual({
+      status: 403,
+      error: "this api key cannot send",
+      code: "key_scope",
+    });
+    expect(failure(await call(readOnly, "delete_draft", { id: "drf_x" }))).toEqual({
+      status: 403,
+      error: "this api key cannot send",
+      code: "key_scope",
+    });
     const writeOnly = await connect(await makeKey(ctx, { accountId: owner.accountId, scope: "api", canRead: false }));
-    expect(failure(await call(writeOnly, "get_message", { id: "msg_x" }))).toEqual({ status: 403, error: "this api key cannot read messages", code: "key_scope" });
+    expect(failure(await call(writeOnly, "get_message", { id: "msg_x" }))).toEqual({
+      status: 403,
+      error: "this api key cannot read messages",
+      code: "key_scope",
+    });
     const bootstrap = await connect(await makeKey(ctx, { accountId: owner.accountId, scope: "bootstrap" }));
-    expect(failure(await call(bootstrap, "send_email", { mailbox_id: own.id, to: "x@example.com", text: "hi" }))).toEqual({ status: 403, error: "scope 'bootstrap' not permitted for this endpoint" });
+    expect(failure(await call(bootstrap, "send_email", { mailbox_id: own.id, to: "x@example.com", text: "hi" }))).toEqual({
+      status: 403,
+      error: "scope 'bootstrap' not permitted for this endpoint",
+    });
     expect(success(await call(bootstrap, "create_mailbox", { slug: "from-bootstrap" }))).toHaveProperty("address");
   });
 });
@@ -330,18 +411,45 @@ describe("arguments", () => {
   });
 
   test("invalid arguments are a clear 400 tool error, worded as the HTTP API words it", async () => {
-    expect(failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "x@example.com" }))).toEqual({ status: 400, error: "text is required" });
-    expect(failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "x@example.com", text: "hi", cc: "y@example.com" }))).toEqual({ status: 400, error: "unknown field 'cc'" });
-    expect(failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "a@example.com, b@example.com", text: "hi" }))).toMatchObject({ status: 400 });
-    expect(failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "x@example.com", text: "hi", client_id: "draft:mine" }))).toEqual({ status: 400, error: "client_id must not start with 'draft:' (reserved)" });
-    expect(failure(await call(client, "list_messages", { mailbox_id: mailbox.id, limit: 0 }))).toEqual({ status: 400, error: "limit must be an integer >= 1" });
-    expect(failure(await call(client, "list_messages", { mailbox_id: mailbox.id, limit: "10" }))).toEqual({ status: 400, error: "limit must be an integer >= 1" });
-    expect(failure(await call(client, "list_messages", { mailbox_id: mailbox.id, limit: 2.5 }))).toEqual({ status: 400, error: "limit must be an integer >= 1" });
+    expect(failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "x@example.com" }))).toEqual({
+      status: 400,
+      error: "text is required",
+    });
+    expect(
+      failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "x@example.com", text: "hi", cc: "y@example.com" })),
+    ).toEqual({ status: 400, error: "unknown field 'cc'" });
+    expect(
+      failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "a@example.com, b@example.com", text: "hi" })),
+    ).toMatchObject({ status: 400 });
+    expect(
+      failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "x@example.com", text: "hi", client_id: "draft:mine" })),
+    ).toEqual({ status: 400, error: "client_id must not start with 'draft:' (reserved)" });
+    expect(failure(await call(client, "list_messages", { mailbox_id: mailbox.id, limit: 0 }))).toEqual({
+      status: 400,
+      error: "limit must be an integer >= 1",
+    });
+    expect(failure(await call(client, "list_messages", { mailbox_id: mailbox.id, limit: "10" }))).toEqual({
+      status: 400,
+      error: "limit must be an integer >= 1",
+    });
+    expect(failure(await call(client, "list_messages", { mailbox_id: mailbox.id, limit: 2.5 }))).toEqual({
+      status: 400,
+      error: "limit must be an integer >= 1",
+    });
     expect(success(await call(client, "list_messages", { mailbox_id: mailbox.id, limit: 5000 }))).toEqual({ messages: [] });
     expect(failure(await call(client, "get_message", {}))).toEqual({ status: 400, error: "id is required" });
-    expect(failure(await call(client, "create_mailbox", { slug: "Not A Slug" }))).toMatchObject({ status: 400, error: expect.stringContaining("slug") });
-    expect(failure(await call(client, "update_draft", { id: "drf_x", reply_to_message_id: "msg_y" }))).toEqual({ status: 400, error: "unknown field 'reply_to_message_id'" });
-    expect(failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "x@example.com", text: "nul\u0000byte" }))).toEqual({ status: 400, error: "strings must not contain NUL characters" });
+    expect(failure(await call(client, "create_mailbox", { slug: "Not A Slug" }))).toMatchObject({
+      status: 400,
+      error: expect.stringContaining("slug"),
+    });
+    expect(failure(await call(client, "update_draft", { id: "drf_x", reply_to_message_id: "msg_y" }))).toEqual({
+      status: 400,
+      error: "unknown field 'reply_to_message_id'",
+    });
+    expect(failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "x@example.com", text: "nul\u0000byte" }))).toEqual({
+      status: 400,
+      error: "strings must not contain NUL characters",
+    });
     // The same bad body through HTTP gets the same message.
     const viaHttp = await http("POST", "/api/v1/send", mcpKey, { mailbox_id: mailbox.id, to: "x@example.com" });
     expect(viaHttp).toEqual({ status: 400, body: { error: "text is required" } });
@@ -351,7 +459,15 @@ describe("arguments", () => {
     const long = failure(await call(client, "send_email", { mailbox_id: mailbox.id, to: "x@example.com", text: "a".repeat(500_001) }));
     expect(long).toEqual({ status: 400, error: "text must be 1 to 500000 characters" });
     const huge = await rpc(
-      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "send_email", arguments: { mailbox_id: mailbox.id, to: "x@example.com", text: "a".repeat(ctx.config.maxRequestBytes + 10) } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "send_email",
+          arguments: { mailbox_id: mailbox.id, to: "x@example.com", text: "a".repeat(ctx.config.maxRequestBytes + 10) },
+        },
+      },
       { authorization: `Bearer ${mcpKey}` },
     );
     expect(huge.status).toBe(413);
@@ -370,7 +486,9 @@ describe("resource limits", () => {
 
   test("a JSON-RPC batch cannot fan one request out into many tool calls", async () => {
     const sends = Array.from({ length: 20 }, (_, i) => ({
-      jsonrpc: "2.0", id: i + 1, method: "tools/call",
+      jsonrpc: "2.0",
+      id: i + 1,
+      method: "tools/call",
       params: { name: "send_email", arguments: { mailbox_id: mailbox.id, to: `batch-${i}@example.com`, text: "fan-out" } },
     }));
     const batch = await rpc(sends, auth());

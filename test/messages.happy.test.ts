@@ -12,7 +12,10 @@ beforeAll(async () => {
   w = await makeMessagesWorld();
   // 101 inbound messages, so the default and the clamp both have more than they return.
   for (let i = 0; i < 101; i++) received.push(await w.receive(w.inbox, { subject: `Note ${i}`, text: `Body ${i}` }));
-  const sent = await w.ctx.request("POST", "/api/v1/send", { key: w.owner.key, body: { mailbox_id: w.inbox.id, to: "bob@example.org", subject: "Outbound", text: "Sent." } });
+  const sent = await w.ctx.request("POST", "/api/v1/send", {
+    key: w.owner.key,
+    body: { mailbox_id: w.inbox.id, to: "bob@example.org", subject: "Outbound", text: "Sent." },
+  });
   expect(sent.status).toBe(201);
   sentId = sent.body.id;
 });
@@ -88,7 +91,13 @@ describe("GET /api/v1/messages/{id}", () => {
   test("an outbound message comes back with its direction and recipient", async () => {
     const response = await w.get(w.owner.key, sentId);
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ id: sentId, mailbox_id: w.inbox.id, direction: "out", to_addr: "bob@example.org", subject: "Outbound" });
+    expect(response.body).toMatchObject({
+      id: sentId,
+      mailbox_id: w.inbox.id,
+      direction: "out",
+      to_addr: "bob@example.org",
+      subject: "Outbound",
+    });
   });
 
   test("every listed message can be read by its id", async () => {
@@ -96,7 +105,13 @@ describe("GET /api/v1/messages/{id}", () => {
     for (const item of listed.body.messages) {
       const detail = await w.get(w.owner.key, item.id);
       expect(detail.status).toBe(200);
-      expect(detail.body).toMatchObject({ id: item.id, direction: item.direction, from_addr: item.from_addr, to_addr: item.to_addr, subject: item.subject });
+      expect(detail.body).toMatchObject({
+        id: item.id,
+        direction: item.direction,
+        from_addr: item.from_addr,
+        to_addr: item.to_addr,
+        subject: item.subject,
+      });
     }
   });
 });

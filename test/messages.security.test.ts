@@ -115,7 +115,10 @@ describe("keys that may not read", () => {
   test("a bootstrap key may not read: 403 on the list and on a message, no mail in the body", async () => {
     const key = await makeKey(w.ctx, { accountId: w.owner.accountId, scope: "bootstrap" });
     for (const response of [await w.list(key, `?mailbox_id=${w.inbox.id}`), await w.get(key, inboxMessage)]) {
-      expect({ status: response.status, body: response.body }).toEqual({ status: 403, body: { error: "scope 'bootstrap' not permitted for this endpoint" } });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 403,
+        body: { error: "scope 'bootstrap' not permitted for this endpoint" },
+      });
     }
   });
 

@@ -24,8 +24,19 @@ beforeAll(async () => {
   database = await createTestDatabase();
   sql = makeSql(database.url, { max: 2 });
   [smtpPort, metricsPort] = [await freePort(), await freePort()];
-  const env = { DATABASE_URL: database.url, DATA_DIR: reusableDataDir, HOST: "127.0.0.1", LOG_LEVEL: "info", INBOUND_AUTH_MODE: "off", METRICS_TOKEN: TOKEN };
-  smtp = await startService("smtp", { ...env, ROLES: "smtp", SMTP_PORT: String(smtpPort), METRICS_PORT: String(metricsPort) }, mkdtempSync(join(tmpdir(), "mailbox-role-metrics-")));
+  const env = {
+    DATABASE_URL: database.url,
+    DATA_DIR: reusableDataDir,
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "info",
+    INBOUND_AUTH_MODE: "off",
+    METRICS_TOKEN: TOKEN,
+  };
+  smtp = await startService(
+    "smtp",
+    { ...env, ROLES: "smtp", SMTP_PORT: String(smtpPort), METRICS_PORT: String(metricsPort) },
+    mkdtempSync(join(tmpdir(), "mailbox-role-metrics-")),
+  );
 }, 60_000);
 afterAll(async () => {
   await smtp?.kill("SIGTERM");
@@ -36,7 +47,15 @@ afterAll(async () => {
 test("ROLES=smtp with METRICS_PORT: /metrics there counts its sessions; without the token, 404", async () => {
   const account = await createAccount(sql, { name: "role metrics" });
   const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" });
-  const principal = { keyId: "key_none", accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+  const principal = {
+    keyId: "key_none",
+    accountId: account.id,
+    plan: "free" as const,
+    scope: "api" as const,
+    mailboxId: null,
+    canRead: true,
+    canSend: true,
+  };
   const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: "role-metrics" });
   await sendMail(smtpPort, { from: "alice@example.org", to: mailbox.address, subject: "Counted by the smtp copy", text: "Hello." });
   const url = `http://127.0.0.1:${metricsPort}/metrics`;
@@ -48,5 +67,7 @@ test("ROLES=smtp with METRICS_PORT: /metrics there counts its sessions; without 
   expect(text).toContain('mailbox_smtp_messages_total{result="accepted",reason="stored"} 1');
   expect(text).toMatch(/mailbox_queue_jobs\{task="process_inbound"\} 1/);
   // Only /metrics and the probes: the API is not served on that port.
-  expect((await fetch(`http://127.0.0.1:${metricsPort}/api/v1/mailboxes`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+  expect((await fetch(`http://127.0.0.1:${metricsPort}/api/v1/mailboxes`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+    404,
+  );
 });

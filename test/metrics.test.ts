@@ -50,7 +50,12 @@ describe("GET /metrics access", () => {
   test("no token, a wrong token and an unset METRICS_TOKEN all answer the unknown route's 404", async () => {
     const unknown = await fetch(`${base()}/no-such-route`);
     const unknownBody = await unknown.text();
-    for (const headers of [{} as Record<string, string>, { authorization: "Bearer wrong-token" }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Bearer wrong-token" },
+      { authorization: `Basic ${TOKEN}` },
+      { authorization: `Bearer ${TOKEN}x` },
+    ]) {
       const response = await fetch(`${base()}/metrics`, { headers });
       expect(response.status).toBe(404);
       expect(await response.text()).toBe(unknownBody);
@@ -91,8 +96,10 @@ describe("counters move with real traffic", () => {
     // The job's metric is recorded when Graphile Worker reports success, just after the webhook answered.
     const after = await waitFor(async () => {
       const text = await scrape();
-      return value(text, "mailbox_job_duration_seconds_count", 'task="deliver_webhook",outcome="success"') >
-        value(before, "mailbox_job_duration_seconds_count", 'task="deliver_webhook",outcome="success"') && text;
+      return (
+        value(text, "mailbox_job_duration_seconds_count", 'task="deliver_webhook",outcome="success"') >
+          value(before, "mailbox_job_duration_seconds_count", 'task="deliver_webhook",outcome="success"') && text
+      );
     }, "the webhook job's success in the metrics");
     const moved = (name: string, labels = "") => value(after, name, labels) - value(before, name, labels);
     expect(moved("mailbox_smtp_messages_total", 'result="accepted",reason="stored"')).toBeGreaterThanOrEqual(1);

@@ -52,59 +52,69 @@ async function newestId(): Promise<string> {
 }
 
 test("an unknown charset in the body and in an encoded word", async () => {
-  const row = await deliver(Buffer.concat([
-    latin1(crlf([
-      "From: a@example.org",
-      "Subject: =?x-no-such-charset?Q?Hello_there?= plain tail",
-      "Content-Type: text/plain; charset=\"x-no-such-charset-42\"",
-      "Content-Transfer-Encoding: 8bit",
-      "",
-      "",
-    ])),
-    Buffer.from([0x48, 0x69, 0x20, 0xe9, 0xff, 0xfe, 0x0d, 0x0a]),
-  ]));
+  const row = await deliver(
+    Buffer.concat([
+      latin1(
+        crlf([
+          "From: a@example.org",
+          "Subject: =?x-no-such-charset?Q?Hello_there?= plain tail",
+          'Content-Type: text/plain; charset="x-no-such-charset-42"',
+          "Content-Transfer-Encoding: 8bit",
+          "",
+          "",
+        ]),
+      ),
+      Buffer.from([0x48, 0x69, 0x20, 0xe9, 0xff, 0xfe, 0x0d, 0x0a]),
+    ]),
+  );
   expect(row.from_addr).toBe("a@example.org");
   expect(row.subject).toContain("plain tail");
   expect(row.body_raw).toContain("Hi ");
 });
 
 test("a multipart with no boundary parameter", async () => {
-  const row = await deliver(crlf([
-    "From: b@example.org",
-    "Subject: no boundary",
-    "MIME-Version: 1.0",
-    "Content-Type: multipart/mixed",
-    "",
-    "--whatever",
-    "Content-Type: text/plain",
-    "",
-    "text nobody delimited",
-    "--whatever--",
-    "",
-  ]));
+  const row = await deliver(
+    crlf([
+      "From: b@example.org",
+      "Subject: no boundary",
+      "MIME-Version: 1.0",
+      "Content-Type: multipart/mixed",
+      "",
+      "--whatever",
+      "Content-Type: text/plain",
+      "",
+      "text nobody delimited",
+      "--whatever--",
+      "",
+    ]),
+  );
   expect(row.subject).toBe("no boundary");
 });
 
 test("a multipart whose boundary never appears, and one never closed", async () => {
-  const never = await deliver(crlf([
-    "Subject: boundary missing",
-    "Content-Type: multipart/alternative; boundary=\"abc\"",
-    "",
-    "just some text with no parts at all",
-    "",
-  ]));
+  const never = await deliver(
+    crlf([
+      "Subject: boundary missing",
+      'Content-Type: multipart/alternative; boundary="abc"',
+      "",
+      "just some text with no parts at all",
+      "",
+    ]),
+  );
   expect(never.subject).toBe("boundary missing");
 
-  const unclosed = await deliver(crlf([
-    "Subject: never closed",
-    "Content-Type: multipart/mixed; boundary=\"b1\"",
-    "",
-    "--b1",
-    "Content-Type: text/plain",
-    "",
-    "first part, and then the message just ends",
-    "",
-  ]));
+  const unclosed = await deliver(
+    crlf([
+      "Subject: never closed",
+      'Content-Type: multipart/mixed; boundary="b1"',
+      "",
+      "--b1",
+      "Content-Type: text/plain",
+      "",
+      "first part, and then the message just ends",
+      "",
+    ]),
+  );
   expect(unclosed.subject).toBe("never closed");
   expect(unclosed.body_clean).toContain("first part");
 });
@@ -123,14 +133,9 @@ test("multiparts nested 200 levels deep", async () => {
 
 test("a 100 KB header (folded, within the limits) and a 100 KB subject", async () => {
   const folded = (name: string, bytes: number) => `${name}: ${Array.from({ length: bytes / 1000 }, () => "w".repeat(996)).join("\r\n  ")}`;
-  const row = await deliver(crlf([
-    "From: long@example.org",
-    folded("X-Filler", 100_000),
-    folded("Subject", 100_000),
-    "",
-    "body after long headers",
-    "",
-  ]));
+  const row = await deliver(
+    crlf(["From: long@example.org", folded("X-Filler", 100_000), folded("Subject", 100_000), "", "body after long headers", ""]),
+  );
   expect(row.from_addr).toBe("long@example.org");
   expect(row.subject.length).toBeGreaterThan(0);
   expect(row.subject.length).toBeLessThanOrEqual(2000);
@@ -139,15 +144,17 @@ test("a 100 KB header (folded, within the limits) and a 100 KB subject", async (
 });
 
 test("8-bit bytes in headers", async () => {
-  const row = await deliver(Buffer.concat([
-    latin1("From: "),
-    Buffer.from([0xc9, 0x6c, 0xe8, 0x76, 0x65]),
-    latin1(" <eleve@example.org>\r\nSubject: Caf"),
-    Buffer.from([0xe9, 0x20, 0xff, 0xfe, 0x80]),
-    latin1(" menu\r\nX-Raw: "),
-    Buffer.from([0xf0, 0x28, 0x8c, 0x28]),
-    latin1("\r\n\r\nbody\r\n"),
-  ]));
+  const row = await deliver(
+    Buffer.concat([
+      latin1("From: "),
+      Buffer.from([0xc9, 0x6c, 0xe8, 0x76, 0x65]),
+      latin1(" <eleve@example.org>\r\nSubject: Caf"),
+      Buffer.from([0xe9, 0x20, 0xff, 0xfe, 0x80]),
+      latin1(" menu\r\nX-Raw: "),
+      Buffer.from([0xf0, 0x28, 0x8c, 0x28]),
+      latin1("\r\n\r\nbody\r\n"),
+    ]),
+  );
   expect(row.from_addr).toBe("eleve@example.org");
   expect(row.subject).toStartWith("Caf");
   expect(row.subject).toEndWith("menu");
@@ -187,7 +194,9 @@ test("a message of zero bytes", async () => {
 });
 
 test("NUL bytes in the body", async () => {
-  const row = await deliver(Buffer.concat([latin1("From: nul@example.org\r\nSubject: nul body\r\n\r\nbefore"), Buffer.from([0]), latin1("after\r\n")]));
+  const row = await deliver(
+    Buffer.concat([latin1("From: nul@example.org\r\nSubject: nul body\r\n\r\nbefore"), Buffer.from([0]), latin1("after\r\n")]),
+  );
   expect(row.subject).toBe("nul body");
   expect(row.body_clean).toContain("before");
   expect(row.body_clean).toContain("after");
@@ -195,9 +204,15 @@ test("NUL bytes in the body", async () => {
 });
 
 test("NUL bytes in the subject and the sender", async () => {
-  const row = await deliver(Buffer.concat([
-    latin1("From: nul"), Buffer.from([0]), latin1("x@example.org\r\nSubject: nul"), Buffer.from([0]), latin1("subject\r\n\r\nbody\r\n"),
-  ]));
+  const row = await deliver(
+    Buffer.concat([
+      latin1("From: nul"),
+      Buffer.from([0]),
+      latin1("x@example.org\r\nSubject: nul"),
+      Buffer.from([0]),
+      latin1("subject\r\n\r\nbody\r\n"),
+    ]),
+  );
   expect(row.subject).toStartWith("nul");
   expect(row.subject).not.toContain("\0");
   expect(row.from_addr).not.toContain("\0");
@@ -209,48 +224,59 @@ test("an encoded word decoding to NUL in the subject", async () => {
 });
 
 test("NUL bytes in Message-ID, In-Reply-To and References", async () => {
-  const row = await deliver(Buffer.concat([
-    latin1("From: ids@example.org\r\nSubject: nul ids\r\nMessage-ID: <a"), Buffer.from([0]), latin1("b@example.org>\r\nIn-Reply-To: <c"),
-    Buffer.from([0]), latin1("d@example.org>\r\nReferences: <e"), Buffer.from([0]), latin1("f@example.org>\r\n\r\nbody\r\n"),
-  ]));
+  const row = await deliver(
+    Buffer.concat([
+      latin1("From: ids@example.org\r\nSubject: nul ids\r\nMessage-ID: <a"),
+      Buffer.from([0]),
+      latin1("b@example.org>\r\nIn-Reply-To: <c"),
+      Buffer.from([0]),
+      latin1("d@example.org>\r\nReferences: <e"),
+      Buffer.from([0]),
+      latin1("f@example.org>\r\n\r\nbody\r\n"),
+    ]),
+  );
   expect(row.subject).toBe("nul ids");
   expect(String(row.rfc_message_id ?? "")).not.toContain("\0");
 });
 
 test("an attachment with a NUL in its filename and a broken base64 body", async () => {
-  const row = await deliver(crlf([
-    "From: att@example.org",
-    "Subject: odd attachment",
-    "Content-Type: multipart/mixed; boundary=\"q\"",
-    "",
-    "--q",
-    "Content-Type: text/plain",
-    "",
-    "see attachment",
-    "--q",
-    "Content-Type: application/x-bogus/extra; name=\"a=00b.bin\"",
-    "Content-Disposition: attachment; filename*=utf-8''evil%00name%2F..%2F..%2Fetc%2Fpasswd",
-    "Content-Transfer-Encoding: base64",
-    "",
-    "!!!! not base64 at all ####",
-    "--q--",
-    "",
-  ]));
+  const row = await deliver(
+    crlf([
+      "From: att@example.org",
+      "Subject: odd attachment",
+      'Content-Type: multipart/mixed; boundary="q"',
+      "",
+      "--q",
+      "Content-Type: text/plain",
+      "",
+      "see attachment",
+      "--q",
+      'Content-Type: application/x-bogus/extra; name="a=00b.bin"',
+      "Content-Disposition: attachment; filename*=utf-8''evil%00name%2F..%2F..%2Fetc%2Fpasswd",
+      "Content-Transfer-Encoding: base64",
+      "",
+      "!!!! not base64 at all ####",
+      "--q--",
+      "",
+    ]),
+  );
   expect(row.subject).toBe("odd attachment");
   const attachments = await ctx.sql`select filename, content_type from attachments where message_id = ${row.id}`;
   for (const a of attachments) expect(String(a.filename ?? "")).not.toContain("\0");
 });
 
 test("bad transfer encodings: broken quoted-printable and an unknown encoding", async () => {
-  const row = await deliver(crlf([
-    "From: qp@example.org",
-    "Subject: broken qp",
-    "Content-Type: text/plain; charset=utf-8",
-    "Content-Transfer-Encoding: x-martian",
-    "",
-    "=ZZ=4 half =E2=82 escape=",
-    "",
-  ]));
+  const row = await deliver(
+    crlf([
+      "From: qp@example.org",
+      "Subject: broken qp",
+      "Content-Type: text/plain; charset=utf-8",
+      "Content-Transfer-Encoding: x-martian",
+      "",
+      "=ZZ=4 half =E2=82 escape=",
+      "",
+    ]),
+  );
   expect(row.subject).toBe("broken qp");
   expect(row.body_raw).not.toBeNull();
 });

@@ -20,7 +20,13 @@ let tripwirePort: number;
 let connections = 0;
 
 beforeAll(async () => {
-  raw = await composeMessage({ from: "agent-x@mail.test.example", to: "bob@loopback.test", subject: "Hi", text: "Hello", messageId: meta.messageId });
+  raw = await composeMessage({
+    from: "agent-x@mail.test.example",
+    to: "bob@loopback.test",
+    subject: "Hi",
+    text: "Hello",
+    messageId: meta.messageId,
+  });
   sink = await startSmtpSink();
   tripwire = net.createServer((socket) => {
     connections++;
@@ -46,7 +52,12 @@ beforeAll(async () => {
     // No MX: the domain itself is the mail host (RFC 5321 §5.1), and it is loopback.
     "implicit.test": { A: ["127.0.0.1"] },
     // A metadata primary and a loopback backup: with private networks allowed, only the backup is used.
-    "backup.test": { MX: [{ exchange: "mx.metadata.test", priority: 5 }, { exchange: "mx.loopback.test", priority: 20 }] },
+    "backup.test": {
+      MX: [
+        { exchange: "mx.metadata.test", priority: 5 },
+        { exchange: "mx.loopback.test", priority: 20 },
+      ],
+    },
   });
 });
 
@@ -57,7 +68,13 @@ afterAll(async () => {
 });
 
 const transport = (allowPrivateNetworks: boolean, port = tripwirePort) =>
-  makeMxTransport({ resolve: makeResolver({ servers: [dns.address], timeoutMs: 1000 }), port, ehloName: EHLO, timeoutMs: 2000, allowPrivateNetworks });
+  makeMxTransport({
+    resolve: makeResolver({ servers: [dns.address], timeoutMs: 1000 }),
+    port,
+    ehloName: EHLO,
+    timeoutMs: 2000,
+    allowPrivateNetworks,
+  });
 const to = (domain: string) => ({ from: "agent-x@mail.test.example", to: `bob@${domain}` });
 
 describe("private networks not allowed (production)", () => {
@@ -87,8 +104,14 @@ describe("MX_DELIVERY_ALLOW_PRIVATE_NETWORKS=true (local tests)", () => {
 
   test("metadata and link-local stay refused, and a loopback backup is used instead of a metadata primary", async () => {
     const before = connections;
-    expect(await transport(true).deliver(to("metadata.test"), raw, meta)).toEqual({ kind: "permanent", error: "mx.metadata.test: refused, 169.254.169.254 is a cloud metadata address" });
-    expect(await transport(true).deliver(to("linklocal.test"), raw, meta)).toEqual({ kind: "permanent", error: "mx.linklocal.test: refused, fe80::25 is a link-local address" });
+    expect(await transport(true).deliver(to("metadata.test"), raw, meta)).toEqual({
+      kind: "permanent",
+      error: "mx.metadata.test: refused, 169.254.169.254 is a cloud metadata address",
+    });
+    expect(await transport(true).deliver(to("linklocal.test"), raw, meta)).toEqual({
+      kind: "permanent",
+      error: "mx.linklocal.test: refused, fe80::25 is a link-local address",
+    });
     expect(connections).toBe(before);
     const count = sink.messages.length;
     expect((await transport(true, sink.port).deliver(to("backup.test"), raw, meta)).kind).toBe("sent");

@@ -97,7 +97,8 @@ describe("the document", () => {
         // A malformed media map is the OAS validation's finding above; here only real schemas count.
         const media = (content: unknown) => Object.values<any>(content ?? {}).filter((m) => m && typeof m === "object" && "schema" in m);
         for (const m of media(operation.requestBody?.content)) schemas.push(m.schema);
-        for (const response of Object.values<any>(operation.responses ?? {})) for (const m of media(response.content)) schemas.push(m.schema);
+        for (const response of Object.values<any>(operation.responses ?? {}))
+          for (const m of media(response.content)) schemas.push(m.schema);
       }
     }
     expect(schemas.length).toBeGreaterThan(10);
@@ -117,7 +118,8 @@ describe("routes and document agree", () => {
   test("every /api/v1 route the app serves is in the document with the same method", () => {
     const routes = apiRoutes();
     expect(routes.length).toBeGreaterThanOrEqual(5);
-    for (const { method, path } of routes) expect({ path, method, documented: !!doc.paths[path]?.[method] }).toEqual({ path, method, documented: true });
+    for (const { method, path } of routes)
+      expect({ path, method, documented: !!doc.paths[path]?.[method] }).toEqual({ path, method, documented: true });
   });
 
   test("the document lists nothing the app does not serve", () => {
@@ -151,7 +153,12 @@ describe("routes and document agree", () => {
     expect(Object.keys(post.content)).toEqual(["application/json"]);
     expect(post.required).toBe(false);
     expect(post.content["application/json"].schema).toMatchObject({ type: "object", additionalProperties: false });
-    expect(Object.keys(post.content["application/json"].schema.properties).sort()).toEqual(["display_name", "domain_id", "extraction_schema_id", "slug"]);
+    expect(Object.keys(post.content["application/json"].schema.properties).sort()).toEqual([
+      "display_name",
+      "domain_id",
+      "extraction_schema_id",
+      "slug",
+    ]);
     const domains = doc.paths["/api/v1/domains"].post.requestBody;
     expect(domains.required).toBe(true);
     expect(domains.content["application/json"].schema.required).toEqual(["name"]);
@@ -168,9 +175,26 @@ describe("every documented status of the foundation is really returned, in the d
       { status: 201, run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: { slug: "documented" } }) },
       { status: 400, run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: { slug: "Bad" } }) },
       { status: 401, run: () => ctx.request("POST", "/api/v1/mailboxes", { body: {} }) },
-      { status: 403, run: async () => ctx.request("POST", "/api/v1/mailboxes", { key: await makeKey(ctx, { accountId: paid.accountId, scope: "api", mailboxId: (await makeMailbox(ctx, paid)).id }) }) },
-      { status: 404, run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: { extraction_schema_id: "sch_missing" } }) },
-      { status: 413, run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: oversized, headers: { "content-length": String(oversized.length) } }) },
+      {
+        status: 403,
+        run: async () =>
+          ctx.request("POST", "/api/v1/mailboxes", {
+            key: await makeKey(ctx, { accountId: paid.accountId, scope: "api", mailboxId: (await makeMailbox(ctx, paid)).id }),
+          }),
+      },
+      {
+        status: 404,
+        run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: { extraction_schema_id: "sch_missing" } }),
+      },
+      {
+        status: 413,
+        run: () =>
+          ctx.request("POST", "/api/v1/mailboxes", {
+            key: paid.key,
+            body: oversized,
+            headers: { "content-length": String(oversized.length) },
+          }),
+      },
     ],
     "get /api/v1/mailboxes": [
       { status: 200, run: () => ctx.request("GET", "/api/v1/mailboxes", { key: paid.key }) },
@@ -182,8 +206,19 @@ describe("every documented status of the foundation is really returned, in the d
       { status: 200, run: () => ctx.request("POST", "/api/v1/domains", { key: paid.key, body: { name: "openapi.example" } }) },
       { status: 400, run: () => ctx.request("POST", "/api/v1/domains", { key: paid.key, body: { name: "not a domain" } }) },
       { status: 401, run: () => ctx.request("POST", "/api/v1/domains", { body: { name: "x.example" } }) },
-      { status: 403, run: async () => ctx.request("POST", "/api/v1/domains", { key: (await makeAccount(ctx)).key, body: { name: "x.example" } }) },
-      { status: 413, run: () => ctx.request("POST", "/api/v1/domains", { key: paid.key, body: oversized, headers: { "content-length": String(oversized.length) } }) },
+      {
+        status: 403,
+        run: async () => ctx.request("POST", "/api/v1/domains", { key: (await makeAccount(ctx)).key, body: { name: "x.example" } }),
+      },
+      {
+        status: 413,
+        run: () =>
+          ctx.request("POST", "/api/v1/domains", {
+            key: paid.key,
+            body: oversized,
+            headers: { "content-length": String(oversized.length) },
+          }),
+      },
     ],
     "get /api/v1/domains": [
       { status: 200, run: () => ctx.request("GET", "/api/v1/domains", { key: paid.key }) },
@@ -197,7 +232,11 @@ describe("every documented status of the foundation is really returned, in the d
       { status: 404, run: () => ctx.request("POST", "/api/v1/domains/dom_missing/verify", { key: paid.key }) },
       // The route takes no body; one that is sent is read as any body is (openapi-document.ts).
       { status: 400, run: () => ctx.request("POST", `/api/v1/domains/${domainId}/verify`, { key: paid.key, body: "[1]" }) },
-      { status: 413, run: () => ctx.request("POST", `/api/v1/domains/${domainId}/verify`, { key: paid.key, body: "x".repeat(ctx.config.maxRequestBytes + 1) }) },
+      {
+        status: 413,
+        run: () =>
+          ctx.request("POST", `/api/v1/domains/${domainId}/verify`, { key: paid.key, body: "x".repeat(ctx.config.maxRequestBytes + 1) }),
+      },
     ],
   };
 
@@ -214,7 +253,11 @@ describe("every documented status of the foundation is really returned, in the d
         if (!response) continue;
         const validate = ajv.compile(response.content["application/json"].schema);
         const ok = validate(reply.body);
-        expect({ status: reply.status, body: reply.body, errors: validate.errors ?? null }).toEqual({ status: reply.status, body: reply.body, errors: null });
+        expect({ status: reply.status, body: reply.body, errors: validate.errors ?? null }).toEqual({
+          status: reply.status,
+          body: reply.body,
+          errors: null,
+        });
         expect(ok).toBe(true);
       }
     });
@@ -235,7 +278,8 @@ describe("GET /docs", () => {
     expect(reply.text).toStartWith("<!doctype html>");
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       expect(reply.text).toContain(`<code>${escapeHtml(path)}</code>`);
-      for (const method of Object.keys(item)) expect(reply.text).toContain(`<span class="method">${method.toUpperCase()}</span> <code>${escapeHtml(path)}`);
+      for (const method of Object.keys(item))
+        expect(reply.text).toContain(`<span class="method">${method.toUpperCase()}</span> <code>${escapeHtml(path)}`);
     }
     expect(reply.text).not.toMatch(/\b(src|href)\s*=\s*["']?https?:/i);
   });
@@ -246,7 +290,29 @@ describe("GET /docs", () => {
     expect(html).not.toContain("<API_KEY>");
     expect(html).toContain(escapeHtml("<API_KEY>"));
     const tags = new Set([...html.matchAll(/<\/?([a-zA-Z][a-zA-Z0-9]*)/g)].map((m) => m[1]!.toLowerCase()));
-    const allowed = ["html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "small", "p", "a", "pre", "section", "span", "code", "strong", "ul", "li", "details", "summary"];
+    const allowed = [
+      "html",
+      "head",
+      "meta",
+      "title",
+      "style",
+      "body",
+      "h1",
+      "h2",
+      "h3",
+      "small",
+      "p",
+      "a",
+      "pre",
+      "section",
+      "span",
+      "code",
+      "strong",
+      "ul",
+      "li",
+      "details",
+      "summary",
+    ];
     for (const tag of tags) expect(allowed).toContain(tag);
   });
 
@@ -254,7 +320,17 @@ describe("GET /docs", () => {
     const evil = `<script>alert("x")</script><img src=x onerror=alert(1)>'"&`;
     const html = referencePage({
       info: { title: evil, version: evil, description: evil },
-      paths: { [`/api/v1/${evil}`]: { get: { summary: evil, description: evil, parameters: [{ name: evil, in: evil }], requestBody: { evil }, responses: { [evil]: { description: evil } } } } },
+      paths: {
+        [`/api/v1/${evil}`]: {
+          get: {
+            summary: evil,
+            description: evil,
+            parameters: [{ name: evil, in: evil }],
+            requestBody: { evil },
+            responses: { [evil]: { description: evil } },
+          },
+        },
+      },
     });
     expect(html).not.toContain("<script");
     expect(html).not.toContain("<img");

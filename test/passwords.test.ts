@@ -15,7 +15,11 @@ const PASSWORD = "correct horse battery staple";
 async function legacyHash(password: string, iterations = 210_000): Promise<string> {
   const salt = randomBytes(16);
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: salt as Uint8Array<ArrayBuffer>, iterations }, key, 256);
+  const bits = await crypto.subtle.deriveBits(
+    { name: "PBKDF2", hash: "SHA-256", salt: salt as Uint8Array<ArrayBuffer>, iterations },
+    key,
+    256,
+  );
   return `pbkdf2$${iterations}$${base64url(salt)}$${base64url(new Uint8Array(bits))}`;
 }
 
@@ -34,7 +38,15 @@ describe("hashPassword / verifyPassword", () => {
 
   test("a hash written by another argon2id writer verifies", async () => {
     const salt = randomBytes(16);
-    const foreign = await argon2id({ password: PASSWORD, salt, parallelism: 1, iterations: 2, memorySize: 19_456, hashLength: 32, outputType: "encoded" });
+    const foreign = await argon2id({
+      password: PASSWORD,
+      salt,
+      parallelism: 1,
+      iterations: 2,
+      memorySize: 19_456,
+      hashLength: 32,
+      outputType: "encoded",
+    });
     expect(await verifyPassword(PASSWORD, foreign)).toEqual({ ok: true, needsRehash: false });
   });
 
@@ -45,13 +57,28 @@ describe("hashPassword / verifyPassword", () => {
   });
 
   test("an argon2id hash with weaker parameters verifies and asks to be upgraded", async () => {
-    const weak = await argon2id({ password: PASSWORD, salt: randomBytes(16), parallelism: 1, iterations: 1, memorySize: 4096, hashLength: 32, outputType: "encoded" });
+    const weak = await argon2id({
+      password: PASSWORD,
+      salt: randomBytes(16),
+      parallelism: 1,
+      iterations: 1,
+      memorySize: 4096,
+      hashLength: 32,
+      outputType: "encoded",
+    });
     expect(await verifyPassword(PASSWORD, weak)).toEqual({ ok: true, needsRehash: true });
   });
 
   test("unknown formats and out-of-bounds parameters are false, after a full derivation", async () => {
     const huge = (await hashPassword(PASSWORD)).replace("m=19456", "m=4194304");
-    for (const stored of ["", "plain text", "pbkdf2$0$x$y", "$argon2i$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNoaGFzaA", huge, "pbkdf2$99999999$c2FsdA$aGFzaA"]) {
+    for (const stored of [
+      "",
+      "plain text",
+      "pbkdf2$0$x$y",
+      "$argon2i$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
+      huge,
+      "pbkdf2$99999999$c2FsdA$aGFzaA",
+    ]) {
       const started = performance.now();
       expect({ stored, check: await verifyPassword(PASSWORD, stored) }).toEqual({ stored, check: { ok: false, needsRehash: false } });
       // One argon2id run at today's parameters, never an instant answer (and never gigabytes).
@@ -91,7 +118,8 @@ describe("upgrade at sign-in", () => {
     await ctx?.close();
   });
 
-  const storedHash = async (email: string) => (await ctx.sql`select password_hash from dashboard_users where email = ${email}`)[0]!.password_hash as string;
+  const storedHash = async (email: string) =>
+    (await ctx.sql`select password_hash from dashboard_users where email = ${email}`)[0]!.password_hash as string;
 
   test("a PBKDF2 user's wrong password changes nothing; the right one signs in and the row becomes argon2id", async () => {
     const email = "legacy@example.com";
@@ -119,7 +147,10 @@ describe("upgrade at sign-in", () => {
     await ctx.sql`update dashboard_users set password_hash = ${await legacyHash(PASSWORD)} where email = ${email}`;
     const base = `http://127.0.0.1:${server.port}`;
     const page = await fetch(`${base}/dashboard/login`);
-    const cookie = page.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const cookie = page.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     const token = /name="login_token" value="([^"]*)"/.exec(await page.text())![1]!;
     const reply = await fetch(`${base}/dashboard/login`, {
       method: "POST",

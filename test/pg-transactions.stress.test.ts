@@ -55,7 +55,8 @@ describe("one case per report", () => {
         expect(await begun).toBe(`boundary${burst}`);
         for (const [row] of await Promise.all([...reads, ...after])) expect(row!.seen || null).toBeNull();
       }
-      const [open] = await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`;
+      const [open] =
+        await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`;
       expect(open!.n).toBe(0);
     } finally {
       await sql.end({ timeout: 2 });
@@ -83,11 +84,17 @@ describe("one case per report", () => {
           await insert(tx, "a", 0);
           aWaits();
           await aMayResume; // awaiting something else while the backend is terminated
-          await insert(tx, "a", 1).then(() => lateResults.push("insert ran"), (e) => lateResults.push(`insert rejected ${e.code}`));
+          await insert(tx, "a", 1).then(
+            () => lateResults.push("insert ran"),
+            (e) => lateResults.push(`insert rejected ${e.code}`),
+          );
         })();
         return aCallback;
       });
-      const aFailed = a.then(() => "committed", (e) => `failed ${e.code}`);
+      const aFailed = a.then(
+        () => "committed",
+        (e) => `failed ${e.code}`,
+      );
       // Once A awaits (its backend idle in transaction), terminate that backend only.
       await aIsWaiting;
       let killed = 0;
@@ -114,7 +121,10 @@ describe("one case per report", () => {
         await insert(tx, "b", 1);
         throw new Error("b rolls back");
       });
-      const bResult = b.then(() => "committed", (e) => `failed ${e.message}`);
+      const bResult = b.then(
+        () => "committed",
+        (e) => `failed ${e.message}`,
+      );
       await bIsIn;
       resumeA();
       await aCallback.catch(() => {}); // A's callback ends; 3.4.9 then sent its COMMIT on B's connection
@@ -165,9 +175,19 @@ describe("one case per report", () => {
         await insert(tx, "b", 1);
         throw new Error("b rolls back");
       });
-      const bResult = b.then(() => "committed", (e) => `failed ${e.message}`);
+      const bResult = b.then(
+        () => "committed",
+        (e) => `failed ${e.message}`,
+      );
       await bIsIn;
-      const late = await Promise.all([insert(r, "r", 1), r`commit`].map((q) => q.then(() => "ran", (e) => e.code)));
+      const late = await Promise.all(
+        [insert(r, "r", 1), r`commit`].map((q) =>
+          q.then(
+            () => "ran",
+            (e) => e.code,
+          ),
+        ),
+      );
       // Queued behind B (the pool has one connection); on 3.4.9 release() ran it inside B.
       const outside = sql`select current_setting('stress.tx', true) as seen`.execute().then(([row]) => row!.seen || null);
       r.release();

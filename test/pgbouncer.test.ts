@@ -79,22 +79,45 @@ test("send, receive over SMTP, screen, read and stream, with API and SMTP throug
     }
   })();
 
-  await sendMail(smtpPort, { from: "alice@example.org", to: mailbox.address, subject: "Through the bouncer", text: "Pooled connections all the way." });
-  const message = await waitFor(async () => {
-    const listed = await call("GET", `/api/v1/messages?mailbox_id=${mailbox.id}`);
-    const found = (listed.body.data ?? listed.body.messages ?? listed.body.items ?? []).find((m: any) => m.subject === "Through the bouncer");
-    if (!found) return null;
-    const detail = await call("GET", `/api/v1/messages/${found.id}`);
-    return detail.body.spam_risk || detail.body.classification || detail.body.comprehension ? detail.body : null;
-  }, "the message screened by the worker and readable over HTTP", 30_000);
+  await sendMail(smtpPort, {
+    from: "alice@example.org",
+    to: mailbox.address,
+    subject: "Through the bouncer",
+    text: "Pooled connections all the way.",
+  });
+  const message = await waitFor(
+    async () => {
+      const listed = await call("GET", `/api/v1/messages?mailbox_id=${mailbox.id}`);
+      const found = (listed.body.data ?? listed.body.messages ?? listed.body.items ?? []).find(
+        (m: any) => m.subject === "Through the bouncer",
+      );
+      if (!found) return null;
+      const detail = await call("GET", `/api/v1/messages/${found.id}`);
+      return detail.body.spam_risk || detail.body.classification || detail.body.comprehension ? detail.body : null;
+    },
+    "the message screened by the worker and readable over HTTP",
+    30_000,
+  );
   expect(message.subject).toBe("Through the bouncer");
   await Promise.race([streamedSubject, Bun.sleep(15_000)]);
   await reader.cancel();
   expect(streamed).toContain("Through the bouncer");
 
-  const sent = await call("POST", "/api/v1/send", { mailbox_id: mailbox.id, to: "someone@example.net", subject: "Out through the bouncer", text: "Sent.", client_id: "bouncer-1" });
+  const sent = await call("POST", "/api/v1/send", {
+    mailbox_id: mailbox.id,
+    to: "someone@example.net",
+    subject: "Out through the bouncer",
+    text: "Sent.",
+    client_id: "bouncer-1",
+  });
   expect(sent.status).toBe(201);
-  const replay = await call("POST", "/api/v1/send", { mailbox_id: mailbox.id, to: "someone@example.net", subject: "Out through the bouncer", text: "Sent.", client_id: "bouncer-1" });
+  const replay = await call("POST", "/api/v1/send", {
+    mailbox_id: mailbox.id,
+    to: "someone@example.net",
+    subject: "Out through the bouncer",
+    text: "Sent.",
+    client_id: "bouncer-1",
+  });
   expect(replay.body.id).toBe(sent.body.id);
 
   // The API/SMTP process did reach PostgreSQL through PgBouncer.

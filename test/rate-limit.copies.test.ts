@@ -24,10 +24,22 @@ const logLines: string[] = [];
 
 /** Another copy of the API over ctx's database: its own config, pool, services and app. */
 function anotherCopy(env: Record<string, string> = {}) {
-  const config = loadConfig({ ...ENV, LOG_LEVEL: "error", INBOUND_AUTH_MODE: "off", DATA_DIR: ctx.config.dataDir, ...env, DATABASE_URL: ctx.config.databaseUrl! });
+  const config = loadConfig({
+    ...ENV,
+    LOG_LEVEL: "error",
+    INBOUND_AUTH_MODE: "off",
+    DATA_DIR: ctx.config.dataDir,
+    ...env,
+    DATABASE_URL: ctx.config.databaseUrl!,
+  });
   const sql = makeSql(ctx.config.databaseUrl!, { max: 4 });
   const svc = makeServices(
-    { sql, config, log: makeLogger(config.logLevel, (line) => logLines.push(line)), resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) },
+    {
+      sql,
+      config,
+      log: makeLogger(config.logLevel, (line) => logLines.push(line)),
+      resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
+    },
     makeTransport,
   );
   const copy = { app: makeApp(svc), close: async () => (await stopKeyCache(sql), await sql.end({ timeout: 5 })) };

@@ -39,7 +39,11 @@ test("MCP requests draw on the same bucket", async () => {
   const response = await ctx.app.handle(
     new Request("http://localhost/mcp", {
       method: "POST",
-      headers: { authorization: `Bearer ${flooder.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${flooder.key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     }),
   );

@@ -26,11 +26,14 @@ type Result = { isError?: boolean; structuredContent?: any; content: { type: str
 
 async function connect(key: string): Promise<Client> {
   const client = new Client({ name: "reading-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
   clients.push(client);
   return client;
 }
-const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Result;
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as Result;
 async function http(path: string, key: string) {
   const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
   return { status: response.status, body: await response.json(), headers: response.headers };
@@ -48,12 +51,18 @@ beforeAll(async () => {
   boundKey = await makeKey(ctx, { accountId: owner.accountId, scope: "mcp", mailboxId: other.id });
   for (const [i, subject] of ["Quote for 40 chairs", "Re: Quote for 40 chairs", "Delivery window"].entries()) {
     const raw = [
-      "From: buyer@furniture.example", `To: ${inbox.address}`, `Subject: ${subject}`, `Message-ID: <m${i}@furniture.example>`,
-      ...(i === 1 ? ["In-Reply-To: <m0@furniture.example>"] : []), "", i === 1 ? "Yes please.\n\nOn Mon, buyer wrote:\n> quote?" : `${subject} body`, "",
+      "From: buyer@furniture.example",
+      `To: ${inbox.address}`,
+      `Subject: ${subject}`,
+      `Message-ID: <m${i}@furniture.example>`,
+      ...(i === 1 ? ["In-Reply-To: <m0@furniture.example>"] : []),
+      "",
+      i === 1 ? "Yes please.\n\nOn Mon, buyer wrote:\n> quote?" : `${subject} body`,
+      "",
     ].join("\r\n");
     await acceptInbound(ctx.svc, Buffer.from(raw), [inbox], { remoteIp: null, helo: null, mailFrom: "buyer@furniture.example" });
   }
-  [{ thread_id: threadId }] = await ctx.sql`select thread_id from messages where subject = 'Quote for 40 chairs'` as any;
+  [{ thread_id: threadId }] = (await ctx.sql`select thread_id from messages where subject = 'Quote for 40 chairs'`) as any;
 });
 
 afterAll(async () => {
@@ -106,7 +115,10 @@ describe("reading tools", () => {
     const strangerSearch = await call(await connect(stranger.key), "search_messages", { mailbox_id: inbox.id, q: "chairs" });
     expect(strangerSearch.structuredContent.results).toEqual([]);
     const bound = await connect(boundKey);
-    expect((await call(bound, "search_messages", { mailbox_id: inbox.id, q: "chairs" })).structuredContent).toMatchObject({ status: 403, code: "key_scope" });
+    expect((await call(bound, "search_messages", { mailbox_id: inbox.id, q: "chairs" })).structuredContent).toMatchObject({
+      status: 403,
+      code: "key_scope",
+    });
     expect((await call(bound, "get_thread", { id: threadId })).structuredContent).toEqual({ status: 404, error: "thread not found" });
   });
 });

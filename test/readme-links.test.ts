@@ -7,7 +7,12 @@ import { dirname, join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "..");
 const docsDir = join(root, "docs");
-const markdownFiles = [join(root, "README.md"), ...readdirSync(docsDir).filter((f) => f.endsWith(".md")).map((f) => join(docsDir, f))];
+const markdownFiles = [
+  join(root, "README.md"),
+  ...readdirSync(docsDir)
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join(docsDir, f)),
+];
 
 /** Inline links and images outside fenced code blocks and code spans: `[text](target)`. */
 function linksOf(markdown: string): string[] {
@@ -20,7 +25,13 @@ function anchorsOf(markdown: string): Set<string> {
   const prose = markdown.replace(/^```[^\n]*\n[\s\S]*?^```/gm, "");
   const anchors = new Set<string>();
   for (const m of prose.matchAll(/^#{1,6}\s+(.+?)\s*$/gm)) {
-    anchors.add(m[1]!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").trim().replace(/\s/g, "-"));
+    anchors.add(
+      m[1]!
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+        .trim()
+        .replace(/\s/g, "-"),
+    );
   }
   return anchors;
 }
@@ -35,7 +46,10 @@ describe("README and docs", () => {
 
   test("the link parser finds links and skips code", () => {
     expect(linksOf("see [a](docs/a.md) and ![b](x.png#y)\n`[c](nope.md)`\n```\n[d](nope.md)\n```\n")).toEqual(["docs/a.md", "x.png#y"]);
-    expect([...anchorsOf("## The dashboard's security model\n# Crash recovery\n")]).toEqual(["the-dashboards-security-model", "crash-recovery"]);
+    expect([...anchorsOf("## The dashboard's security model\n# Crash recovery\n")]).toEqual([
+      "the-dashboards-security-model",
+      "crash-recovery",
+    ]);
   });
 
   for (const file of markdownFiles) {

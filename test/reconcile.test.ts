@@ -17,12 +17,16 @@ test("a transient failure, then a redelivery with an unknown outcome: reconciled
   expect((await req("POST", `/drafts/${draft.body.id}/send`)).status).toBe(502);
   // The service's retry reaches a server that drops the connection after the data: unknown.
   o.sink.mode = "drop-after-data";
-  const settled = await runWorkerUntil(o.ctx, async () => {
-    const [row] = await o.ctx.sql`
+  const settled = await runWorkerUntil(
+    o.ctx,
+    async () => {
+      const [row] = await o.ctx.sql`
       select m.delivery_status, m.outcome_assumed, m.delivery_attempts, d.status as draft_status
       from messages m join drafts d on d.id = m.draft_id where m.draft_id = ${draft.body.id}`;
-    return row && row.delivery_attempts >= 2 && row.draft_status === "sent" ? row : null;
-  }, "the unknown redelivery to be reconciled");
+      return row && row.delivery_attempts >= 2 && row.draft_status === "sent" ? row : null;
+    },
+    "the unknown redelivery to be reconciled",
+  );
   expect(settled).toMatchObject({ delivery_status: "sent", outcome_assumed: true, draft_status: "sent" });
   o.sink.mode = "accept";
 });

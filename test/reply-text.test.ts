@@ -22,7 +22,12 @@ describe("edges", () => {
   });
 
   test("a huge body of quote-like lines is handled in linear time", () => {
-    for (const body of ["x wrote:\n".repeat(20_000) + "> q\n".repeat(20_000), "x wrote:\n> q\nanswer\n".repeat(20_000), "> q\nanswer\n".repeat(30_000), "> q\n".repeat(30_000) + "answer"]) {
+    for (const body of [
+      "x wrote:\n".repeat(20_000) + "> q\n".repeat(20_000),
+      "x wrote:\n> q\nanswer\n".repeat(20_000),
+      "> q\nanswer\n".repeat(30_000),
+      "> q\n".repeat(30_000) + "answer",
+    ]) {
       const started = performance.now();
       replyTextOfPlain(body);
       expect(performance.now() - started).toBeLessThan(2000);

@@ -30,13 +30,15 @@ async function receive(account: Fixture, address: string, subject: string): Prom
     attachments: [{ filename: "notes.txt", content: `attachment of ${subject}` }],
   });
   const row = await waitFor(async () => {
-    const [found] = await stack.ctx.sql`select id from messages where account_id = ${account.accountId} and subject = ${subject} and processed_at is not null`;
+    const [found] = await stack.ctx
+      .sql`select id from messages where account_id = ${account.accountId} and subject = ${subject} and processed_at is not null`;
     return found;
   }, `${subject} processed`);
   return row.id as string;
 }
 
-const age = (id: string, days: number) => stack.ctx.sql`update messages set created_at = now() - make_interval(days => ${days}) where id = ${id}`;
+const age = (id: string, days: number) =>
+  stack.ctx.sql`update messages set created_at = now() - make_interval(days => ${days}) where id = ${id}`;
 
 test("expired messages become tombstones; everything else is kept", async () => {
   const kept = await makeAccount(stack.ctx);
@@ -50,9 +52,19 @@ test("expired messages become tombstones; everything else is kept", async () => 
   const recent = await receive(limited, limitedBox.address, "Recent, kept");
   const otherOld = await receive(kept, keptBox.address, "Old but no retention");
   await receiver.waitForRequests(2);
-  await waitFor(async () => (await stack.ctx.sql`select 1 from webhook_deliveries where account_id = ${limited.accountId} and state = 'pending'`).length === 0, "deliveries settled");
+  await waitFor(
+    async () =>
+      (await stack.ctx.sql`select 1 from webhook_deliveries where account_id = ${limited.accountId} and state = 'pending'`).length === 0,
+    "deliveries settled",
+  );
   // A send with a client_id, then aged: its idempotent replay must still answer the same.
-  const sendBody = { mailbox_id: limitedBox.id, to: "bob@example.net", subject: "Sent long ago", text: "Outbound body.", client_id: "retention-replay-1" };
+  const sendBody = {
+    mailbox_id: limitedBox.id,
+    to: "bob@example.net",
+    subject: "Sent long ago",
+    text: "Outbound body.",
+    client_id: "retention-replay-1",
+  };
   const first = await stack.ctx.request("POST", "/api/v1/send", { key: limited.key, body: sendBody });
   expect(first.status).toBe(201);
   const before = (await stack.ctx.request("GET", `/api/v1/messages/${old}`, { key: limited.key })).body;
@@ -62,7 +74,10 @@ test("expired messages become tombstones; everything else is kept", async () => 
 
   // The hourly cron task, run now through the real Graphile Worker.
   await stack.ctx.sql`select graphile_worker.add_job('purge_expired_content', '{}'::json)`;
-  await waitFor(async () => (await stack.ctx.sql`select 1 from messages where id = ${old} and purged_at is not null`).length === 1, "old message purged");
+  await waitFor(
+    async () => (await stack.ctx.sql`select 1 from messages where id = ${old} and purged_at is not null`).length === 1,
+    "old message purged",
+  );
 
   const [tomb] = await stack.ctx.sql`
     select m.thread_id, m.subject, m.from_addr, m.spam_risk, m.body_raw, m.body_clean, m.reply_text, m.headers, m.created_at,
@@ -89,7 +104,13 @@ test("expired messages become tombstones; everything else is kept", async () => 
   expect(thread.text).toContain(old);
   const [event] = await stack.ctx.sql`select id, payload from event_log where message_id = ${old}`;
   const payload = JSON.parse(event!.payload);
-  expect([payload.event_id, payload.message_id, payload.thread_id, payload.body, payload.extraction]).toEqual([event!.id, old, before.thread_id, "", null]);
+  expect([payload.event_id, payload.message_id, payload.thread_id, payload.body, payload.extraction]).toEqual([
+    event!.id,
+    old,
+    before.thread_id,
+    "",
+    null,
+  ]);
   expect(event!.payload).not.toContain("which retention must remove");
   const [hook] = await stack.ctx.sql`select payload from webhook_events where message_id = ${old}`;
   expect(hook!.payload).not.toContain("which retention must remove");
@@ -106,7 +127,8 @@ test("expired messages become tombstones; everything else is kept", async () => 
 
   // Within retention, and in an account with none (and no service default): untouched.
   for (const id of [recent, otherOld]) {
-    const [row] = await stack.ctx.sql`select purged_at, body_clean, (select count(*)::int from attachments where message_id = ${id}) as attachments from messages where id = ${id}`;
+    const [row] = await stack.ctx
+      .sql`select purged_at, body_clean, (select count(*)::int from attachments where message_id = ${id}) as attachments from messages where id = ${id}`;
     expect(row!.purged_at).toBeNull();
     expect(row!.body_clean).toContain("which retention must remove");
     expect(row!.attachments).toBe(1);

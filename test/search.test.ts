@@ -18,13 +18,30 @@ async function receive(mailbox: Mailbox, name: string, mail: { from: string; sub
   const boundary = "b0undary";
   const lines = mail.attachment
     ? [
-        `From: ${mail.from}`, `To: ${mailbox.address}`, `Subject: ${mail.subject}`, "MIME-Version: 1.0",
-        `Content-Type: multipart/mixed; boundary=${boundary}`, "", `--${boundary}`, "Content-Type: text/plain", "", mail.text,
-        `--${boundary}`, "Content-Type: text/plain; name=notes.txt", "Content-Disposition: attachment; filename=notes.txt", "", mail.attachment,
-        `--${boundary}--`, "",
+        `From: ${mail.from}`,
+        `To: ${mailbox.address}`,
+        `Subject: ${mail.subject}`,
+        "MIME-Version: 1.0",
+        `Content-Type: multipart/mixed; boundary=${boundary}`,
+        "",
+        `--${boundary}`,
+        "Content-Type: text/plain",
+        "",
+        mail.text,
+        `--${boundary}`,
+        "Content-Type: text/plain; name=notes.txt",
+        "Content-Disposition: attachment; filename=notes.txt",
+        "",
+        mail.attachment,
+        `--${boundary}--`,
+        "",
       ]
     : [`From: ${mail.from}`, `To: ${mailbox.address}`, `Subject: ${mail.subject}`, "", mail.text, ""];
-  const [id] = await acceptInbound(ctx.svc, Buffer.from(lines.join("\r\n")), [mailbox], { remoteIp: null, helo: null, mailFrom: mail.from });
+  const [id] = await acceptInbound(ctx.svc, Buffer.from(lines.join("\r\n")), [mailbox], {
+    remoteIp: null,
+    helo: null,
+    mailFrom: mail.from,
+  });
   ids[name] = id!;
 }
 
@@ -43,10 +60,27 @@ beforeAll(async () => {
   const other = await makeMailbox(ctx, owner, "bound");
   boundKey = await makeKey(ctx, { accountId: owner.accountId, scope: "api", mailboxId: other.id });
 
-  await receive(inbox, "invoice", { from: "billing@acme.com", subject: "Your invoice INV-2026-0912", text: "Please find the invoice for March. Amount due 120 EUR." });
-  await receive(inbox, "mention", { from: "friend@example.org", subject: "Lunch", text: "Did you pay the acme invoice yet? Let's have lunch." });
-  await receive(inbox, "german", { from: "kontakt@beispiel.de", subject: "Überweisung erhalten", text: "Vielen Dank für Ihre Überweisung." });
-  await receive(inbox, "attached", { from: "ops@carrier.net", subject: "Shipment", text: "See the attached notes.", attachment: "pallet manifest for warehouse 7" });
+  await receive(inbox, "invoice", {
+    from: "billing@acme.com",
+    subject: "Your invoice INV-2026-0912",
+    text: "Please find the invoice for March. Amount due 120 EUR.",
+  });
+  await receive(inbox, "mention", {
+    from: "friend@example.org",
+    subject: "Lunch",
+    text: "Did you pay the acme invoice yet? Let's have lunch.",
+  });
+  await receive(inbox, "german", {
+    from: "kontakt@beispiel.de",
+    subject: "Überweisung erhalten",
+    text: "Vielen Dank für Ihre Überweisung.",
+  });
+  await receive(inbox, "attached", {
+    from: "ops@carrier.net",
+    subject: "Shipment",
+    text: "See the attached notes.",
+    attachment: "pallet manifest for warehouse 7",
+  });
   await receive(foreign, "theirs", { from: "billing@acme.com", subject: "Their invoice", text: "invoice for another account" });
   // The worker stores attachment text; here it is set as the worker would.
   await ctx.sql`update messages set attachment_text = 'pallet manifest for warehouse 7' where id = ${ids.attached!}`;
@@ -118,7 +152,8 @@ describe("search: the ranking window", () => {
       select 'msg_window' || g, ${owner.accountId}, ${mailbox!.id}, 'in', 'thr_window' || g, 'a@b.example', ${mailbox!.address},
         case when g = 0 then 'zebra zebra zebra' else 'note' end, 'a zebra passed', timestamptz '2026-01-01' + g * interval '1 minute'
       from generate_series(0, ${RANK_WINDOW}) as g`;
-    const query = (params: string) => ctx.request("GET", `/api/v1/search?mailbox_id=${mailbox!.id}&q=zebra&limit=1${params}`, { key: owner.key });
+    const query = (params: string) =>
+      ctx.request("GET", `/api/v1/search?mailbox_id=${mailbox!.id}&q=zebra&limit=1${params}`, { key: owner.key });
     // The oldest message ranks highest but lies outside the window of the newest matches.
     expect((await query("")).body.results[0].id).not.toBe("msg_window0");
     expect((await query("&before=2026-01-01T00:00:30Z")).body.results[0].id).toBe("msg_window0");
@@ -135,7 +170,7 @@ describe("search: errors", () => {
   });
 
   test("query syntax that is not valid tsquery is still searched, never a 500", async () => {
-    for (const q of ["'", "\\", "a:*", "!!", "(", "*", "a & | b", "' :* '*", "\"unclosed"]) {
+    for (const q of ["'", "\\", "a:*", "!!", "(", "*", "a & | b", "' :* '*", '"unclosed']) {
       expect((await search({ q })).status).toBe(200);
     }
   });

@@ -30,7 +30,11 @@ afterEach(() => {
 async function freshSender(slug: string) {
   const account = await makeAccount(o.ctx);
   const mailbox = await makeMailbox(o.ctx, account, slug);
-  return { ...account, mailbox, send: (body: Record<string, unknown>) => o.send({ mailbox_id: mailbox.id, text: "Hello", ...body }, account.key) };
+  return {
+    ...account,
+    mailbox,
+    send: (body: Record<string, unknown>) => o.send({ mailbox_id: mailbox.id, text: "Hello", ...body }, account.key),
+  };
 }
 
 async function outboundRows(mailboxId: string) {
@@ -208,7 +212,12 @@ describe("403 send_blocked_by_list", () => {
   test("mailbox-scope block applies to that mailbox only", async () => {
     const s = await freshSender("block-mailbox");
     const other = await makeMailbox(o.ctx, s, "block-mailbox-other");
-    const entry = await addSendListEntry(o.ctx.sql, { accountId: s.accountId, mailboxId: s.mailbox.id, kind: "block", pattern: "nina@example.org" });
+    const entry = await addSendListEntry(o.ctx.sql, {
+      accountId: s.accountId,
+      mailboxId: s.mailbox.id,
+      kind: "block",
+      pattern: "nina@example.org",
+    });
     const response = await s.send({ to: "nina@example.org" });
     expect(response.status).toBe(403);
     expect(response.body).toEqual({ code: "send_blocked_by_list", reason: "block_match", scope: "mailbox", list_entry_id: entry.id });
@@ -237,7 +246,12 @@ describe("403 send_blocked_by_list", () => {
   test("a block entry wins over an allow entry for the same recipient", async () => {
     const s = await freshSender("block-wins");
     await addSendListEntry(o.ctx.sql, { accountId: s.accountId, kind: "allow", pattern: "partner.example" });
-    const block = await addSendListEntry(o.ctx.sql, { accountId: s.accountId, mailboxId: s.mailbox.id, kind: "block", pattern: "quinn@partner.example" });
+    const block = await addSendListEntry(o.ctx.sql, {
+      accountId: s.accountId,
+      mailboxId: s.mailbox.id,
+      kind: "block",
+      pattern: "quinn@partner.example",
+    });
     const response = await s.send({ to: "quinn@partner.example" });
     expect(response.body).toEqual({ code: "send_blocked_by_list", reason: "block_match", scope: "mailbox", list_entry_id: block.id });
   });
@@ -333,11 +347,18 @@ describe("the relay's answer", () => {
   });
 
   test("a relay that refuses connections: 502 retryable true", async () => {
-    const ctx = await makeTestContext({ DELIVERY_TRANSPORT: "smtp", SMTP_RELAY_URL: `smtp://127.0.0.1:${await closedPort()}`, DELIVERY_TIMEOUT_MS: "2000" });
+    const ctx = await makeTestContext({
+      DELIVERY_TRANSPORT: "smtp",
+      SMTP_RELAY_URL: `smtp://127.0.0.1:${await closedPort()}`,
+      DELIVERY_TIMEOUT_MS: "2000",
+    });
     try {
       const account = await makeAccount(ctx);
       const mailbox = await makeMailbox(ctx, account, "refused");
-      const response = await ctx.request("POST", "/api/v1/send", { key: account.key, body: { mailbox_id: mailbox.id, to: "alice@example.org", text: "hi" } });
+      const response = await ctx.request("POST", "/api/v1/send", {
+        key: account.key,
+        body: { mailbox_id: mailbox.id, to: "alice@example.org", text: "hi" },
+      });
       expect(response.status).toBe(502);
       expect(Object.keys(response.body).sort()).toEqual(["error", "retryable"]);
       expect(response.body.retryable).toBe(true);

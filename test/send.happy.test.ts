@@ -3,7 +3,16 @@
 // transport delivering into another mailbox of the service.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
-import { BASE_URL, deliverInbound, parseMail, rawHeader, runCli, startOutbound, verifySharedDkim, type Outbound } from "./support/outbound.ts";
+import {
+  BASE_URL,
+  deliverInbound,
+  parseMail,
+  rawHeader,
+  runCli,
+  startOutbound,
+  verifySharedDkim,
+  type Outbound,
+} from "./support/outbound.ts";
 
 // Subprocesses, the worker and a loaded CI machine need more than the default 5 s.
 setDefaultTimeout(30_000);
@@ -24,7 +33,12 @@ describe("a plain send", () => {
   let sent: { id: string; thread_id: string; provider_message_id: string };
 
   beforeAll(async () => {
-    const response = await o.send({ mailbox_id: o.mailbox.id, to: "Alice Example <alice@example.org>", subject: "Quarterly numbers", text: "Hello Alice,\nthe numbers are in." });
+    const response = await o.send({
+      mailbox_id: o.mailbox.id,
+      to: "Alice Example <alice@example.org>",
+      subject: "Quarterly numbers",
+      text: "Hello Alice,\nthe numbers are in.",
+    });
     expect(response.status).toBe(201);
     sent = response.body;
   });
@@ -71,7 +85,11 @@ describe("a plain send", () => {
     const raw = lastAtSink().raw;
     const header = rawHeader(raw, "List-Unsubscribe")!;
     const escaped = BASE_URL.replace(/\./g, "\\.");
-    expect(header).toMatch(new RegExp(`^<${escaped}/unsubscribe/[0-9a-z]{32}>, *<mailto:unsubscribe-[0-9a-z]{32}@${o.ctx.config.sharedDomain.replace(/\./g, "\\.")}\\?subject=unsubscribe>$`));
+    expect(header).toMatch(
+      new RegExp(
+        `^<${escaped}/unsubscribe/[0-9a-z]{32}>, *<mailto:unsubscribe-[0-9a-z]{32}@${o.ctx.config.sharedDomain.replace(/\./g, "\\.")}\\?subject=unsubscribe>$`,
+      ),
+    );
     // One token serves both links.
     const [, viaUrl] = /unsubscribe\/([0-9a-z]{32})/.exec(header)!;
     const [, viaMail] = /unsubscribe-([0-9a-z]{32})@/.exec(header)!;
@@ -149,7 +167,13 @@ describe("replying with reply_to_message_id", () => {
     expect(await verifySharedDkim(o.ctx, message.raw)).toEqual(["pass"]);
 
     const stored = (await o.ctx.request("GET", `/api/v1/messages/${response.body.id}`, { key: o.owner.key })).body;
-    expect(stored).toMatchObject({ direction: "out", to_addr: "erin@example.org", subject: "Re: Question about the invoice", thread_id: original.thread_id, in_reply_to: "<q-1@example.org>" });
+    expect(stored).toMatchObject({
+      direction: "out",
+      to_addr: "erin@example.org",
+      subject: "Re: Question about the invoice",
+      thread_id: original.thread_id,
+      in_reply_to: "<q-1@example.org>",
+    });
   });
 
   test("an original already starting with Re: (any case) is not stacked", async () => {
@@ -175,9 +199,19 @@ describe("replying with reply_to_message_id", () => {
   });
 
   test("explicit to and subject override the original's, the thread stays", async () => {
-    const originalId = await deliverInbound(o.ctx, o.mailbox.id, { from: "hank@example.org", subject: "Hi", messageId: "<h-1@example.org>" });
+    const originalId = await deliverInbound(o.ctx, o.mailbox.id, {
+      from: "hank@example.org",
+      subject: "Hi",
+      messageId: "<h-1@example.org>",
+    });
     const original = (await o.ctx.request("GET", `/api/v1/messages/${originalId}`, { key: o.owner.key })).body;
-    const response = await o.send({ mailbox_id: o.mailbox.id, reply_to_message_id: originalId, to: "ivy@example.org", subject: "Looping in Ivy", text: "FYI" });
+    const response = await o.send({
+      mailbox_id: o.mailbox.id,
+      reply_to_message_id: originalId,
+      to: "ivy@example.org",
+      subject: "Looping in Ivy",
+      text: "FYI",
+    });
     expect(response.status).toBe(201);
     expect(response.body.thread_id).toBe(original.thread_id);
     const mail = await parseMail(lastAtSink().raw);
@@ -207,7 +241,10 @@ describe("the local transport", () => {
   });
 
   test("mail to another mailbox of the service arrives there as inbound mail, readable through the API", async () => {
-    const response = await local.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: from.id, to: to.address, subject: "Local hello", text: "Across mailboxes." } });
+    const response = await local.request("POST", "/api/v1/send", {
+      key: owner.key,
+      body: { mailbox_id: from.id, to: to.address, subject: "Local hello", text: "Across mailboxes." },
+    });
     expect(response.status).toBe(201);
     expect(response.body.provider_message_id).toMatch(/^local:msg_/);
     const readerKey = (to as { key?: string }).key!;
@@ -218,18 +255,30 @@ describe("the local transport", () => {
     const inboundId = response.body.provider_message_id.slice("local:".length);
     expect(list.body.messages[0].id).toBe(inboundId);
     const detail = await local.request("GET", `/api/v1/messages/${inboundId}`, { key: readerKey });
-    expect(detail.body).toMatchObject({ direction: "in", rfc_message_id: `<${response.body.id}@${local.config.sharedDomain}>`, body_clean: "Across mailboxes." });
+    expect(detail.body).toMatchObject({
+      direction: "in",
+      rfc_message_id: `<${response.body.id}@${local.config.sharedDomain}>`,
+      body_clean: "Across mailboxes.",
+    });
     // The sender sees its own copy as outbound.
     const mine = await local.request("GET", `/api/v1/messages/${response.body.id}`, { key: owner.key });
     expect(mine.body).toMatchObject({ direction: "out", to_addr: to.address });
   });
 
   test("mail to anyone else is kept in the local outbox, listed by the CLI", async () => {
-    const response = await local.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: from.id, to: "outsider@example.com", subject: "Kept", text: "Stays here." } });
+    const response = await local.request("POST", "/api/v1/send", {
+      key: owner.key,
+      body: { mailbox_id: from.id, to: "outsider@example.com", subject: "Kept", text: "Stays here." },
+    });
     expect(response.status).toBe(201);
     expect(response.body.provider_message_id).toMatch(/^outbox:/);
-    const [row] = await local.sql`select id, mail_from, rcpt_to, message_id, raw from local_outbox where id = ${response.body.provider_message_id.slice("outbox:".length)}`;
-    expect(row).toMatchObject({ mail_from: from.address, rcpt_to: "outsider@example.com", message_id: `${response.body.id}@${local.config.sharedDomain}` });
+    const [row] =
+      await local.sql`select id, mail_from, rcpt_to, message_id, raw from local_outbox where id = ${response.body.provider_message_id.slice("outbox:".length)}`;
+    expect(row).toMatchObject({
+      mail_from: from.address,
+      rcpt_to: "outsider@example.com",
+      message_id: `${response.body.id}@${local.config.sharedDomain}`,
+    });
     expect((await parseMail(Buffer.from(row!.raw))).subject).toBe("Kept");
     const listed = await runCli(local, ["outbox", "list", "--json"]);
     expect(listed.code).toBe(0);
@@ -237,7 +286,10 @@ describe("the local transport", () => {
   });
 
   test("an unknown mailbox on the shared domain is a permanent rejection (400, retryable false)", async () => {
-    const response = await local.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: from.id, to: `agent-nobody@${local.config.sharedDomain}`, text: "?" } });
+    const response = await local.request("POST", "/api/v1/send", {
+      key: owner.key,
+      body: { mailbox_id: from.id, to: `agent-nobody@${local.config.sharedDomain}`, text: "?" },
+    });
     expect(response.status).toBe(400);
     expect(response.body.retryable).toBe(false);
     expect(Object.keys(response.body).sort()).toEqual(["error", "retryable"]);

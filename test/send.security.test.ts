@@ -40,7 +40,12 @@ afterAll(async () => {
 });
 
 const call = (key: string | null, method: string, path: string, body?: unknown) => o.ctx.request(method, `/api/v1${path}`, { key, body });
-const sendBody = (mailboxId: string, extra: Record<string, unknown> = {}) => ({ mailbox_id: mailboxId, to: "alice@example.org", text: "Hi", ...extra });
+const sendBody = (mailboxId: string, extra: Record<string, unknown> = {}) => ({
+  mailbox_id: mailboxId,
+  to: "alice@example.org",
+  text: "Hi",
+  ...extra,
+});
 
 async function draftIn(mailboxId: string, key = o.owner.key): Promise<string> {
   const response = await call(key, "POST", "/drafts", sendBody(mailboxId));
@@ -73,7 +78,12 @@ describe("a key bound to one mailbox", () => {
     const theirs = await draftIn(sibling.id);
     const missing = await call(boundKey, "GET", "/drafts/drf_doesnotexist");
     expect(missing.status).toBe(404);
-    for (const [method, path] of [["GET", `/drafts/${theirs}`], ["PATCH", `/drafts/${theirs}`], ["DELETE", `/drafts/${theirs}`], ["POST", `/drafts/${theirs}/send`]] as const) {
+    for (const [method, path] of [
+      ["GET", `/drafts/${theirs}`],
+      ["PATCH", `/drafts/${theirs}`],
+      ["DELETE", `/drafts/${theirs}`],
+      ["POST", `/drafts/${theirs}/send`],
+    ] as const) {
       const response = await call(boundKey, method, path, method === "PATCH" ? { text: "hijacked" } : undefined);
       expect(response.status).toBe(404);
       expect(response.text).toBe(missing.text);
@@ -166,7 +176,12 @@ describe("other tenants", () => {
     const missing = await call(o.owner.key, "GET", "/drafts/drf_doesnotexist");
     expect(missing.text).toBe(JSON.stringify({ error: "draft not found" }));
     const before = o.sink.messages.length;
-    for (const [method, path] of [["GET", `/drafts/${theirs}`], ["PATCH", `/drafts/${theirs}`], ["DELETE", `/drafts/${theirs}`], ["POST", `/drafts/${theirs}/send`]] as const) {
+    for (const [method, path] of [
+      ["GET", `/drafts/${theirs}`],
+      ["PATCH", `/drafts/${theirs}`],
+      ["DELETE", `/drafts/${theirs}`],
+      ["POST", `/drafts/${theirs}/send`],
+    ] as const) {
       const response = await call(o.owner.key, method, path, method === "PATCH" ? { to: "attacker@evil.example" } : undefined);
       expect(response.status).toBe(404);
       expect(response.text).toBe(missing.text);
@@ -199,7 +214,7 @@ describe("injection never reaches the relay", () => {
   const injected = [
     { to: "alice@example.org\r\nBcc: eve@evil.example" },
     { to: "alice@example.org\nBcc: eve@evil.example" },
-    { to: "\"Alice\r\nBcc: eve@evil.example\" <alice@example.org>" },
+    { to: '"Alice\r\nBcc: eve@evil.example" <alice@example.org>' },
     { to: "alice@example.org\u0000eve@evil.example" },
     { to: "alice@example.org, eve@evil.example" },
     { to: "alice@example.org\r\n", subject: "x" },
@@ -233,7 +248,7 @@ describe("injection never reaches the relay", () => {
 
   test("a display name or encoded word cannot add recipients or headers", async () => {
     const before = o.sink.messages.length;
-    for (const to of ["\"Doe, John\" <john@example.org>", "=?utf-8?Q?Eve=0D=0ABcc=3A_eve=40evil=2Eexample?= <john@example.org>"]) {
+    for (const to of ['"Doe, John" <john@example.org>', "=?utf-8?Q?Eve=0D=0ABcc=3A_eve=40evil=2Eexample?= <john@example.org>"]) {
       const response = await o.send(sendBody(o.mailbox.id, { to, subject: "=?utf-8?Q?x=0D=0ABcc:_eve@evil.example?=" }));
       expect(response.status).toBe(201);
       const delivered = o.sink.messages.at(-1)!;
@@ -246,7 +261,8 @@ describe("injection never reaches the relay", () => {
 
   test("SMTP commands in the body stay in the body (no smuggled second message)", async () => {
     const before = o.sink.messages.length;
-    const text = "Hello\r\n.\r\nMAIL FROM:<ceo@example.org>\r\nRCPT TO:<victim@example.org>\r\nDATA\r\nSubject: smuggled\r\n\r\nevil\r\n.\r\n\n.\nQUIT\r\n";
+    const text =
+      "Hello\r\n.\r\nMAIL FROM:<ceo@example.org>\r\nRCPT TO:<victim@example.org>\r\nDATA\r\nSubject: smuggled\r\n\r\nevil\r\n.\r\n\n.\nQUIT\r\n";
     const response = await o.send(sendBody(o.mailbox.id, { text }));
     expect(response.status).toBe(201);
     expect(o.sink.messages.length).toBe(before + 1);
@@ -273,7 +289,9 @@ describe("injection never reaches the relay", () => {
     }
     expect(o.sink.messages.length).toBe(before);
     // Tabs, line breaks in the text and right-to-left text without overrides are ordinary mail.
-    const fine = await o.send(sendBody(o.mailbox.id, { subject: "Q3\tplan \u05e9\u05dc\u05d5\u05dd", text: "line one\r\nline two\n\tindented" }));
+    const fine = await o.send(
+      sendBody(o.mailbox.id, { subject: "Q3\tplan \u05e9\u05dc\u05d5\u05dd", text: "line one\r\nline two\n\tindented" }),
+    );
     expect(fine.status).toBe(201);
   });
 

@@ -47,7 +47,18 @@ describe("sendlist", () => {
 
   test("a mailbox-scope allow entry restricts that mailbox only", async () => {
     const other = await makeMailbox(o.ctx, o.owner, "cli-other");
-    const entry = await cliJson(["sendlist", "add", "--account", o.owner.accountId, "--mailbox", o.mailbox.id, "--kind", "allow", "--pattern", "friend@partner.example"]);
+    const entry = await cliJson([
+      "sendlist",
+      "add",
+      "--account",
+      o.owner.accountId,
+      "--mailbox",
+      o.mailbox.id,
+      "--kind",
+      "allow",
+      "--pattern",
+      "friend@partner.example",
+    ]);
     expect(entry).toMatchObject({ mailbox_id: o.mailbox.id, kind: "allow", pattern: "friend@partner.example" });
     const refused = await sendTo("stranger@partner.example");
     expect(refused.status).toBe(403);
@@ -62,12 +73,32 @@ describe("sendlist", () => {
     const kind = await runCli(o.ctx, ["sendlist", "add", "--account", o.owner.accountId, "--kind", "deny", "--pattern", "x.example"]);
     expect(kind.code).toBe(2);
     expect(kind.stderr).toContain("--kind must be one of allow, block");
-    const pattern = await runCli(o.ctx, ["sendlist", "add", "--account", o.owner.accountId, "--kind", "block", "--pattern", "not a pattern"]);
+    const pattern = await runCli(o.ctx, [
+      "sendlist",
+      "add",
+      "--account",
+      o.owner.accountId,
+      "--kind",
+      "block",
+      "--pattern",
+      "not a pattern",
+    ]);
     expect(pattern.code).toBe(1);
     expect(pattern.stderr).toContain("pattern must be an email address or a domain name");
     const stranger = await makeAccount(o.ctx);
     const foreign = await makeMailbox(o.ctx, stranger, "cli-foreign");
-    const wrong = await runCli(o.ctx, ["sendlist", "add", "--account", o.owner.accountId, "--mailbox", foreign.id, "--kind", "block", "--pattern", "x.example"]);
+    const wrong = await runCli(o.ctx, [
+      "sendlist",
+      "add",
+      "--account",
+      o.owner.accountId,
+      "--mailbox",
+      foreign.id,
+      "--kind",
+      "block",
+      "--pattern",
+      "x.example",
+    ]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain("not found");
     expect(await cliJson(["sendlist", "list", "--account", o.owner.accountId])).toEqual([]);
@@ -76,7 +107,16 @@ describe("sendlist", () => {
 
 describe("suppression", () => {
   test("add, list and remove, with the send answering 422 in between", async () => {
-    const row = await cliJson(["suppression", "add", "--account", o.owner.accountId, "--address", "Bouncy@Example.org", "--reason", "bounce"]);
+    const row = await cliJson([
+      "suppression",
+      "add",
+      "--account",
+      o.owner.accountId,
+      "--address",
+      "Bouncy@Example.org",
+      "--reason",
+      "bounce",
+    ]);
     expect(row).toMatchObject({ account_id: o.owner.accountId, address: "bouncy@example.org", reason: "bounce" });
     const refused = await sendTo("bouncy@example.org");
     expect(refused.status).toBe(422);
@@ -97,7 +137,16 @@ describe("suppression", () => {
   });
 
   test("an unknown reason is a usage error and adds nothing", async () => {
-    const result = await runCli(o.ctx, ["suppression", "add", "--account", o.owner.accountId, "--address", "x@example.org", "--reason", "annoyed"]);
+    const result = await runCli(o.ctx, [
+      "suppression",
+      "add",
+      "--account",
+      o.owner.accountId,
+      "--address",
+      "x@example.org",
+      "--reason",
+      "annoyed",
+    ]);
     expect(result.code).toBe(2);
     expect((await sendTo("x@example.org")).status).toBe(201);
   });

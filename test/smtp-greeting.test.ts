@@ -67,7 +67,9 @@ test("a client that talks before the greeting is refused with 421 and stores not
   socket.on("data", (chunk: Buffer) => void (text += chunk.toString("latin1")));
   await new Promise<void>((resolve) => socket.on("connect", () => resolve()));
   // The whole transaction pipelined blind, as spam bots do, without waiting for the 220.
-  socket.write(`EHLO early.example\r\nMAIL FROM:<bot@early.example>\r\nRCPT TO:<${inbox.address}>\r\nDATA\r\nSubject: early\r\n\r\nhi\r\n.\r\n`);
+  socket.write(
+    `EHLO early.example\r\nMAIL FROM:<bot@early.example>\r\nRCPT TO:<${inbox.address}>\r\nDATA\r\nSubject: early\r\n\r\nhi\r\n.\r\n`,
+  );
   await new Promise<void>((resolve) => socket.on("close", () => resolve()));
   expect(text).toMatch(/^421 .*You talk too soon/);
   expect(text).not.toMatch(/^220 /m);

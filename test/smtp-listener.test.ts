@@ -9,8 +9,25 @@ import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type 
 import { deliverRaw, openSmtp, reusableDataDir, sendMail, servicesWith } from "./support/smtp-client.ts";
 
 const DETAIL_KEYS = [
-  "id", "mailbox_id", "direction", "provider_message_id", "rfc_message_id", "thread_id", "in_reply_to", "from_addr", "to_addr",
-  "subject", "body_raw", "body_clean", "truncated", "created_at", "comprehension", "attachments", "auth_results", "spam_risk", "virus_risk",
+  "id",
+  "mailbox_id",
+  "direction",
+  "provider_message_id",
+  "rfc_message_id",
+  "thread_id",
+  "in_reply_to",
+  "from_addr",
+  "to_addr",
+  "subject",
+  "body_raw",
+  "body_clean",
+  "truncated",
+  "created_at",
+  "comprehension",
+  "attachments",
+  "auth_results",
+  "spam_risk",
+  "virus_risk",
 ].sort();
 const LIST_ITEM_KEYS = ["id", "direction", "from_addr", "to_addr", "subject", "created_at", "comprehension"].sort();
 const MAX_BYTES = 300_000;
@@ -58,7 +75,13 @@ describe("accepting mail and reading it back", () => {
     expect(list.body.messages).toHaveLength(1);
     const item = list.body.messages[0];
     expect(Object.keys(item).sort()).toEqual(LIST_ITEM_KEYS);
-    expect(item).toMatchObject({ direction: "in", from_addr: "alice@example.org", to_addr: inbox.address, subject: "Hello agent", comprehension: null });
+    expect(item).toMatchObject({
+      direction: "in",
+      from_addr: "alice@example.org",
+      to_addr: inbox.address,
+      subject: "Hello agent",
+      comprehension: null,
+    });
 
     const detail = await ctx.request("GET", `/api/v1/messages/${item.id}`, { key: owner.key });
     expect(detail.status).toBe(200);
@@ -110,7 +133,12 @@ describe("accepting mail and reading it back", () => {
   });
 
   test("one message to two of our mailboxes: one row per mailbox, one raw message", async () => {
-    const info = await sendMail(smtp.port, { from: "carol@example.org", to: [inbox.address, other.address], subject: "for both", text: "x" });
+    const info = await sendMail(smtp.port, {
+      from: "carol@example.org",
+      to: [inbox.address, other.address],
+      subject: "for both",
+      text: "x",
+    });
     expect(info.response).toMatch(/^250 .*stored 2 messages/);
     const rows = await ctx.sql`select mailbox_id, raw_message_id from messages where subject = 'for both' order by mailbox_id`;
     expect(rows.map((r) => r.mailbox_id).sort()).toEqual([inbox.id, other.id].sort());
@@ -168,7 +196,9 @@ describe("refusing what is not ours", () => {
   });
 
   test("nodemailer sees the refusal as an envelope error with the 550", async () => {
-    const error = await sendMail(smtp.port, { from: "x@example.org", to: "nobody@elsewhere.example", subject: "x", text: "x" }).catch((e) => e);
+    const error = await sendMail(smtp.port, { from: "x@example.org", to: "nobody@elsewhere.example", subject: "x", text: "x" }).catch(
+      (e) => e,
+    );
     expect(error.code).toBe("EENVELOPE");
     expect(error.responseCode).toBe(550);
   });
@@ -191,14 +221,19 @@ describe("STARTTLS", () => {
     expect(secure.encrypted).toBe(true);
     secure.write("EHLO client.test\r\n");
     let inner = "";
-    while (!/250 [^\r\n]*\r\n$/.test(inner)) inner += await new Promise<string>((resolve) => secure.once("data", (d: Buffer) => resolve(d.toString())));
+    while (!/250 [^\r\n]*\r\n$/.test(inner))
+      inner += await new Promise<string>((resolve) => secure.once("data", (d: Buffer) => resolve(d.toString())));
     expect(inner).toMatch(/^250-/);
     expect(inner).not.toContain("STARTTLS");
     secure.destroy();
   });
 
   test("nodemailer with requireTLS delivers over it", async () => {
-    const info = await sendMail(smtp.port, { from: "tls@example.org", to: inbox.address, subject: "over tls", text: "secret" }, { requireTLS: true });
+    const info = await sendMail(
+      smtp.port,
+      { from: "tls@example.org", to: inbox.address, subject: "over tls", text: "secret" },
+      { requireTLS: true },
+    );
     expect(info.response).toMatch(/^250 /);
     expect((await messagesOf(inbox.id)).some((m) => m.subject === "over tls")).toBe(true);
   });
@@ -227,7 +262,10 @@ describe("limits", () => {
 
   test("nodemailer sending more than SIZE is refused with 552", async () => {
     const error = await sendMail(smtp.port, {
-      from: "big@example.org", to: inbox.address, subject: "huge2", text: "y".repeat(MAX_BYTES + 1000),
+      from: "big@example.org",
+      to: inbox.address,
+      subject: "huge2",
+      text: "y".repeat(MAX_BYTES + 1000),
     }).catch((e) => e);
     expect(error).toBeInstanceOf(Error);
     // nodemailer may refuse client-side from the advertised SIZE, or the server answers 552.
@@ -275,7 +313,11 @@ describe("limits", () => {
 
   test("a huge header section (short lines) is refused with 552", async () => {
     const header = Array.from({ length: 270 }, (_, i) => `X-Filler-${i}: ${"h".repeat(1000)}\r\n`).join("");
-    const result = await deliverRaw(smtp.port, { from: "hdr@example.org", to: [inbox.address] }, `Subject: big header\r\n${header}\r\nbody\r\n`);
+    const result = await deliverRaw(
+      smtp.port,
+      { from: "hdr@example.org", to: [inbox.address] },
+      `Subject: big header\r\n${header}\r\nbody\r\n`,
+    );
     expect(result.data?.code).toBe(552);
     expect(result.data?.text).toContain("header too large");
     expect((await messagesOf(inbox.id)).some((m) => m.subject === "big header")).toBe(false);
@@ -323,9 +365,11 @@ describe("attachments", () => {
 
   const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
   const download = async (key: string, message: string, attachment: string) => {
-    const response = await ctx.app.handle(new Request(`http://localhost/api/v1/messages/${message}/attachments/${attachment}`, {
-      headers: { authorization: `Bearer ${key}` },
-    }));
+    const response = await ctx.app.handle(
+      new Request(`http://localhost/api/v1/messages/${message}/attachments/${attachment}`, {
+        headers: { authorization: `Bearer ${key}` },
+      }),
+    );
     return { status: response.status, headers: response.headers, bytes: new Uint8Array(await response.arrayBuffer()) };
   };
 

@@ -10,7 +10,7 @@ const SAMPLE_F1_MIN = 0.9;
 const SAMPLE_HAM_FLAGGED_MAX = 6;
 
 const obviousSpam = [
-  "From: \"BEST OFFERS\" <offers7731@cheap-deals-4u.biz>",
+  'From: "BEST OFFERS" <offers7731@cheap-deals-4u.biz>',
   "To: undisclosed-recipients:;",
   "Subject: MAKE MONEY FAST!!! Guaranteed $$$ FREE",
   "Message-ID: <x8f7a6s5d4@mail.bulk-sender-88.com>",
@@ -19,7 +19,7 @@ const obviousSpam = [
   "<html><body><font size=5><b>Dear Friend,</b></font><br>",
   "You have been selected to receive a FREE offer! Earn $5000 per week working from home.",
   "100% GUARANTEED. No risk, no cost. Lowest mortgage rates, cheap viagra, credit card debt relief.",
-  "<a href=\"http://211.34.1.9/order.php?id=123\">CLICK HERE</a> to order now! Limited time offer!",
+  '<a href="http://211.34.1.9/order.php?id=123">CLICK HERE</a> to order now! Limited time offer!',
   "To be removed from our mailing list, reply with REMOVE in the subject.",
   "</body></html>",
 ].join("\r\n");
@@ -46,7 +46,9 @@ describe("spam classifier", () => {
   test("scores a fixed held-out sample of the corpus in aggregate", async () => {
     const model = await loadSpamModel();
     const sample = (await loadCorpus(HELD_OUT_GROUPS, (i) => i % 15 === 0)).slice(0, 200);
-    let tp = 0, fp = 0, fn = 0;
+    let tp = 0,
+      fp = 0,
+      fn = 0;
     const times: number[] = [];
     for (const message of sample) {
       const started = performance.now();
@@ -96,12 +98,17 @@ describe("spam classifier", () => {
     test("without an arrival time the newest Received header stands in; a zone name is noted", async () => {
       const received = "Received: from relay.example.net by mx.example.net; Tue, 10 Sep 2002 12:00:00 +0000";
       const older = "Received: from origin.example.org by relay.example.net; Mon, 09 Sep 2002 08:00:00 +0000";
-      expect(dateTokens(await spamFeatures(message("Tue, 10 Sep 2002 20:00:00 GMT", [received, older])))).toEqual(["date:ahead", "date:no-numeric-tz"]);
+      expect(dateTokens(await spamFeatures(message("Tue, 10 Sep 2002 20:00:00 GMT", [received, older])))).toEqual([
+        "date:ahead",
+        "date:no-numeric-tz",
+      ]);
       expect(dateTokens(await spamFeatures(message("Tue, 10 Sep 2002 20:00:00 +0000")))).toEqual([]);
     });
 
     test("a single-part message's transfer encoding is a token", async () => {
-      const tokens = await spamFeatures(message("Tue, 10 Sep 2002 12:00:00 +0000", ["Content-Transfer-Encoding: Quoted-Printable"]), { receivedAt: arrival });
+      const tokens = await spamFeatures(message("Tue, 10 Sep 2002 12:00:00 +0000", ["Content-Transfer-Encoding: Quoted-Printable"]), {
+        receivedAt: arrival,
+      });
       expect(dateTokens(tokens)).toEqual(["cte:quoted-printable", "date:on-time"]);
     });
   });

@@ -52,7 +52,9 @@ describe("another account's id is not found, and the row is untouched", () => {
 
   test("updateMailboxSettings", async () => {
     const mailbox = await makeMailbox(ctx, owner, "tenancy");
-    const error = await updateMailboxSettings(ctx.sql, other.accountId, mailbox.id, { requireApproval: true, deliverSpam: true }).catch((e) => e);
+    const error = await updateMailboxSettings(ctx.sql, other.accountId, mailbox.id, { requireApproval: true, deliverSpam: true }).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(404);
     const [row] = await ctx.sql`select require_approval, deliver_spam from mailboxes where id = ${mailbox.id}`;
@@ -73,7 +75,11 @@ describe("another account's id is not found, and the row is untouched", () => {
       // A dead-lettered delivery of the owner's with one recorded attempt; no worker runs here.
       await ctx.sql`insert into webhook_endpoints (account_id, url, secret) values (${owner.accountId}, 'https://hooks.example.org/in', 'whsec_tenancy_0123456789')`;
       const mailbox = await makeMailbox(ctx, owner, "tenancy-hooks");
-      const messageId = await receive(ctx, mailbox.id, mime({ from: "lee@example.org", to: mailbox.address, subject: "Lunch", text: "Lunch on Friday?" }));
+      const messageId = await receive(
+        ctx,
+        mailbox.id,
+        mime({ from: "lee@example.org", to: mailbox.address, subject: "Lunch", text: "Lunch on Friday?" }),
+      );
       const [delivery] = await ctx.sql`
         update webhook_deliveries set state = 'dead', attempts = 6, dead_at = now()
         where event_id = (select id from webhook_events where message_id = ${messageId}) returning id`;

@@ -49,19 +49,35 @@ async function receive(mailboxes: Mailbox[], headers: Headers): Promise<string[]
     "body",
     "",
   ].filter((line) => line !== null);
-  const ids = await acceptInbound(ctx.svc, Buffer.from(lines.join("\r\n")), mailboxes, { remoteIp: "127.0.0.1", helo: "peer", mailFrom: "peer@example.org" });
+  const ids = await acceptInbound(ctx.svc, Buffer.from(lines.join("\r\n")), mailboxes, {
+    remoteIp: "127.0.0.1",
+    helo: "peer",
+    mailFrom: "peer@example.org",
+  });
   const rows = await ctx.sql`select id, thread_id from messages where id = any(${ids})`;
   return ids.map((id) => rows.find((row) => row.id === id)!.thread_id as string);
 }
 
 describe("replies join the thread", () => {
   test("via In-Reply-To, over real SMTP, and visible through the API", async () => {
-    await sendMail(smtp.port, { from: "peer@example.org", to: inbox.address, subject: "Question", text: "?", messageId: "<q1@example.org>" });
+    await sendMail(smtp.port, {
+      from: "peer@example.org",
+      to: inbox.address,
+      subject: "Question",
+      text: "?",
+      messageId: "<q1@example.org>",
+    });
     const info = await sendMail(smtp.port, {
-      from: "peer@example.org", to: inbox.address, subject: "Re: Question", text: "more", messageId: "<q2@example.org>", inReplyTo: "<q1@example.org>",
+      from: "peer@example.org",
+      to: inbox.address,
+      subject: "Re: Question",
+      text: "more",
+      messageId: "<q2@example.org>",
+      inReplyTo: "<q1@example.org>",
     });
     expect(info.response).toMatch(/^250 /);
-    const rows = await ctx.sql`select rfc_message_id, thread_id, in_reply_to from messages where mailbox_id = ${inbox.id} and rfc_message_id in ('<q1@example.org>', '<q2@example.org>')`;
+    const rows =
+      await ctx.sql`select rfc_message_id, thread_id, in_reply_to from messages where mailbox_id = ${inbox.id} and rfc_message_id in ('<q1@example.org>', '<q2@example.org>')`;
     const byId = Object.fromEntries(rows.map((r) => [r.rfc_message_id, r]));
     expect(byId["<q2@example.org>"].thread_id).toBe(byId["<q1@example.org>"].thread_id);
     expect(byId["<q2@example.org>"].in_reply_to).toBe("<q1@example.org>");
@@ -107,14 +123,22 @@ describe("replies join the thread", () => {
       insert into messages (id, account_id, mailbox_id, direction, rfc_message_id, thread_id, from_addr, to_addr, subject)
       values ('msg_outbound1', ${owner.accountId}, ${inbox.id}, 'out', '<sent-1@agents.localhost>', 'thr_agentsthread1', ${inbox.address}, 'peer@example.org', 'Offer')`;
     const info = await sendMail(smtp.port, {
-      from: "peer@example.org", to: inbox.address, subject: "Re: Offer", text: "yes", inReplyTo: "<sent-1@agents.localhost>", references: "<sent-1@agents.localhost>",
+      from: "peer@example.org",
+      to: inbox.address,
+      subject: "Re: Offer",
+      text: "yes",
+      inReplyTo: "<sent-1@agents.localhost>",
+      references: "<sent-1@agents.localhost>",
     });
     expect(info.response).toMatch(/^250 /);
     const [reply] = await ctx.sql`select thread_id from messages where mailbox_id = ${inbox.id} and subject = 'Re: Offer'`;
     expect(reply.thread_id).toBe("thr_agentsthread1");
 
     const list = await ctx.request("GET", `/api/v1/messages?mailbox_id=${inbox.id}&limit=2`, { key: owner.key });
-    expect(list.body.messages.map((m: any) => [m.direction, m.subject])).toEqual([["in", "Re: Offer"], ["out", "Offer"]]);
+    expect(list.body.messages.map((m: any) => [m.direction, m.subject])).toEqual([
+      ["in", "Re: Offer"],
+      ["out", "Offer"],
+    ]);
   });
 });
 
@@ -131,7 +155,10 @@ describe("new threads", () => {
 
   test("references to ids nobody here has seen: a new thread", async () => {
     const known = await ctx.sql`select distinct thread_id from messages`;
-    const [thread] = await receive([inbox], { inReplyTo: "<unknown-1@example.org>", references: "<unknown-0@example.org> <unknown-1@example.org>" });
+    const [thread] = await receive([inbox], {
+      inReplyTo: "<unknown-1@example.org>",
+      references: "<unknown-0@example.org> <unknown-1@example.org>",
+    });
     expect(known.map((r) => r.thread_id)).not.toContain(thread);
   });
 

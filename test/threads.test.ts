@@ -19,7 +19,10 @@ async function mailboxRow(id: string): Promise<Mailbox> {
   return row!;
 }
 
-async function receive(mailbox: Mailbox, mail: { from?: string; subject: string; text: string; messageId?: string; inReplyTo?: string }): Promise<string> {
+async function receive(
+  mailbox: Mailbox,
+  mail: { from?: string; subject: string; text: string; messageId?: string; inReplyTo?: string },
+): Promise<string> {
   const lines = [
     `From: ${mail.from ?? "ana@example.org"}`,
     `To: ${mailbox.address}`,
@@ -30,7 +33,11 @@ async function receive(mailbox: Mailbox, mail: { from?: string; subject: string;
     mail.text,
     "",
   ].filter((line) => line !== null);
-  const [id] = await acceptInbound(ctx.svc, Buffer.from(lines.join("\r\n")), [mailbox], { remoteIp: null, helo: null, mailFrom: "ana@example.org" });
+  const [id] = await acceptInbound(ctx.svc, Buffer.from(lines.join("\r\n")), [mailbox], {
+    remoteIp: null,
+    helo: null,
+    mailFrom: "ana@example.org",
+  });
   return id!;
 }
 
@@ -49,7 +56,10 @@ beforeAll(async () => {
 
   // A conversation: Ana asks, the agent answers through the send API, Ana replies quoting it.
   const first = await receive(inbox, { subject: "Invoice question", text: "Hello, where is my invoice?", messageId: "<t1@example.org>" });
-  const sent = await ctx.request("POST", "/api/v1/send", { key: owner.key, body: { mailbox_id: inbox.id, reply_to_message_id: first, text: "It is attached to your account page." } });
+  const sent = await ctx.request("POST", "/api/v1/send", {
+    key: owner.key,
+    body: { mailbox_id: inbox.id, reply_to_message_id: first, text: "It is attached to your account page." },
+  });
   expect(sent.status).toBe(201);
   threadId = sent.body.thread_id;
   const [outbound] = await ctx.sql`select rfc_message_id from messages where id = ${sent.body.id}`;
@@ -102,9 +112,13 @@ describe("threads: happy path", () => {
   test("a limit of 1 pages through the threads with next_cursor", async () => {
     const first = await ctx.request("GET", `/api/v1/threads?mailbox_id=${inbox.id}&limit=1`, { key: owner.key });
     expect(first.body.threads.map((t: any) => t.subject)).toEqual(["Invoice question"]);
-    const second = await ctx.request("GET", `/api/v1/threads?mailbox_id=${inbox.id}&limit=1&cursor=${first.body.next_cursor}`, { key: owner.key });
+    const second = await ctx.request("GET", `/api/v1/threads?mailbox_id=${inbox.id}&limit=1&cursor=${first.body.next_cursor}`, {
+      key: owner.key,
+    });
     expect(second.body.threads.map((t: any) => t.subject)).toEqual(["Lunch?"]);
-    const third = await ctx.request("GET", `/api/v1/threads?mailbox_id=${inbox.id}&limit=1&cursor=${second.body.next_cursor}`, { key: owner.key });
+    const third = await ctx.request("GET", `/api/v1/threads?mailbox_id=${inbox.id}&limit=1&cursor=${second.body.next_cursor}`, {
+      key: owner.key,
+    });
     expect(third.body).toEqual({ threads: [], next_cursor: null });
   });
 });
@@ -116,7 +130,10 @@ describe("messages cursor", () => {
     let pages = 0;
     do {
       const response: Awaited<ReturnType<TestContext["request"]>> = await ctx.request(
-        "GET", `/api/v1/messages?mailbox_id=${inbox.id}&limit=2${cursor ? `&cursor=${cursor}` : ""}`, { key: owner.key });
+        "GET",
+        `/api/v1/messages?mailbox_id=${inbox.id}&limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+        { key: owner.key },
+      );
       expect(response.status).toBe(200);
       expect(Object.keys(response.body)).toEqual(["messages"]);
       seen.push(...response.body.messages.map((m: any) => m.id));
@@ -130,13 +147,20 @@ describe("messages cursor", () => {
   });
 
   test("timestamps equal to the microsecond are ordered by id, none skipped", async () => {
-    const ids = [await receive(other, { subject: "same 1", text: "a" }), await receive(other, { subject: "same 2", text: "b" }), await receive(other, { subject: "same 3", text: "c" })];
+    const ids = [
+      await receive(other, { subject: "same 1", text: "a" }),
+      await receive(other, { subject: "same 2", text: "b" }),
+      await receive(other, { subject: "same 3", text: "c" }),
+    ];
     await ctx.sql`update messages set created_at = '2020-01-01T00:00:00.123456Z' where id = any(${ids})`;
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
       const response: Awaited<ReturnType<TestContext["request"]>> = await ctx.request(
-        "GET", `/api/v1/messages?mailbox_id=${other.id}&limit=1${cursor ? `&cursor=${cursor}` : ""}`, { key: owner.key });
+        "GET",
+        `/api/v1/messages?mailbox_id=${other.id}&limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+        { key: owner.key },
+      );
       seen.push(...response.body.messages.map((m: any) => m.id));
       cursor = response.headers.get("x-next-cursor");
     } while (cursor);
@@ -157,7 +181,8 @@ describe("the OpenAPI document", () => {
     expect(list.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["mailbox_id", "limit", "cursor"]));
     expect(list.responses["200"].headers["x-next-cursor"].schema).toEqual({ type: "string" });
     expect(doc.paths["/api/v1/search"].get.parameters.map((p: any) => p.name)).toEqual(
-      expect.arrayContaining(["q", "from", "after", "before", "has_attachment", "label", "direction", "cursor"]));
+      expect.arrayContaining(["q", "from", "after", "before", "has_attachment", "label", "direction", "cursor"]),
+    );
   });
 });
 
@@ -165,7 +190,9 @@ describe("errors", () => {
   test("a malformed or foreign-kind cursor is 400", async () => {
     const threads = await ctx.request("GET", `/api/v1/threads?mailbox_id=${inbox.id}&limit=1`, { key: owner.key });
     for (const cursor of ["not-a-cursor!", "abc", threads.body.next_cursor]) {
-      const response = await ctx.request("GET", `/api/v1/messages?mailbox_id=${inbox.id}&cursor=${encodeURIComponent(cursor)}`, { key: owner.key });
+      const response = await ctx.request("GET", `/api/v1/messages?mailbox_id=${inbox.id}&cursor=${encodeURIComponent(cursor)}`, {
+        key: owner.key,
+      });
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: "cursor is not a valid cursor for this listing" });
     }

@@ -29,8 +29,11 @@ function padded(subject: string, where: "before" | "after"): string {
 /** A text part, then a part whose folded header is larger than the parser reads (1 MiB). */
 function hugePartHeader(subject: string): string {
   const folded = Array.from({ length: 1100 }, () => "v".repeat(1000)).join("\r\n ");
-  return head(subject) + textPart("Please find the quarterly figures attached.") +
-    `--PAD\r\nContent-Type: text/plain\r\nX-Padding: ${folded}\r\n\r\n${INJECTION}\r\n--PAD--\r\n`;
+  return (
+    head(subject) +
+    textPart("Please find the quarterly figures attached.") +
+    `--PAD\r\nContent-Type: text/plain\r\nX-Padding: ${folded}\r\n\r\n${INJECTION}\r\n--PAD--\r\n`
+  );
 }
 
 describe("parseInbound reads the parts before the parser's limit", () => {
@@ -85,14 +88,21 @@ describe("screening over SMTP never reports unread content as complete", () => {
   });
   afterAll(() => stopStack(stack));
 
-  async function screened(subject: string, message: string): Promise<{ comprehension: any; unread_content: string | null; spam_risk: string | null }> {
+  async function screened(
+    subject: string,
+    message: string,
+  ): Promise<{ comprehension: any; unread_content: string | null; spam_risk: string | null }> {
     const reply = await deliverRaw(stack.smtp.port, { from: "mallory@example.org", to: [inbox.address] }, message);
     expect(reply.data?.code).toBe(250);
-    return waitFor(async () => {
-      const [row] = await stack.ctx.sql`
+    return waitFor(
+      async () => {
+        const [row] = await stack.ctx.sql`
         select comprehension, unread_content, spam_risk from messages where mailbox_id = ${inbox.id} and subject = ${subject} and processed_at is not null`;
-      return row as { comprehension: any; unread_content: string | null; spam_risk: string | null } | undefined;
-    }, `screening of "${subject}"`, 30_000);
+        return row as { comprehension: any; unread_content: string | null; spam_risk: string | null } | undefined;
+      },
+      `screening of "${subject}"`,
+      30_000,
+    );
   }
 
   test("the injection text alone is skipped_injection_risk (the baseline)", async () => {

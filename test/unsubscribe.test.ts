@@ -104,7 +104,13 @@ describe("the one-click link", () => {
 
 describe("the mailto address", () => {
   async function mailTo(address: string) {
-    const transport = nodemailer.createTransport({ host: "127.0.0.1", port: smtp.port, secure: false, ignoreTLS: true, name: "client.test" });
+    const transport = nodemailer.createTransport({
+      host: "127.0.0.1",
+      port: smtp.port,
+      secure: false,
+      ignoreTLS: true,
+      name: "client.test",
+    });
     try {
       return await transport.sendMail({ from: "reader@example.org", to: address, subject: "unsubscribe", text: "unsubscribe" });
     } finally {
@@ -137,11 +143,18 @@ describe("the mailto address", () => {
 
 describe("a service on plain http", () => {
   test("offers the mailto alone, without the one-click header", async () => {
-    const ctx = await makeTestContext({ DELIVERY_TRANSPORT: "smtp", SMTP_RELAY_URL: `smtp://127.0.0.1:${o.sink.port}`, PUBLIC_BASE_URL: "http://localhost:3000" });
+    const ctx = await makeTestContext({
+      DELIVERY_TRANSPORT: "smtp",
+      SMTP_RELAY_URL: `smtp://127.0.0.1:${o.sink.port}`,
+      PUBLIC_BASE_URL: "http://localhost:3000",
+    });
     try {
       const account = await makeAccount(ctx);
       const box = await makeMailbox(ctx, account, "plain-http");
-      const response = await ctx.request("POST", "/api/v1/send", { key: account.key, body: { mailbox_id: box.id, to: "reader@example.org", text: "hi" } });
+      const response = await ctx.request("POST", "/api/v1/send", {
+        key: account.key,
+        body: { mailbox_id: box.id, to: "reader@example.org", text: "hi" },
+      });
       expect(response.status).toBe(201);
       const raw = o.sink.messages.at(-1)!.raw;
       expect(rawHeader(raw, "List-Unsubscribe")).toMatch(/^<mailto:unsubscribe-[0-9a-z]{32}@[^>]+>$/);

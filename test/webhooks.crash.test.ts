@@ -104,12 +104,15 @@ test("a worker killed mid-delivery: a fresh worker delivers the same event after
   }
 
   const done = await waitFor(async () => {
-    const [row] = await ctx.sql`select state, attempts, event_id from webhook_deliveries where id = ${delivery!.id} and state = 'delivered'`;
+    const [row] =
+      await ctx.sql`select state, attempts, event_id from webhook_deliveries where id = ${delivery!.id} and state = 'delivered'`;
     return row;
   }, "the delivery to be marked delivered");
   // The killed attempt left no record; the two after it did.
   expect(done).toMatchObject({ state: "delivered", attempts: 2, event_id: eventId });
-  expect((await ctx.sql`select status from webhook_attempts where delivery_id = ${delivery!.id} order by id`).map((a) => a.status)).toEqual([503, 200]);
+  expect((await ctx.sql`select status from webhook_attempts where delivery_id = ${delivery!.id} order by id`).map((a) => a.status)).toEqual(
+    [503, 200],
+  );
   // Nothing more once acknowledged.
   await Bun.sleep(1500);
   expect(receiver.requests).toHaveLength(3);

@@ -25,7 +25,12 @@ let spamOn: { id: string; address: string };
 
 beforeAll(async () => {
   clamd = await startClamd();
-  ctx = await makeTestContext({ DATA_DIR: reusableDataDir, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CLAMD_ADDRESS: clamd.address, INBOUND_AUTH_MODE: "trust" });
+  ctx = await makeTestContext({
+    DATA_DIR: reusableDataDir,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    CLAMD_ADDRESS: clamd.address,
+    INBOUND_AUTH_MODE: "trust",
+  });
   smtp = await startSmtpListener(ctx.svc, { port: 0, host: "127.0.0.1" });
   worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);
   receiver = await startReceiver();
@@ -125,7 +130,12 @@ describe("skipped_virus", () => {
       expect(read.body).toMatchObject({ id: message.id, mailbox_id: mailbox.id, subject, virus_risk: "high" });
     }
     // A later clean mail's event arrives; nothing for the infected ones came before it.
-    await sendMail(smtp.port, { from: "lee@example.org", to: spamOn.address, subject: "After the file", text: "Hi Pat,\n\nDid the file come through all right?\n\nLee" });
+    await sendMail(smtp.port, {
+      from: "lee@example.org",
+      to: spamOn.address,
+      subject: "After the file",
+      text: "Hi Pat,\n\nDid the file come through all right?\n\nLee",
+    });
     await waitFor(async () => posted("After the file").length === 1, "the clean mail's event");
     expect(receiver.requests.filter((r) => JSON.parse(r.text).subject.startsWith("The file you asked for"))).toHaveLength(0);
   });

@@ -14,8 +14,21 @@ import { startReceiver, type Receiver, type ReceivedRequest } from "./support/we
 
 const SECRET = "whsec_happy_path_secret_0123456789";
 const PAYLOAD_FIELDS = [
-  "body", "classification", "comprehension_status", "confidence", "event_id", "extraction", "extraction_error",
-  "from", "mailbox_id", "message_id", "sanitization", "subject", "thread_id", "truncated", "type",
+  "body",
+  "classification",
+  "comprehension_status",
+  "confidence",
+  "event_id",
+  "extraction",
+  "extraction_error",
+  "from",
+  "mailbox_id",
+  "message_id",
+  "sanitization",
+  "subject",
+  "thread_id",
+  "truncated",
+  "type",
 ].sort();
 const CANARY = "CANARY7731 hidden footer text";
 
@@ -82,7 +95,8 @@ describe("a message arrives for an account with a webhook", () => {
 
     // Acknowledged on the first try: no second request, one attempt recorded as 200.
     const delivery = await waitFor(async () => {
-      const [row] = await ctx.sql`select id, state, attempts from webhook_deliveries where event_id = ${payload.event_id} and state = 'delivered'`;
+      const [row] =
+        await ctx.sql`select id, state, attempts from webhook_deliveries where event_id = ${payload.event_id} and state = 'delivered'`;
       return row;
     }, "the delivery to be marked delivered");
     expect(delivery.attempts).toBe(1);
@@ -142,7 +156,10 @@ describe("a message arrives for an account with a webhook", () => {
 
     // Replayed later than 5 minutes: refused; just inside: accepted.
     const sentAt = Number(headers["x-service-timestamp"]);
-    expect(await verifyWebhookSignature(request.text, headers, SECRET, { now: sentAt + 5 * 60_000 + 1 })).toEqual({ ok: false, reason: "timestamp too old" });
+    expect(await verifyWebhookSignature(request.text, headers, SECRET, { now: sentAt + 5 * 60_000 + 1 })).toEqual({
+      ok: false,
+      reason: "timestamp too old",
+    });
     expect(await verifyWebhookSignature(request.text, headers, SECRET, { now: sentAt + 4 * 60_000 })).toEqual({ ok: true });
 
     // A correctly signed request whose timestamp is six minutes old is still refused.
@@ -152,7 +169,10 @@ describe("a message arrives for an account with a webhook", () => {
     // A timestamp moved forward to look fresh breaks the signature.
     const shifted = { ...headers, "x-service-timestamp": String(sentAt + 1) };
     expect(await verifyWebhookSignature(request.text, shifted, SECRET)).toEqual({ ok: false, reason: "bad signature" });
-    expect(await verifyWebhookSignature(request.text, { "x-service-timestamp": String(sentAt) }, SECRET)).toEqual({ ok: false, reason: "missing headers" });
+    expect(await verifyWebhookSignature(request.text, { "x-service-timestamp": String(sentAt) }, SECRET)).toEqual({
+      ok: false,
+      reason: "missing headers",
+    });
   });
 });
 
@@ -161,7 +181,12 @@ describe("no event without an enabled webhook", () => {
     const account = await makeAccount(ctx);
     const mailbox = await makeMailbox(ctx, account, "nohook");
     const before = receiver.requests.length;
-    await sendMail(smtp.port, { from: "bob@example.org", to: mailbox.address, subject: "Photos from the weekend", text: "Hi,\n\nHere are the photos from Saturday, hope you like them.\n\nBob" });
+    await sendMail(smtp.port, {
+      from: "bob@example.org",
+      to: mailbox.address,
+      subject: "Photos from the weekend",
+      text: "Hi,\n\nHere are the photos from Saturday, hope you like them.\n\nBob",
+    });
     const message = await processed("Photos from the weekend");
     const events = await ctx.sql`select id from webhook_events where account_id = ${account.accountId} or message_id = ${message.id}`;
     expect(events).toHaveLength(0);
@@ -175,7 +200,12 @@ describe("no event without an enabled webhook", () => {
     try {
       await setWebhook(ctx.svc, { accountId: account.accountId, url: own.url, secret: SECRET });
       expect(await disableWebhook(ctx.sql, account.accountId)).toBe(true);
-      await sendMail(smtp.port, { from: "carol@example.org", to: mailbox.address, subject: "Dinner plans", text: "Hey,\n\nShall we meet for dinner at seven on Friday?\n\nCarol" });
+      await sendMail(smtp.port, {
+        from: "carol@example.org",
+        to: mailbox.address,
+        subject: "Dinner plans",
+        text: "Hey,\n\nShall we meet for dinner at seven on Friday?\n\nCarol",
+      });
       const message = await processed("Dinner plans");
       expect(await ctx.sql`select id from webhook_events where message_id = ${message.id}`).toHaveLength(0);
       await Bun.sleep(300);
@@ -183,7 +213,12 @@ describe("no event without an enabled webhook", () => {
 
       // The control: the same account with the webhook on again does get the next message.
       await setWebhook(ctx.svc, { accountId: account.accountId, url: own.url, secret: SECRET });
-      await sendMail(smtp.port, { from: "carol@example.org", to: mailbox.address, subject: "Dinner plans, again", text: "Hey,\n\nSeven on Friday still good for dinner?\n\nCarol" });
+      await sendMail(smtp.port, {
+        from: "carol@example.org",
+        to: mailbox.address,
+        subject: "Dinner plans, again",
+        text: "Hey,\n\nSeven on Friday still good for dinner?\n\nCarol",
+      });
       const [got] = await own.waitForRequests(1);
       expect(JSON.parse(got!.text).subject).toBe("Dinner plans, again");
     } finally {

@@ -51,15 +51,20 @@ async function startScenario(stack: Stack, respond: Responder, url?: (receiver: 
 }
 
 async function deliveryRow(stack: Stack, id: string) {
-  const [row] = await stack.ctx.sql`select state, attempts, redrives, last_status, last_error, next_attempt_at from webhook_deliveries where id = ${id}`;
+  const [row] = await stack.ctx
+    .sql`select state, attempts, redrives, last_status, last_error, next_attempt_at from webhook_deliveries where id = ${id}`;
   return row!;
 }
 
 async function waitForState(stack: Stack, id: string, state: string, timeoutMs = 20_000) {
-  return waitFor(async () => {
-    const row = await deliveryRow(stack, id);
-    return row.state === state ? row : null;
-  }, `delivery ${id} to be ${state}`, timeoutMs);
+  return waitFor(
+    async () => {
+      const row = await deliveryRow(stack, id);
+      return row.state === state ? row : null;
+    },
+    `delivery ${id} to be ${state}`,
+    timeoutMs,
+  );
 }
 
 /** Seconds between the last recorded attempt and the retry it scheduled, read while the retry is in flight. */
@@ -73,8 +78,10 @@ async function scheduledDelay(stack: Stack, eventId: string): Promise<number | n
 }
 
 /** Fails the first `failures` requests with 500, then acknowledges. */
-const failThenAck = (failures: number): Responder => (request, response, index) =>
-  index < failures ? answer(500, `upstream failure ${index}`)(request, response, index) : answer(200, "ok")(request, response, index);
+const failThenAck =
+  (failures: number): Responder =>
+  (request, response, index) =>
+    index < failures ? answer(500, `upstream failure ${index}`)(request, response, index) : answer(200, "ok")(request, response, index);
 
 /** The operator CLI in a subprocess; async, so this process's worker keeps running meanwhile. */
 async function runCli(stack: Stack, ...args: string[]) {
@@ -138,7 +145,11 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
 
   beforeAll(async () => {
     // The receivers are on loopback.
-    stack = await startStack({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", WEBHOOK_RETRY_SCHEDULE: SHRUNK.join(","), WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
+    stack = await startStack({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+      WEBHOOK_RETRY_SCHEDULE: SHRUNK.join(","),
+      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+    });
     redirectTarget = await startReceiver();
     receivers.push(redirectTarget);
     const refusedPort = await freePort();
@@ -156,7 +167,8 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
       })),
       (refused = startScenario(stack, answer(200), () => `http://127.0.0.1:${refusedPort}/hook`)),
       (redirect = startScenario(stack, (request, response, index) =>
-        answer(index % 2 ? 307 : 302, "moved", { location: redirectTarget.url })(request, response, index))),
+        answer(index % 2 ? 307 : 302, "moved", { location: redirectTarget.url })(request, response, index),
+      )),
       (redrive = startScenario(stack, failThenAck(6))),
       (redriveCli = startScenario(stack, failThenAck(6))),
       (endless = startScenario(stack, (_request, response: ServerResponse) => {
@@ -277,7 +289,9 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
     expect(requests[6]!.raw.equals(requests[0]!.raw)).toBe(true);
     expect(JSON.parse(requests[6]!.text).event_id).toBe(eventId);
     expect(await verifyWebhookSignature(requests[6]!.text, requests[6]!.headers as Record<string, string>, SECRET)).toEqual({ ok: true });
-    expect((await listAttempts(stack.ctx.sql, account.accountId, deliveryId)).map((a) => a.status)).toEqual([500, 500, 500, 500, 500, 500, 200]);
+    expect((await listAttempts(stack.ctx.sql, account.accountId, deliveryId)).map((a) => a.status)).toEqual([
+      500, 500, 500, 500, 500, 500, 200,
+    ]);
 
     const again = await redriveDelivery(stack.ctx.sql, account.accountId, deliveryId).catch((e) => e);
     expect(again).toBeInstanceOf(ApiError);
@@ -335,14 +349,20 @@ describe("429 Retry-After with a long schedule (20 s)", () => {
 
   test("429 with Retry-After: 1 sets that attempt's delay: the retry comes about a second later", async () => {
     const { receiver, deliveryId, account } = await startScenario(stack, (request, response, index) =>
-      index === 0 ? answer(429, "slow down", { "retry-after": "1" })(request, response, index) : answer(200, "ok")(request, response, index));
+      index === 0
+        ? answer(429, "slow down", { "retry-after": "1" })(request, response, index)
+        : answer(200, "ok")(request, response, index),
+    );
     const requests = await receiver.waitForRequests(2, 5_000);
     const interval = (requests[1]!.at - requests[0]!.at) / 1000;
     expect(interval).toBeGreaterThanOrEqual(1);
     expect(interval).toBeLessThan(1 + LATE_SLACK_S);
     expect(await waitForState(stack, deliveryId, "delivered")).toMatchObject({ attempts: 2, last_status: 200 });
     const attempts = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
-    expect(attempts.map((a) => [a.status, a.response_snippet])).toEqual([[429, "slow down"], [200, "ok"]]);
+    expect(attempts.map((a) => [a.status, a.response_snippet])).toEqual([
+      [429, "slow down"],
+      [200, "ok"],
+    ]);
   });
 
   test("Retry-After that is not numeric seconds up to 24 h is ignored: the schedule's delay applies", async () => {

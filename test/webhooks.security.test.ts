@@ -27,7 +27,9 @@ async function firstAttempt(stack: Stack, url: string, how: "set" | "stored" = "
   const account = await makeAccount(stack.ctx);
   const mailbox = await makeMailbox(stack.ctx, account);
   if (how === "set") await setWebhook(stack.ctx.svc, { accountId: account.accountId, url, secret: SECRET });
-  else await stack.ctx.sql`insert into webhook_endpoints (account_id, url, secret, enabled) values (${account.accountId}, ${url}, ${SECRET}, true)`;
+  else
+    await stack.ctx
+      .sql`insert into webhook_endpoints (account_id, url, secret, enabled) values (${account.accountId}, ${url}, ${SECRET}, true)`;
   const n = ++mailCount;
   await sendMail(stack.smtp.port, {
     from: "lee@example.org",
@@ -82,21 +84,58 @@ afterAll(async () => {
 
 describe("isBlockedAddress", () => {
   test.each([
-    "127.0.0.1", "127.255.255.254", "0.0.0.0", "10.0.0.1", "10.255.255.255", "172.16.0.1", "172.31.255.255", "192.168.1.10",
-    "169.254.169.254", "100.64.0.1", "192.0.0.8", "198.18.0.1", "224.0.0.1", "255.255.255.255",
-    "::1", "::", "fe80::1", "fc00::1", "fd00:ec2::254", "ff02::1", "2001:db8::1",
-    "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe",
-    "100.100.100.200", "2002:7f00:1::1", "::7f00:1",
+    "127.0.0.1",
+    "127.255.255.254",
+    "0.0.0.0",
+    "10.0.0.1",
+    "10.255.255.255",
+    "172.16.0.1",
+    "172.31.255.255",
+    "192.168.1.10",
+    "169.254.169.254",
+    "100.64.0.1",
+    "192.0.0.8",
+    "198.18.0.1",
+    "224.0.0.1",
+    "255.255.255.255",
+    "::1",
+    "::",
+    "fe80::1",
+    "fc00::1",
+    "fd00:ec2::254",
+    "ff02::1",
+    "2001:db8::1",
+    "::ffff:127.0.0.1",
+    "::ffff:7f00:1",
+    "::ffff:10.0.0.1",
+    "::ffff:169.254.169.254",
+    "64:ff9b::a9fe:a9fe",
+    "100.100.100.200",
+    "2002:7f00:1::1",
+    "::7f00:1",
     // Odd spellings of an IPv4 address are never a target, whatever they spell.
-    "2130706433", "0177.0.0.1", "0x7f.1", "127.1", "0x5db8d822",
-    "not-an-address", "",
+    "2130706433",
+    "0177.0.0.1",
+    "0x7f.1",
+    "127.1",
+    "0x5db8d822",
+    "not-an-address",
+    "",
   ])("blocked: %p", (address) => {
     expect(isBlockedAddress(address)).toBe(true);
   });
 
   test.each([
-    "93.184.216.34", "8.8.8.8", "1.1.1.1", "172.15.255.255", "172.32.0.1", "100.128.0.1", "11.0.0.1",
-    "2606:4700::1", "2001:4860:4860::8888", "::ffff:93.184.216.34",
+    "93.184.216.34",
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.15.255.255",
+    "172.32.0.1",
+    "100.128.0.1",
+    "11.0.0.1",
+    "2606:4700::1",
+    "2001:4860:4860::8888",
+    "::ffff:93.184.216.34",
   ])("allowed: %p", (address) => {
     expect(isBlockedAddress(address)).toBe(false);
   });
@@ -132,13 +171,31 @@ describe("configuration time", () => {
     ["http://[fe80::1]/", "webhook url refused: fe80::1 is a link-local address"],
     ["http://10.0.0.1/in", "webhook url refused: 10.0.0.1 is a private-network address"],
     ["http://0.0.0.0/", "webhook url refused: 0.0.0.0 is an unspecified address"],
-    ["http://2130706433/hook", "webhook url host 2130706433 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads"],
-    ["http://0177.0.0.1/hook", "webhook url host 0177.0.0.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads"],
-    ["http://0x7f.1/hook", "webhook url host 0x7f.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads"],
-    ["https://0x7F.1:8443/hook", "webhook url host 0x7f.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads"],
+    [
+      "http://2130706433/hook",
+      "webhook url host 2130706433 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads",
+    ],
+    [
+      "http://0177.0.0.1/hook",
+      "webhook url host 0177.0.0.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads",
+    ],
+    [
+      "http://0x7f.1/hook",
+      "webhook url host 0x7f.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads",
+    ],
+    [
+      "https://0x7F.1:8443/hook",
+      "webhook url host 0x7f.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads",
+    ],
     // Odd spellings are refused even when they spell a public address.
-    ["http://1572395042/hook", "webhook url host 1572395042 is an unusual spelling of the address 93.184.216.34; write addresses as plain dotted quads"],
-    ["http://%31%32%37.0.0.1/hook", "webhook url host %31%32%37.0.0.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads"],
+    [
+      "http://1572395042/hook",
+      "webhook url host 1572395042 is an unusual spelling of the address 93.184.216.34; write addresses as plain dotted quads",
+    ],
+    [
+      "http://%31%32%37.0.0.1/hook",
+      "webhook url host %31%32%37.0.0.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads",
+    ],
     ["http://loopback.hooks.test/hook", "webhook url refused: loopback.hooks.test resolves to a loopback address (127.0.0.1)"],
     ["http://metadata.hooks.test/hook", "webhook url refused: metadata.hooks.test resolves to a cloud metadata address (169.254.169.254)"],
     ["http://metadata6.hooks.test/hook", "webhook url refused: metadata6.hooks.test resolves to a cloud metadata address (fd00:ec2::254)"],
@@ -160,7 +217,9 @@ describe("configuration time", () => {
   test("a refused URL leaves the webhook that was set before untouched", async () => {
     const account = await makeAccount(stack.ctx);
     await setWebhook(stack.ctx.svc, { accountId: account.accountId, url: "https://public.hooks.test/in", secret: SECRET });
-    await expect(setWebhook(stack.ctx.svc, { accountId: account.accountId, url: "http://127.0.0.1/", secret: SECRET })).rejects.toBeInstanceOf(ApiError);
+    await expect(
+      setWebhook(stack.ctx.svc, { accountId: account.accountId, url: "http://127.0.0.1/", secret: SECRET }),
+    ).rejects.toBeInstanceOf(ApiError);
     const [row] = await stack.ctx.sql`select url, enabled from webhook_endpoints where account_id = ${account.accountId}`;
     expect(row).toEqual({ url: "https://public.hooks.test/in", enabled: true });
   });
@@ -178,14 +237,26 @@ describe("configuration time", () => {
     // Asynchronous: the DNS server the CLI asks runs in this process.
     const cli = async (url: string, allowPrivate: string) => {
       const child = Bun.spawn([process.execPath, "src/cli.ts", "webhook", "set", "--account", account.accountId, "--url", url], {
-        env: { ...process.env, DATABASE_URL: stack.ctx.config.databaseUrl!, DNS_SERVERS: dns.address, WEBHOOK_ALLOW_PRIVATE_NETWORKS: allowPrivate, LOG_LEVEL: "silent" },
+        env: {
+          ...process.env,
+          DATABASE_URL: stack.ctx.config.databaseUrl!,
+          DNS_SERVERS: dns.address,
+          WEBHOOK_ALLOW_PRIVATE_NETWORKS: allowPrivate,
+          LOG_LEVEL: "silent",
+        },
         stdout: "pipe",
         stderr: "pipe",
       });
       return { code: await child.exited, stderr: await new Response(child.stderr).text() };
     };
-    expect(await cli("http://0x7f.1/hook", "false")).toEqual({ code: 1, stderr: "error: webhook url host 0x7f.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads\n" });
-    expect(await cli("http://metadata.hooks.test/", "true")).toEqual({ code: 1, stderr: "error: webhook url refused: metadata.hooks.test resolves to a cloud metadata address (169.254.169.254)\n" });
+    expect(await cli("http://0x7f.1/hook", "false")).toEqual({
+      code: 1,
+      stderr: "error: webhook url host 0x7f.1 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads\n",
+    });
+    expect(await cli("http://metadata.hooks.test/", "true")).toEqual({
+      code: 1,
+      stderr: "error: webhook url refused: metadata.hooks.test resolves to a cloud metadata address (169.254.169.254)\n",
+    });
     expect(await stack.ctx.sql`select 1 from webhook_endpoints where account_id = ${account.accountId}`).toHaveLength(0);
   });
 });
@@ -224,9 +295,18 @@ describe("attempt time, private networks not allowed", () => {
     dns.zone["turncoat.hooks.test"] = { A: ["93.184.216.34"] };
     const account = await makeAccount(stack.ctx);
     const mailbox = await makeMailbox(stack.ctx, account);
-    await setWebhook(stack.ctx.svc, { accountId: account.accountId, url: `http://turncoat.hooks.test:${new URL(v4.url).port}/hooks/mail`, secret: SECRET });
+    await setWebhook(stack.ctx.svc, {
+      accountId: account.accountId,
+      url: `http://turncoat.hooks.test:${new URL(v4.url).port}/hooks/mail`,
+      secret: SECRET,
+    });
     dns.zone["turncoat.hooks.test"] = { A: ["127.0.0.1"] };
-    await sendMail(stack.smtp.port, { from: "lee@example.org", to: mailbox.address, subject: `Turncoat ${++mailCount}`, text: "Hi Pat,\n\nLunch on Friday?\n\nLee" });
+    await sendMail(stack.smtp.port, {
+      from: "lee@example.org",
+      to: mailbox.address,
+      subject: `Turncoat ${++mailCount}`,
+      text: "Hi Pat,\n\nLunch on Friday?\n\nLee",
+    });
     const delivery = await waitFor(async () => {
       const [row] = await stack.ctx.sql`select id from webhook_deliveries where account_id = ${account.accountId} and attempts >= 1`;
       return row;
@@ -266,7 +346,11 @@ describe("attempt time, private networks not allowed", () => {
     expect(scheme).toBeInstanceOf(UnsafeTargetError);
     // The control: a public name passes, pinned to its address.
     const ok = await resolveWebhookTarget("https://public.hooks.test/in", stack.ctx.svc.resolve, false);
-    expect({ address: ok.address, family: ok.family, host: ok.url.host }).toEqual({ address: "93.184.216.34", family: 4, host: "public.hooks.test" });
+    expect({ address: ok.address, family: ok.family, host: ok.url.host }).toEqual({
+      address: "93.184.216.34",
+      family: 4,
+      host: "public.hooks.test",
+    });
   });
 });
 
@@ -297,7 +381,13 @@ describe("attempt time, private networks allowed (development)", () => {
 
   test("when set, loopback and private targets are accepted; link-local, metadata and odd spellings are not", async () => {
     const account = await makeAccount(allowed.ctx);
-    for (const url of ["http://127.0.0.1:9/hook", "http://10.0.0.1/in", "http://[::1]:9/", "http://private.hooks.test/", "http://[fd12::1]/"]) {
+    for (const url of [
+      "http://127.0.0.1:9/hook",
+      "http://10.0.0.1/in",
+      "http://[::1]:9/",
+      "http://private.hooks.test/",
+      "http://[fd12::1]/",
+    ]) {
       const { endpoint } = await setWebhook(allowed.ctx.svc, { accountId: account.accountId, url, secret: SECRET });
       expect(endpoint.url).toBe(url);
     }
@@ -309,7 +399,10 @@ describe("attempt time, private networks allowed (development)", () => {
       ["http://[::ffff:169.254.169.254]/", "webhook url refused: ::ffff:a9fe:a9fe is a cloud metadata address"],
       ["http://metadata.hooks.test/", "webhook url refused: metadata.hooks.test resolves to a cloud metadata address (169.254.169.254)"],
       ["http://linklocal.hooks.test/", "webhook url refused: linklocal.hooks.test resolves to a link-local address (fe80::1)"],
-      ["http://2130706433/", "webhook url host 2130706433 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads"],
+      [
+        "http://2130706433/",
+        "webhook url host 2130706433 is an unusual spelling of the address 127.0.0.1; write addresses as plain dotted quads",
+      ],
     ];
     for (const [url, message] of stillRefused) {
       const error = await setWebhook(allowed.ctx.svc, { accountId: account.accountId, url, secret: SECRET }).catch((e) => e);
@@ -319,7 +412,10 @@ describe("attempt time, private networks allowed (development)", () => {
 
   test("at the attempt, a metadata target stays refused (no connection)", async () => {
     const attempt = await firstAttempt(allowed, "http://169.254.169.254/latest/meta-data/", "stored");
-    expect({ status: attempt.status, error: attempt.error }).toEqual({ status: null, error: "refused: 169.254.169.254 is a cloud metadata address" });
+    expect({ status: attempt.status, error: attempt.error }).toEqual({
+      status: null,
+      error: "refused: 169.254.169.254 is a cloud metadata address",
+    });
   });
 
   test("an IPv6 literal is connected to over IPv6, with its bracketed Host", async () => {

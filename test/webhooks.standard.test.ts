@@ -29,7 +29,12 @@ async function deliveredWith(secret: string | null, slug: string) {
   const mailbox = await makeMailbox(stack.ctx, account, slug);
   const set = await setWebhook(stack.ctx.svc, { accountId: account.accountId, url: receiver.url, secret });
   const before = receiver.requests.length;
-  await sendMail(stack.smtp.port, { from: "dana@example.org", to: mailbox.address, subject: `Standard ${slug}`, text: "Checking the signature headers." });
+  await sendMail(stack.smtp.port, {
+    from: "dana@example.org",
+    to: mailbox.address,
+    subject: `Standard ${slug}`,
+    text: "Checking the signature headers.",
+  });
   const requests = await receiver.waitForRequests(before + 1);
   return { secret: set.secret, request: requests[before]! };
 }
@@ -62,7 +67,9 @@ test("any other secret signs with its UTF-8 bytes, verified as a raw key; a wron
   const headers = headerRecord(request.headers);
   expect(() => new Webhook(new TextEncoder().encode(other), { format: "raw" }).verify(request.text, headers)).not.toThrow();
   expect(() => new Webhook(new TextEncoder().encode("another-secret-entirely"), { format: "raw" }).verify(request.text, headers)).toThrow();
-  expect(() => new Webhook(new TextEncoder().encode(other), { format: "raw" }).verify(request.text.replace("Checking", "Chocking"), headers)).toThrow();
+  expect(() =>
+    new Webhook(new TextEncoder().encode(other), { format: "raw" }).verify(request.text.replace("Checking", "Chocking"), headers),
+  ).toThrow();
   expect((await verifyStandardWebhook(request.text, request.headers as never, other, { now: Date.now() + 10 * 60_000 })).ok).toBe(false);
 });
 

@@ -34,7 +34,14 @@ describe("the SMTP greeting", () => {
 
 describe("Subject folding", () => {
   const compose = (subject: string) =>
-    composeMessage({ from: "bot@mail.example.com", to: "alice@example.org", subject, text: "Hi", messageId: "m1@mail.example.com", date: new Date(0) });
+    composeMessage({
+      from: "bot@mail.example.com",
+      to: "alice@example.org",
+      subject,
+      text: "Hi",
+      messageId: "m1@mail.example.com",
+      date: new Date(0),
+    });
   const headerLinesOf = (raw: Uint8Array) => new TextDecoder().decode(raw).split("\r\n\r\n")[0]!.split("\r\n");
 
   const subjects = [

@@ -74,10 +74,14 @@ test("a live slow job stays with its holder, even when the holder's liveness ses
     stdout: "ignore",
     stderr: "ignore",
   });
-  const holderPool = await waitFor(async () => {
-    const [row] = await ctx.sql`select id from worker_pools where pid = ${holder!.pid}`;
-    return row?.id as string | undefined;
-  }, "the holder's pool to register", 20_000);
+  const holderPool = await waitFor(
+    async () => {
+      const [row] = await ctx.sql`select id from worker_pools where pid = ${holder!.pid}`;
+      return row?.id as string | undefined;
+    },
+    "the holder's pool to register",
+    20_000,
+  );
 
   const [messageId] = await acceptInbound(ctx.svc, Buffer.from("From: a@example.org\r\nSubject: slow\r\n\r\nHello\r\n"), [mailbox], {
     remoteIp: null,
@@ -85,7 +89,10 @@ test("a live slow job stays with its holder, even when the holder's liveness ses
     mailFrom: null,
   });
   // The holder has locked the job and is waiting on its scanner.
-  await waitFor(async () => (await jobOf(messageId!))?.locked_by === holderPool && scannerSockets.length > 0, "the holder to start the job");
+  await waitFor(
+    async () => (await jobOf(messageId!))?.locked_by === holderPool && scannerSockets.length > 0,
+    "the holder to start the job",
+  );
 
   live = await startWorker(ctx.svc, ctx.config.databaseUrl!);
   // Three times the dead-after time of sweeps by the live worker: the job is not taken.
@@ -105,7 +112,11 @@ test("a live slow job stays with its holder, even when the holder's liveness ses
     where datname = current_database() and application_name = ${`agent-mailbox worker ${holderPool}`}`;
   expect(cut).toHaveLength(1);
   // Termination is asynchronous; the holder reconnects only a second later.
-  const sawGone = await waitFor(async () => (await ctx.sql`select not worker_pool_alive(${holderPool}) as gone`)[0]!.gone, "the lock to go", 900);
+  const sawGone = await waitFor(
+    async () => (await ctx.sql`select not worker_pool_alive(${holderPool}) as gone`)[0]!.gone,
+    "the lock to go",
+    900,
+  );
   for (let i = 0; i < 6; i++) {
     expect(await live.sweepNow()).toEqual([]);
     await Bun.sleep(SWEEP_MS);
@@ -158,7 +169,12 @@ test("a job this live pool holds but no longer runs (its result was lost with th
     where id = ${added!.id} and locked_at is null returning id`;
   expect(job).toBeDefined();
   const lockedAt = performance.now();
-  await waitFor(async () => (await processed(messageId!)) && (await ctx.sql`select 1 from graphile_worker._private_jobs where id = ${job!.id}`).length === 0, "the orphaned job to run", 30_000);
+  await waitFor(
+    async () =>
+      (await processed(messageId!)) && (await ctx.sql`select 1 from graphile_worker._private_jobs where id = ${job!.id}`).length === 0,
+    "the orphaned job to run",
+    30_000,
+  );
   const delay = performance.now() - lockedAt;
   expect(delay).toBeGreaterThanOrEqual(DEAD_AFTER_MS);
   expect(delay).toBeLessThan(BOUND_MS + 1500);

@@ -5,8 +5,24 @@
 // logged instead; the job it concerns stays locked by this live pool, and the sweeper hands it back
 // (worker/liveness.ts, own orphans). Any other unhandled rejection still ends the process.
 
-const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "57P01", "57P02", "57P03", "08000", "08001", "08003", "08006"]);
-const CONNECTION_MESSAGES = /Connection terminated|connection.*(closed|ended)|database system is (shutting down|starting up|in recovery)|terminating connection/i;
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57P01",
+  "57P02",
+  "57P03",
+  "08000",
+  "08001",
+  "08003",
+  "08006",
+]);
+const CONNECTION_MESSAGES =
+  /Connection terminated|connection.*(closed|ended)|database system is (shutting down|starting up|in recovery)|terminating connection/i;
 
 export function isLostConnection(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -123,7 +123,9 @@ export function startSweeper(
 
   const sweep = async (): Promise<string[]> => {
     const now = performance.now();
-    const gone = (await sql`select id from worker_pools where id <> ${ownPoolId} and not worker_pool_alive(id)`).map((row) => row.id as string);
+    const gone = (await sql`select id from worker_pools where id <> ${ownPoolId} and not worker_pool_alive(id)`).map(
+      (row) => row.id as string,
+    );
     for (const id of firstSeenGone.keys()) if (!gone.includes(id)) firstSeenGone.delete(id);
     const dead: string[] = [];
     for (const id of gone) {
@@ -135,7 +137,9 @@ export function startSweeper(
     if (dead.length === 0) return [];
     const freed = await sql.begin(async (tx) => {
       // Checked again under the row locks: a pool that came back in the meantime is left alone.
-      const confirmed = (await tx`delete from worker_pools where id in ${tx(dead)} and not worker_pool_alive(id) returning id`).map((row) => row.id as string);
+      const confirmed = (await tx`delete from worker_pools where id in ${tx(dead)} and not worker_pool_alive(id) returning id`).map(
+        (row) => row.id as string,
+      );
       if (confirmed.length === 0) return [];
       const jobs = await tx`select j.id, t.identifier as task from graphile_worker._private_jobs j
         join graphile_worker._private_tasks t on t.id = j.task_id where j.locked_by in ${tx(confirmed)}`;
@@ -153,7 +157,9 @@ export function startSweeper(
   const orphanSince = new Map<string, number>();
   const freeOwnOrphans = async (now: number) => {
     const running = options.running();
-    const locked = (await sql`select id::text from graphile_worker._private_jobs where locked_by = ${ownPoolId}`).map((row) => row.id as string);
+    const locked = (await sql`select id::text from graphile_worker._private_jobs where locked_by = ${ownPoolId}`).map(
+      (row) => row.id as string,
+    );
     const orphans = locked.filter((id) => !running.has(id));
     for (const id of orphanSince.keys()) if (!orphans.includes(id)) orphanSince.delete(id);
     const due: string[] = [];

@@ -92,7 +92,13 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
   runner.events.on("job:success", ({ job }) => {
     const took = elapsed(job.id);
     if (took !== null) jobDuration.observe({ task: job.task_identifier, outcome: "success" }, took / 1000);
-    svc.log.info("job.succeeded", { job_id: job.id, task: job.task_identifier, ...subject(job.payload), attempt: job.attempts, duration_ms: took });
+    svc.log.info("job.succeeded", {
+      job_id: job.id,
+      task: job.task_identifier,
+      ...subject(job.payload),
+      attempt: job.attempts,
+      duration_ms: took,
+    });
   });
   let held: PoolLease;
   try {
@@ -105,7 +111,12 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     unguard();
     throw error;
   }
-  const sweeper = startSweeper(svc.sql, held.poolId, { intervalMs: svc.config.workerRecovery.sweepIntervalMs, deadAfterMs: svc.config.workerRecovery.deadAfterMs, running: () => running }, svc.log);
+  const sweeper = startSweeper(
+    svc.sql,
+    held.poolId,
+    { intervalMs: svc.config.workerRecovery.sweepIntervalMs, deadAfterMs: svc.config.workerRecovery.deadAfterMs, running: () => running },
+    svc.log,
+  );
   svc.log.info("worker.started", { concurrency: svc.config.workerConcurrency, pool_id: held.poolId });
   return {
     poolId: held.poolId,

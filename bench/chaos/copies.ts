@@ -76,7 +76,9 @@ function httpLoad(bases: string[], run: Run): { stop(): Promise<string> } {
       for (let attempt = 0; attempt < bases.length; attempt++) {
         const base = bases[(i + attempt) % bases.length]!;
         try {
-          const response = await fetch(`${base}/api/v1/messages?mailbox_id=${run.account.mailboxId}&limit=5`, { headers: { authorization: `Bearer ${run.account.apiKey}` } });
+          const response = await fetch(`${base}/api/v1/messages?mailbox_id=${run.account.mailboxId}&limit=5`, {
+            headers: { authorization: `Bearer ${run.account.apiKey}` },
+          });
           await response.arrayBuffer();
           if (response.status === 200) ok++;
           else errors++;
@@ -100,10 +102,20 @@ function httpLoad(bases: string[], run: Run): { stop(): Promise<string> } {
 
 /** The same send (same client_id) posted to both APIs at once: one message, one answer. */
 async function racingClientId(bases: string[], run: Run): Promise<string> {
-  const body = JSON.stringify({ mailbox_id: run.account.mailboxId, to: "someone@example.net", subject: "copies race", text: "Sent once.", client_id: "copies-race-1" });
+  const body = JSON.stringify({
+    mailbox_id: run.account.mailboxId,
+    to: "someone@example.net",
+    subject: "copies race",
+    text: "Sent once.",
+    client_id: "copies-race-1",
+  });
   const answers = await Promise.all(
     bases.map(async (base) => {
-      const response = await fetch(`${base}/api/v1/send`, { method: "POST", headers: { authorization: `Bearer ${run.account.apiKey}`, "content-type": "application/json" }, body });
+      const response = await fetch(`${base}/api/v1/send`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${run.account.apiKey}`, "content-type": "application/json" },
+        body,
+      });
       return { status: response.status, body: (await response.json()) as { id?: string } };
     }),
   );
@@ -129,7 +141,8 @@ async function throttleAcrossCopies(bases: string[], run: Run): Promise<string> 
   for (let i = 0; i < 5; i++) statuses.push(await attempt(bases[i % 2]!, `wrong-password-${i}`));
   // Even the right password is refused now, on either copy: the count lives in PostgreSQL.
   const after = [await attempt(bases[0]!, "the-right-password-1234"), await attempt(bases[1]!, "the-right-password-1234")];
-  if (statuses.includes(429) || after.some((status) => status !== 429)) run.fail(`sign-in throttle across copies: ${statuses.join(",")} then ${after.join(",")}`);
+  if (statuses.includes(429) || after.some((status) => status !== 429))
+    run.fail(`sign-in throttle across copies: ${statuses.join(",")} then ${after.join(",")}`);
   return `sign-in throttle: 5 failures over both APIs, then ${after.join(" and ")} on each`;
 }
 
@@ -192,7 +205,12 @@ export const copies: Scenario = {
     const sent = await fetch(`${bases[0]}/api/v1/send`, {
       method: "POST",
       headers: { authorization: `Bearer ${run.account.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ mailbox_id: run.account.mailboxId, to: run.account.mailboxAddress, subject: crossSubject, text: "Across copies." }),
+      body: JSON.stringify({
+        mailbox_id: run.account.mailboxId,
+        to: run.account.mailboxAddress,
+        subject: crossSubject,
+        text: "Across copies.",
+      }),
     });
     if (sent.status !== 201) run.fail(`send through api-a answered ${sent.status}`);
 

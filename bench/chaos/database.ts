@@ -48,7 +48,9 @@ async function freshDatabaseOn(serverUrl: string): Promise<ChaosDatabase> {
       // stop -m fast && sleep {down_s} && pg_ctlcluster 16 main start"); {down_s} is the downtime.
       const command = process.env.CHAOS_RESTART_SERVER_COMMAND;
       if (!command) {
-        throw new Error("db-restart against DATABASE_URL restarts that server: set CHAOS_RESTART_SERVER_COMMAND, or unset DATABASE_URL to use an embedded PostgreSQL");
+        throw new Error(
+          "db-restart against DATABASE_URL restarts that server: set CHAOS_RESTART_SERVER_COMMAND, or unset DATABASE_URL to use an embedded PostgreSQL",
+        );
       }
       const result = spawnSync("sh", ["-c", command.replaceAll("{down_s}", String(downMs / 1000))], { stdio: "inherit" });
       if (result.status !== 0) throw new Error(`CHAOS_RESTART_SERVER_COMMAND exited ${result.status}`);

@@ -82,7 +82,15 @@ export async function runChaos(name: string, scenario: Scenario, options: ChaosO
     const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: "silent", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
     const account = await createAccount(sql, { name: "chaos" });
     const { key, secret } = await createKey(sql, { accountId: account.id, scope: "api" });
-    const principal = { keyId: key.id, accountId: account.id, plan: "free" as const, scope: "api" as const, mailboxId: null, canRead: true, canSend: true };
+    const principal = {
+      keyId: key.id,
+      accountId: account.id,
+      plan: "free" as const,
+      scope: "api" as const,
+      mailboxId: null,
+      canRead: true,
+      canSend: true,
+    };
     const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: `chaos-${runId}` });
     // The receiver is on loopback: the service processes get WEBHOOK_ALLOW_PRIVATE_NETWORKS too.
     const resolve = makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs });
@@ -123,7 +131,16 @@ export async function runChaos(name: string, scenario: Scenario, options: ChaosO
       },
       load(ports) {
         loadStart = performance.now();
-        load = startLoad({ port: smtpPort, ports, to: mailbox.address, runId, count: options.messages, rate: options.rate, connections: 8, giveUpMs: sendingMs + 60_000 });
+        load = startLoad({
+          port: smtpPort,
+          ports,
+          to: mailbox.address,
+          runId,
+          count: options.messages,
+          rate: options.rate,
+          connections: 8,
+          giveUpMs: sendingMs + 60_000,
+        });
         return load;
       },
       async at(fraction) {
@@ -176,11 +193,17 @@ function serviceLogFacts(runDir: string): string[] {
   for (const file of readdirSync(runDir).filter((name) => name.endsWith(".log"))) {
     for (const line of readFileSync(join(runDir, file), "utf8").split("\n")) {
       if (line.includes('"inbound.accepted"')) copies += Number(/"copies_of_earlier":(\d+)/.exec(line)?.[1] ?? 0);
-      if (line.includes('"worker.own_orphans_freed"')) orphans += (/"job_ids":\[([^\]]*)\]/.exec(line)?.[1] ?? "").split(",").filter(Boolean).length;
-      if (line.includes('"worker.dead_pools_freed"')) freedJobs += (/"jobs":\[([^\]]*)\]/.exec(line)?.[1] ?? "").split(",").filter(Boolean).length;
+      if (line.includes('"worker.own_orphans_freed"'))
+        orphans += (/"job_ids":\[([^\]]*)\]/.exec(line)?.[1] ?? "").split(",").filter(Boolean).length;
+      if (line.includes('"worker.dead_pools_freed"'))
+        freedJobs += (/"jobs":\[([^\]]*)\]/.exec(line)?.[1] ?? "").split(",").filter(Boolean).length;
     }
   }
-  return [`${copies} copies of stored messages not stored again`, `${freedJobs} jobs of dead workers freed by the sweeper`, `${orphans} jobs whose result was lost freed by their own worker`];
+  return [
+    `${copies} copies of stored messages not stored again`,
+    `${freedJobs} jobs of dead workers freed by the sweeper`,
+    `${orphans} jobs whose result was lost freed by their own worker`,
+  ];
 }
 
 export { summaryLine };

@@ -38,7 +38,16 @@ export function chaosMessage(runId: string, n: number, to: string): string {
  * `ports`: several listeners (copies of the smtp role), as an MTA sees several MX hosts: message n
  * goes first to ports[n % length], and each retry to the next one.
  */
-export function startLoad(options: { port: number; ports?: number[]; to: string; runId: string; count: number; rate: number; connections: number; giveUpMs: number }): Load {
+export function startLoad(options: {
+  port: number;
+  ports?: number[];
+  to: string;
+  runId: string;
+  count: number;
+  rate: number;
+  connections: number;
+  giveUpMs: number;
+}): Load {
   const ports = options.ports ?? [options.port];
   const transports = ports.map((port) => makeTransport(port, Math.max(1, Math.round(options.connections / ports.length))));
   const start = performance.now();
@@ -73,7 +82,14 @@ export function startLoad(options: { port: number; ports?: number[]; to: string;
       const due = start + (n * 1000) / options.rate;
       const wait = due - performance.now();
       if (wait > 0) await Bun.sleep(wait);
-      const sent: Sent = { n, subject: `chaos ${options.runId} ${n}`, firstSentAt: performance.now(), ackedAt: null, attempts: 0, refused: false };
+      const sent: Sent = {
+        n,
+        subject: `chaos ${options.runId} ${n}`,
+        firstSentAt: performance.now(),
+        ackedAt: null,
+        attempts: 0,
+        refused: false,
+      };
       messages.push(sent);
       sends.push(deliver(sent));
     }

@@ -14,8 +14,8 @@ for (let i = 0; i < args.length; i++) {
   const flag = args[i];
   const value = Number(args[i + 1]);
   if (flag === "--fast") options.fast = true;
-  else if (flag === "--messages" && Number.isInteger(value) && value >= 10 && value <= 1000) options.messages = value, i++;
-  else if (flag === "--rate" && Number.isInteger(value) && value >= 1 && value <= 100) options.rate = value, i++;
+  else if (flag === "--messages" && Number.isInteger(value) && value >= 10 && value <= 1000) (options.messages = value), i++;
+  else if (flag === "--rate" && Number.isInteger(value) && value >= 1 && value <= 100) (options.rate = value), i++;
   else {
     console.error(usage);
     process.exit(2);

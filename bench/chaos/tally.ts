@@ -19,7 +19,14 @@ export type Summary = {
   failed: string[];
 };
 
-export async function tally(scenario: string, sql: Sql, runId: string, messages: Sent[], arrivals: Map<string, Arrival>, notes: string[]): Promise<Summary> {
+export async function tally(
+  scenario: string,
+  sql: Sql,
+  runId: string,
+  messages: Sent[],
+  arrivals: Map<string, Arrival>,
+  notes: string[],
+): Promise<Summary> {
   const rows = await sql`
     select subject, count(*)::int as copies from messages
     where direction = 'in' and subject like ${`chaos ${runId} %`} group by subject`;

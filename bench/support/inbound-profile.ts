@@ -32,7 +32,11 @@ export async function profileInbound(svc: Services, address: string, makeMessage
     await sha256Hex(raw);
     times.sha256!.push(performance.now() - t);
     t = performance.now();
-    await acceptInbound(svc, raw, [found.mailbox as Mailbox], { remoteIp: "127.0.0.1", helo: "bench.client", mailFrom: "sender@bench.example" });
+    await acceptInbound(svc, raw, [found.mailbox as Mailbox], {
+      remoteIp: "127.0.0.1",
+      helo: "bench.client",
+      mailFrom: "sender@bench.example",
+    });
     times.accept!.push(performance.now() - t);
   }
   const parseSanitizeHash = times.parse!.map((p, i) => p + times.sanitize![i]! + times.sha256![i]!);

@@ -70,11 +70,16 @@ export async function startPostfix(): Promise<LoopbackPostfix> {
   // Debian's services, unchrooted (the private queue has no chroot set-up), smtpd on our port only.
   const master = readFileSync("/etc/postfix/master.cf", "utf8")
     .split("\n")
-    .map((line) => (/^smtp\s+inet\s/.test(line) ? `127.0.0.1:${port} inet n - n - - smtpd` : line.replace(/^(\S+\s+\S+\s+\S+\s+\S+\s+)y(\s)/, "$1n$2")))
+    .map((line) =>
+      /^smtp\s+inet\s/.test(line) ? `127.0.0.1:${port} inet n - n - - smtpd` : line.replace(/^(\S+\s+\S+\s+\S+\s+\S+\s+)y(\s)/, "$1n$2"),
+    )
     .join("\n");
   writeFileSync(join(dir, "master.cf"), master);
   Bun.spawnSync([POSTFIX, "-c", dir, "post-install", "create-missing"], { stdout: "ignore", stderr: "ignore" });
-  const child = Bun.spawn([POSTFIX, "-c", dir, "start-fg"], { stdout: process.env.BENCH_POSTFIX_DEBUG ? "inherit" : "ignore", stderr: "inherit" });
+  const child = Bun.spawn([POSTFIX, "-c", dir, "start-fg"], {
+    stdout: process.env.BENCH_POSTFIX_DEBUG ? "inherit" : "ignore",
+    stderr: "inherit",
+  });
   const deadline = Date.now() + 15_000;
   for (;;) {
     const up = await new Promise<boolean>((resolve) => {
@@ -108,7 +113,10 @@ export type SourceRun = { messages: number; seconds: number; perSecond: number; 
  * Postfix's own load generator against any SMTP server: `sessions` parallel sessions, `messages`
  * in all of `bodyBytes` each; a new connection per message, or (`reuse`) one per session.
  */
-export async function smtpSource(port: number, o: { messages: number; sessions: number; bodyBytes: number; reuse: boolean; to: string }): Promise<SourceRun> {
+export async function smtpSource(
+  port: number,
+  o: { messages: number; sessions: number; bodyBytes: number; reuse: boolean; to: string },
+): Promise<SourceRun> {
   const args = [SMTP_SOURCE, ...(o.reuse ? ["-d"] : []), "-l", String(o.bodyBytes), "-m", String(o.messages), "-s", String(o.sessions)];
   args.push("-M", "bench.client", "-f", "sender@bench.example", "-t", o.to, `127.0.0.1:${port}`);
   const started = performance.now();

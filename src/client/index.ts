@@ -18,8 +18,12 @@ type Json<T> = T extends { content: { "application/json": infer Body } } ? Body 
 type ResponsesOf<O> = O extends { responses: infer R } ? R : never;
 type SuccessStatus = 200 | 201 | 202 | 204;
 /** The body of one of an operation's error statuses, with its status: narrow on `status`. */
-export type ApiFailure<O> = { [S in Exclude<keyof ResponsesOf<O>, SuccessStatus>]: { ok: false; status: S; error: Json<ResponsesOf<O>[S]> } }[Exclude<keyof ResponsesOf<O>, SuccessStatus>];
-export type ApiSuccess<O> = { [S in Extract<keyof ResponsesOf<O>, SuccessStatus>]: { ok: true; status: S; data: Json<ResponsesOf<O>[S]> } }[Extract<keyof ResponsesOf<O>, SuccessStatus>];
+export type ApiFailure<O> = {
+  [S in Exclude<keyof ResponsesOf<O>, SuccessStatus>]: { ok: false; status: S; error: Json<ResponsesOf<O>[S]> };
+}[Exclude<keyof ResponsesOf<O>, SuccessStatus>];
+export type ApiSuccess<O> = {
+  [S in Extract<keyof ResponsesOf<O>, SuccessStatus>]: { ok: true; status: S; data: Json<ResponsesOf<O>[S]> };
+}[Extract<keyof ResponsesOf<O>, SuccessStatus>];
 /** A contract result: every status the OpenAPI document lists for the operation, typed. */
 export type ApiResult<O> = ApiSuccess<O> | ApiFailure<O>;
 
@@ -41,7 +45,11 @@ function result<O>(outcome: { data?: unknown; error?: unknown; response: Respons
 export function createMailboxClient(options: ClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const fetchFn = options.fetch ?? ((input: Request) => fetch(input));
-  const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${options.apiKey}` }, fetch: fetchFn as (input: Request) => Promise<Response> });
+  const api = createClient<paths>({
+    baseUrl,
+    headers: { authorization: `Bearer ${options.apiKey}` },
+    fetch: fetchFn as (input: Request) => Promise<Response>,
+  });
   const context = { baseUrl, apiKey: options.apiKey, fetch: (options.fetch ?? fetch) as typeof fetch, api };
 
   return {
@@ -54,14 +62,18 @@ export function createMailboxClient(options: ClientOptions) {
     messages: {
       list: async (mailboxId: string, limit?: number) =>
         result<operations["getApiV1Messages"]>(await api.GET("/api/v1/messages", { params: { query: { mailbox_id: mailboxId, limit } } })),
-      get: async (id: string) => result<operations["getApiV1MessagesById"]>(await api.GET("/api/v1/messages/{id}", { params: { path: { id } } })),
+      get: async (id: string) =>
+        result<operations["getApiV1MessagesById"]>(await api.GET("/api/v1/messages/{id}", { params: { path: { id } } })),
     },
     /**
      * Sends with a client_id (generated when not given), and retries what the contract says may be
      * retried with the same client_id (502 retryable, 409 idempotency_in_progress, a network
      * error): at most one message goes out however many attempts it takes.
      */
-    async send(body: SendBody, retry: { attempts?: number; delayMs?: number } = {}): Promise<ApiResult<operations["postApiV1Send"]> & { client_id: string }> {
+    async send(
+      body: SendBody,
+      retry: { attempts?: number; delayMs?: number } = {},
+    ): Promise<ApiResult<operations["postApiV1Send"]> & { client_id: string }> {
       const withId = { ...body, client_id: body.client_id ?? `cli-${crypto.randomUUID()}` };
       const attempts = retry.attempts ?? 4;
       for (let attempt = 1; ; attempt++) {
@@ -87,7 +99,8 @@ export function createMailboxClient(options: ClientOptions) {
       stream: (streamOptions: EventStreamOptions = {}): AsyncGenerator<EventItem> => eventStream(context, streamOptions),
     },
     /** A named consumer: its readers share its events, each leased until acknowledged. */
-    consumer: (name: string, consumerOptions: { mailboxId?: string } = {}): ConsumerHandle => consumerHandle(context, name, consumerOptions),
+    consumer: (name: string, consumerOptions: { mailboxId?: string } = {}): ConsumerHandle =>
+      consumerHandle(context, name, consumerOptions),
   };
 }
 

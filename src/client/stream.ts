@@ -19,7 +19,10 @@ export type EventStreamOptions = {
 };
 
 export class StreamError extends Error {
-  constructor(readonly status: number, readonly body: unknown) {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
     super(`event stream refused: HTTP ${status} ${JSON.stringify(body)}`);
   }
 }

@@ -31,7 +31,14 @@ function comprehendBuiltin(input: ComprehensionInput): ComprehensionResult {
   const facts = extractFacts(input);
   const classification = classifyMessage(input, facts);
   if (!input.schema) {
-    return { status: "complete", classification, extraction: { facts }, extraction_error: null, confidence: classification.confidence, engine: "builtin" };
+    return {
+      status: "complete",
+      classification,
+      extraction: { facts },
+      extraction_error: null,
+      confidence: classification.confidence,
+      engine: "builtin",
+    };
   }
   const fill = fillSchema(input.schema, input, facts, classification.label);
   return {
@@ -70,7 +77,10 @@ export function makeLlmEngine(options: LlmEngineOptions): ComprehensionEngine {
         return {
           ...fallback,
           status: "partial",
-          extraction_error: { ...(missing ? { missing_required: missing } : {}), message: `llm engine failed: ${reason(err, options.timeoutMs)}` },
+          extraction_error: {
+            ...(missing ? { missing_required: missing } : {}),
+            message: `llm engine failed: ${reason(err, options.timeoutMs)}`,
+          },
         };
       }
     },

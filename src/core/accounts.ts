@@ -16,7 +16,8 @@ export type Account = {
 };
 
 function validateName(name: string | undefined): void {
-  if (name !== undefined && (name.trim().length === 0 || name.length > 200)) throw errors.validation("account name must be 1 to 200 characters");
+  if (name !== undefined && (name.trim().length === 0 || name.length > 200))
+    throw errors.validation("account name must be 1 to 200 characters");
 }
 
 export async function createAccount(db: Db, input: { name: string; plan?: Plan; monthlySendQuota?: number | null }): Promise<Account> {

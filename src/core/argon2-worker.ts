@@ -14,7 +14,10 @@ export type Argon2Job = {
 };
 export type Argon2Reply = { id: number; hash: Uint8Array } | { id: number; error: string };
 
-const scope = globalThis as unknown as { onmessage: ((event: MessageEvent<Argon2Job>) => void) | null; postMessage(reply: Argon2Reply): void };
+const scope = globalThis as unknown as {
+  onmessage: ((event: MessageEvent<Argon2Job>) => void) | null;
+  postMessage(reply: Argon2Reply): void;
+};
 
 scope.onmessage = async ({ data: job }) => {
   try {

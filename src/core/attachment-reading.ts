@@ -44,9 +44,7 @@ export async function readAttachments(svc: Services, messageId: string): Promise
         { contentType: attachment.content_type, filename: attachment.filename, content: attachment.content },
         limits,
       );
-      const injection = result.text
-        ? scoreInjectionRisk({ subject: "", bodyClean: result.text, hiddenText: "", report: {} })
-        : null;
+      const injection = result.text ? scoreInjectionRisk({ subject: "", bodyClean: result.text, hiddenText: "", report: {} }) : null;
       await sql`
         update attachments set text = ${result.text}, text_status = ${result.status}, text_method = ${result.method},
           text_error = ${result.error}, text_injection = ${injection ? sql.json(injection as never) : null}
@@ -64,8 +62,13 @@ export async function readAttachments(svc: Services, messageId: string): Promise
   }
   const rows = await sql`
     select id, filename, text, text_injection from attachments where message_id = ${messageId} and text is not null order by id`;
-  const readings = rows.map((row): AttachmentReading => ({ id: row.id, filename: row.filename, text: row.text, injection: row.text_injection }));
-  const combined = readings.map((reading) => `${reading.filename ?? "attachment"}\n${reading.text}`).join("\n\n").slice(0, MAX_MESSAGE_ATTACHMENT_TEXT);
+  const readings = rows.map(
+    (row): AttachmentReading => ({ id: row.id, filename: row.filename, text: row.text, injection: row.text_injection }),
+  );
+  const combined = readings
+    .map((reading) => `${reading.filename ?? "attachment"}\n${reading.text}`)
+    .join("\n\n")
+    .slice(0, MAX_MESSAGE_ATTACHMENT_TEXT);
   await sql`update messages set attachment_text = ${combined || null} where id = ${messageId}`;
   return readings;
 }

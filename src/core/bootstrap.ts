@@ -6,7 +6,13 @@ import { createKey } from "./keys.ts";
 import { base64url, randomBytes } from "../secrets.ts";
 import { createUser } from "./users.ts";
 
-export type FirstStartSecrets = { accountId: string; apiKey: string; bootstrapKey: string; dashboardEmail: string; dashboardPassword: string };
+export type FirstStartSecrets = {
+  accountId: string;
+  apiKey: string;
+  bootstrapKey: string;
+  dashboardEmail: string;
+  dashboardPassword: string;
+};
 
 export async function createDefaultAccountOnFirstStart(sql: Sql, sharedDomain: string): Promise<FirstStartSecrets | null> {
   return sql.begin(async (tx) => {

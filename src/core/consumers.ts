@@ -18,13 +18,23 @@ type ConsumerRow = Consumer & { id: string; account_id: string };
 export type LeasedEvent = { cursor: string; event: MessageReceivedPayload; lease_expires_at: string; deliveries: number };
 
 function assertName(name: string): void {
-  if (!CONSUMER_NAME.test(name)) throw errors.validation("consumer name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+  if (!CONSUMER_NAME.test(name))
+    throw errors.validation("consumer name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
 }
 
-const present = (row: ConsumerRow): Consumer => ({ name: row.name, mailbox_id: row.mailbox_id, acked_through: String(row.acked_through), created_at: row.created_at });
+const present = (row: ConsumerRow): Consumer => ({
+  name: row.name,
+  mailbox_id: row.mailbox_id,
+  acked_through: String(row.acked_through),
+  created_at: row.created_at,
+});
 
 /** Creates the consumer, or returns it as it is (same name, same mailbox); 409 for another mailbox. */
-export async function openConsumer(sql: Sql, principal: Principal, input: { name: string; mailboxId?: string | null }): Promise<{ consumer: Consumer; created: boolean }> {
+export async function openConsumer(
+  sql: Sql,
+  principal: Principal,
+  input: { name: string; mailboxId?: string | null },
+): Promise<{ consumer: Consumer; created: boolean }> {
   assertName(input.name);
   if (input.mailboxId) assertMailboxAllowed(principal, input.mailboxId);
   const mailboxId = input.mailboxId || principal.mailboxId;
@@ -60,7 +70,12 @@ export async function getConsumer(sql: Sql, principal: Principal, name: string):
  * (never leased, or run out). Claims on one consumer take turns (the row lock), so two readers
  * never get the same event while its lease holds.
  */
-export async function claimEvents(sql: Sql, principal: Principal, name: string, options: { limit: number; leaseSeconds: number }): Promise<LeasedEvent[]> {
+export async function claimEvents(
+  sql: Sql,
+  principal: Principal,
+  name: string,
+  options: { limit: number; leaseSeconds: number },
+): Promise<LeasedEvent[]> {
   const limit = Math.max(1, Math.min(options.limit, MAX_EVENTS_PAGE));
   const leaseSeconds = Math.max(1, Math.min(options.leaseSeconds, MAX_LEASE_SECONDS));
   return sql.begin(async (tx) => {
@@ -94,7 +109,12 @@ export async function claimEvents(sql: Sql, principal: Principal, name: string, 
  * Acknowledges leased events (idempotent; a cursor never leased to this consumer is ignored) and
  * moves acked_through over every acknowledged event with no gap before it.
  */
-export async function ackEvents(sql: Sql, principal: Principal, name: string, cursors: string[]): Promise<{ acked: number; acked_through: string }> {
+export async function ackEvents(
+  sql: Sql,
+  principal: Principal,
+  name: string,
+  cursors: string[],
+): Promise<{ acked: number; acked_through: string }> {
   const positions = cursors.map((cursor) => parseCursor(cursor));
   return sql.begin(async (tx) => {
     const consumer = await findConsumer(tx, principal, name, true);

@@ -75,10 +75,15 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
         ${content.inReplyTo}, ${content.references}::text[], ${content.mailbox.address}, ${content.to}, ${content.subject},
         ${content.text}, ${content.text}, false, 'sending', 1, ${content.draftId}, ${raw})`;
     // Runs after the grace period whatever happens; removed once the outcome is recorded.
-    await enqueueJob(tx, "reconcile_send", { message_id: messageId }, {
-      jobKey: `reconcile:${messageId}`,
-      runAt: new Date(Date.now() + config.reconcileGraceSeconds * 1000),
-    });
+    await enqueueJob(
+      tx,
+      "reconcile_send",
+      { message_id: messageId },
+      {
+        jobKey: `reconcile:${messageId}`,
+        runAt: new Date(Date.now() + config.reconcileGraceSeconds * 1000),
+      },
+    );
     if (input.afterRecord) await input.afterRecord(tx, messageId);
     return { content, raw, rfcMessageId };
   });
@@ -87,7 +92,12 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   const result: DispatchResult = { messageId, threadId: content.threadId, draftId: content.draftId, outcome };
   await recordOutcome(svc, result, input.accountId, { keepForRetry: content.draftId !== null, onOutcome: input.onOutcome });
   sends.inc({ outcome: outcome.kind });
-  svc.log.info("outbound.delivery", { message_id: messageId, transport: svc.transport.name, outcome: outcome.kind, draft_id: content.draftId });
+  svc.log.info("outbound.delivery", {
+    message_id: messageId,
+    transport: svc.transport.name,
+    outcome: outcome.kind,
+    draft_id: content.draftId,
+  });
   return result;
 }
 
@@ -121,7 +131,12 @@ export async function recordOutcome(
         where id = ${messageId} and delivery_status = 'sending' returning created_at`;
       // A job must follow: when this runs inside the reconcile task, its own job is about to end.
       if (applied.length > 0) {
-        await enqueueJob(tx, "reconcile_send", { message_id: messageId }, { jobKey: reconcileJob, runAt: new Date(Date.now() + config.reconcileGraceSeconds * 1000) });
+        await enqueueJob(
+          tx,
+          "reconcile_send",
+          { message_id: messageId },
+          { jobKey: reconcileJob, runAt: new Date(Date.now() + config.reconcileGraceSeconds * 1000) },
+        );
       }
     } else if (outcome.kind === "transient" && options.keepForRetry) {
       applied = await tx`
@@ -129,7 +144,12 @@ export async function recordOutcome(
         where id = ${messageId} and delivery_status = 'sending' returning created_at`;
       // Same job key: the pending reconcile job moves earlier instead of a second one appearing.
       if (applied.length > 0) {
-        await enqueueJob(tx, "reconcile_send", { message_id: messageId }, { jobKey: reconcileJob, runAt: new Date(Date.now() + config.deliveryRetrySeconds * 1000) });
+        await enqueueJob(
+          tx,
+          "reconcile_send",
+          { message_id: messageId },
+          { jobKey: reconcileJob, runAt: new Date(Date.now() + config.deliveryRetrySeconds * 1000) },
+        );
       }
     } else {
       applied = await tx`delete from messages where id = ${messageId} and delivery_status = 'sending' returning created_at`;

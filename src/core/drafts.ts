@@ -13,7 +13,16 @@ import { newId } from "./ids.ts";
 import type { StoredResponse } from "./idempotency.ts";
 import { findMailbox } from "./mailboxes.ts";
 import { outcomeResponse } from "./outcome.ts";
-import { assertSendingEntitled, resolveMailbox, resolveOutgoing, validateRecipient, validateSubject, validateText, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
+import {
+  assertSendingEntitled,
+  resolveMailbox,
+  resolveOutgoing,
+  validateRecipient,
+  validateSubject,
+  validateText,
+  type OutgoingRequest,
+  type ResolvedOutgoing,
+} from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 import type { Services } from "./services.ts";
@@ -61,16 +70,32 @@ function draftView(row: DraftRow): Draft {
   };
 }
 
-async function insertDraft(db: Db, principal: Principal, outgoing: ResolvedOutgoing, status: DraftStatus, clientId: string | null): Promise<DraftRow> {
+async function insertDraft(
+  db: Db,
+  principal: Principal,
+  outgoing: ResolvedOutgoing,
+  status: DraftStatus,
+  clientId: string | null,
+): Promise<DraftRow> {
   const [row] = await db.unsafe<DraftRow[]>(
     `insert into drafts (id, account_id, mailbox_id, status, to_addr, subject, text, reply_to_message_id, in_reply_to, "references",
        requires_human, thread_id, client_id)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11, $12, $13)
      returning ${DRAFT_COLUMNS}`,
     [
-      newId("drf"), principal.accountId, outgoing.mailbox.id, status, outgoing.to, outgoing.subject, outgoing.text,
-      outgoing.reply?.messageId ?? null, outgoing.reply?.inReplyTo ?? null, outgoing.reply?.references ?? [],
-      status === "pending_approval", outgoing.threadId, clientId,
+      newId("drf"),
+      principal.accountId,
+      outgoing.mailbox.id,
+      status,
+      outgoing.to,
+      outgoing.subject,
+      outgoing.text,
+      outgoing.reply?.messageId ?? null,
+      outgoing.reply?.inReplyTo ?? null,
+      outgoing.reply?.references ?? [],
+      status === "pending_approval",
+      outgoing.threadId,
+      clientId,
     ] as never[],
   );
   return row!;

@@ -35,7 +35,17 @@ export const messages = {
 } as const;
 
 export type KeyScopeReason = "cannotSend" | "cannotRead" | "differentMailbox" | "singleMailbox";
-export type NotFoundSubject = "account" | "message" | "draft" | "mailbox" | "domain" | "extraction schema" | "attachment" | "delivery" | "thread" | "consumer";
+export type NotFoundSubject =
+  | "account"
+  | "message"
+  | "draft"
+  | "mailbox"
+  | "domain"
+  | "extraction schema"
+  | "attachment"
+  | "delivery"
+  | "thread"
+  | "consumer";
 
 const specificNotFound = new Set<NotFoundSubject>(["message", "draft", "account", "delivery", "thread"]);
 

@@ -19,7 +19,10 @@ export type LoggedEvent = { cursor: string; payload: string };
  * Appends in the caller's transaction and announces the position at commit. Returns null when
  * the message already has its event (a retried screening job).
  */
-export async function appendEvent(db: Db, event: { id: string; accountId: string; mailboxId: string; messageId: string; payload: string }): Promise<string | null> {
+export async function appendEvent(
+  db: Db,
+  event: { id: string; accountId: string; mailboxId: string; messageId: string; payload: string },
+): Promise<string | null> {
   // Positions of one account must commit in the order they are drawn, or a reader that has seen
   // N could later miss a smaller position committed after it: one appender per account at a time.
   await db`select pg_advisory_xact_lock(hashtextextended(${`event_log:${event.accountId}`}, 0))`;
@@ -66,7 +69,11 @@ export async function latestCursor(db: Db, scope: EventScope): Promise<string> {
 export type EventPage = { events: { cursor: string; event: MessageReceivedPayload }[]; next_cursor: string };
 
 /** GET /api/v1/events: the events after a cursor, oldest first; next_cursor resumes after them. */
-export async function listEvents(db: Db, principal: Principal, query: { after?: string; mailboxId?: string; limit: number }): Promise<EventPage> {
+export async function listEvents(
+  db: Db,
+  principal: Principal,
+  query: { after?: string; mailboxId?: string; limit: number },
+): Promise<EventPage> {
   const scope = scopeFor(principal, query.mailboxId);
   const after = parseCursor(query.after);
   const events = await readEventsAfter(db, scope, after, query.limit);

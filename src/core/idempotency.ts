@@ -15,7 +15,11 @@ export type IdempotencyClaim = IdempotencyKey & { token: string };
 const CLAIM_SECONDS = 120;
 
 export async function payloadHash(payload: Record<string, unknown>): Promise<string> {
-  const canonical = JSON.stringify(Object.keys(payload).sort().map((key) => [key, payload[key] ?? null]));
+  const canonical = JSON.stringify(
+    Object.keys(payload)
+      .sort()
+      .map((key) => [key, payload[key] ?? null]),
+  );
   return sha256Hex(canonical);
 }
 
@@ -72,7 +76,12 @@ export async function attachMessage(db: Db, claim: IdempotencyClaim, messageId: 
 }
 
 /** Stores the response for replays; 409 if the claim is no longer this request's. */
-export async function finishIdempotencyKey(db: Db, claim: IdempotencyClaim, state: "completed" | "failed_terminal", response: StoredResponse): Promise<void> {
+export async function finishIdempotencyKey(
+  db: Db,
+  claim: IdempotencyClaim,
+  state: "completed" | "failed_terminal",
+  response: StoredResponse,
+): Promise<void> {
   const rows = await db`
     update idempotency_keys set state = ${state}, response_status = ${response.status}, response_body = ${db.json(response.body as never)}, updated_at = now()
     where account_id = ${claim.accountId} and mailbox_id = ${claim.mailboxId} and client_id = ${claim.clientId}

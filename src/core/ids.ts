@@ -2,7 +2,25 @@
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
 
-export type IdPrefix = "acc" | "raw" | "key" | "mbx" | "dom" | "sch" | "usr" | "msg" | "att" | "thr" | "drf" | "evt" | "sle" | "sup" | "whd" | "out" | "req" | "con";
+export type IdPrefix =
+  | "acc"
+  | "raw"
+  | "key"
+  | "mbx"
+  | "dom"
+  | "sch"
+  | "usr"
+  | "msg"
+  | "att"
+  | "thr"
+  | "drf"
+  | "evt"
+  | "sle"
+  | "sup"
+  | "whd"
+  | "out"
+  | "req"
+  | "con";
 
 export function randomBase32(length: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(length));

@@ -14,7 +14,13 @@ export const DEDUPE_WINDOW_DAYS = 7;
  * that already holds it. A concurrent delivery of the same bytes waits on the primary key until the
  * first transaction ends, then sees its row: both cannot win.
  */
-export async function claimFirstCopy(tx: Db, mailboxId: string, rfcMessageId: string | null, sha256: string, messageId: string): Promise<string | null> {
+export async function claimFirstCopy(
+  tx: Db,
+  mailboxId: string,
+  rfcMessageId: string | null,
+  sha256: string,
+  messageId: string,
+): Promise<string | null> {
   if (rfcMessageId === null) return null;
   const [claimed] = await tx`
     insert into inbound_first_copies (mailbox_id, rfc_message_id, sha256, message_id)

@@ -13,7 +13,12 @@ export type RecipientOutcome = "stored" | "unsubscribed" | "unknown_mailbox" | "
 /** `outcomes` is in the order of the addresses; `stored` holds acceptInbound's message ids. */
 export type Receipt = { stored: string[]; outcomes: RecipientOutcome[] };
 
-export async function receiveForRecipients(svc: Services, raw: Uint8Array, addresses: string[], envelope: InboundEnvelope): Promise<Receipt> {
+export async function receiveForRecipients(
+  svc: Services,
+  raw: Uint8Array,
+  addresses: string[],
+  envelope: InboundEnvelope,
+): Promise<Receipt> {
   const mailboxes: Mailbox[] = [];
   const outcomes: RecipientOutcome[] = [];
   for (const address of addresses) {

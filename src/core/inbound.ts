@@ -28,7 +28,10 @@ export type RecipientLookup =
 export async function lookupRecipient(svc: Services, address: string): Promise<RecipientLookup> {
   const at = address.lastIndexOf("@");
   if (at < 1) return { kind: "not_our_domain" };
-  const domain = address.slice(at + 1).toLowerCase().replace(/\.$/, "");
+  const domain = address
+    .slice(at + 1)
+    .toLowerCase()
+    .replace(/\.$/, "");
   const localPart = address.slice(0, at).toLowerCase().replace(/\+.*$/, "");
   if (domain === svc.config.sharedDomain && localPart.startsWith(MAILTO_LOCAL_PREFIX)) {
     return { kind: "unsubscribe", token: localPart.slice(MAILTO_LOCAL_PREFIX.length) };
@@ -43,12 +46,7 @@ export async function lookupRecipient(svc: Services, address: string): Promise<R
   return mailbox.id ? { kind: "mailbox", mailbox: mailbox as Mailbox } : { kind: "unknown_mailbox" };
 }
 
-export async function acceptInbound(
-  svc: Services,
-  raw: Uint8Array,
-  mailboxes: Mailbox[],
-  envelope: InboundEnvelope,
-): Promise<string[]> {
+export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: Mailbox[], envelope: InboundEnvelope): Promise<string[]> {
   const parsed = await parseInbound(raw);
   const body = sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars });
   const unique = [...new Map(mailboxes.map((mailbox) => [mailbox.id, mailbox])).values()];
@@ -107,6 +105,12 @@ export async function acceptInbound(
     return ids;
   });
   const ids = unique.map((mailbox) => idByMailbox.get(mailbox.id)!);
-  svc.log.info("inbound.accepted", { raw_message_id: rawId, message_ids: ids, copies_of_earlier: copies, size: raw.byteLength, warnings: parsed.warnings.length });
+  svc.log.info("inbound.accepted", {
+    raw_message_id: rawId,
+    message_ids: ids,
+    copies_of_earlier: copies,
+    size: raw.byteLength,
+    warnings: parsed.warnings.length,
+  });
   return ids;
 }

@@ -45,7 +45,15 @@ function invalidate(state: State): void {
 }
 
 function start(sql: Sql): State {
-  const o = (listenSources.get(sql) ?? sql).options as unknown as { host: string[]; port: number[]; database: string; user: string; pass: unknown; ssl: unknown; path?: string | false };
+  const o = (listenSources.get(sql) ?? sql).options as unknown as {
+    host: string[];
+    port: number[];
+    database: string;
+    user: string;
+    pass: unknown;
+    ssl: unknown;
+    path?: string | false;
+  };
   const state: State = { listening: false, generation: 0, entries: new Map(), listener: null as never, forget: () => {} };
   state.forget = onLocalKeyChange(() => invalidate(state));
   state.listener = postgres({

@@ -50,7 +50,8 @@ export async function createMailbox(svc: Services, principal: Principal, input: 
   }
 
   if (input.extraction_schema_id !== undefined) {
-    const [schema] = await sql`select 1 from extraction_schemas where id = ${input.extraction_schema_id} and account_id = ${principal.accountId}`;
+    const [schema] =
+      await sql`select 1 from extraction_schemas where id = ${input.extraction_schema_id} and account_id = ${principal.accountId}`;
     if (!schema) throw errors.notFound("extraction schema");
   }
 

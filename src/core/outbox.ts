@@ -11,7 +11,8 @@ export async function listOutbox(db: Db, limit: number): Promise<OutboxEntry[]> 
 }
 
 export async function showOutboxMessage(db: Db, id: string): Promise<OutboxEntry & { raw: string }> {
-  const [row] = await db`select id, message_id, mail_from, rcpt_to, length(raw) as size, created_at, raw from local_outbox where id = ${id}`;
+  const [row] =
+    await db`select id, message_id, mail_from, rcpt_to, length(raw) as size, created_at, raw from local_outbox where id = ${id}`;
   if (!row) throw errors.notFound("message");
   return { ...(row as unknown as OutboxEntry), raw: new TextDecoder().decode(row.raw) };
 }

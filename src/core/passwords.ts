@@ -33,7 +33,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (argon) {
     const hash = await derive(password, argon.salt, argon.params, argon.hash.length);
     const ok = constantTimeEqual(base64url(hash), base64url(argon.hash));
-    const weaker = argon.params.memoryKiB < ARGON2.memoryKiB || argon.params.iterations < ARGON2.iterations || argon.hash.length < ARGON2.hashLength;
+    const weaker =
+      argon.params.memoryKiB < ARGON2.memoryKiB || argon.params.iterations < ARGON2.iterations || argon.hash.length < ARGON2.hashLength;
     return { ok, needsRehash: ok && weaker };
   }
   const legacy = parsePbkdf2(stored);
@@ -101,9 +102,12 @@ function parseArgon2(stored: string): { params: Argon2Params; salt: Uint8Array; 
   if (!match) return null;
   const params = { memoryKiB: Number(match[1]), iterations: Number(match[2]), parallelism: Number(match[3]) };
   const bounded =
-    params.iterations >= 1 && params.iterations <= LIMITS.iterations &&
-    params.parallelism >= 1 && params.parallelism <= LIMITS.parallelism &&
-    params.memoryKiB >= 8 * params.parallelism && params.memoryKiB <= LIMITS.memoryKiB;
+    params.iterations >= 1 &&
+    params.iterations <= LIMITS.iterations &&
+    params.parallelism >= 1 &&
+    params.parallelism <= LIMITS.parallelism &&
+    params.memoryKiB >= 8 * params.parallelism &&
+    params.memoryKiB <= LIMITS.memoryKiB;
   const salt = fromBase64(match[4]!);
   const hash = fromBase64(match[5]!);
   if (!bounded || !salt || !hash || salt.length < 8 || hash.length < 16) return null;
@@ -114,7 +118,8 @@ function parseArgon2(stored: string): { params: Argon2Params; salt: Uint8Array; 
 function parsePbkdf2(stored: string): { iterations: number; salt: Uint8Array; hashText: string } | null {
   const [scheme, iterationsText, saltText, hashText, ...rest] = stored.split("$");
   const iterations = Number(iterationsText);
-  if (scheme !== "pbkdf2" || rest.length > 0 || !Number.isInteger(iterations) || iterations < 1 || iterations > LIMITS.pbkdf2Iterations) return null;
+  if (scheme !== "pbkdf2" || rest.length > 0 || !Number.isInteger(iterations) || iterations < 1 || iterations > LIMITS.pbkdf2Iterations)
+    return null;
   const salt = saltText ? fromBase64(saltText.replace(/-/g, "+").replace(/_/g, "/")) : null;
   if (!salt || !hashText) return null;
   return { iterations, salt, hashText };
@@ -122,7 +127,11 @@ function parsePbkdf2(stored: string): { iterations: number; salt: Uint8Array; ha
 
 async function pbkdf2(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey("raw", encoder.encode(password), "PBKDF2", false, ["deriveBits"]);
-  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: salt as Uint8Array<ArrayBuffer>, iterations }, key, 256);
+  const bits = await crypto.subtle.deriveBits(
+    { name: "PBKDF2", hash: "SHA-256", salt: salt as Uint8Array<ArrayBuffer>, iterations },
+    key,
+    256,
+  );
   return new Uint8Array(bits);
 }
 

@@ -23,10 +23,15 @@ export async function reconcileDelivery(svc: Services, messageId: string): Promi
   // only a row older than any attempt could last belongs to a process that died mid-delivery.
   const attemptLimitMs = config.deliveryTimeoutMs + 60_000;
   if (message.delivery_status === "sending" && Number(message.age_ms) < attemptLimitMs) {
-    await enqueueJob(sql, "reconcile_send", { message_id: message.id }, {
-      jobKey: `reconcile:${message.id}`,
-      runAt: new Date(Date.now() + attemptLimitMs - Number(message.age_ms)),
-    });
+    await enqueueJob(
+      sql,
+      "reconcile_send",
+      { message_id: message.id },
+      {
+        jobKey: `reconcile:${message.id}`,
+        runAt: new Date(Date.now() + attemptLimitMs - Number(message.age_ms)),
+      },
+    );
     return;
   }
 

@@ -61,7 +61,11 @@ export async function purgeExpiredBatch(sql: Sql, defaultDays: number | null, ba
 }
 
 /** Runs batches until none is left or the time budget is spent; returns how many messages were emptied. */
-export async function purgeExpiredContent(sql: Sql, defaultDays: number | null, options: { batch?: number; budgetMs?: number } = {}): Promise<number> {
+export async function purgeExpiredContent(
+  sql: Sql,
+  defaultDays: number | null,
+  options: { batch?: number; budgetMs?: number } = {},
+): Promise<number> {
   const deadline = Date.now() + (options.budgetMs ?? 5 * 60_000);
   let total = 0;
   for (;;) {
@@ -72,8 +76,13 @@ export async function purgeExpiredContent(sql: Sql, defaultDays: number | null, 
 }
 
 /** Sets an account's retention in days (null: the service default); null when there is no such account. */
-export async function setAccountRetention(sql: Sql, accountId: string, days: number | null): Promise<{ id: string; retention_days: number | null } | null> {
-  if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36500)) throw new RangeError("retention days must be between 1 and 36500");
+export async function setAccountRetention(
+  sql: Sql,
+  accountId: string,
+  days: number | null,
+): Promise<{ id: string; retention_days: number | null } | null> {
+  if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36500))
+    throw new RangeError("retention days must be between 1 and 36500");
   const [row] = await sql`update accounts set retention_days = ${days} where id = ${accountId} returning id, retention_days`;
   return (row as { id: string; retention_days: number | null } | undefined) ?? null;
 }

@@ -28,7 +28,9 @@ export async function createExtractionSchema(
   const problems = schemaProblems(schema);
   if (problems.length > 0) {
     const shown = problems.slice(0, 3).join("; ");
-    throw errors.validation(`extraction schema is not valid JSON Schema: ${shown}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ""}`);
+    throw errors.validation(
+      `extraction schema is not valid JSON Schema: ${shown}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ""}`,
+    );
   }
   const [account] = await sql`select 1 from accounts where id = ${input.accountId}`;
   if (!account) throw errors.notFound("account");
@@ -37,7 +39,13 @@ export async function createExtractionSchema(
   return { id, name: input.name };
 }
 
-export type ExtractionSchemaSummary = { id: string; name: string; schema: Record<string, unknown>; created_at: string; mailboxes: string[] };
+export type ExtractionSchemaSummary = {
+  id: string;
+  name: string;
+  schema: Record<string, unknown>;
+  created_at: string;
+  mailboxes: string[];
+};
 
 /** The account's schemas, newest first, with the addresses of the mailboxes that use each. */
 export async function listExtractionSchemas(sql: Db, accountId: string): Promise<ExtractionSchemaSummary[]> {
@@ -58,6 +66,7 @@ export async function attachExtractionSchema(sql: Db, accountId: string, mailbox
     const [schema] = await sql`select 1 from extraction_schemas where id = ${schemaId} and account_id = ${accountId}`;
     if (!schema) throw errors.routeNotFound();
   }
-  const updated = await sql`update mailboxes set extraction_schema_id = ${schemaId} where id = ${mailboxId} and account_id = ${accountId} returning id`;
+  const updated =
+    await sql`update mailboxes set extraction_schema_id = ${schemaId} where id = ${mailboxId} and account_id = ${accountId} returning id`;
   if (updated.length === 0) throw errors.routeNotFound();
 }

@@ -67,7 +67,11 @@ function timestampOrThrow(value: string | undefined, name: string): string | nul
   return new Date(time).toISOString();
 }
 
-export async function searchMessages(db: Db, principal: Principal, input: SearchInput): Promise<{ results: SearchResult[]; nextCursor: string | null }> {
+export async function searchMessages(
+  db: Db,
+  principal: Principal,
+  input: SearchInput,
+): Promise<{ results: SearchResult[]; nextCursor: string | null }> {
   assertMailboxAllowed(principal, input.mailboxId);
   const q = (input.q ?? "").trim();
   if (q.length > MAX_QUERY_LENGTH) throw errors.validation(`q must be at most ${MAX_QUERY_LENGTH} characters`);
@@ -105,7 +109,9 @@ export async function searchMessages(db: Db, principal: Principal, input: Search
   const candidates = tsquery
     ? db`(select m.id, m.created_at, m.search from messages m where ${filters} order by m.created_at desc, m.id desc limit ${RANK_WINDOW})`
     : db`(select m.id, m.created_at, null::tsvector as search from messages m where ${filters})`;
-  const rows = await withoutJit(db, (tx) => tx`
+  const rows = await withoutJit(
+    db,
+    (tx) => tx`
     with page as (
       select c.id, c.created_at, ${rank} as rank
       from ${candidates} as c
@@ -121,22 +127,29 @@ export async function searchMessages(db: Db, principal: Principal, input: Search
       page.rank, page.rank::text as rank_text,
       (extract(epoch from m.created_at) * 1000000)::bigint::text as micros
     from page join messages m on m.id = page.id
-    order by page.rank desc, page.created_at desc, page.id desc`);
+    order by page.rank desc, page.created_at desc, page.id desc`,
+  );
 
-  const snippets = await headlines(db, rows.map((row) => row.id as string), tsquery);
-  const results = rows.map((row): SearchResult => ({
-    id: row.id,
-    thread_id: row.thread_id,
-    direction: row.direction,
-    from_addr: row.from_addr,
-    to_addr: row.to_addr,
-    subject: row.subject,
-    created_at: row.created_at,
-    comprehension: row.comprehension,
-    has_attachments: row.has_attachments,
-    rank: Number(row.rank),
-    snippet: (snippets.get(row.id) ?? (row.body_clean ?? "").slice(0, 200)).replace(/\s+/g, " ").trim(),
-  }));
+  const snippets = await headlines(
+    db,
+    rows.map((row) => row.id as string),
+    tsquery,
+  );
+  const results = rows.map(
+    (row): SearchResult => ({
+      id: row.id,
+      thread_id: row.thread_id,
+      direction: row.direction,
+      from_addr: row.from_addr,
+      to_addr: row.to_addr,
+      subject: row.subject,
+      created_at: row.created_at,
+      comprehension: row.comprehension,
+      has_attachments: row.has_attachments,
+      rank: Number(row.rank),
+      snippet: (snippets.get(row.id) ?? (row.body_clean ?? "").slice(0, 200)).replace(/\s+/g, " ").trim(),
+    }),
+  );
   const last = rows.length === input.limit ? rows[rows.length - 1] : undefined;
   return { results, nextCursor: last ? encodeCursor("s", { micros: last.micros, id: last.id, rank: last.rank_text }) : null };
 }

@@ -5,7 +5,14 @@ import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 
-export type SendListEntry = { id: string; account_id: string; mailbox_id: string | null; kind: "allow" | "block"; pattern: string; created_at: string };
+export type SendListEntry = {
+  id: string;
+  account_id: string;
+  mailbox_id: string | null;
+  kind: "allow" | "block";
+  pattern: string;
+  created_at: string;
+};
 
 const DOMAIN = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const ADDRESS = /^[^\s@]{1,64}@[a-z0-9.-]{1,253}$/;
@@ -39,7 +46,9 @@ export async function removeSendListEntry(db: Db, accountId: string, id: string)
 }
 
 export async function listSendListEntries(db: Db, accountId: string): Promise<SendListEntry[]> {
-  return db<SendListEntry[]>`select * from send_list_entries where account_id = ${accountId} order by mailbox_id nulls first, kind, pattern`;
+  return db<
+    SendListEntry[]
+  >`select * from send_list_entries where account_id = ${accountId} order by mailbox_id nulls first, kind, pattern`;
 }
 
 /** Throws 403 send_blocked_by_list when the lists refuse this recipient. */

@@ -31,12 +31,23 @@ function base64(bytes: Uint8Array): string {
 }
 
 export async function signStandardWebhook(secret: string, id: string, timestampSeconds: number, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", standardWebhookKey(secret) as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    standardWebhookKey(secret) as Uint8Array<ArrayBuffer>,
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`${id}.${timestampSeconds}.${body}`)));
   return `v1,${base64(mac)}`;
 }
 
-export async function standardWebhookHeaders(secret: string, id: string, timestampMs: number, body: string): Promise<Record<string, string>> {
+export async function standardWebhookHeaders(
+  secret: string,
+  id: string,
+  timestampMs: number,
+  body: string,
+): Promise<Record<string, string>> {
   const seconds = Math.floor(timestampMs / 1000);
   return {
     [WEBHOOK_ID_HEADER]: id,

@@ -3,7 +3,14 @@ import type { Db } from "../db.ts";
 import { newId } from "./ids.ts";
 
 export type SuppressionReason = "bounce" | "complaint" | "unsubscribe" | "manual";
-export type Suppression = { id: string; account_id: string; address: string; reason: SuppressionReason; source_message_id: string | null; created_at: string };
+export type Suppression = {
+  id: string;
+  account_id: string;
+  address: string;
+  reason: SuppressionReason;
+  source_message_id: string | null;
+  created_at: string;
+};
 
 function normalizeAddress(address: string): string {
   return address.trim().toLowerCase();
@@ -22,7 +29,9 @@ export async function addSuppression(
 }
 
 export async function findSuppression(db: Db, accountId: string, address: string): Promise<Suppression | null> {
-  const [row] = await db<Suppression[]>`select * from suppressions where account_id = ${accountId} and address = ${normalizeAddress(address)}`;
+  const [row] = await db<
+    Suppression[]
+  >`select * from suppressions where account_id = ${accountId} and address = ${normalizeAddress(address)}`;
   return row ?? null;
 }
 

@@ -70,7 +70,11 @@ export async function listThreads(
           and (later.delivery_status is null or later.delivery_status = 'sent'))
     order by m.created_at desc, m.id desc
     limit ${limit}`;
-  const aggregates = await threadAggregates(db, mailboxId, latest.map((row) => row.thread_id as string));
+  const aggregates = await threadAggregates(
+    db,
+    mailboxId,
+    latest.map((row) => row.thread_id as string),
+  );
   const threads = latest.map((row): ThreadSummary => {
     const aggregate = aggregates.get(row.thread_id)!;
     return {
@@ -124,7 +128,10 @@ export async function getThread(db: Db, principal: Principal, threadId: string):
   const page = rows.slice(0, THREAD_MESSAGE_LIMIT);
   const mailboxId = page[0]!.mailbox_id as string;
   const [aggregate] = (await threadAggregates(db, mailboxId, [threadId])).values();
-  const attachments = await attachmentsOf(db, page.map((row) => row.id as string));
+  const attachments = await attachmentsOf(
+    db,
+    page.map((row) => row.id as string),
+  );
   const messages = page.map(({ mailbox_id: _mailbox, ...row }) => ({
     ...(row as Omit<ThreadMessage, "reply_text" | "attachments">),
     reply_text: replyTextOf(row as never),

@@ -7,10 +7,10 @@
  * caller must never resend it blindly.
  */
 export type DeliveryOutcome =
-  | { kind: 'sent'; providerMessageId: string; response: string }
-  | { kind: 'permanent'; error: string; responseCode?: number }
-  | { kind: 'transient'; error: string; responseCode?: number }
-  | { kind: 'unknown'; error: string };
+  | { kind: "sent"; providerMessageId: string; response: string }
+  | { kind: "permanent"; error: string; responseCode?: number }
+  | { kind: "transient"; error: string; responseCode?: number }
+  | { kind: "unknown"; error: string };
 
 export type DeliveryEnvelope = { from: string; to: string };
 

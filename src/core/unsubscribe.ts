@@ -44,7 +44,8 @@ export async function unsubscribeWithToken(db: Db, config: Config, token: string
   const id = token.slice(0, ID_LENGTH);
   const expected = await signature(await signingSecret(db, config), id);
   if (!constantTimeEqual(expected, token.slice(ID_LENGTH))) return false;
-  const [row] = await db`update unsubscribe_tokens set used_at = coalesce(used_at, now()) where id = ${id} returning account_id, address, message_id`;
+  const [row] =
+    await db`update unsubscribe_tokens set used_at = coalesce(used_at, now()) where id = ${id} returning account_id, address, message_id`;
   if (!row) return false;
   await addSuppression(db, { accountId: row.account_id, address: row.address, reason: "unsubscribe", sourceMessageId: row.message_id });
   return true;

@@ -4,7 +4,10 @@ import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { hashPassword } from "./passwords.ts";
 
-export async function createUser(sql: Db, input: { accountId: string; email: string; password: string }): Promise<{ id: string; email: string }> {
+export async function createUser(
+  sql: Db,
+  input: { accountId: string; email: string; password: string },
+): Promise<{ id: string; email: string }> {
   const email = input.email.trim().toLowerCase();
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw errors.validation("email is not an email address");
   if (input.password.length < 12) throw errors.validation("password must be at least 12 characters");

@@ -46,7 +46,12 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
       returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, e.payload, e.message_id, e.created_at as event_created_at`;
     if (!row) return null;
     // Timed from the database's lease, not this process's clock, so clock skew cannot fire it early.
-    await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: safetyJob, runAt: new Date(Date.parse(row.lease_until) + 1000), maxAttempts: 3 });
+    await enqueueJob(
+      tx,
+      "deliver_webhook",
+      { delivery_id: deliveryId },
+      { jobKey: safetyJob, runAt: new Date(Date.parse(row.lease_until) + 1000), maxAttempts: 3 },
+    );
     return row;
   });
   if (!claimed) return "skipped";
@@ -130,6 +135,14 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
   webhookAttempts.inc({ outcome: result! });
   if (latency !== null) webhookResponseTime.observe(latency / 1000);
   if (result! === "delivered") webhookDeliveryDelay.observe(Math.max(0, Date.now() - Date.parse(claimed.event_created_at)) / 1000);
-  log.info("webhook.attempt", { delivery_id: deliveryId, message_id: claimed.message_id, attempt, status, latency_ms: latency, result: result!, error });
+  log.info("webhook.attempt", {
+    delivery_id: deliveryId,
+    message_id: claimed.message_id,
+    attempt,
+    status,
+    latency_ms: latency,
+    result: result!,
+    error,
+  });
   return result!;
 }

@@ -8,7 +8,12 @@ export type WebhookResponse = { status: number; retryAfter: string | null; snipp
 
 export const MAX_RESPONSE_BYTES = 4096;
 
-export function postWebhook(target: WebhookTarget, body: string, headers: Record<string, string>, timeoutMs: number): Promise<WebhookResponse> {
+export function postWebhook(
+  target: WebhookTarget,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<WebhookResponse> {
   const started = performance.now();
   const { url } = target;
   const secure = url.protocol === "https:";

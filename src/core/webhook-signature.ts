@@ -11,7 +11,9 @@ export async function signWebhook(secret: string, timestamp: number, rawBody: st
   return hmacSha256Hex(secret, `${timestamp}.${rawBody}`);
 }
 
-export type VerifyResult = { ok: true } | { ok: false; reason: "missing headers" | "bad timestamp" | "timestamp too old" | "bad signature" };
+export type VerifyResult =
+  | { ok: true }
+  | { ok: false; reason: "missing headers" | "bad timestamp" | "timestamp too old" | "bad signature" };
 
 /**
  * Checks a received webhook: the exact raw body as received (not re-serialized JSON), the

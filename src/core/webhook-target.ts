@@ -75,7 +75,9 @@ export async function checkWebhookTarget(raw: string, resolve: ResolveFn, allowP
   const written = writtenHost(raw);
   if (isIP(url.hostname) === 4 && written !== url.hostname) {
     const shown = written ? `${written} ` : "";
-    throw errors.validation(`webhook url host ${shown}is an unusual spelling of the address ${url.hostname}; write addresses as plain dotted quads`);
+    throw errors.validation(
+      `webhook url host ${shown}is an unusual spelling of the address ${url.hostname}; write addresses as plain dotted quads`,
+    );
   }
   try {
     await resolveWebhookTarget(url.href, resolve, allowPrivate);

@@ -19,7 +19,10 @@ export type WebhookSetter = { sql: Db; resolve: ResolveFn; config: { webhook: { 
  * unreachable URL is refused with its reason instead of saved "enabled" to fail every delivery;
  * each attempt checks again (the DNS answer may change).
  */
-export async function setWebhook(svc: WebhookSetter, input: { accountId: string; url: string; secret?: string | null }): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+export async function setWebhook(
+  svc: WebhookSetter,
+  input: { accountId: string; url: string; secret?: string | null },
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const db = svc.sql;
   validateWebhookUrl(input.url);
   // Generated in the Standard Webhooks form, so their libraries take it as it is.
@@ -38,11 +41,20 @@ export async function setWebhook(svc: WebhookSetter, input: { accountId: string;
 export async function showWebhook(db: Db, accountId: string): Promise<WebhookEndpoint | null> {
   const [row] = await db`select account_id, url, enabled, secret, updated_at from webhook_endpoints where account_id = ${accountId}`;
   if (!row) return null;
-  return { account_id: row.account_id, url: row.url, enabled: row.enabled, secret_hint: `${String(row.secret).slice(0, 10)}…`, updated_at: row.updated_at };
+  return {
+    account_id: row.account_id,
+    url: row.url,
+    enabled: row.enabled,
+    secret_hint: `${String(row.secret).slice(0, 10)}…`,
+    updated_at: row.updated_at,
+  };
 }
 
 export async function disableWebhook(db: Db, accountId: string): Promise<boolean> {
-  return (await db`update webhook_endpoints set enabled = false, updated_at = now() where account_id = ${accountId} returning account_id`).length > 0;
+  return (
+    (await db`update webhook_endpoints set enabled = false, updated_at = now() where account_id = ${accountId} returning account_id`)
+      .length > 0
+  );
 }
 
 import type { MessageReceivedPayload } from "./event-payload.ts";
@@ -54,11 +66,21 @@ export type { MessageReceivedPayload } from "./event-payload.ts";
  * a URL and a secret, as a webhook event whose first delivery attempt is enqueued to run at once.
  * Both carry the same payload bytes and event_id.
  */
-export async function createMessageReceivedEvent(db: Db, accountId: string, payload: Omit<MessageReceivedPayload, "event_id" | "type">): Promise<string | null> {
+export async function createMessageReceivedEvent(
+  db: Db,
+  accountId: string,
+  payload: Omit<MessageReceivedPayload, "event_id" | "type">,
+): Promise<string | null> {
   const eventId = newId("evt");
   const body: MessageReceivedPayload = { event_id: eventId, type: "message.received", ...payload };
   const text = JSON.stringify(body);
-  const logged = await appendEvent(db, { id: eventId, accountId, mailboxId: payload.mailbox_id, messageId: payload.message_id, payload: text });
+  const logged = await appendEvent(db, {
+    id: eventId,
+    accountId,
+    mailboxId: payload.mailbox_id,
+    messageId: payload.message_id,
+    payload: text,
+  });
   if (logged === null) return null; // a retried screening job: the event already exists
   const [endpoint] = await db`select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> ''`;
   if (!endpoint) return eventId;
@@ -84,7 +106,11 @@ export type DeliverySummary = {
   created_at: string;
 };
 
-export async function listDeliveries(db: Db, accountId: string, options: { deadOnly?: boolean; limit?: number } = {}): Promise<DeliverySummary[]> {
+export async function listDeliveries(
+  db: Db,
+  accountId: string,
+  options: { deadOnly?: boolean; limit?: number } = {},
+): Promise<DeliverySummary[]> {
   return db<DeliverySummary[]>`
     select id, event_id, state, attempts, redrives, last_status, last_error, next_attempt_at, created_at
     from webhook_deliveries

@@ -4,17 +4,36 @@ import type { Db } from "../db.ts";
 import type { ActionOutcome, AuditFields } from "./audit.ts";
 import type { Session } from "./session.ts";
 
-export async function recordAction(db: Db, session: Pick<Session, "accountId" | "userId" | "email">, action: string, outcome: ActionOutcome, fields: AuditFields): Promise<void> {
+export async function recordAction(
+  db: Db,
+  session: Pick<Session, "accountId" | "userId" | "email">,
+  action: string,
+  outcome: ActionOutcome,
+  fields: AuditFields,
+): Promise<void> {
   const { target_id: target = null, ...details } = fields;
   await db`
     insert into dashboard_audit (account_id, user_id, user_email, action, outcome, target_id, details)
     values (${session.accountId}, ${session.userId}, ${session.email}, ${action}, ${outcome}, ${target === null ? null : String(target)}, ${db.json(details as never)})`;
 }
 
-export type AuditRow = { id: string; user_email: string | null; action: string; outcome: string; target_id: string | null; details: AuditFields; created_at: string };
+export type AuditRow = {
+  id: string;
+  user_email: string | null;
+  action: string;
+  outcome: string;
+  target_id: string | null;
+  details: AuditFields;
+  created_at: string;
+};
 
 /** The newest entries of the account, older than entry `before` when given (keyset paging). */
-export async function auditTrail(db: Db, accountId: string, before: number | null, limit: number): Promise<{ rows: AuditRow[]; older: string | null }> {
+export async function auditTrail(
+  db: Db,
+  accountId: string,
+  before: number | null,
+  limit: number,
+): Promise<{ rows: AuditRow[]; older: string | null }> {
   const rows = await db<AuditRow[]>`
     select id::text, user_email, action, outcome, target_id, details, created_at from dashboard_audit
     where account_id = ${accountId} and (${before}::bigint is null or id < ${before})

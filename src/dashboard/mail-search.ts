@@ -22,9 +22,7 @@ export type SearchParams = {
 
 export type SearchHit = { row: MailRow; snippet: Html };
 
-export type SearchOutcome =
-  | { ok: true; hits: SearchHit[]; next: string | null; ranked: boolean }
-  | { ok: false; error: string };
+export type SearchOutcome = { ok: true; hits: SearchHit[]; next: string | null; ranked: boolean } | { ok: false; error: string };
 
 const MAX_FROM = 320;
 // Longer than core's limit, so an over-long cursor reaches core and is refused rather than dropped.
@@ -101,7 +99,14 @@ export function highlight(snippet: string): Html {
 }
 
 /** One page of results, or the reason the form's values were refused (a 400 page). */
-export async function runSearch(db: Db, session: Session, mailboxId: string, direction: Direction, params: SearchParams, limit: number): Promise<SearchOutcome> {
+export async function runSearch(
+  db: Db,
+  session: Session,
+  mailboxId: string,
+  direction: Direction,
+  params: SearchParams,
+  limit: number,
+): Promise<SearchOutcome> {
   if (params.from.length > MAX_FROM) return { ok: false, error: `From is at most ${MAX_FROM} characters.` };
   const since = params.since ? day(params.since, "Since") : null;
   const until = params.until ? day(params.until, "Until") : null;
@@ -121,7 +126,12 @@ export async function runSearch(db: Db, session: Session, mailboxId: string, dir
       limit,
       cursor: params.cursor ?? undefined,
     });
-    const rows = await mailRowsById(db, session.accountId, mailboxId, page.results.map((r) => r.id));
+    const rows = await mailRowsById(
+      db,
+      session.accountId,
+      mailboxId,
+      page.results.map((r) => r.id),
+    );
     const ranked = params.q !== "";
     const hits = page.results.flatMap((result): SearchHit[] => {
       const row = rows.get(result.id);

@@ -4,7 +4,14 @@ import type { Db } from "../db.ts";
 import { errors } from "../core/errors.ts";
 import type { DeliverySummary } from "../core/webhooks.ts";
 
-export type MailboxRow = { id: string; address: string; display_name: string | null; require_approval: boolean; deliver_spam: boolean; created_at: string };
+export type MailboxRow = {
+  id: string;
+  address: string;
+  display_name: string | null;
+  require_approval: boolean;
+  deliver_spam: boolean;
+  created_at: string;
+};
 
 export async function accountMailboxes(db: Db, accountId: string): Promise<MailboxRow[]> {
   return db<MailboxRow[]>`

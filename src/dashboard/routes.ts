@@ -31,9 +31,14 @@ type Route = { request: Request; params: Record<string, string> };
 export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf) {
   const guard = makeGuard(svc);
   const login = makeLoginHandlers(svc, guard);
-  const page = (handler: (c: PageContext) => Promise<Response>) => ({ request, params }: Route) => guard.page(request, params ?? {}, handler);
-  const action = (name: string, handler: (c: ActionContext) => Promise<Response>, maxFormBytes?: number) => ({ request, params }: Route) =>
-    guard.action(request, params ?? {}, name, handler, maxFormBytes);
+  const page =
+    (handler: (c: PageContext) => Promise<Response>) =>
+    ({ request, params }: Route) =>
+      guard.page(request, params ?? {}, handler);
+  const action =
+    (name: string, handler: (c: ActionContext) => Promise<Response>, maxFormBytes?: number) =>
+    ({ request, params }: Route) =>
+      guard.action(request, params ?? {}, name, handler, maxFormBytes);
   const notFound = page(async (c) => notFoundPage(c.session));
 
   return new Elysia({ name: "dashboard", prefix: "/dashboard" })
@@ -78,5 +83,9 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .post("/schemas", action("schema.create", schemasPage.create, SCHEMA_FORM_BYTES), hidden)
     .post("/schemas/attach", action("schema.attach", schemasPage.attach), hidden)
     .get("/*", notFound, hidden)
-    .post("/*", action("unknown", async (c) => notFoundPage(c.session)), hidden);
+    .post(
+      "/*",
+      action("unknown", async (c) => notFoundPage(c.session)),
+      hidden,
+    );
 }

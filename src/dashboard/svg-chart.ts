@@ -29,9 +29,11 @@ function axes(labels: string[], max: number, unit: string): Html {
     const y = TOP + plotH - (t / max) * plotH;
     return html`<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y}" y2="${y}" stroke="#e2e5ea"/><text x="${LEFT - 4}" y="${y + 4}" text-anchor="end" font-size="14" fill="#4f5965">${formatTick(t)}${unit}</text>`;
   })}
-${labels.map((label, i) => (labels.length - 1 - i) % 7 === 0
+${labels.map((label, i) =>
+  (labels.length - 1 - i) % 7 === 0
     ? html`<text x="${LEFT + slot * i + slot / 2}" y="${HEIGHT - 6}" text-anchor="middle" font-size="14" fill="#4f5965">${label.slice(5)}</text>`
-    : html``)}`;
+    : html``,
+)}`;
 }
 
 function formatTick(value: number): string {
@@ -85,7 +87,9 @@ export function lineChart(label: string, labels: string[], values: (number | nul
     const [x, y] = point(i, v);
     return html`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3" fill="${color}"><title>${labels[i]}: ${v}${unit}</title></circle>`;
   });
-  const lines = runs.filter((r) => r.length > 1).map((r) => html`<polyline points="${r.join(" ")}" fill="none" stroke="${color}" stroke-width="2"/>`);
+  const lines = runs
+    .filter((r) => r.length > 1)
+    .map((r) => html`<polyline points="${r.join(" ")}" fill="none" stroke="${color}" stroke-width="2"/>`);
   return svg(label, html`${axes(labels, max, unit)}${lines}${dots}`);
 }
 

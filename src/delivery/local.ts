@@ -11,7 +11,11 @@ export function makeLocalTransport(svc: Services): DeliveryTransport {
     name: "local",
     async deliver(envelope, raw, meta) {
       try {
-        const { stored, outcomes } = await receiveForRecipients(svc, raw, [envelope.to], { remoteIp: null, helo: null, mailFrom: envelope.from });
+        const { stored, outcomes } = await receiveForRecipients(svc, raw, [envelope.to], {
+          remoteIp: null,
+          helo: null,
+          mailFrom: envelope.from,
+        });
         if (outcomes[0] === "stored") {
           return { kind: "sent", providerMessageId: `local:${stored[0]}`, response: "delivered to a local mailbox" };
         }

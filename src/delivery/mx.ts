@@ -1,9 +1,9 @@
-import { isIP } from 'node:net';
-import { describeKind, readHostAddress, refusalOf } from '../ip-address.ts';
-import { domainOf } from '../mail/address.ts';
-import { deliverOverSmtp, type SmtpSessionOptions } from './smtp-session.ts';
-import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome, DeliveryTransport } from '../core/transport.ts';
-import type { ResolveFn } from '../mail/resolver.ts';
+import { isIP } from "node:net";
+import { describeKind, readHostAddress, refusalOf } from "../ip-address.ts";
+import { domainOf } from "../mail/address.ts";
+import { deliverOverSmtp, type SmtpSessionOptions } from "./smtp-session.ts";
+import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome, DeliveryTransport } from "../core/transport.ts";
+import type { ResolveFn } from "../mail/resolver.ts";
 
 export type MxTransportOptions = {
   resolve: ResolveFn;
@@ -39,7 +39,7 @@ export function makeMxTransport(o: MxTransportOptions): DeliveryTransport {
   const attempt = (
     ip: string,
     host: string,
-    starttls: 'opportunistic' | 'off',
+    starttls: "opportunistic" | "off",
     envelope: DeliveryEnvelope,
     raw: Uint8Array,
     meta: DeliveryMeta,
@@ -59,7 +59,7 @@ export function makeMxTransport(o: MxTransportOptions): DeliveryTransport {
   };
 
   return {
-    name: 'mx',
+    name: "mx",
     async deliver(envelope, raw, meta) {
       const domain = domainOf(envelope.to);
       const hosts = await mailHosts(domain, resolve);
@@ -81,14 +81,14 @@ export function makeMxTransport(o: MxTransportOptions): DeliveryTransport {
         }
         for (const ip of usable) {
           if (attempts++ >= MAX_ATTEMPTS) return last ?? transient(`${domain}: no mail server reachable`);
-          let r = await attempt(ip, host, 'opportunistic', envelope, raw, meta);
+          let r = await attempt(ip, host, "opportunistic", envelope, raw, meta);
           // A broken TLS stack is common on small MTAs; like Postfix, fall back to plain text.
-          if (r.outcome.kind === 'transient' && r.stage === 'starttls') {
-            r = await attempt(ip, host, 'off', envelope, raw, meta);
+          if (r.outcome.kind === "transient" && r.stage === "starttls") {
+            r = await attempt(ip, host, "off", envelope, raw, meta);
           }
           // Only a transient failure may move on: a permanent answer is the domain's verdict,
           // and an unknown outcome may already be a delivered message.
-          if (r.outcome.kind !== 'transient') return r.outcome;
+          if (r.outcome.kind !== "transient") return r.outcome;
           last = r.outcome;
         }
       }
@@ -101,56 +101,53 @@ export function makeMxTransport(o: MxTransportOptions): DeliveryTransport {
 async function mailHosts(domain: string, resolve: ResolveFn): Promise<Lookup<string[]>> {
   let records: { exchange: string; priority: number }[];
   try {
-    records = await resolve(domain, 'MX');
+    records = await resolve(domain, "MX");
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'ENODATA') return { ok: true, value: [domain] };
-    if (code === 'ENOTFOUND') return { ok: false, outcome: permanent(`${domain}: domain does not exist`) };
-    return { ok: false, outcome: transient(`${domain}: MX lookup failed (${code ?? 'error'})`) };
+    if (code === "ENODATA") return { ok: true, value: [domain] };
+    if (code === "ENOTFOUND") return { ok: false, outcome: permanent(`${domain}: domain does not exist`) };
+    return { ok: false, outcome: transient(`${domain}: MX lookup failed (${code ?? "error"})`) };
   }
   if (!records.length) return { ok: true, value: [domain] };
   // RFC 7505: a null MX ("." or, as node reports it, "") says the domain takes no mail.
-  if (records.some((r) => r.exchange === '' || r.exchange === '.')) {
+  if (records.some((r) => r.exchange === "" || r.exchange === ".")) {
     return { ok: false, outcome: permanent(`${domain}: domain does not accept mail (null MX)`) };
   }
   const hosts = shuffle(records)
     .sort((a, b) => a.priority - b.priority)
-    .map((r) => r.exchange.replace(/\.$/, '').toLowerCase());
+    .map((r) => r.exchange.replace(/\.$/, "").toLowerCase());
   return { ok: true, value: [...new Set(hosts)] };
 }
 
 /** IPv4 first: an IPv6 route is the likelier one to be missing on a server. */
 async function addressesOf(host: string, resolve: ResolveFn): Promise<Lookup<string[]>> {
   if (isIP(host)) return { ok: true, value: [host] };
-  const [v4, v6] = await Promise.allSettled([resolve(host, 'A'), resolve(host, 'AAAA')]);
-  const ips = [v4, v6].flatMap((r) => (r.status === 'fulfilled' ? (r.value as string[]) : []));
+  const [v4, v6] = await Promise.allSettled([resolve(host, "A"), resolve(host, "AAAA")]);
+  const ips = [v4, v6].flatMap((r) => (r.status === "fulfilled" ? (r.value as string[]) : []));
   if (ips.length) return { ok: true, value: ips };
-  const codes = [v4, v6].map((r) => (r.status === 'rejected' ? (r.reason as { code?: string }).code : 'ENODATA'));
-  if (codes.every((c) => c === 'ENODATA' || c === 'ENOTFOUND')) {
+  const codes = [v4, v6].map((r) => (r.status === "rejected" ? (r.reason as { code?: string }).code : "ENODATA"));
+  if (codes.every((c) => c === "ENODATA" || c === "ENOTFOUND")) {
     return { ok: false, outcome: permanent(`${host}: mail server has no address`) };
   }
-  return { ok: false, outcome: transient(`${host}: address lookup failed (${codes.join(', ')})`) };
+  return { ok: false, outcome: transient(`${host}: address lookup failed (${codes.join(", ")})`) };
 }
 
 /** The kind of address we must not connect to, or null; anything that is not an address is refused. */
 function refusedAddress(ip: string, allowPrivate: boolean) {
   const read = readHostAddress(ip);
-  if (!read || !read.canonical) return 'reserved' as const;
+  if (!read || !read.canonical) return "reserved" as const;
   return refusalOf(read.address, allowPrivate);
 }
 
 /** Across hosts a transient failure wins: some other server might still take the message. */
 function keepTransient(prev: DeliveryOutcome | null, next: DeliveryOutcome): DeliveryOutcome {
-  return prev?.kind === 'transient' ? prev : next;
+  return prev?.kind === "transient" ? prev : next;
 }
 
 function withTimeout(resolve: ResolveFn, ms: number): ResolveFn {
   return (name, rrtype) =>
     new Promise((ok, fail) => {
-      const timer = setTimeout(
-        () => fail(Object.assign(new Error(`DNS ${rrtype} ${name} timed out`), { code: 'ETIMEOUT' })),
-        ms,
-      );
+      const timer = setTimeout(() => fail(Object.assign(new Error(`DNS ${rrtype} ${name} timed out`), { code: "ETIMEOUT" })), ms);
       resolve(name, rrtype).then(
         (v) => (clearTimeout(timer), ok(v)),
         (e) => (clearTimeout(timer), fail(e)),
@@ -167,5 +164,5 @@ function shuffle<T>(items: T[]): T[] {
   return a;
 }
 
-const permanent = (error: string): DeliveryOutcome => ({ kind: 'permanent', error });
-const transient = (error: string): DeliveryOutcome => ({ kind: 'transient', error });
+const permanent = (error: string): DeliveryOutcome => ({ kind: "permanent", error });
+const transient = (error: string): DeliveryOutcome => ({ kind: "transient", error });

@@ -4,9 +4,9 @@
 // last transaction ended in 250 is kept: after any failure it is closed, as before. A kept session
 // that turns out dead when reused (the server closed it while idle) fails before a byte of the
 // message was sent, so that delivery is retried once on a fresh session; nothing can be sent twice.
-import type SMTPConnection from 'nodemailer/lib/smtp-connection';
-import { closeConnection, openSmtpSession, sendOnSession, type SmtpSessionOptions, type SmtpSessionResult } from './smtp-session.ts';
-import type { DeliveryEnvelope, DeliveryMeta } from '../core/transport.ts';
+import type SMTPConnection from "nodemailer/lib/smtp-connection";
+import { closeConnection, openSmtpSession, sendOnSession, type SmtpSessionOptions, type SmtpSessionResult } from "./smtp-session.ts";
+import type { DeliveryEnvelope, DeliveryMeta } from "../core/transport.ts";
 
 export type SmtpPool = {
   deliver(envelope: DeliveryEnvelope, raw: Uint8Array, meta: DeliveryMeta): Promise<SmtpSessionResult>;
@@ -27,7 +27,7 @@ export function makeSmtpPool(o: SmtpSessionOptions, limits: { maxIdle: number; i
     while (idle.length > 0) {
       const entry = idle.pop()!;
       clearTimeout(entry.timer);
-      entry.conn.off('end', entry.onEnd);
+      entry.conn.off("end", entry.onEnd);
       if (entry.conn.destroyed) continue;
       socketOf(entry.conn)?.ref?.();
       return entry.conn;
@@ -50,7 +50,7 @@ export function makeSmtpPool(o: SmtpSessionOptions, limits: { maxIdle: number; i
     entry.timer.unref?.();
     // An idle session must not keep the process alive.
     socketOf(conn)?.unref?.();
-    conn.once('end', entry.onEnd);
+    conn.once("end", entry.onEnd);
     idle.push(entry);
   }
 
@@ -58,13 +58,13 @@ export function makeSmtpPool(o: SmtpSessionOptions, limits: { maxIdle: number; i
     const at = idle.indexOf(entry);
     if (at >= 0) idle.splice(at, 1);
     clearTimeout(entry.timer);
-    entry.conn.off('end', entry.onEnd);
+    entry.conn.off("end", entry.onEnd);
     if (quit) void closeConnection(entry.conn);
   }
 
   async function fresh(envelope: DeliveryEnvelope, raw: Uint8Array, meta: DeliveryMeta): Promise<SmtpSessionResult> {
     const opened = await openSmtpSession(o);
-    if ('outcome' in opened) return opened;
+    if ("outcome" in opened) return opened;
     const result = await sendOnSession(opened.conn, o, envelope, raw, meta);
     if (result.reusable) release(opened.conn);
     else setImmediate(() => void closeConnection(opened.conn));
@@ -83,7 +83,7 @@ export function makeSmtpPool(o: SmtpSessionOptions, limits: { maxIdle: number; i
       setImmediate(() => void closeConnection(reused));
       // Refused or lost at MAIL FROM on a session that sat idle: no part of the message went out,
       // and the server may simply have ended the session. A fresh one decides.
-      if (result.stage === 'mail' && result.outcome.kind === 'transient') return fresh(envelope, raw, meta);
+      if (result.stage === "mail" && result.outcome.kind === "transient") return fresh(envelope, raw, meta);
       return { outcome: result.outcome, stage: result.stage };
     },
     idleCount: () => idle.length,

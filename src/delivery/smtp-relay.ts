@@ -1,8 +1,8 @@
-import { makeSmtpPool } from './smtp-pool.ts';
-import type { SmtpSessionOptions, StartTlsPolicy } from './smtp-session.ts';
-import type { DeliveryTransport } from '../core/transport.ts';
+import { makeSmtpPool } from "./smtp-pool.ts";
+import type { SmtpSessionOptions, StartTlsPolicy } from "./smtp-session.ts";
+import type { DeliveryTransport } from "../core/transport.ts";
 
-type RelayConfig = Pick<SmtpSessionOptions, 'host' | 'port' | 'secure' | 'starttls' | 'rejectUnauthorized' | 'auth'>;
+type RelayConfig = Pick<SmtpSessionOptions, "host" | "port" | "secure" | "starttls" | "rejectUnauthorized" | "auth">;
 
 /**
  * A transport that hands every message to one smarthost.
@@ -20,7 +20,7 @@ export function makeSmtpRelayTransport(url: string, o: { ehloName: string; timeo
     { maxIdle: RELAY_MAX_IDLE_SESSIONS, idleMs: RELAY_IDLE_MS },
   );
   return {
-    name: 'smtp-relay',
+    name: "smtp-relay",
     async deliver(envelope, raw, meta) {
       const { outcome } = await pool.deliver(envelope, raw, meta);
       return outcome;
@@ -40,23 +40,23 @@ export function parseRelayUrl(url: string): RelayConfig {
   try {
     u = new URL(url);
   } catch {
-    throw new Error('SMTP relay URL is not a valid URL');
+    throw new Error("SMTP relay URL is not a valid URL");
   }
-  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') {
-    throw new Error('SMTP relay URL must start with smtp:// or smtps://');
+  if (u.protocol !== "smtp:" && u.protocol !== "smtps:") {
+    throw new Error("SMTP relay URL must start with smtp:// or smtps://");
   }
-  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!host) throw new Error('SMTP relay URL has no host');
-  const secure = u.protocol === 'smtps:';
+  const host = u.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (!host) throw new Error("SMTP relay URL has no host");
+  const secure = u.protocol === "smtps:";
   const port = u.port ? Number(u.port) : secure ? 465 : 587;
   const auth = u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : null;
 
   // With credentials, plain text is refused unless asked for: a password must not leak.
-  let starttls: StartTlsPolicy = auth && !secure ? 'required' : 'opportunistic';
+  let starttls: StartTlsPolicy = auth && !secure ? "required" : "opportunistic";
   let rejectUnauthorized = true;
   for (const [key, value] of u.searchParams) {
-    if (key === 'tls' && (value === 'opportunistic' || value === 'required')) starttls = value;
-    else if (key === 'rejectUnauthorized' && (value === 'true' || value === 'false')) rejectUnauthorized = value === 'true';
+    if (key === "tls" && (value === "opportunistic" || value === "required")) starttls = value;
+    else if (key === "rejectUnauthorized" && (value === "true" || value === "false")) rejectUnauthorized = value === "true";
     else throw new Error(`SMTP relay URL has an unknown option ${key}=${value}`);
   }
   return { host, port, secure, starttls, rejectUnauthorized, auth };

@@ -1,15 +1,15 @@
-import { Readable } from 'node:stream';
-import SMTPConnection from 'nodemailer/lib/smtp-connection';
-import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome } from '../core/transport.ts';
+import { Readable } from "node:stream";
+import SMTPConnection from "nodemailer/lib/smtp-connection";
+import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome } from "../core/transport.ts";
 
 /**
  * Where an SMTP session got to. Everything up to `content` ends before the server can hold
  * the message; `final` is the window after the whole message went out and before the
  * server's answer, where a lost connection leaves the outcome unknown.
  */
-export type SmtpStage = 'connect' | 'ehlo' | 'starttls' | 'auth' | 'mail' | 'rcpt' | 'data' | 'content' | 'final';
+export type SmtpStage = "connect" | "ehlo" | "starttls" | "auth" | "mail" | "rcpt" | "data" | "content" | "final";
 
-export type StartTlsPolicy = 'required' | 'opportunistic' | 'off';
+export type StartTlsPolicy = "required" | "opportunistic" | "off";
 
 export type SmtpSessionOptions = {
   host: string;
@@ -46,7 +46,7 @@ export async function deliverOverSmtp(
   meta: DeliveryMeta,
 ): Promise<SmtpSessionResult> {
   const opened = await openSmtpSession(o);
-  if ('outcome' in opened) return opened;
+  if ("outcome" in opened) return opened;
   const result = await sendOnSession(opened.conn, o, envelope, raw, meta);
   // Deferred: on a socket failure nodemailer emits 'error' first and closes right after.
   await new Promise((resolve) => setImmediate(resolve));
@@ -60,15 +60,15 @@ export async function deliverOverSmtp(
  */
 export function openSmtpSession(o: SmtpSessionOptions): Promise<{ conn: SMTPConnection } | SmtpSessionResult> {
   return new Promise((resolve) => {
-    let stage: SmtpStage = 'connect';
+    let stage: SmtpStage = "connect";
     let settled = false;
     const conn = new SMTPConnection({
       host: o.host,
       port: o.port,
       secure: !!o.secure,
-      requireTLS: !o.secure && o.starttls === 'required',
-      opportunisticTLS: o.starttls === undefined || o.starttls === 'opportunistic',
-      ignoreTLS: o.starttls === 'off',
+      requireTLS: !o.secure && o.starttls === "required",
+      opportunisticTLS: o.starttls === undefined || o.starttls === "opportunistic",
+      ignoreTLS: o.starttls === "off",
       servername: o.servername,
       tls: { rejectUnauthorized: o.rejectUnauthorized ?? true },
       name: o.name,
@@ -80,33 +80,33 @@ export function openSmtpSession(o: SmtpSessionOptions): Promise<{ conn: SMTPConn
     });
     // Errors after an outcome is settled (a late close, a pooled session dropped while idle) are
     // not news; without a listener nodemailer's 'error' event would throw.
-    conn.on('error', () => {});
+    conn.on("error", () => {});
     const done = (result: { conn: SMTPConnection } | SmtpSessionResult) => {
       if (settled) return;
       settled = true;
-      conn.off('error', fail);
-      conn.off('end', lost);
-      if ('conn' in result) return resolve(result);
+      conn.off("error", fail);
+      conn.off("end", lost);
+      if ("conn" in result) return resolve(result);
       // Deferred: on a socket failure nodemailer emits 'error' first and closes right after.
       setImmediate(() => closeConnection(conn).then(() => resolve(result)));
     };
     function fail(err: SmtpError) {
       // A TLS handshake failure surfaces as a plain socket error; `upgrading` tells it apart.
-      const at = conn.upgrading ? 'starttls' : stageOf(err, stage, !!o.secure);
+      const at = conn.upgrading ? "starttls" : stageOf(err, stage, !!o.secure);
       done({ outcome: outcomeFor(err, at, `${o.host}:${o.port}`), stage: at });
     }
     function lost() {
-      fail(Object.assign(new Error('Connection closed'), { code: 'ECONNECTION' }));
+      fail(Object.assign(new Error("Connection closed"), { code: "ECONNECTION" }));
     }
     // Connection-phase failures arrive only as 'error' events; an unhandled one would throw.
-    conn.on('error', fail);
+    conn.on("error", fail);
     // A close without an error (e.g. between commands) is still a lost connection.
-    conn.on('end', lost);
+    conn.on("end", lost);
 
     conn.connect((err) => {
       if (err) return fail(err as SmtpError);
       if (!o.auth || !conn.allowsAuth) return done({ conn });
-      stage = 'auth';
+      stage = "auth";
       conn.login({ user: o.auth.user, pass: o.auth.pass }, (loginErr) => {
         if (loginErr) return fail(loginErr as SmtpError);
         done({ conn });
@@ -122,19 +122,19 @@ export function openSmtpSession(o: SmtpSessionOptions): Promise<{ conn: SMTPConn
  */
 export function sendOnSession(
   conn: SMTPConnection,
-  o: Pick<SmtpSessionOptions, 'host' | 'port' | 'secure'>,
+  o: Pick<SmtpSessionOptions, "host" | "port" | "secure">,
   envelope: DeliveryEnvelope,
   raw: Uint8Array,
   meta: DeliveryMeta,
 ): Promise<SmtpSessionResult & { reusable: boolean }> {
   return new Promise((resolve) => {
-    let stage: SmtpStage = 'mail';
+    let stage: SmtpStage = "mail";
     let settled = false;
     const finish = (outcome: DeliveryOutcome, at: SmtpStage, reusable: boolean) => {
       if (settled) return;
       settled = true;
-      conn.off('error', fail);
-      conn.off('end', lost);
+      conn.off("error", fail);
+      conn.off("end", lost);
       resolve({ outcome, stage: at, reusable });
     };
     function fail(err: SmtpError) {
@@ -142,10 +142,10 @@ export function sendOnSession(
       finish(outcomeFor(err, at, `${o.host}:${o.port}`), at, false);
     }
     function lost() {
-      fail(Object.assign(new Error('Connection closed'), { code: 'ECONNECTION' }));
+      fail(Object.assign(new Error("Connection closed"), { code: "ECONNECTION" }));
     }
-    conn.on('error', fail);
-    conn.on('end', lost);
+    conn.on("error", fail);
+    conn.on("end", lost);
     if (conn.destroyed) return lost();
 
     const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
@@ -153,19 +153,19 @@ export function sendOnSession(
     // source has been read to the end, the terminating dot goes out right behind it.
     const source = new Readable({
       read() {
-        if (stage === 'content') return;
-        stage = 'content';
+        if (stage === "content") return;
+        stage = "content";
         this.push(body);
         this.push(null);
       },
     });
-    source.once('end', () => {
-      stage = 'final';
+    source.once("end", () => {
+      stage = "final";
     });
     conn.send({ from: envelope.from, to: [envelope.to], size: body.length }, source, (err, info) => {
       if (err) return fail(err as SmtpError);
-      const response = info?.response ?? '';
-      finish({ kind: 'sent', providerMessageId: queueIdOf(response) ?? meta.messageId, response }, 'final', true);
+      const response = info?.response ?? "";
+      finish({ kind: "sent", providerMessageId: queueIdOf(response) ?? meta.messageId, response }, "final", true);
     });
   });
 }
@@ -179,29 +179,29 @@ export function queueIdOf(response: string): string | null {
 function stageOf(err: SmtpError, tracked: SmtpStage, secure: boolean): SmtpStage {
   // Once the message is being written, our own tracking is the only trustworthy source:
   // nodemailer reports a lost connection the same way at every stage.
-  if (tracked === 'content' || tracked === 'final') return tracked;
-  const command = err.command ?? '';
-  if (command === 'MAIL FROM') return 'mail';
-  if (command === 'RCPT TO') return 'rcpt';
-  if (command === 'DATA') return 'data';
-  if (command === 'EHLO' || command === 'HELO' || command === 'LHLO') return 'ehlo';
-  if (command === 'STARTTLS' || (err.code === 'ETLS' && !secure)) return 'starttls';
-  if (command.startsWith('AUTH')) return 'auth';
+  if (tracked === "content" || tracked === "final") return tracked;
+  const command = err.command ?? "";
+  if (command === "MAIL FROM") return "mail";
+  if (command === "RCPT TO") return "rcpt";
+  if (command === "DATA") return "data";
+  if (command === "EHLO" || command === "HELO" || command === "LHLO") return "ehlo";
+  if (command === "STARTTLS" || (err.code === "ETLS" && !secure)) return "starttls";
+  if (command.startsWith("AUTH")) return "auth";
   return tracked;
 }
 
 function outcomeFor(err: SmtpError, stage: SmtpStage, server: string): DeliveryOutcome {
-  const code = typeof err.responseCode === 'number' ? err.responseCode : undefined;
+  const code = typeof err.responseCode === "number" ? err.responseCode : undefined;
   const error = `${server} ${stage}: ${err.message}`;
-  if (code !== undefined && code >= 500) return { kind: 'permanent', error, responseCode: code };
-  if (code !== undefined && code >= 400) return { kind: 'transient', error, responseCode: code };
+  if (code !== undefined && code >= 500) return { kind: "permanent", error, responseCode: code };
+  if (code !== undefined && code >= 400) return { kind: "transient", error, responseCode: code };
   // The server had the whole message and we never heard its verdict: it may have taken it.
-  if (stage === 'final') return { kind: 'unknown', error };
+  if (stage === "final") return { kind: "unknown", error };
   // Refused before a byte was sent: nodemailer's own checks (bad address, over the SIZE limit).
-  if ((err.code === 'EENVELOPE' || err.code === 'EMESSAGE') && (err.command === 'API' || err.command === 'MAIL FROM')) {
-    return { kind: 'permanent', error };
+  if ((err.code === "EENVELOPE" || err.code === "EMESSAGE") && (err.command === "API" || err.command === "MAIL FROM")) {
+    return { kind: "permanent", error };
   }
-  return { kind: 'transient', error };
+  return { kind: "transient", error };
 }
 
 /** QUIT when the session is still up, then make sure the socket is gone. */
@@ -212,7 +212,7 @@ export function closeConnection(conn: SMTPConnection): Promise<void> {
       conn.close();
       resolve();
     }, QUIT_WAIT_MS);
-    conn.once('end', () => {
+    conn.once("end", () => {
       clearTimeout(timer);
       resolve();
     });

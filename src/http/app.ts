@@ -25,7 +25,18 @@ import { dashboardRoutes } from "../dashboard/routes.ts";
 import { mcpRoutes } from "../mcp/routes.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
-const routeSets = [mailboxRoutes, domainRoutes, messageRoutes, sendRoutes, draftRoutes, unsubscribeRoutes, threadRoutes, searchRoutes, eventRoutes, consumerRoutes];
+const routeSets = [
+  mailboxRoutes,
+  domainRoutes,
+  messageRoutes,
+  sendRoutes,
+  draftRoutes,
+  unsubscribeRoutes,
+  threadRoutes,
+  searchRoutes,
+  eventRoutes,
+  consumerRoutes,
+];
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });

@@ -17,5 +17,5 @@ export const apiDescription = [
     "(202), quota (402), delivery (201/400/502).",
   "Errors are JSON. Validation failures are 400 naming the field and rule; malformed JSON is 400; " +
     "unknown body fields are 400; bodies over the configured size are 413; unknown routes are 404 " +
-    "`{\"error\":\"not found\"}`.",
+    '`{"error":"not found"}`.',
 ].join("\n\n");

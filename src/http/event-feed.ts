@@ -117,9 +117,12 @@ export function startFeed(svc: Services, scope: EventScope, source: FeedSource, 
   }, heartbeatMs);
   const poll = source.pollMs ? setInterval(() => member.wake(), source.pollMs) : null;
   // The first read waits for LISTEN to be in place, so nothing committed after it goes unheard.
-  void hub.ready().then(() => member.wake(), (error) => {
-    svc.log.error("events.listen_failed", errorFields(error));
-    close("error");
-  });
+  void hub.ready().then(
+    () => member.wake(),
+    (error) => {
+      svc.log.error("events.listen_failed", errorFields(error));
+      close("error");
+    },
+  );
   return { close, closed };
 }

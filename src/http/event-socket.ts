@@ -68,8 +68,14 @@ export const eventSocketRoutes = (svc: Services) => {
       const raw = ws.raw as unknown as RawSocket;
       const consumer = consumersOf.get(raw);
       const cursors = (message as { ack?: unknown })?.ack;
-      if (!consumer || !Array.isArray(cursors) || cursors.length === 0 || cursors.length > 500 || !cursors.every((c) => typeof c === "string")) {
-        raw.send(JSON.stringify({ error: "expected {\"ack\": [cursor, ...]} on a consumer stream" }));
+      if (
+        !consumer ||
+        !Array.isArray(cursors) ||
+        cursors.length === 0 ||
+        cursors.length > 500 ||
+        !cursors.every((c) => typeof c === "string")
+      ) {
+        raw.send(JSON.stringify({ error: 'expected {"ack": [cursor, ...]} on a consumer stream' }));
         return;
       }
       try {

@@ -49,7 +49,11 @@ export function eventStreamResponse(svc: Services, scope: EventScope, source: Fe
       }
     },
   });
-  if (!feed) return new Response(JSON.stringify({ error: "server is shutting down" }), { status: 503, headers: { "content-type": "application/json", "retry-after": "1" } });
+  if (!feed)
+    return new Response(JSON.stringify({ error: "server is shutting down" }), {
+      status: 503,
+      headers: { "content-type": "application/json", "retry-after": "1" },
+    });
   return new Response(stream, {
     headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
   });

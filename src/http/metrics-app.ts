@@ -10,7 +10,9 @@ import { metricsRoutes } from "./routes/metrics.ts";
 
 export function makeMetricsApp(svc: Services): App {
   const app = new Elysia({ normalize: false })
-    .onError(() => new Response(JSON.stringify(errors.routeNotFound().body), { status: 404, headers: { "content-type": "application/json" } }))
+    .onError(
+      () => new Response(JSON.stringify(errors.routeNotFound().body), { status: 404, headers: { "content-type": "application/json" } }),
+    )
     .use(operationsRoutes(svc))
     .use(metricsRoutes(svc));
   // The server only calls handle(); the full app's type is what it is written against.

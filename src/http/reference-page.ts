@@ -2,7 +2,13 @@
 import { escapeHtml } from "../html-escape.ts";
 
 type Spec = { info?: { title?: string; version?: string; description?: string }; paths?: Record<string, Record<string, Operation>> };
-type Operation = { summary?: string; description?: string; responses?: Record<string, { description?: string }>; requestBody?: unknown; parameters?: { name: string; in: string; required?: boolean }[] };
+type Operation = {
+  summary?: string;
+  description?: string;
+  responses?: Record<string, { description?: string }>;
+  requestBody?: unknown;
+  parameters?: { name: string; in: string; required?: boolean }[];
+};
 
 export function referencePage(spec: Spec): string {
   const sections: string[] = [];

@@ -11,26 +11,28 @@ import { normalizeRequestIdentifiers, unstorableTextIn } from "../request/text-i
 export function apiRoutes(svc: Services, name: string) {
   const limiter = rateLimiterFor(svc);
   const decide = makeRequestAuthorizer(svc.sql, (principal) => limiter.take(principal.keyId));
-  return new Elysia({ name: `routes:${name}`, prefix: "/api/v1" })
-    // Before validation: an id no client was given is an unknown id, not a 400 or a 500.
-    .onTransform((context) => normalizeRequestIdentifiers(context as never))
-    .macro({
-      auth: (endpointClass: EndpointClass) => ({
-        // parse runs before the body is read, transform before validation: a bad key is always
-        // reported before a bad body, whichever hook a route has.
-        async parse({ request }: { request: Request }) {
-          await decide(request, endpointClass);
-          return parseJsonBody(request, svc.config.maxRequestBytes);
-        },
-        async transform({ request }: { request: Request }) {
-          await decide(request, endpointClass);
-          assertDecimalLimit(request.url);
-        },
-        async resolve({ request }: { request: Request }) {
-          return { principal: await decide(request, endpointClass) };
-        },
-      }),
-    });
+  return (
+    new Elysia({ name: `routes:${name}`, prefix: "/api/v1" })
+      // Before validation: an id no client was given is an unknown id, not a 400 or a 500.
+      .onTransform((context) => normalizeRequestIdentifiers(context as never))
+      .macro({
+        auth: (endpointClass: EndpointClass) => ({
+          // parse runs before the body is read, transform before validation: a bad key is always
+          // reported before a bad body, whichever hook a route has.
+          async parse({ request }: { request: Request }) {
+            await decide(request, endpointClass);
+            return parseJsonBody(request, svc.config.maxRequestBytes);
+          },
+          async transform({ request }: { request: Request }) {
+            await decide(request, endpointClass);
+            assertDecimalLimit(request.url);
+          },
+          async resolve({ request }: { request: Request }) {
+            return { principal: await decide(request, endpointClass) };
+          },
+        }),
+      })
+  );
 }
 
 /**

@@ -26,7 +26,10 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
     }
     response.headers.set("x-request-id", requestId);
     const elapsed = performance.now() - started;
-    httpRequestDuration.observe({ method: methodLabel(request.method), route: routeLabel(request), status: String(response.status) }, elapsed / 1000);
+    httpRequestDuration.observe(
+      { method: methodLabel(request.method), route: routeLabel(request), status: String(response.status) },
+      elapsed / 1000,
+    );
     log.info("http.request", {
       request_id: requestId,
       method: request.method,

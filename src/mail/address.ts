@@ -1,5 +1,5 @@
-import { domainToASCII } from 'node:url';
-import addrs from 'email-addresses';
+import { domainToASCII } from "node:url";
+import addrs from "email-addresses";
 
 export type ParsedAddress = { ok: true; address: string } | { ok: false; error: string };
 
@@ -20,24 +20,24 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
  *
  * `field` only names the input in error messages.
  */
-export function parseSingleAddress(input: string, field = 'to'): ParsedAddress {
+export function parseSingleAddress(input: string, field = "to"): ParsedAddress {
   const fail = (error: string): ParsedAddress => ({ ok: false, error });
-  if (typeof input !== 'string' || input.trim() === '') return fail(`${field} must not be empty`);
+  if (typeof input !== "string" || input.trim() === "") return fail(`${field} must not be empty`);
   // Checked before parsing: a line break in a header value is header injection.
   if (/[\r\n]/.test(input)) return fail(`${field} must not contain line breaks`);
   if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(input)) return fail(`${field} must not contain control characters`);
   if (input.length > MAX_INPUT) return fail(`${field} is too long`);
 
-  const parsed = parseList(input, ',');
+  const parsed = parseList(input, ",");
   if (!parsed) {
     // "a@b.example; c@d.example" is a list in intent, if not in RFC 5322 syntax.
-    const semicolonList = parseList(input, ';');
+    const semicolonList = parseList(input, ";");
     if (semicolonList && semicolonList.length > 1) return fail(`${field} must be exactly one email address`);
     return fail(`${field} is not a valid email address`);
   }
   if (parsed.length !== 1) return fail(`${field} must be exactly one email address`);
   const only = parsed[0]!;
-  if (only.type === 'group') return fail(`${field} must be exactly one email address, not a group`);
+  if (only.type === "group") return fail(`${field} must be exactly one email address, not a group`);
 
   const local = only.local;
   if (!DOT_ATOM.test(local)) {
@@ -47,10 +47,10 @@ export function parseSingleAddress(input: string, field = 'to'): ParsedAddress {
   }
   if (local.length > MAX_LOCAL) return fail(`${field} has a local part longer than ${MAX_LOCAL} characters`);
 
-  if (only.domain.startsWith('[')) return fail(`${field} must use a domain name, not an IP address`);
+  if (only.domain.startsWith("[")) return fail(`${field} must use a domain name, not an IP address`);
   const domain = normalizeDomain(only.domain);
   if (domain === null) return fail(`${field} must have a valid domain name`);
-  if (!domain.includes('.')) return fail(`${field} must have a domain with a dot, like name@example.com`);
+  if (!domain.includes(".")) return fail(`${field} must have a domain with a dot, like name@example.com`);
   if (domain.length > MAX_DOMAIN) return fail(`${field} has a domain that is too long`);
   const address = `${local}@${domain}`;
   if (address.length > MAX_ADDRESS) return fail(`${field} is too long`);
@@ -59,8 +59,8 @@ export function parseSingleAddress(input: string, field = 'to'): ParsedAddress {
 
 /** The domain of an addr-spec, lower-cased. */
 export function domainOf(address: string): string {
-  const at = address.lastIndexOf('@');
-  return (at < 0 ? '' : address.slice(at + 1)).toLowerCase();
+  const at = address.lastIndexOf("@");
+  return (at < 0 ? "" : address.slice(at + 1)).toLowerCase();
 }
 
 function parseList(input: string, separator: string) {
@@ -69,7 +69,7 @@ function parseList(input: string, separator: string) {
     rfc6532: true,
     // Obsolete RFC 5322 forms (routes, CFWS between dots) are not something an agent means.
     strict: true,
-    startAt: 'address-list',
+    startAt: "address-list",
     addressListSeparator: separator,
   });
   return result ? result.addresses : null;
@@ -79,7 +79,7 @@ function parseList(input: string, separator: string) {
 function normalizeDomain(raw: string): string | null {
   const ascii = /^[\x00-\x7f]*$/.test(raw) ? raw.toLowerCase() : domainToASCII(raw);
   if (!ascii) return null;
-  const labels = ascii.split('.');
+  const labels = ascii.split(".");
   if (!labels.every((l) => LABEL.test(l))) return null;
   // An all-numeric top label makes "1.2.3.4" look like a domain; no such TLD exists.
   if (labels.length > 1 && /^[0-9]+$/.test(labels[labels.length - 1]!)) return null;

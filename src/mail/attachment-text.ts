@@ -65,7 +65,14 @@ export async function extractAttachmentText(
     const clean = tidy(text).slice(0, limits.maxChars);
     return clean === "" ? { status: "empty", method, text: null, error: null } : { status: "ok", method, text: clean, error: null };
   } catch (error) {
-    return { status: "error", method: kind, text: null, error: String((error as Error)?.message ?? error).replace(/\s+/g, " ").slice(0, 300) };
+    return {
+      status: "error",
+      method: kind,
+      text: null,
+      error: String((error as Error)?.message ?? error)
+        .replace(/\s+/g, " ")
+        .slice(0, 300),
+    };
   }
 }
 
@@ -78,7 +85,9 @@ async function read(kind: Kind, content: Uint8Array, limits: AttachmentTextLimit
     case "csv":
       return new TextDecoder("utf-8", { fatal: false }).decode(content);
     case "html":
-      return sanitizeBody({ html: new TextDecoder("utf-8", { fatal: false }).decode(content) }, { maxChars: limits.maxChars }).body_clean ?? "";
+      return (
+        sanitizeBody({ html: new TextDecoder("utf-8", { fatal: false }).decode(content) }, { maxChars: limits.maxChars }).body_clean ?? ""
+      );
     case "image":
       return ocrImage(content, limits, deadline);
   }
@@ -93,7 +102,10 @@ function parseInWorker(kind: "pdf" | "docx", content: Uint8Array, deadline: numb
       worker.terminate();
       settle();
     };
-    const timer = setTimeout(() => finish(() => reject(new Error("attachment text extraction timed out"))), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => finish(() => reject(new Error("attachment text extraction timed out"))),
+      Math.max(0, deadline - Date.now()),
+    );
     worker.onmessage = (event: MessageEvent) => {
       const reply = event.data as { ok: boolean; text?: string; error?: string };
       finish(() => (reply.ok ? resolve(reply.text ?? "") : reject(new Error(reply.error ?? "parse failed"))));
@@ -139,7 +151,12 @@ function run(command: string, args: string[], deadline: number): Promise<string>
   if (timeout <= 0) return Promise.reject(new Error("attachment text extraction timed out"));
   return new Promise((resolve, reject) => {
     execFile(command, args, { timeout, killSignal: "SIGKILL", maxBuffer: 16 * 1024 * 1024, encoding: "utf8" }, (error, stdout) => {
-      if (error) reject(new Error((error as { killed?: boolean }).killed ? "attachment text extraction timed out" : `${command} failed: ${error.message}`));
+      if (error)
+        reject(
+          new Error(
+            (error as { killed?: boolean }).killed ? "attachment text extraction timed out" : `${command} failed: ${error.message}`,
+          ),
+        );
       else resolve(stdout);
     });
   });
@@ -155,7 +172,12 @@ function withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
 
 function tidy(text: string): string {
   // Postgres text cannot hold NUL; runs of blank lines and trailing spaces carry nothing.
-  return text.replace(/\0/g, "").replace(/\r\n?/g, "\n").replace(/[ \t]+$/gm, "").replace(/\n{3,}/g, "\n\n").trim();
+  return text
+    .replace(/\0/g, "")
+    .replace(/\r\n?/g, "\n")
+    .replace(/[ \t]+$/gm, "")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
 /** The tesseract binary on PATH, or null (OCR then reports attachments as unsupported). */

@@ -1,6 +1,6 @@
-import MailComposer from 'nodemailer/lib/mail-composer';
-import DKIM from 'nodemailer/lib/dkim';
-import { encodeWord, foldLines } from 'nodemailer/lib/mime-funcs';
+import MailComposer from "nodemailer/lib/mail-composer";
+import DKIM from "nodemailer/lib/dkim";
+import { encodeWord, foldLines } from "nodemailer/lib/mime-funcs";
 
 export type ComposeInput = {
   from: string;
@@ -25,10 +25,22 @@ export type ComposeInput = {
 // RFC 8058 §4 asks that List-Unsubscribe and List-Unsubscribe-Post be covered by the
 // signature; the rest is what a receiver needs to trust who sent what, and the thread.
 const SIGNED_HEADERS = [
-  'From', 'Sender', 'Reply-To', 'To', 'Cc', 'Subject', 'Date', 'Message-ID',
-  'In-Reply-To', 'References', 'MIME-Version', 'Content-Type', 'Content-Transfer-Encoding',
-  'List-Unsubscribe', 'List-Unsubscribe-Post',
-].join(':');
+  "From",
+  "Sender",
+  "Reply-To",
+  "To",
+  "Cc",
+  "Subject",
+  "Date",
+  "Message-ID",
+  "In-Reply-To",
+  "References",
+  "MIME-Version",
+  "Content-Type",
+  "Content-Transfer-Encoding",
+  "List-Unsubscribe",
+  "List-Unsubscribe-Post",
+].join(":");
 
 // Long threads keep the root and the most recent ids (RFC 5322 §3.6.4 allows trimming).
 const MAX_REFERENCES = 20;
@@ -40,44 +52,53 @@ const MSG_ID = /^[\x21-\x3b\x3d\x3f-\x7e]+@[\x21-\x3b\x3d\x3f-\x7e]+$/;
 export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
   // Every value below lands in a header; a line break there is header injection.
   for (const [name, value] of Object.entries({
-    from: m.from, fromName: m.fromName, to: m.to, subject: m.subject, messageId: m.messageId,
-    inReplyTo: m.inReplyTo, unsubscribeUrl: m.unsubscribe?.url, unsubscribeMailto: m.unsubscribe?.mailto,
+    from: m.from,
+    fromName: m.fromName,
+    to: m.to,
+    subject: m.subject,
+    messageId: m.messageId,
+    inReplyTo: m.inReplyTo,
+    unsubscribeUrl: m.unsubscribe?.url,
+    unsubscribeMailto: m.unsubscribe?.mailto,
   })) {
     assertNoLineBreak(name, value);
   }
-  for (const ref of m.references ?? []) assertNoLineBreak('references', ref);
+  for (const ref of m.references ?? []) assertNoLineBreak("references", ref);
 
   // The callers pass addr-specs from parseSingleAddress; anything list-like here is a bug.
-  for (const [name, value] of [['from', m.from], ['to', m.to]] as const) {
+  for (const [name, value] of [
+    ["from", m.from],
+    ["to", m.to],
+  ] as const) {
     if (!BARE_ADDRESS.test(value)) throw new Error(`${name} must be a single bare email address`);
   }
 
   const messageId = bareMessageId(m.messageId);
-  if (!messageId) throw new Error('messageId must look like local@domain without angle brackets');
+  if (!messageId) throw new Error("messageId must look like local@domain without angle brackets");
   // An original's Message-ID comes from someone else's mail: a malformed one is dropped (the
   // reply still goes out, unthreaded for the recipient), as malformed References entries are.
   const inReplyTo = m.inReplyTo ? bareMessageId(m.inReplyTo) : null;
 
   const headers: Record<string, { prepared: true; value: string }> = {};
   if (m.unsubscribe) {
-    headers['List-Unsubscribe'] = { prepared: true, value: listUnsubscribeValue(m.unsubscribe) };
-    if (m.unsubscribe.url) headers['List-Unsubscribe-Post'] = { prepared: true, value: 'List-Unsubscribe=One-Click' };
+    headers["List-Unsubscribe"] = { prepared: true, value: listUnsubscribeValue(m.unsubscribe) };
+    if (m.unsubscribe.url) headers["List-Unsubscribe-Post"] = { prepared: true, value: "List-Unsubscribe=One-Click" };
   }
 
   const references = trimReferences(m.references ?? [], inReplyTo);
   const encodedSubject = subjectNeedingEncoding(m.subject);
-  if (encodedSubject) headers['Subject'] = { prepared: true, value: encodedSubject };
+  if (encodedSubject) headers["Subject"] = { prepared: true, value: encodedSubject };
   const composer = new MailComposer({
     from: m.fromName ? { name: m.fromName, address: m.from } : { address: m.from },
     to: { address: m.to },
     subject: encodedSubject ? undefined : m.subject,
-    text: { content: m.text, contentType: 'text/plain; charset=utf-8' },
+    text: { content: m.text, contentType: "text/plain; charset=utf-8" },
     messageId: `<${messageId}>`,
     inReplyTo: inReplyTo ? `<${inReplyTo}>` : undefined,
     references: references.length ? references.map((id) => `<${id}>`) : undefined,
     date: m.date ?? new Date(),
     headers,
-    newline: 'win',
+    newline: "win",
     // Content never comes from files or URLs; refuse them outright.
     disableFileAccess: true,
     disableUrlAccess: true,
@@ -95,21 +116,21 @@ export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
  * between the words; any other subject is left to nodemailer. Returns the folded value, or null.
  */
 function subjectNeedingEncoding(subject: string): string | null {
-  const plainLines = foldLines(`Subject: ${subject}`, 76).split('\r\n');
+  const plainLines = foldLines(`Subject: ${subject}`, 76).split("\r\n");
   if (!plainLines.some((line) => /^[ \t]*$/.test(line) || line.length > 998)) return null;
-  const words = encodeWord(subject, 'Q', 52).split(' ');
-  return words.join('\r\n ');
+  const words = encodeWord(subject, "Q", 52).split(" ");
+  return words.join("\r\n ");
 }
 
 function assertNoLineBreak(name: string, value: string | null | undefined): void {
-  if (typeof value === 'string' && /[\r\n]/.test(value)) {
+  if (typeof value === "string" && /[\r\n]/.test(value)) {
     throw new Error(`${name} must not contain CR or LF`);
   }
 }
 
 /** The id without surrounding angle brackets, or null when it is not a plausible msg-id. */
 function bareMessageId(raw: string): string | null {
-  const id = raw.trim().replace(/^<(.*)>$/, '$1');
+  const id = raw.trim().replace(/^<(.*)>$/, "$1");
   return MSG_ID.test(id) ? id : null;
 }
 
@@ -129,27 +150,24 @@ function listUnsubscribeValue(u: { url: string | null; mailto: string }): string
   const url = u.url?.trim() ?? null;
   // RFC 8058 §3: the one-click URI must be HTTPS.
   if (url !== null && (!/^https:\/\/[\x21-\x7e]+$/.test(url) || /[<>]/.test(url) || url.length > MAX_URL)) {
-    throw new Error('unsubscribe.url must be an https URL without spaces or angle brackets');
+    throw new Error("unsubscribe.url must be an https URL without spaces or angle brackets");
   }
-  const mailto = u.mailto.trim().startsWith('mailto:') ? u.mailto.trim() : `mailto:${u.mailto.trim()}`;
+  const mailto = u.mailto.trim().startsWith("mailto:") ? u.mailto.trim() : `mailto:${u.mailto.trim()}`;
   if (!/^mailto:[^\s<>@]+@[^\s<>@]+$/.test(mailto) || !/^[\x21-\x7e]+$/.test(mailto) || mailto.length > MAX_URL) {
-    throw new Error('unsubscribe.mailto must be a mailto URI or an email address');
+    throw new Error("unsubscribe.mailto must be a mailto URI or an email address");
   }
   return url === null ? `<${mailto}>` : `<${url}>, <${mailto}>`;
 }
 
-async function dkimSign(
-  message: Buffer,
-  key: { domainName: string; keySelector: string; privateKey: string },
-): Promise<Uint8Array> {
+async function dkimSign(message: Buffer, key: { domainName: string; keySelector: string; privateKey: string }): Promise<Uint8Array> {
   const signer = new DKIM({ ...key, headerFieldNames: SIGNED_HEADERS });
   const chunks: Buffer[] = [];
   for await (const chunk of signer.sign(message)) chunks.push(chunk as Buffer);
   const signed = Buffer.concat(chunks);
   // nodemailer passes the message through unsigned when the key cannot sign (a bad PEM):
   // sending it would fail DMARC silently, so it is an error here.
-  if (!signed.subarray(0, 15).toString('latin1').startsWith('DKIM-Signature:')) {
-    throw new Error('DKIM signing failed: check the private key');
+  if (!signed.subarray(0, 15).toString("latin1").startsWith("DKIM-Signature:")) {
+    throw new Error("DKIM signing failed: check the private key");
   }
   return new Uint8Array(signed);
 }

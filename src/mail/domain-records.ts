@@ -15,10 +15,7 @@ export type DnsRecord = {
 export type DnsCheck = { purpose: DnsRecordPurpose; name: string; found: boolean; detail?: string };
 export type DnsCheckResult = { allFound: boolean; checks: DnsCheck[] };
 
-export function requiredDnsRecords(
-  domain: string,
-  o: { mxHost: string; dkimSelector: string; dkimPublicKey: string },
-): DnsRecord[] {
+export function requiredDnsRecords(domain: string, o: { mxHost: string; dkimSelector: string; dkimPublicKey: string }): DnsRecord[] {
   return [
     { type: "MX", name: domain, value: o.mxHost, priority: 10, purpose: "inbound" },
     // Our MX host is also the host we send from, so `a:` of it covers outbound.

@@ -16,6 +16,19 @@ export const hasChildren = (n: AnyNode): n is ParentNode => "children" in n;
 
 // Elements whose content a mail client never renders as text.
 export const NOT_RENDERED = new Set([
-  "script", "style", "noscript", "template", "object", "embed", "applet", "iframe", "frame",
-  "frameset", "svg", "canvas", "audio", "video", "xml",
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "object",
+  "embed",
+  "applet",
+  "iframe",
+  "frame",
+  "frameset",
+  "svg",
+  "canvas",
+  "audio",
+  "video",
+  "xml",
 ]);

@@ -72,7 +72,20 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
   }
   if (unread) warnings.push(`unread content: ${unread}`);
   if (!mail) {
-    return { fromAddr: null, subject: "", rfcMessageId: null, inReplyTo: null, references: [], date: null, text: null, html: null, headerValues: {}, attachments: [], warnings, unread };
+    return {
+      fromAddr: null,
+      subject: "",
+      rfcMessageId: null,
+      inReplyTo: null,
+      references: [],
+      date: null,
+      text: null,
+      html: null,
+      headerValues: {},
+      attachments: [],
+      warnings,
+      unread,
+    };
   }
 
   const attachments: ParsedAttachment[] = [];
@@ -91,7 +104,9 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
 
   return {
     fromAddr: firstAddress(mail.from),
-    subject: storable(mail.subject ?? "").replace(/[\r\n]+/g, " ").slice(0, MAX_SUBJECT_LENGTH),
+    subject: storable(mail.subject ?? "")
+      .replace(/[\r\n]+/g, " ")
+      .slice(0, MAX_SUBJECT_LENGTH),
     rfcMessageId: messageIdOrNull(mail.messageId),
     inReplyTo: messageIdOrNull(mail.inReplyTo),
     references: normalizeReferences(mail.references),

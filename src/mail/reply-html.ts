@@ -25,7 +25,10 @@ export function stripQuoteContainers(html: string): string | null {
         cutFrom = node;
         return;
       }
-      if (REMOVE_CLASSES.some((name) => classes.includes(name)) || (node.name === "blockquote" && (node.attribs.type ?? "").toLowerCase() === "cite")) {
+      if (
+        REMOVE_CLASSES.some((name) => classes.includes(name)) ||
+        (node.name === "blockquote" && (node.attribs.type ?? "").toLowerCase() === "cite")
+      ) {
         toRemove.push(node);
         return;
       }

@@ -43,7 +43,8 @@ const SEPARATOR = new RegExp(
 
 // Outlook's header block: "From:" then "Sent:"/"Date:"/"To:"/"Subject:" within a few lines.
 const HEADER_FROM = /^\s*\*?(from|von|de|van|da|från|fra|od|от|lähettäjä)\s*\*?\s*:\s*\S/iu;
-const HEADER_NEXT = /^\s*\*?(sent|date|to|subject|cc|gesendet|datum|an|betreff|envoyé|date|à|objet|enviado|fecha|para|asunto|inviato|data|oggetto|verzonden|aan|onderwerp|skickat|till|ämne|sendt|til|emne|отправлено|кому|тема)\s*\*?\s*:/iu;
+const HEADER_NEXT =
+  /^\s*\*?(sent|date|to|subject|cc|gesendet|datum|an|betreff|envoyé|date|à|objet|enviado|fecha|para|asunto|inviato|data|oggetto|verzonden|aan|onderwerp|skickat|till|ämne|sendt|til|emne|отправлено|кому|тема)\s*\*?\s*:/iu;
 
 const SIGNATURE_DELIMITER = /^--\s*$/;
 const MOBILE_SIGNATURE =
@@ -134,7 +135,11 @@ function inlineAnswersAfter(lines: string[], from: number): boolean {
 
 function tidy(text: string): string {
   // A rule left above cut history (Outlook's <hr>, a line of dashes) is not the author's text.
-  return text.replace(/[ \t]+$/gm, "").replace(/(\n\s*[-_=*]{3,}\s*)+$/, "").replace(/\n{3,}/g, "\n\n").trim();
+  return text
+    .replace(/[ \t]+$/gm, "")
+    .replace(/(\n\s*[-_=*]{3,}\s*)+$/, "")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
 /**

@@ -24,7 +24,11 @@ export function parseDeliveryStatus(body: string): DeliveryStatus[] {
     const fields = headerFields(block);
     const recipient = addressOf(fields.get("final-recipient") ?? fields.get("original-recipient"));
     if (!recipient) continue;
-    statuses.push({ recipient, action: (fields.get("action") ?? "").toLowerCase(), status: (fields.get("status") ?? "").split(/\s/)[0] ?? "" });
+    statuses.push({
+      recipient,
+      action: (fields.get("action") ?? "").toLowerCase(),
+      status: (fields.get("status") ?? "").split(/\s/)[0] ?? "",
+    });
   }
   return statuses;
 }
@@ -45,6 +49,10 @@ export function parseFeedbackReport(body: string): { feedbackType: string; origi
 /** `rfc822; user@example.com` or `<user@example.com>` → `user@example.com` */
 export function addressOf(value: string | undefined): string | null {
   if (!value) return null;
-  const bare = value.replace(/^[a-z0-9-]+\s*;/i, "").trim().replace(/^<|>$/g, "").trim();
+  const bare = value
+    .replace(/^[a-z0-9-]+\s*;/i, "")
+    .trim()
+    .replace(/^<|>$/g, "")
+    .trim();
   return /^[^@\s]+@[^@\s]+$/.test(bare) ? bare.toLowerCase() : null;
 }

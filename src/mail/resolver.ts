@@ -16,10 +16,22 @@ export type ResolveFn = (name: string, rrtype: string) => Promise<any>;
 type Server = { host: string; port: number; family: 4 | 6 };
 
 const TYPE_CODES: Record<string, number> = {
-  A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33,
+  A: 1,
+  NS: 2,
+  CNAME: 5,
+  SOA: 6,
+  PTR: 12,
+  MX: 15,
+  TXT: 16,
+  AAAA: 28,
+  SRV: 33,
 };
 const RCODE_ERRORS: Record<number, string> = {
-  1: "EFORMERR", 2: "ESERVFAIL", 3: "ENOTFOUND", 4: "ENOTIMP", 5: "EREFUSED",
+  1: "EFORMERR",
+  2: "ESERVFAIL",
+  3: "ENOTFOUND",
+  4: "ENOTIMP",
+  5: "EREFUSED",
 };
 const ROUNDS = 2; // each server gets two tries, so one lost UDP datagram is survivable
 const EDNS_PAYLOAD = 1232; // the DNS flag day 2020 size: fits a DKIM key, avoids fragmentation
@@ -328,8 +340,15 @@ function formatIpv6(bytes: Uint8Array): string {
 }
 
 const SYSCALLS: Record<string, string> = {
-  A: "queryA", AAAA: "queryAaaa", CNAME: "queryCname", MX: "queryMx", NS: "queryNs",
-  PTR: "queryPtr", SOA: "querySoa", SRV: "querySrv", TXT: "queryTxt",
+  A: "queryA",
+  AAAA: "queryAaaa",
+  CNAME: "queryCname",
+  MX: "queryMx",
+  NS: "queryNs",
+  PTR: "queryPtr",
+  SOA: "querySoa",
+  SRV: "querySrv",
+  TXT: "queryTxt",
 };
 
 function dnsError(code: string, type: string, name: string): Error {

@@ -49,10 +49,7 @@ export const CONVERT_OPTIONS: HtmlToTextOptions = {
 // sanitizer's time on real mail (bench/sanitize-parse.ts). Compiled once instead.
 const toText = compile(CONVERT_OPTIONS);
 
-export function sanitizeBody(
-  input: { text?: string | null; html?: string | null },
-  options: { maxChars: number },
-): SanitizedBody {
+export function sanitizeBody(input: { text?: string | null; html?: string | null }, options: { maxChars: number }): SanitizedBody {
   const text = present(input.text);
   const html = present(input.html);
   const report = emptyReport();
@@ -168,7 +165,10 @@ function cutAt(text: string, max: number): string {
 // Text length plus " [url]" per link, as the converter writes them.
 function estimateTextLength(html: string): number {
   const links = html.replace(/<a href="([^"<>]*)">/g, " [$1] ");
-  return links.replace(/<[^<>]*>/g, " ").replace(/\s+/g, " ").trim().length;
+  return links
+    .replace(/<[^<>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim().length;
 }
 
 const SKIPPED_BLOCK = /<(script|style|title|noscript|template|object|iframe|svg)(?![\w-])/iy;
@@ -205,7 +205,9 @@ function plainStrip(html: string, report: SanitizationReport): string {
     const gt = html.indexOf(">", lt);
     i = gt < 0 ? html.length : gt + 1;
   }
-  return decodeCommonEntities(out.join("")).replace(/[ \t]{2,}/g, " ").replace(/^[ \t]+/gm, "");
+  return decodeCommonEntities(out.join(""))
+    .replace(/[ \t]{2,}/g, " ")
+    .replace(/^[ \t]+/gm, "");
 }
 
 const NAMED_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };

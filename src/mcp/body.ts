@@ -25,7 +25,8 @@ function rpcError(status: number, code: number, message: string): { ok: false; r
 export async function readMcpBody(request: Request, maxBytes: number): Promise<McpBody> {
   const text = await readBodyWithin(request, maxBytes);
   if (text === null) return rpcError(413, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`);
-  if (nestingDepth(text) > MAX_JSON_DEPTH) return rpcError(400, -32600, `Invalid Request: request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestingDepth(text) > MAX_JSON_DEPTH)
+    return rpcError(400, -32600, `Invalid Request: request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   let message: unknown;
   try {
     message = JSON.parse(text);

@@ -9,20 +9,19 @@ import { defineTool } from "./tool.ts";
 
 const draftId = t.String({ minLength: 1, maxLength: 100, description: "draft id (drf_...), from create_draft or list_drafts" });
 const DRAFT_FIELDS =
-  "A draft is {id, mailbox_id, status, to, subject, text, reply_to_message_id, requires_human, thread_id, " +
-  "created_at, updated_at}.";
+  "A draft is {id, mailbox_id, status, to, subject, text, reply_to_message_id, requires_human, thread_id, " + "created_at, updated_at}.";
 
 export const createDraftTool = defineTool({
   name: "create_draft",
   title: "Create a draft",
   description:
-    "Save an email as a draft without sending it; returns {id, status: \"draft\"}. Same arguments and checks as send_email. " +
+    'Save an email as a draft without sending it; returns {id, status: "draft"}. Same arguments and checks as send_email. ' +
     "Edit it with update_draft and send it with send_draft. Not idempotent: calling it twice makes two drafts.",
   input: strictObject({
     ...outgoingArguments,
     client_id: clientId(
-      "optional label kept with the draft, 1 to 256 characters, not starting with `draft:`; it does not " +
-      "deduplicate drafts"),
+      "optional label kept with the draft, 1 to 256 characters, not starting with `draft:`; it does not " + "deduplicate drafts",
+    ),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   endpointClass: "write",
@@ -88,7 +87,7 @@ export const sendDraftTool = defineTool({
   name: "send_draft",
   title: "Send a draft",
   description:
-    "Send a draft. Results: {id, draft_id, thread_id, provider_message_id} when delivered; {draft_id, status: \"pending_approval\"} " +
+    'Send a draft. Results: {id, draft_id, thread_id, provider_message_id} when delivered; {draft_id, status: "pending_approval"} ' +
     "when the mailbox needs a human's approval (queued; calling again changes nothing). " +
     "Errors are {status, error, code}: 422 when the draft has no recipient (set one with update_draft); 409 approval_conflict " +
     "when it is already sending or gone; on 502 the draft stays `sending` and the service finishes it, so do not resend it.",

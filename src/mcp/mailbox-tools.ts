@@ -15,7 +15,9 @@ export const listMailboxesTool = defineTool({
     "A key bound to one mailbox sees only that mailbox. Pass a mailbox's `id` as `mailbox_id` to the other tools; " +
     "its `address` is the email address people write to.",
   input: strictObject({
-    limit: t.Optional(t.Number({ minimum: 1, multipleOf: 1, description: "how many mailboxes to return; default 100, values above 1000 count as 1000" })),
+    limit: t.Optional(
+      t.Number({ minimum: 1, multipleOf: 1, description: "how many mailboxes to return; default 100, values above 1000 count as 1000" }),
+    ),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   endpointClass: "mailboxList",
@@ -32,9 +34,11 @@ export const createMailboxTool = defineTool({
     "Without `domain_id` the address is agent-<slug>@<the service's shared domain>. " +
     "Not allowed for a key bound to a single mailbox. A slug already in use is refused with 400 `mailbox address already in use`.",
   input: strictObject({
-    slug: described(MailboxFields.slug,
+    slug: described(
+      MailboxFields.slug,
       "local part of the address: lowercase letters, digits and hyphens, 1 to 41 characters, starting with " +
-      "a letter or digit; random when omitted"),
+        "a letter or digit; random when omitted",
+    ),
     display_name: described(MailboxFields.display_name, "name shown in the From header of sent mail; no line breaks or control characters"),
     extraction_schema_id: described(MailboxFields.extraction_schema_id, "an extraction schema of this account, applied to inbound mail"),
     domain_id: described(MailboxFields.domain_id, "a verified custom domain of this account (paid plan); omit for the shared domain"),

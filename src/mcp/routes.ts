@@ -65,7 +65,11 @@ async function handlePost(svc: Services, servers: McpServerPool, request: Reques
 async function methodNotAllowed(svc: Services, request: Request): Promise<Response> {
   const principal = await principalOf(svc, request);
   if (principal instanceof Response) return principal;
-  return json(405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; use POST" }, id: null }, { allow: "POST" });
+  return json(
+    405,
+    { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; use POST" }, id: null },
+    { allow: "POST" },
+  );
 }
 
 export const mcpRoutes = (svc: Services, servers: McpServerPool = makeMcpServerPool(svc)) =>

@@ -2,7 +2,13 @@
 // principal. tools/list serves every tool; tools/call authorizes the tool as its HTTP route is
 // authorized, validates the arguments, runs it and maps the outcome (see results.ts).
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import { authorize } from "../request/auth.ts";
@@ -48,7 +54,10 @@ const INSTRUCTIONS =
   "with the same meaning as the HTTP API's (SPEC: /openapi.json).";
 
 export function makeMcpServer(svc: Services, principal: Principal): Server {
-  const server = new Server({ name: "agent-mailbox", version: "1.0.0" }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: "agent-mailbox", version: "1.0.0" },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);

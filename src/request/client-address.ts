@@ -32,7 +32,9 @@ function hopAddress(hop: string): Address | null {
  * trustedProxies are canonical ranges as config.ts writes them.
  */
 export function makeClientAddressOf(trustedProxies: string[]): ClientAddressOf {
-  const ranges = trustedProxies.map((text) => parseRange(text)).filter((range): range is AddressRange => typeof range === "object" && range !== null);
+  const ranges = trustedProxies
+    .map((text) => parseRange(text))
+    .filter((range): range is AddressRange => typeof range === "object" && range !== null);
   if (ranges.length !== trustedProxies.length) throw new Error(`not canonical ranges: ${trustedProxies.join(", ")}`);
   const trusted = (address: Address) => ranges.some((range) => inRange(address, range));
   return (request) => {
@@ -49,4 +51,3 @@ export function makeClientAddressOf(trustedProxies: string[]): ClientAddressOf {
     return client.toString();
   };
 }
-

@@ -4,7 +4,10 @@ import { t } from "elysia";
 export const ErrorBody = t.Object({ error: t.String() }, { additionalProperties: false, description: "basic error" });
 const KeyScopeError = t.Object(
   { error: t.String(), code: t.Literal("key_scope") },
-  { additionalProperties: false, description: "the key lacks a capability, is bound to another mailbox, or is bound on an account-plane route" },
+  {
+    additionalProperties: false,
+    description: "the key lacks a capability, is bound to another mailbox, or is bound on an account-plane route",
+  },
 );
 const ForbiddenError = t.Union([KeyScopeError, ErrorBody], { description: "key_scope, scope not permitted, or plan entitlement" });
 export const ConflictError = t.Object({ code: t.String(), error: t.String() }, { additionalProperties: false });

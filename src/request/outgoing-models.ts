@@ -5,7 +5,9 @@ import { strictObject } from "./models.ts";
 export const OutgoingFields = {
   mailbox_id: t.String({ minLength: 1 }),
   text: t.String({ minLength: 1, maxLength: 500_000, description: "plain-text body" }),
-  to: t.Optional(t.String({ minLength: 1, maxLength: 998, description: "exactly one address; required unless reply_to_message_id is supplied" })),
+  to: t.Optional(
+    t.String({ minLength: 1, maxLength: 998, description: "exactly one address; required unless reply_to_message_id is supplied" }),
+  ),
   subject: t.Optional(t.String({ maxLength: 998 })),
   reply_to_message_id: t.Optional(t.String({ minLength: 1 })),
 };

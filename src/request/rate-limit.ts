@@ -34,11 +34,15 @@ function policyOf(o: Limits): string {
 
 function limited(policy: string, waitSeconds: number): ApiError {
   const wait = Math.max(1, Math.ceil(waitSeconds));
-  return new ApiError(429, { error: RATE_LIMITED }, {
-    "retry-after": String(wait),
-    "ratelimit-policy": policy,
-    ratelimit: `"per-key";r=0;t=${wait}`,
-  });
+  return new ApiError(
+    429,
+    { error: RATE_LIMITED },
+    {
+      "retry-after": String(wait),
+      "ratelimit-policy": policy,
+      ratelimit: `"per-key";r=0;t=${wait}`,
+    },
+  );
 }
 
 type Bucket = { tokens: number; at: number };

@@ -44,7 +44,14 @@ export function makeContractChecker(doc: Record<string, any>) {
     const key = `${operation.method} ${operation.path} ${status}`;
     if (!validators.has(key)) {
       const schema = operation.op.responses?.[status]?.content?.["application/json"]?.schema;
-      validators.set(key, schema ? ajv.compile({ $ref: `openapi#/${pointer("paths", operation.path, operation.method.toLowerCase(), "responses", status, "content", "application/json", "schema")}` }) : null);
+      validators.set(
+        key,
+        schema
+          ? ajv.compile({
+              $ref: `openapi#/${pointer("paths", operation.path, operation.method.toLowerCase(), "responses", status, "content", "application/json", "schema")}`,
+            })
+          : null,
+      );
     }
     return validators.get(key)!;
   }
@@ -52,7 +59,9 @@ export function makeContractChecker(doc: Record<string, any>) {
   /** The reasons this answer breaks the contract; empty when it keeps it. */
   return function problems(operation: Operation, answer: Answer, request?: FuzzRequest): string[] {
     const found: string[] = [];
-    const head = request ? request.target.length + Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + value.length + 4, 0) : 0;
+    const head = request
+      ? request.target.length + Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + value.length + 4, 0)
+      : 0;
     if (head > SERVER_HEAD_LIMIT / 2 && (answer.status === 431 || answer.status === 414)) return answer.elapsedMs > HANG_MS ? ["hang"] : [];
     const documented = Object.keys(operation.op.responses ?? {});
     const status = String(answer.status);
@@ -74,9 +83,13 @@ export function makeContractChecker(doc: Record<string, any>) {
       found.push(`body is not JSON: ${answer.text.slice(0, 200)}`);
       return found;
     }
-    if (answer.status >= 400 && (typeof body !== "object" || body === null || Array.isArray(body))) found.push("error body is not an object");
+    if (answer.status >= 400 && (typeof body !== "object" || body === null || Array.isArray(body)))
+      found.push("error body is not an object");
     const validate = documented.includes(status) ? validatorFor(operation, status) : null;
-    if (validate && !validate(body)) found.push(`body does not match the documented ${status} schema: ${ajv.errorsText(validate.errors)}; body ${answer.text.slice(0, 300)}`);
+    if (validate && !validate(body))
+      found.push(
+        `body does not match the documented ${status} schema: ${ajv.errorsText(validate.errors)}; body ${answer.text.slice(0, 300)}`,
+      );
     if (/\s+at .*\.(ts|js):\d+/.test(answer.text)) found.push("body carries a stack trace");
     return found;
   };

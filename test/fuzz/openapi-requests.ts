@@ -21,7 +21,8 @@ export type FuzzRequest = {
 export function operationsOf(doc: Schema): Operation[] {
   const out: Operation[] = [];
   for (const [path, item] of Object.entries<Schema>(doc.paths ?? {})) {
-    for (const method of ["get", "post", "put", "patch", "delete"]) if (item[method]) out.push({ method: method.toUpperCase(), path, op: item[method] });
+    for (const method of ["get", "post", "put", "patch", "delete"])
+      if (item[method]) out.push({ method: method.toUpperCase(), path, op: item[method] });
   }
   return out;
 }
@@ -30,7 +31,11 @@ export function operationsOf(doc: Schema): Operation[] {
 export function resolve(doc: Schema, schema: Schema | undefined): Schema {
   let current = schema ?? {};
   for (let hops = 0; current.$ref && hops < 10; hops++) {
-    current = String(current.$ref).replace(/^#\//, "").split("/").reduce((node: Schema, part: string) => node?.[part], doc) ?? {};
+    current =
+      String(current.$ref)
+        .replace(/^#\//, "")
+        .split("/")
+        .reduce((node: Schema, part: string) => node?.[part], doc) ?? {};
   }
   return current;
 }
@@ -87,38 +92,69 @@ function mutatedObject(doc: Schema, schema: Schema, ids: string[]): fc.Arbitrary
     .map(([base, replacements, removed]) => {
       const body: Record<string, unknown> = typeof base === "object" && base !== null ? { ...(base as object) } : {};
       for (const name of removed) delete body[name];
-      for (const [name, value] of replacements) Object.defineProperty(body, name, { value, enumerable: true, writable: true, configurable: true });
+      for (const [name, value] of replacements)
+        Object.defineProperty(body, name, { value, enumerable: true, writable: true, configurable: true });
       return body;
     });
 }
 
 const CONTENT_TYPES = [
-  "application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded",
-  "multipart/form-data; boundary=x", "application/xml", "application/json; charset=latin1", "*/*", "",
+  "application/json",
+  "application/json; charset=utf-8",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/xml",
+  "application/json; charset=latin1",
+  "*/*",
+  "",
 ];
 
 /** A request body as text, with the content type it claims. */
-function bodyText(doc: Schema, schema: Schema | undefined, ids: string[]): fc.Arbitrary<{ body?: string; contentType?: string; note: string }> {
+function bodyText(
+  doc: Schema,
+  schema: Schema | undefined,
+  ids: string[],
+): fc.Arbitrary<{ body?: string; contentType?: string; note: string }> {
   const objectBody = schema ? mutatedObject(doc, schema, ids) : hostileJson(ids);
-  return fc.oneof(
-    { weight: 6, arbitrary: objectBody.map((value) => ({ body: JSON.stringify(value), note: "json" })) },
-    { weight: 2, arbitrary: hostileJson(ids).map((value) => ({ body: JSON.stringify(value) ?? "null", note: "any json" })) },
-    { weight: 1, arbitrary: fc.constant<{ body?: string; note: string }>({ note: "no body" }) },
-    {
-      weight: 2,
-      arbitrary: fc.constantFrom(
-        "", "{", "}", "[]", "null", "\"text\"", "{\"a\":1,}", "{'a':1}", "\ufeff{}", "{\"mailbox_id\":\"\\u0000\"}",
-        "{\"text\":\"\\ud800\"}", "{\"__proto__\":{\"polluted\":1}}", "{\"a\":1,\"a\":2}", deeplyNested(5000), deeplyNested(20, "{\"a\":", "}"),
-        `{"text":"${"x".repeat(1_200_000)}"}`, "\0", "%7B%7D", "mailbox_id=x&text=y",
-      ).map((body) => ({ body, note: "raw" })),
-    },
-    { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 200 }).map((body) => ({ body, note: "garbage" })) },
-  ).chain((generated) =>
-    fc.oneof(
-      { weight: 5, arbitrary: fc.constant("application/json") },
-      { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
-    ).map((contentType) => ({ ...generated, contentType: generated.body === undefined ? undefined : contentType })),
-  );
+  return fc
+    .oneof(
+      { weight: 6, arbitrary: objectBody.map((value) => ({ body: JSON.stringify(value), note: "json" })) },
+      { weight: 2, arbitrary: hostileJson(ids).map((value) => ({ body: JSON.stringify(value) ?? "null", note: "any json" })) },
+      { weight: 1, arbitrary: fc.constant<{ body?: string; note: string }>({ note: "no body" }) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .constantFrom(
+            "",
+            "{",
+            "}",
+            "[]",
+            "null",
+            '"text"',
+            '{"a":1,}',
+            "{'a':1}",
+            "\ufeff{}",
+            '{"mailbox_id":"\\u0000"}',
+            '{"text":"\\ud800"}',
+            '{"__proto__":{"polluted":1}}',
+            '{"a":1,"a":2}',
+            deeplyNested(5000),
+            deeplyNested(20, '{"a":', "}"),
+            `{"text":"${"x".repeat(1_200_000)}"}`,
+            "\0",
+            "%7B%7D",
+            "mailbox_id=x&text=y",
+          )
+          .map((body) => ({ body, note: "raw" })),
+      },
+      { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 200 }).map((body) => ({ body, note: "garbage" })) },
+    )
+    .chain((generated) =>
+      fc
+        .oneof({ weight: 5, arbitrary: fc.constant("application/json") }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) })
+        .map((contentType) => ({ ...generated, contentType: generated.body === undefined ? undefined : contentType })),
+    );
 }
 
 function authHeader(world: World): fc.Arbitrary<string | null> {
@@ -128,8 +164,18 @@ function authHeader(world: World): fc.Arbitrary<string | null> {
     {
       weight: 4,
       arbitrary: fc.constantFrom(
-        `Bearer ${keys.mcp}`, `Bearer ${keys.bootstrap}`, `Bearer ${keys.bound}`, `Bearer ${keys.noCapabilities}`, `Bearer ${keys.stranger}`,
-        `bearer ${keys.owner}`, `Bearer  ${keys.owner}`, `Bearer ${keys.owner}x`, `Basic ${btoa("a:b")}`, "Bearer", "Bearer svc_invalid", "svc_x",
+        `Bearer ${keys.mcp}`,
+        `Bearer ${keys.bootstrap}`,
+        `Bearer ${keys.bound}`,
+        `Bearer ${keys.noCapabilities}`,
+        `Bearer ${keys.stranger}`,
+        `bearer ${keys.owner}`,
+        `Bearer  ${keys.owner}`,
+        `Bearer ${keys.owner}x`,
+        `Basic ${btoa("a:b")}`,
+        "Bearer",
+        "Bearer svc_invalid",
+        "svc_x",
         `Bearer ${"a".repeat(5000)}`,
       ),
     },
@@ -141,11 +187,13 @@ function queryString(doc: Schema, parameters: Schema[], ids: string[]): fc.Arbit
   const declared = parameters.filter((parameter) => parameter.in === "query");
   const pairs = declared.map((parameter) =>
     fc.option(
-      fc.oneof(
-        { weight: 4, arbitrary: conforming(doc, parameter.schema, ids).map((value) => encodeSegment(String(value))) },
-        { weight: 3, arbitrary: hostileSegment(ids) },
-        { weight: 1, arbitrary: fc.constantFrom("", "-1", "0", "1.5", "0x10", "1e2", " 7", "99999999999999999999", "NaN") },
-      ).map((value) => `${parameter.name}=${value}`),
+      fc
+        .oneof(
+          { weight: 4, arbitrary: conforming(doc, parameter.schema, ids).map((value) => encodeSegment(String(value))) },
+          { weight: 3, arbitrary: hostileSegment(ids) },
+          { weight: 1, arbitrary: fc.constantFrom("", "-1", "0", "1.5", "0x10", "1e2", " 7", "99999999999999999999", "NaN") },
+        )
+        .map((value) => `${parameter.name}=${value}`),
       { freq: 5 },
     ),
   );
@@ -153,7 +201,9 @@ function queryString(doc: Schema, parameters: Schema[], ids: string[]): fc.Arbit
     fc.tuple(hostileString().map(encodeSegment), hostileSegment(ids)).map(([name, value]) => `${name}=${value}`),
     { maxLength: 2 },
   );
-  const repeated = declared.length ? fc.option(fc.constantFrom(...declared.map((p) => `${p.name}=a&${p.name}=b`)), { freq: 8 }) : fc.constant(null);
+  const repeated = declared.length
+    ? fc.option(fc.constantFrom(...declared.map((p) => `${p.name}=a&${p.name}=b`)), { freq: 8 })
+    : fc.constant(null);
   return fc.tuple(fc.tuple(...pairs), extra, repeated).map(([values, more, twice]) => {
     const all = [...values.filter((value): value is string => value !== null), ...more, ...(twice ? [twice] : [])];
     return all.length ? `?${all.join("&")}` : "";
@@ -173,7 +223,9 @@ export function requestsFor(doc: Schema, operation: Operation, world: World): fc
       segments,
       query: queryString(doc, parameters, ids),
       auth: authHeader(world),
-      body: hasBody ? bodyText(doc, bodySchema, ids) : fc.constant({ note: "none" } as { body?: string; contentType?: string; note: string }),
+      body: hasBody
+        ? bodyText(doc, bodySchema, ids)
+        : fc.constant({ note: "none" } as { body?: string; contentType?: string; note: string }),
     })
     .map(({ segments: values, query, auth, body }) => {
       let path = operation.path;

@@ -29,13 +29,19 @@ export function resetStats(): void {
  * Checks a property with the run's seed. A failure is re-thrown with the replay line first, and
  * counted; shrinking is skipped (each case is a real request: a minimal one is not worth minutes).
  */
-export async function check<T>(name: string, property: fc.IAsyncPropertyWithHooks<T> | fc.IAsyncProperty<T>, numRuns: number): Promise<void> {
+export async function check<T>(
+  name: string,
+  property: fc.IAsyncPropertyWithHooks<T> | fc.IAsyncProperty<T>,
+  numRuns: number,
+): Promise<void> {
   try {
     await fc.assert(property, { seed, numRuns, endOnFailure: true, ...(replayPath ? { path: replayPath } : {}) });
   } catch (error) {
     stats.failures++;
     const cause = (error as { cause?: unknown })?.cause;
-    const details = [String((error as Error)?.message ?? error), cause ? `cause: ${String((cause as Error)?.message ?? cause)}` : ""].join("\n");
+    const details = [String((error as Error)?.message ?? error), cause ? `cause: ${String((cause as Error)?.message ?? cause)}` : ""].join(
+      "\n",
+    );
     const path = /path: "([^"]*)"/.exec(details)?.[1] ?? "";
     const replay = `FUZZ_SEED=${seed}${path ? ` FUZZ_PATH=${path}` : ""}`;
     console.error(`fuzz property "${name}" failed; replay with: ${replay}`);

@@ -29,7 +29,16 @@ const inboundMail = (subject: string, withAttachment: boolean) =>
     "Content-Type: text/plain; charset=utf-8",
     "",
     "Your code is 123456. The invoice for order 42 is due on 2026-12-01.",
-    ...(withAttachment ? ["--w", "Content-Type: application/pdf", 'Content-Disposition: attachment; filename="a.pdf"', "Content-Transfer-Encoding: base64", "", "JVBERi0xLjQK"] : []),
+    ...(withAttachment
+      ? [
+          "--w",
+          "Content-Type: application/pdf",
+          'Content-Disposition: attachment; filename="a.pdf"',
+          "Content-Transfer-Encoding: base64",
+          "",
+          "JVBERi0xLjQK",
+        ]
+      : []),
     "--w--",
     "",
   ].join("\r\n");
@@ -43,22 +52,32 @@ async function seedAccount(ctx: TestContext, fixture: Fixture, slug: string) {
   const mailboxes = [await makeMailbox(ctx, fixture, `${slug}-a`), await makeMailbox(ctx, fixture, `${slug}-b`)];
   const messages: string[] = [];
   for (const [index, mailbox] of mailboxes.entries()) {
-    const ids = await acceptInbound(ctx.svc, Buffer.from(inboundMail(`seed ${slug} ${index}`, index === 0)), [await mailboxRow(ctx, mailbox.id)], {
-      remoteIp: null,
-      helo: null,
-      mailFrom: "alice@example.org",
-    });
+    const ids = await acceptInbound(
+      ctx.svc,
+      Buffer.from(inboundMail(`seed ${slug} ${index}`, index === 0)),
+      [await mailboxRow(ctx, mailbox.id)],
+      {
+        remoteIp: null,
+        helo: null,
+        mailFrom: "alice@example.org",
+      },
+    );
     messages.push(...ids);
   }
   const drafts: string[] = [];
   for (const mailbox of mailboxes) {
     for (let i = 0; i < 3; i++) {
-      const reply = await ctx.request("POST", "/api/v1/drafts", { key: fixture.key, body: { mailbox_id: mailbox.id, to: "bob@example.org", subject: `draft ${i}`, text: "Hello" } });
+      const reply = await ctx.request("POST", "/api/v1/drafts", {
+        key: fixture.key,
+        body: { mailbox_id: mailbox.id, to: "bob@example.org", subject: `draft ${i}`, text: "Hello" },
+      });
       drafts.push(reply.body.id);
     }
   }
   const domain = await ctx.request("POST", "/api/v1/domains", { key: fixture.key, body: { name: `${slug}.example.com` } });
-  const attachments = (await ctx.sql`select a.id from attachments a join messages m on m.id = a.message_id where m.account_id = ${fixture.accountId}`).map((row) => row.id as string);
+  const attachments = (
+    await ctx.sql`select a.id from attachments a join messages m on m.id = a.message_id where m.account_id = ${fixture.accountId}`
+  ).map((row) => row.id as string);
   return { mailboxes: mailboxes.map((m) => m.id), messages, drafts, domains: [domain.body.id as string], attachments };
 }
 

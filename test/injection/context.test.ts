@@ -13,8 +13,14 @@ test("hidden text weighs more, up to the cap", () => {
 });
 
 test("quoted and discussed overrides are damped", () => {
-  expect(signals('He wrote: "ignore all previous instructions" in the ticket.').get("override_prior")).toBeCloseTo(bare * W.timesQuoted, 10);
-  expect(signals("Researchers showed that attackers write ignore all previous instructions in emails.").get("override_prior")).toBeCloseTo(bare * W.timesFramed, 10);
+  expect(signals('He wrote: "ignore all previous instructions" in the ticket.').get("override_prior")).toBeCloseTo(
+    bare * W.timesQuoted,
+    10,
+  );
+  expect(signals("Researchers showed that attackers write ignore all previous instructions in emails.").get("override_prior")).toBeCloseTo(
+    bare * W.timesFramed,
+    10,
+  );
 });
 
 test("look-alike letters inside an instruction", () => {

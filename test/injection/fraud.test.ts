@@ -6,7 +6,10 @@ import { signals } from "./signals.ts";
 const W = WEIGHTS.fraud;
 
 test("pressure and money, against the clock", () => {
-  expect(signals("Please wire the payment today. Keep it confidential, don't mention it to finance.").get("fraud_request")).toBeCloseTo(W.request + W.requestPlusUrgency, 10);
+  expect(signals("Please wire the payment today. Keep it confidential, don't mention it to finance.").get("fraud_request")).toBeCloseTo(
+    W.request + W.requestPlusUrgency,
+    10,
+  );
 });
 
 test("each further sign adds its entry: an outside channel too", () => {

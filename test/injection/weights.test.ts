@@ -4,12 +4,27 @@ import { readdirSync, readFileSync } from "node:fs";
 import { WEIGHTS } from "../../src/comprehension/injection/weights.ts";
 
 const DIR = new URL("../../src/comprehension/injection/", import.meta.url);
-const RULE_FILES = ["address.ts", "combine.ts", "exfil.ts", "fraud.ts", "override.ts", "persona.ts", "risk.ts", "scan.ts", "steer.ts", "structure.ts"];
+const RULE_FILES = [
+  "address.ts",
+  "combine.ts",
+  "exfil.ts",
+  "fraud.ts",
+  "override.ts",
+  "persona.ts",
+  "risk.ts",
+  "scan.ts",
+  "steer.ts",
+  "structure.ts",
+];
 // A number given as a signal's weight: add("name", 0.3, ...), weight: 0.3, or "? 0.3 :" inside one.
 const LITERAL_WEIGHT = /\badd\("[a-z_]+",[^,]*\b\d*\.\d+|\bweight: [^,}]*\b\d*\.\d+|\bw [+*]?= \d*\.\d+/;
 
 test("every rule file reads its weights from the table", () => {
-  expect(readdirSync(DIR).filter((f) => RULE_FILES.includes(f)).sort()).toEqual([...RULE_FILES].sort());
+  expect(
+    readdirSync(DIR)
+      .filter((f) => RULE_FILES.includes(f))
+      .sort(),
+  ).toEqual([...RULE_FILES].sort());
   for (const file of RULE_FILES) {
     const text = readFileSync(new URL(file, DIR), "utf8");
     expect(text).toContain('from "./weights.ts"');

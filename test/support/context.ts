@@ -27,7 +27,11 @@ export type TestContext = {
   sql: Sql;
   config: Config;
   app: ReturnType<typeof makeApp>;
-  request(method: string, path: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; text: string; headers: Headers }>;
+  request(
+    method: string,
+    path: string,
+    options?: { key?: string | null; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; text: string; headers: Headers }>;
   close(): Promise<void>;
 };
 
@@ -38,7 +42,12 @@ export async function makeTestContext(env: Record<string, string> = {}): Promise
   const config = loadConfig({ LOG_LEVEL: "silent", INBOUND_AUTH_MODE: "off", DATA_DIR: testDataDir(), ...env, DATABASE_URL: database.url });
   const sql = makeSql(database.url, { max: 10 });
   const svc: Services = makeServices(
-    { sql, config, log: makeLogger(config.logLevel), resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) },
+    {
+      sql,
+      config,
+      log: makeLogger(config.logLevel),
+      resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
+    },
     makeTransport,
   );
   const app = makeApp(svc);
@@ -87,5 +96,9 @@ export async function makeKey(ctx: TestContext, input: NewKey): Promise<string> 
 }
 
 export async function makeMailbox(ctx: TestContext, fixture: Fixture, slug?: string): Promise<{ id: string; address: string }> {
-  return createMailbox(ctx.svc, { keyId: fixture.keyId, accountId: fixture.accountId, plan: "free", scope: "api", mailboxId: null, canRead: true, canSend: true }, slug ? { slug } : {});
+  return createMailbox(
+    ctx.svc,
+    { keyId: fixture.keyId, accountId: fixture.accountId, plan: "free", scope: "api", mailboxId: null, canRead: true, canSend: true },
+    slug ? { slug } : {},
+  );
 }

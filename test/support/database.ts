@@ -36,7 +36,13 @@ export function urlFor(base: string, database: string): string {
 async function template(): Promise<string> {
   templateName ??= (async () => {
     const base = await server();
-    const digest = (await sha256Hex(migrationFiles().map((file) => readFileSync(file.path, "utf8")).join("\n"))).slice(0, 12);
+    const digest = (
+      await sha256Hex(
+        migrationFiles()
+          .map((file) => readFileSync(file.path, "utf8"))
+          .join("\n"),
+      )
+    ).slice(0, 12);
     const name = `mailbox_template_${digest}`;
     const admin = makeSql(base, { max: 1 });
     const conn = await admin.reserve();

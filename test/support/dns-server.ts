@@ -24,9 +24,7 @@ export type DnsServer = {
   close(): Promise<void>;
 };
 
-const TYPE_NAMES = new Map<number, string>(
-  Object.entries(Packet.TYPE).map(([name, code]) => [code as number, name]),
-);
+const TYPE_NAMES = new Map<number, string>(Object.entries(Packet.TYPE).map(([name, code]) => [code as number, name]));
 
 function normalize(name: string): string {
   return name.toLowerCase().replace(/\.$/, "");

@@ -8,9 +8,21 @@ export async function appendTestEvent(sql: Sql, accountId: string, mailboxId: st
   const id = newId("evt");
   const messageId = newId("msg");
   const payload = JSON.stringify({
-    event_id: id, type: "message.received", message_id: messageId, mailbox_id: mailboxId, thread_id: newId("thr"),
-    from: "sender@example.org", subject: options.subject ?? "test", body: options.body ?? "hello", truncated: false, sanitization: {},
-    comprehension_status: "complete", classification: null, extraction: null, extraction_error: null, confidence: 1,
+    event_id: id,
+    type: "message.received",
+    message_id: messageId,
+    mailbox_id: mailboxId,
+    thread_id: newId("thr"),
+    from: "sender@example.org",
+    subject: options.subject ?? "test",
+    body: options.body ?? "hello",
+    truncated: false,
+    sanitization: {},
+    comprehension_status: "complete",
+    classification: null,
+    extraction: null,
+    extraction_error: null,
+    confidence: 1,
   });
   const cursor = await sql.begin((tx) => appendEvent(tx, { id, accountId, mailboxId, messageId, payload }));
   return { id, cursor: cursor!, messageId };
@@ -32,7 +44,10 @@ export type SseClient = {
 
 export async function openSse(url: string, key: string, headers: Record<string, string> = {}): Promise<SseClient> {
   const abort = new AbortController();
-  const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: "text/event-stream", ...headers }, signal: abort.signal });
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${key}`, accept: "text/event-stream", ...headers },
+    signal: abort.signal,
+  });
   const client: SseClient = {
     status: response.status,
     headers: response.headers,

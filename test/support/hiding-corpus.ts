@@ -107,7 +107,9 @@ type Block = { css: string[]; html: string; texts: GeneratedText[] };
 type Ctx = { rng: Rng; doc: number; next: () => string; serial: () => number; quirks: boolean };
 
 const tokenFor = (doc: number, k: number): string =>
-  `Q${doc.toString().padStart(4, "0")}${String.fromCharCode(65 + (k % 26))}${Math.floor(k / 26).toString().padStart(2, "0")}Z`;
+  `Q${doc.toString().padStart(4, "0")}${String.fromCharCode(65 + (k % 26))}${Math.floor(k / 26)
+    .toString()
+    .padStart(2, "0")}Z`;
 
 // A mechanism takes the declarations and says how an element gets (or seems to get) them.
 type Mechanism = {
@@ -118,164 +120,505 @@ type Mechanism = {
 
 const MECHANISMS: Mechanism[] = [
   { name: "inline", applies: true, build: (_c, d, t) => ({ css: [], html: t(`style="${d}"`) }) },
-  { name: "class", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${d}}`], html: t(`class="c${n}"`) }; } },
-  { name: "id", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`#i${n}{${d}}`], html: t(`id="i${n}"`) }; } },
-  { name: "attribute", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`[data-h${n}]{${d}}`], html: t(`data-h${n}`) }; } },
-  { name: "attribute-value", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`[data-k="v${n}"]{${d}}`], html: t(`data-k="v${n}"`) }; } },
   {
-    name: "first-child", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n} > :first-child{${d}}`], html: `<div class="w${n}">${t("")}<p>${c.next()}</p></div>` }; },
+    name: "class",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}{${d}}`], html: t(`class="c${n}"`) };
+    },
   },
   {
-    name: "nth-child", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n} > :nth-child(2){${d}}`], html: `<div class="w${n}"><p>${c.next()}</p>${t("")}</div>` }; },
+    name: "id",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`#i${n}{${d}}`], html: t(`id="i${n}"`) };
+    },
   },
   {
-    name: "child-combinator-tag", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`div.w${n} > span{${d}}`], html: `<div class="w${n}">${t("", "span")}</div>` }; },
+    name: "attribute",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`[data-h${n}]{${d}}`], html: t(`data-h${n}`) };
+    },
   },
   {
-    name: "descendant", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n} .x{${d}}`], html: `<div class="w${n}"><div>${t(`class="x"`)}</div></div>` }; },
+    name: "attribute-value",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`[data-k="v${n}"]{${d}}`], html: t(`data-k="v${n}"`) };
+    },
   },
   {
-    name: "adjacent-sibling", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.m${n} + *{${d}}`], html: `<div><p class="m${n}">${c.next()}</p>${t("")}</div>` }; },
+    name: "first-child",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.w${n} > :first-child{${d}}`], html: `<div class="w${n}">${t("")}<p>${c.next()}</p></div>` };
+    },
   },
   {
-    name: "escaped-class", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.h\\31 ${n}{${d}}`], html: t(`class="h1${n}"`) }; },
-  },
-  { name: "media-screen", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`@media screen{.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "media-min-width", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`@media only screen and (min-width:600px){.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "media-range", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`@media (600px <= width <= 1600px){.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "supports", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`@supports (display:flex){.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "supports-not-nonsense", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`@supports not (display:nonsense){.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "layer", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`@layer l${n}{.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "nesting", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n}{ .x{${d}} }`], html: `<div class="w${n}">${t(`class="x"`)}</div>` }; } },
-  { name: "where-is", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`:where(.w${n}) :is(p,div,span,td,li){${d}}`], html: `<div class="w${n}">${t("")}</div>` }; } },
-  { name: "not", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n} > :not(.keep){${d}}`], html: `<div class="w${n}">${t("")}</div>` }; } },
-  { name: "is-forgiving", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`:is(.c${n}, :nonsense-${n}){${d}}`], html: t(`class="c${n}"`) }; } },
-  { name: "has", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n}:has(.m${n}) .x{${d}}`], html: `<div class="w${n}"><b class="m${n}"></b>${t(`class="x"`)}</div>` }; } },
-  { name: "style-media-screen", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [], html: `<style media="screen">.c${n}{${d}}</style>${t(`class="c${n}"`)}` }; } },
-  { name: "uppercase-property", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${d.replace(/(^|;)([a-z-]+)/g, (_m, a: string, p: string) => `${a}${p.toUpperCase()}`)}}`], html: t(`class="c${n}"`) }; } },
-  {
-    name: "important-beats-inline", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${important(d)}}`], html: t(`class="c${n}" style="${undo(d)}"`) }; },
+    name: "nth-child",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.w${n} > :nth-child(2){${d}}`], html: `<div class="w${n}"><p>${c.next()}</p>${t("")}</div>` };
+    },
   },
   {
-    name: "specificity-beats-later", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`div .c${n}.c${n}{${d}}`, `.c${n}{${undo(d)}}`], html: `<div>${t(`class="c${n}"`)}</div>` }; },
+    name: "child-combinator-tag",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`div.w${n} > span{${d}}`], html: `<div class="w${n}">${t("", "span")}</div>` };
+    },
   },
   {
-    name: "unlayered-beats-layer", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${d}}`, `@layer l${n}{#i${n}.c${n}{${undo(d)}}}`], html: t(`class="c${n}" id="i${n}"`) }; },
+    name: "descendant",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.w${n} .x{${d}}`], html: `<div class="w${n}"><div>${t(`class="x"`)}</div></div>` };
+    },
   },
   {
-    name: "custom-property", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n}{${viaVars(d, n)}}`, `.w${n} .x{${readVars(d, n)}}`], html: `<div class="w${n}">${t(`class="x"`)}</div>` }; },
+    name: "adjacent-sibling",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.m${n} + *{${d}}`], html: `<div><p class="m${n}">${c.next()}</p>${t("")}</div>` };
+    },
   },
   {
-    name: "custom-property-fallback", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${withFallback(d, n)}}`], html: t(`class="c${n}"`) }; },
+    name: "escaped-class",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.h\\31 ${n}{${d}}`], html: t(`class="h1${n}"`) };
+    },
   },
   {
-    name: "comment-and-escape-in-value", applies: true,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${obfuscate(d)}}`], html: t(`class="c${n}"`) }; },
+    name: "media-screen",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@media screen{.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
   },
-  { name: "animation-forwards", applies: true, build: (c, d, t) => { const n = c.serial(); return { css: [`@keyframes k${n}{to{${d}}}`, `.c${n}{animation:k${n} 0s forwards}`], html: t(`class="c${n}"`) }; } },
+  {
+    name: "media-min-width",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@media only screen and (min-width:600px){.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "media-range",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@media (600px <= width <= 1600px){.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "supports",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@supports (display:flex){.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "supports-not-nonsense",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@supports not (display:nonsense){.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "layer",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@layer l${n}{.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "nesting",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.w${n}{ .x{${d}} }`], html: `<div class="w${n}">${t(`class="x"`)}</div>` };
+    },
+  },
+  {
+    name: "where-is",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`:where(.w${n}) :is(p,div,span,td,li){${d}}`], html: `<div class="w${n}">${t("")}</div>` };
+    },
+  },
+  {
+    name: "not",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.w${n} > :not(.keep){${d}}`], html: `<div class="w${n}">${t("")}</div>` };
+    },
+  },
+  {
+    name: "is-forgiving",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`:is(.c${n}, :nonsense-${n}){${d}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "has",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.w${n}:has(.m${n}) .x{${d}}`], html: `<div class="w${n}"><b class="m${n}"></b>${t(`class="x"`)}</div>` };
+    },
+  },
+  {
+    name: "style-media-screen",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [], html: `<style media="screen">.c${n}{${d}}</style>${t(`class="c${n}"`)}` };
+    },
+  },
+  {
+    name: "uppercase-property",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return {
+        css: [`.c${n}{${d.replace(/(^|;)([a-z-]+)/g, (_m, a: string, p: string) => `${a}${p.toUpperCase()}`)}}`],
+        html: t(`class="c${n}"`),
+      };
+    },
+  },
+  {
+    name: "important-beats-inline",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}{${important(d)}}`], html: t(`class="c${n}" style="${undo(d)}"`) };
+    },
+  },
+  {
+    name: "specificity-beats-later",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`div .c${n}.c${n}{${d}}`, `.c${n}{${undo(d)}}`], html: `<div>${t(`class="c${n}"`)}</div>` };
+    },
+  },
+  {
+    name: "unlayered-beats-layer",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}{${d}}`, `@layer l${n}{#i${n}.c${n}{${undo(d)}}}`], html: t(`class="c${n}" id="i${n}"`) };
+    },
+  },
+  {
+    name: "custom-property",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.w${n}{${viaVars(d, n)}}`, `.w${n} .x{${readVars(d, n)}}`], html: `<div class="w${n}">${t(`class="x"`)}</div>` };
+    },
+  },
+  {
+    name: "custom-property-fallback",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}{${withFallback(d, n)}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "comment-and-escape-in-value",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}{${obfuscate(d)}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "animation-forwards",
+    applies: true,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@keyframes k${n}{to{${d}}}`, `.c${n}{animation:k${n} 0s forwards}`], html: t(`class="c${n}"`) };
+    },
+  },
   // Elements the browser does not display by default (the declarations come on top).
-  { name: "closed-details", applies: true, build: (c, d, t) => ({ css: [], html: `<details><summary>${c.next()}</summary>${t(`style="${d}"`)}</details>` }) },
+  {
+    name: "closed-details",
+    applies: true,
+    build: (c, d, t) => ({ css: [], html: `<details><summary>${c.next()}</summary>${t(`style="${d}"`)}</details>` }),
+  },
   { name: "noembed", applies: true, build: (_c, d, t) => ({ css: [], html: `<noembed>${t(`style="${d}"`)}</noembed>` }) },
   { name: "closed-dialog", applies: true, build: (_c, d, t) => ({ css: [], html: `<dialog>${t(`style="${d}"`)}</dialog>` }) },
   // Look-alikes: the declarations are written but must not reach the element.
-  { name: "open-details", applies: false, build: (c, _d, t) => ({ css: [], html: `<details open><summary>${c.next()}</summary>${t("")}</details>` }) },
+  {
+    name: "open-details",
+    applies: false,
+    build: (c, _d, t) => ({ css: [], html: `<details open><summary>${c.next()}</summary>${t("")}</details>` }),
+  },
   { name: "open-dialog", applies: false, build: (_c, _d, t) => ({ css: [], html: `<dialog open>${t("")}</dialog>` }) },
-  { name: "never-ancestor", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`.never${n} .x{${d}}`], html: `<div>${t(`class="x"`)}</div>` }; } },
   {
-    name: "first-child-miss", applies: false,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n} > :first-child{${d}}`], html: `<div class="w${n}"><p>${c.next()}</p>${t("")}</div>` }; },
+    name: "never-ancestor",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.never${n} .x{${d}}`], html: `<div>${t(`class="x"`)}</div>` };
+    },
   },
   {
-    name: "child-combinator-miss", applies: false,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`div.w${n} > span{${d}}`], html: `<div class="w${n}"><b>${t("", "span")}</b></div>` }; },
-  },
-  { name: "attribute-value-miss", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`[data-k="other${n}"]{${d}}`], html: t(`data-k="v${n}"`) }; } },
-  { name: "media-print", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`@media print{.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "media-max-width", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`@media screen and (max-width:600px){.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "media-not-screen", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`@media not screen{.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "media-portrait", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`@media (orientation:portrait){.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "supports-nonsense", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`@supports (display:nonsense){.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  { name: "supports-not-flex", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`@supports not (display:flex){.c${n}{${d}}}`], html: t(`class="c${n}"`) }; } },
-  {
-    name: "overridden-by-later", applies: false,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${d}}`, `.c${n}{${undo(d)}}`], html: t(`class="c${n}"`) }; },
+    name: "first-child-miss",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.w${n} > :first-child{${d}}`], html: `<div class="w${n}"><p>${c.next()}</p>${t("")}</div>` };
+    },
   },
   {
-    name: "overridden-by-inline", applies: false,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${d}}`], html: t(`class="c${n}" style="${undo(d)}"`) }; },
+    name: "child-combinator-miss",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`div.w${n} > span{${d}}`], html: `<div class="w${n}"><b>${t("", "span")}</b></div>` };
+    },
   },
   {
-    name: "overridden-by-id", applies: false,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`#i${n}{${undo(d)}}`, `.c${n}{${d}}`], html: t(`class="c${n}" id="i${n}"`) }; },
+    name: "attribute-value-miss",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`[data-k="other${n}"]{${d}}`], html: t(`data-k="v${n}"`) };
+    },
   },
   {
-    name: "pseudo-element-only", applies: false,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}::after{content:"";${d}}`], html: t(`class="c${n}"`) }; },
+    name: "media-print",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@media print{.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
   },
   {
-    name: "hover-only", applies: false,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}:focus{${d}}`], html: t(`class="c${n}"`) }; },
+    name: "media-max-width",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@media screen and (max-width:600px){.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
   },
   {
-    name: "undefined-var", applies: false,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${readVars(d, n)}}`], html: t(`class="c${n}"`) }; },
-  },
-  { name: "style-media-print", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [], html: `<style media="print">.c${n}{${d}}</style>${t(`class="c${n}"`)}` }; } },
-  { name: "has-miss", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`.w${n}:has(.m${n}) .x{${d}}`], html: `<div class="w${n}">${t(`class="x"`)}</div>` }; } },
-  { name: "invalid-in-list", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}, .c${n}:nonsense{${d}}`], html: t(`class="c${n}"`) }; } },
-  { name: "animation-no-fill", applies: false, build: (c, d, t) => { const n = c.serial(); return { css: [`@keyframes k${n}{to{${d}}}`, `.c${n}{animation:k${n} 0s}`], html: t(`class="c${n}"`) }; } },
-  {
-    name: "class-case-mismatch", applies: false,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.Cx${n}{${d}}`], html: t(`class="cx${n}"`) }; },
+    name: "media-not-screen",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@media not screen{.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
   },
   {
-    name: "layer-loses-to-unlayered", applies: false,
-    build: (c, d, t) => { const n = c.serial(); return { css: [`.c${n}{${undo(d)}}`, `@layer l${n}{#i${n}.c${n}{${d}}}`], html: t(`class="c${n}" id="i${n}"`) }; },
+    name: "media-portrait",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@media (orientation:portrait){.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "supports-nonsense",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@supports (display:nonsense){.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "supports-not-flex",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@supports not (display:flex){.c${n}{${d}}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "overridden-by-later",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}{${d}}`, `.c${n}{${undo(d)}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "overridden-by-inline",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}{${d}}`], html: t(`class="c${n}" style="${undo(d)}"`) };
+    },
+  },
+  {
+    name: "overridden-by-id",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`#i${n}{${undo(d)}}`, `.c${n}{${d}}`], html: t(`class="c${n}" id="i${n}"`) };
+    },
+  },
+  {
+    name: "pseudo-element-only",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}::after{content:"";${d}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "hover-only",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}:focus{${d}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "undefined-var",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}{${readVars(d, n)}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "style-media-print",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [], html: `<style media="print">.c${n}{${d}}</style>${t(`class="c${n}"`)}` };
+    },
+  },
+  {
+    name: "has-miss",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.w${n}:has(.m${n}) .x{${d}}`], html: `<div class="w${n}">${t(`class="x"`)}</div>` };
+    },
+  },
+  {
+    name: "invalid-in-list",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}, .c${n}:nonsense{${d}}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "animation-no-fill",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`@keyframes k${n}{to{${d}}}`, `.c${n}{animation:k${n} 0s}`], html: t(`class="c${n}"`) };
+    },
+  },
+  {
+    name: "class-case-mismatch",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.Cx${n}{${d}}`], html: t(`class="cx${n}"`) };
+    },
+  },
+  {
+    name: "layer-loses-to-unlayered",
+    applies: false,
+    build: (c, d, t) => {
+      const n = c.serial();
+      return { css: [`.c${n}{${undo(d)}}`, `@layer l${n}{#i${n}.c${n}{${d}}}`], html: t(`class="c${n}" id="i${n}"`) };
+    },
   },
 ];
 
 // The declarations with every one !important.
-const important = (d: string): string => d.split(";").map((x) => `${x} !important`).join(";");
+const important = (d: string): string =>
+  d
+    .split(";")
+    .map((x) => `${x} !important`)
+    .join(";");
 
 // Declarations that undo a hiding one (what a visible element would compute).
 function undo(d: string): string {
   const props = d.split(";").map((x) => x.split(":")[0] ?? "");
   const reset: Record<string, string> = {
-    display: "block", visibility: "visible", opacity: "1", "font-size": "16px", color: "#111111",
-    "background-color": "#ffffff", position: "static", left: "auto", top: "auto", "text-indent": "0",
-    height: "auto", "max-height": "none", width: "auto", overflow: "visible", clip: "auto",
-    "clip-path": "none", transform: "none", filter: "none", "margin-left": "0", "font-weight": "normal",
+    display: "block",
+    visibility: "visible",
+    opacity: "1",
+    "font-size": "16px",
+    color: "#111111",
+    "background-color": "#ffffff",
+    position: "static",
+    left: "auto",
+    top: "auto",
+    "text-indent": "0",
+    height: "auto",
+    "max-height": "none",
+    width: "auto",
+    overflow: "visible",
+    clip: "auto",
+    "clip-path": "none",
+    transform: "none",
+    filter: "none",
+    "margin-left": "0",
+    "font-weight": "normal",
   };
   return props.map((p) => `${p}:${reset[p] ?? "initial"}`).join(";");
 }
 
 // `color:#fff` → `--v1: #fff` on the wrapper, `color: var(--v1)` on the element.
 function viaVars(d: string, n: number): string {
-  return d.split(";").map((x, i) => `--v${n}-${i}:${x.slice(x.indexOf(":") + 1)}`).join(";");
+  return d
+    .split(";")
+    .map((x, i) => `--v${n}-${i}:${x.slice(x.indexOf(":") + 1)}`)
+    .join(";");
 }
 function readVars(d: string, n: number): string {
-  return d.split(";").map((x, i) => `${x.slice(0, x.indexOf(":"))}:var(--v${n}-${i})`).join(";");
+  return d
+    .split(";")
+    .map((x, i) => `${x.slice(0, x.indexOf(":"))}:var(--v${n}-${i})`)
+    .join(";");
 }
 function withFallback(d: string, n: number): string {
-  return d.split(";").map((x) => `${x.slice(0, x.indexOf(":"))}:var(--missing${n}, ${x.slice(x.indexOf(":") + 1)})`).join(";");
+  return d
+    .split(";")
+    .map((x) => `${x.slice(0, x.indexOf(":"))}:var(--missing${n}, ${x.slice(x.indexOf(":") + 1)})`)
+    .join(";");
 }
 // `display:none` → `disp\61 lay:/* x */none`.
 function obfuscate(d: string): string {
-  return d.split(";").map((x) => {
-    const [p = "", v = ""] = [x.slice(0, x.indexOf(":")), x.slice(x.indexOf(":") + 1)];
-    return `${p.slice(0, 1)}\\${p.charCodeAt(1).toString(16)} ${p.slice(2)}:/* ${p} */${v}`;
-  }).join(";");
+  return d
+    .split(";")
+    .map((x) => {
+      const [p = "", v = ""] = [x.slice(0, x.indexOf(":")), x.slice(x.indexOf(":") + 1)];
+      return `${p.slice(0, 1)}\\${p.charCodeAt(1).toString(16)} ${p.slice(2)}:/* ${p} */${v}`;
+    })
+    .join(";");
 }
 
 // Ancestors that change what the target inherits: backgrounds that make white text readable,
@@ -329,7 +672,12 @@ function makeBlock(c: Ctx): Block {
     if (forced === undefined && inlineLookalike) tag = "span";
     else if (forced === undefined && value.block && INLINE_TAGS.has(tag)) tag = "div";
     // Inside structural wrappers the element must stay the wrapper's direct child.
-    if (mechanism.name.includes("child") || mechanism.name === "not" || mechanism.name === "adjacent-sibling" || mechanism.name === "where-is") {
+    if (
+      mechanism.name.includes("child") ||
+      mechanism.name === "not" ||
+      mechanism.name === "adjacent-sibling" ||
+      mechanism.name === "where-is"
+    ) {
       if (tag === "li" || tag === "td") tag = "p";
     }
     const isInline = INLINE_TAGS.has(tag);
@@ -348,7 +696,8 @@ function makeBlock(c: Ctx): Block {
   texts.push({ token, technique, intended: intendedHidden ? "hidden" : "shown" });
   // Siblings a mechanism wrote beside the target (for :first-child and the like).
   for (const sibling of built.html.match(/Q\d{4}[A-Z]\d{2}Z/g) ?? []) {
-    if (sibling !== token) texts.push({ token: sibling, technique: `sibling in ${technique}`, intended: wrapper?.hides ? "hidden" : "shown" });
+    if (sibling !== token)
+      texts.push({ token: sibling, technique: `sibling in ${technique}`, intended: wrapper?.hides ? "hidden" : "shown" });
   }
   const before = c.next();
   const after = c.next();

@@ -84,7 +84,10 @@ export function parseMail(raw: Buffer): Promise<ParsedMail> {
 
 /** The unfolded value of a header in raw message bytes, or null. */
 export function rawHeader(raw: Buffer, name: string): string | null {
-  const head = raw.toString("latin1").split("\r\n\r\n")[0]!.replace(/\r\n[ \t]+/g, " ");
+  const head = raw
+    .toString("latin1")
+    .split("\r\n\r\n")[0]!
+    .replace(/\r\n[ \t]+/g, " ");
   const line = head.split("\r\n").find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line === undefined ? null : line.slice(name.length + 1).trim();
 }
@@ -172,10 +175,20 @@ export async function withSendHeldAtQuota<T>(
 }
 
 /** Runs the operator CLI as a subprocess against the test database. */
-export async function runCli(ctx: TestContext, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCli(
+  ctx: TestContext,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn(["./node_modules/.bin/bun", "src/cli.ts", ...args], {
     cwd: `${import.meta.dir}/../..`,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", DATABASE_URL: ctx.config.databaseUrl!, LOG_LEVEL: "silent", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      DATABASE_URL: ctx.config.databaseUrl!,
+      LOG_LEVEL: "silent",
+      ...env,
+    },
     stdout: "pipe",
     stderr: "pipe",
   });

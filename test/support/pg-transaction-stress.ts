@@ -106,7 +106,16 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
   });
   const admin = driver(options.url, { max: 1, onnotice: () => {}, connection: { application_name: `${appName}_admin` } });
   let result = report;
-  const run: Run = { sql, admin, report, txs: [], callbacks: [], outside: [], prefix: `${options.scenario}_${Date.now().toString(36)}_`, appName };
+  const run: Run = {
+    sql,
+    admin,
+    report,
+    txs: [],
+    callbacks: [],
+    outside: [],
+    prefix: `${options.scenario}_${Date.now().toString(36)}_`,
+    appName,
+  };
   try {
     for (let round = 0; round < options.rounds; round++) {
       if (options.scenario === "pipeline") await pipelineRound(run, round);
@@ -126,10 +135,15 @@ export async function runStress(options: StressOptions): Promise<StressReport> {
 }
 
 export function summary(r: StressReport): string {
-  const errors = Object.entries(r.driverErrors).map(([k, v]) => `${k}=${v}`).join(",") || "none";
-  return `${r.scenario}: ${r.transactions} tx (${r.committed} committed, ${r.failed} failed, ${r.inDoubt} in doubt), ` +
+  const errors =
+    Object.entries(r.driverErrors)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(",") || "none";
+  return (
+    `${r.scenario}: ${r.transactions} tx (${r.committed} committed, ${r.failed} failed, ${r.inDoubt} in doubt), ` +
     `${r.terminatedBackends} backends terminated, ${r.outsideQueries} outside queries, notices 25001=${r.nestedBegin} 25P01=${r.strayCommit}, ` +
-    `driver errors ${errors}, hung ${r.hung}, violations ${r.violations.length}`;
+    `driver errors ${errors}, hung ${r.hung}, violations ${r.violations.length}`
+  );
 }
 
 function poolShape(scenario: Scenario): { max: number; maxPipeline?: number } {
@@ -147,7 +161,13 @@ type TxShape = { parts: number; pauseMs: number; pipelined: boolean; padBytes: n
 
 /** Starts one transaction; its record settles with begin(), its callback is tracked apart. */
 function startTransaction(run: Run, shape: TxShape): Promise<void> {
-  const record: TxRecord = { id: `${run.prefix}${run.txs.length}`, parts: shape.parts, mustFail: shape.mustFail, state: "pending", callbackDone: false };
+  const record: TxRecord = {
+    id: `${run.prefix}${run.txs.length}`,
+    parts: shape.parts,
+    mustFail: shape.mustFail,
+    state: "pending",
+    callbackDone: false,
+  };
   run.txs.push(record);
   run.report.transactions++;
   let callback!: Promise<unknown>;
@@ -283,13 +303,15 @@ async function poolRound(run: Run): Promise<void> {
   for (let i = 0; i <= burst; i++) {
     if (begins.has(i)) {
       const big = random(4) === 0;
-      work.push(startTransaction(run, {
-        parts: big ? 8 : 3,
-        pauseMs: 3,
-        pipelined: random(2) === 0,
-        padBytes: big ? POOL_PAD_BYTES : 0,
-        mustFail: random(4) === 0,
-      }));
+      work.push(
+        startTransaction(run, {
+          parts: big ? 8 : 3,
+          pauseMs: 3,
+          pipelined: random(2) === 0,
+          padBytes: big ? POOL_PAD_BYTES : 0,
+          mustFail: random(4) === 0,
+        }),
+      );
     }
     if (i < burst) work.push(outsideQuery(run, random(5) === 0 ? "write" : "read"));
   }
@@ -330,11 +352,14 @@ async function checkInvariant(run: Run): Promise<void> {
     else if (tx.state === "in_doubt") run.report.inDoubt++;
     else if (tx.state === "failed") run.report.failed++;
     for (const row of found) {
-      if (row.seen !== tx.id) v.push(`${tx.id} part ${row.part} was written inside ${row.seen ? `transaction ${row.seen}` : "no transaction"}`);
+      if (row.seen !== tx.id)
+        v.push(`${tx.id} part ${row.part} was written inside ${row.seen ? `transaction ${row.seen}` : "no transaction"}`);
     }
     if (tx.state === "committed" && found.length !== tx.parts) v.push(`${tx.id} committed with ${found.length}/${tx.parts} rows`);
-    if (tx.state === "failed" && found.length > 0) v.push(`${tx.id} failed (${describe(tx.error)}) but ${found.length}/${tx.parts} rows are committed`);
-    if (tx.state === "in_doubt" && found.length !== 0 && found.length !== tx.parts) v.push(`${tx.id} in doubt with ${found.length}/${tx.parts} rows`);
+    if (tx.state === "failed" && found.length > 0)
+      v.push(`${tx.id} failed (${describe(tx.error)}) but ${found.length}/${tx.parts} rows are committed`);
+    if (tx.state === "in_doubt" && found.length !== 0 && found.length !== tx.parts)
+      v.push(`${tx.id} in doubt with ${found.length}/${tx.parts} rows`);
   }
   const outsideIds = run.outside.filter((o) => o.acked).map((o) => o.id);
   const present = await run.admin`select id, seen_tx from stress_outside where id = any(${outsideIds}::text[])`;

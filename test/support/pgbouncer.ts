@@ -38,11 +38,15 @@ export async function startPgBouncer(serverUrl: string): Promise<Bouncer> {
   );
   for (const name of ["userlist.txt", "pgbouncer.ini"]) chmodSync(join(dir, name), 0o644);
   const asRoot = process.getuid?.() === 0;
-  const child = Bun.spawn(["/usr/sbin/pgbouncer", ...(asRoot ? ["-u", "postgres"] : []), join(dir, "pgbouncer.ini")], { stdout: "ignore", stderr: "pipe" });
+  const child = Bun.spawn(["/usr/sbin/pgbouncer", ...(asRoot ? ["-u", "postgres"] : []), join(dir, "pgbouncer.ini")], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   const log = () => (existsSync(join(dir, "pgbouncer.log")) ? readFileSync(join(dir, "pgbouncer.log"), "utf8") : "");
   const deadline = Date.now() + 10_000;
   while (!/listening on 127\.0\.0\.1:\d+/.test(log())) {
-    if (child.exitCode !== null) throw new Error(`pgbouncer exited with ${child.exitCode}: ${await new Response(child.stderr).text()} ${log()}`);
+    if (child.exitCode !== null)
+      throw new Error(`pgbouncer exited with ${child.exitCode}: ${await new Response(child.stderr).text()} ${log()}`);
     if (Date.now() > deadline) throw new Error(`pgbouncer did not start: ${log()}`);
     await Bun.sleep(50);
   }

@@ -152,11 +152,15 @@ export async function startSpamd(): Promise<Scanner> {
   const args = [
     binary,
     "-L", // local tests only: no DNS blocklists, no network checks
-    "-i", "127.0.0.1",
-    "-p", String(port),
+    "-i",
+    "127.0.0.1",
+    "-p",
+    String(port),
     "--nouser-config",
-    "-s", "stderr",
-    "-m", "2",
+    "-s",
+    "stderr",
+    "-m",
+    "2",
     // As root spamd drops to another user anyway; name it rather than rely on its fallback.
     ...(isRoot() ? ["-u", "nobody"] : []),
   ];

@@ -24,9 +24,20 @@ export const reusableDataDir = join(tmpdir(), "mailbox-inbound-tests-data");
  * can run the listener or a task in several modes without a database per mode.
  */
 export function servicesWith(ctx: TestContext, env: Record<string, string>): Services {
-  const config = loadConfig({ LOG_LEVEL: "silent", INBOUND_AUTH_MODE: "off", DATA_DIR: ctx.config.dataDir, ...env, DATABASE_URL: ctx.config.databaseUrl! });
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    INBOUND_AUTH_MODE: "off",
+    DATA_DIR: ctx.config.dataDir,
+    ...env,
+    DATABASE_URL: ctx.config.databaseUrl!,
+  });
   return makeServices(
-    { sql: ctx.sql, config, log: makeLogger(config.logLevel), resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }) },
+    {
+      sql: ctx.sql,
+      config,
+      log: makeLogger(config.logLevel),
+      resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
+    },
     makeTransport,
   );
 }
@@ -80,7 +91,10 @@ export async function openSmtp(port: number, host = "127.0.0.1"): Promise<RawSmt
       const ready = replies.shift();
       if (ready) return resolve(ready);
       if (isClosed) return reject(new Error(`connection closed; received so far: ${JSON.stringify(buffer)}`));
-      const timer = setTimeout(() => reject(new Error(`no SMTP reply within ${timeoutMs} ms; received so far: ${JSON.stringify(buffer)}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no SMTP reply within ${timeoutMs} ms; received so far: ${JSON.stringify(buffer)}`)),
+        timeoutMs,
+      );
       waiting.push({
         resolve: (reply) => {
           clearTimeout(timer);

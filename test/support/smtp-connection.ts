@@ -3,7 +3,14 @@
 import SMTPConnection from "nodemailer/lib/smtp-connection";
 
 export function connectSmtp(port: number, options: { name: string; socketTimeoutMs: number }): Promise<SMTPConnection> {
-  const connection = new SMTPConnection({ host: "127.0.0.1", port, ignoreTLS: true, name: options.name, socketTimeout: options.socketTimeoutMs, logger: false });
+  const connection = new SMTPConnection({
+    host: "127.0.0.1",
+    port,
+    ignoreTLS: true,
+    name: options.name,
+    socketTimeout: options.socketTimeoutMs,
+    logger: false,
+  });
   return new Promise((resolve, reject) => {
     connection.once("error", reject);
     connection.connect(() => {

@@ -1,5 +1,5 @@
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import type { AddressInfo } from "node:net";
 
 /**
  * How the sink answers the next transaction; settable between sends.
@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
  * - drop-after-data: reads the whole message, then drops the connection without replying
  *   (the message is still recorded: the sender cannot know whether it "arrived")
  */
-export type SinkMode = 'accept' | 'reject550' | 'defer451' | 'drop-after-data' | 'reject-rcpt-550' | 'defer-rcpt-451';
+export type SinkMode = "accept" | "reject550" | "defer451" | "drop-after-data" | "reject-rcpt-550" | "defer-rcpt-451";
 
 export type SinkMessage = {
   from: string;
@@ -40,7 +40,7 @@ export type SinkOptions = {
 
 export async function startSmtpSink(o: SinkOptions = {}): Promise<SmtpSink> {
   let nextId = 1;
-  const disabled = [...(o.starttls && !o.secure ? [] : ['STARTTLS']), ...(o.auth ? [] : ['AUTH'])];
+  const disabled = [...(o.starttls && !o.secure ? [] : ["STARTTLS"]), ...(o.auth ? [] : ["AUTH"])];
 
   const server: SMTPServer = new SMTPServer({
     logger: false,
@@ -54,33 +54,33 @@ export async function startSmtpSink(o: SinkOptions = {}): Promise<SmtpSink> {
       if (o.auth && auth.username === o.auth.user && auth.password === o.auth.pass) {
         return cb(null, { user: auth.username });
       }
-      cb(withCode(new Error('Authentication failed'), 535));
+      cb(withCode(new Error("Authentication failed"), 535));
     },
     onRcptTo(_address, _session, cb) {
-      if (sink.mode === 'reject-rcpt-550') return cb(withCode(new Error('No such user here'), 550));
-      if (sink.mode === 'defer-rcpt-451') return cb(withCode(new Error('Try again later'), 451));
+      if (sink.mode === "reject-rcpt-550") return cb(withCode(new Error("No such user here"), 550));
+      if (sink.mode === "defer-rcpt-451") return cb(withCode(new Error("Try again later"), 451));
       cb();
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, cb) {
       const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const queueId = `Q${String(nextId++).padStart(6, '0')}`;
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        const queueId = `Q${String(nextId++).padStart(6, "0")}`;
         const record = () =>
           sink.messages.push({
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
             to: session.envelope.rcptTo.map((r) => r.address),
             raw: Buffer.concat(chunks),
             queueId,
             tls: !!session.secure,
-            user: typeof session.user === 'string' ? session.user : null,
+            user: typeof session.user === "string" ? session.user : null,
           });
         switch (sink.mode) {
-          case 'reject550':
-            return cb(withCode(new Error('Message rejected as spam'), 550));
-          case 'defer451':
-            return cb(withCode(new Error('Local error, try again later'), 451));
-          case 'drop-after-data':
+          case "reject550":
+            return cb(withCode(new Error("Message rejected as spam"), 550));
+          case "defer451":
+            return cb(withCode(new Error("Local error, try again later"), 451));
+          case "drop-after-data":
             record();
             // No reply at all: the client is left not knowing whether we took it.
             for (const c of server.connections) if (c.id === session.id) c._socket.destroy();
@@ -94,14 +94,14 @@ export async function startSmtpSink(o: SinkOptions = {}): Promise<SmtpSink> {
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
   });
 
   const sink: SmtpSink = {
     port: (server.server.address() as AddressInfo).port,
     messages: [],
-    mode: 'accept',
+    mode: "accept",
     close: () =>
       new Promise<void>((resolve) => {
         // smtp-server waits up to 30 s for open sessions; a test sink has nothing to wait for.

@@ -32,7 +32,10 @@ function shownInPage(pattern: string): Record<string, boolean> {
   const parse = (c: string): [number, number, number, number] => {
     const m = /rgba?\(([^)]*)\)/.exec(c);
     if (m === null) return [0, 0, 0, c === "transparent" ? 0 : 1];
-    const p = (m[1] ?? "").split(/[\s,/]+/).filter((x) => x !== "").map(Number);
+    const p = (m[1] ?? "")
+      .split(/[\s,/]+/)
+      .filter((x) => x !== "")
+      .map(Number);
     return [p[0] ?? 0, p[1] ?? 0, p[2] ?? 0, p[3] ?? 1];
   };
   const filterOpacity = (f: string): number => {
@@ -97,7 +100,13 @@ function shownInPage(pattern: string): Record<string, boolean> {
         const bottom = Math.min(rect.bottom + window.scrollY, pageHeight);
         if (right - left < 1 || bottom - top < 2) continue;
         // Hit-test a few points of the part inside the page: what is clipped is not hit.
-        for (const [fx, fy] of [[0.5, 0.5], [0.2, 0.5], [0.8, 0.5], [0.5, 0.2], [0.5, 0.8]] as const) {
+        for (const [fx, fy] of [
+          [0.5, 0.5],
+          [0.2, 0.5],
+          [0.8, 0.5],
+          [0.5, 0.2],
+          [0.5, 0.8],
+        ] as const) {
           const x = left + (right - left) * fx;
           const y = top + (bottom - top) * fy;
           window.scrollTo(Math.max(0, x - pageWidth / 2), Math.max(0, y - window.innerHeight / 2));
@@ -140,7 +149,15 @@ export async function newOraclePage(headless: HeadlessBrowser): Promise<Page> {
 }
 
 export async function runOracle(page: Page, docs: GeneratedDoc[], onDoc?: (done: number) => void): Promise<OracleResult> {
-  const result: OracleResult = { docs: docs.length, texts: 0, hiddenByBrowser: 0, agreedTexts: 0, agreedDocs: 0, disagreements: [], unintended: 0 };
+  const result: OracleResult = {
+    docs: docs.length,
+    texts: 0,
+    hiddenByBrowser: 0,
+    agreedTexts: 0,
+    agreedDocs: 0,
+    disagreements: [],
+    unintended: 0,
+  };
   for (const doc of docs) {
     const browser = await browserShown(page, doc.html);
     const ours = sanitizerShown(doc);

@@ -26,7 +26,8 @@ export type Receiver = {
   close(): Promise<void>;
 };
 
-export const answer = (status: number, body = "", headers: Record<string, string> = {}): Responder =>
+export const answer =
+  (status: number, body = "", headers: Record<string, string> = {}): Responder =>
   (_request, response) => {
     response.writeHead(status, { "content-type": "text/plain", ...headers });
     response.end(body);

@@ -7,21 +7,118 @@ import { C, WORDS } from "./lexicon.ts";
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
 
-const IF_YOU = new Set(["if_you_are", "if_youre", "in_case_you_are", "si_eres", "si_tu_es", "si_vous_etes", "wenn_du", "falls_du", "se_sei"]);
+const IF_YOU = new Set([
+  "if_you_are",
+  "if_youre",
+  "in_case_you_are",
+  "si_eres",
+  "si_tu_es",
+  "si_vous_etes",
+  "wenn_du",
+  "falls_du",
+  "se_sei",
+]);
 const TO = new Set(["to", "for", "para", "an", "fur", "pour", "a", "per"]);
 const VOCATIVE_PUNCT = new Set([",", ":", "!", "\u2014", "\u2013"]); // not "-": French "Ai-je"
-const PROMPT_ADJECTIVE = new Set(["reply", "response", "attention", "payment", "action", "delivery", "answer", "service", "help", "feedback", "reaction", "replies", "responses", "and", "handling"]);
+const PROMPT_ADJECTIVE = new Set([
+  "reply",
+  "response",
+  "attention",
+  "payment",
+  "action",
+  "delivery",
+  "answer",
+  "service",
+  "help",
+  "feedback",
+  "reaction",
+  "replies",
+  "responses",
+  "and",
+  "handling",
+]);
 const RELATIVE = new Set(["that", "who", "which"]);
 const OWN_HUMAN = new Set(["user", "human", "principal", "owner", "usuario", "benutzer", "utilisateur"]);
 // "your user page", "your owner's manual": the word is part of a compound noun.
-const COMPOUND = new Set(["page", "profile", "account", "name", "id", "settings", "manual", "guide", "group", "groups", "base", "interface", "experience", "data", "agreement", "forum", "list", "community", "directory", "preferences", "portal", "area", "panel", "info", "details", "login", "story", "stories", "research", "journey", "feedback", "reviews"]);
-const SET_UP = new Set(["set_up", "asked", "supposed", "meant", "designed", "built", "deployed", "instructed", "told", "programmed", "configured"]);
+const COMPOUND = new Set([
+  "page",
+  "profile",
+  "account",
+  "name",
+  "id",
+  "settings",
+  "manual",
+  "guide",
+  "group",
+  "groups",
+  "base",
+  "interface",
+  "experience",
+  "data",
+  "agreement",
+  "forum",
+  "list",
+  "community",
+  "directory",
+  "preferences",
+  "portal",
+  "area",
+  "panel",
+  "info",
+  "details",
+  "login",
+  "story",
+  "stories",
+  "research",
+  "journey",
+  "feedback",
+  "reviews",
+]);
+const SET_UP = new Set([
+  "set_up",
+  "asked",
+  "supposed",
+  "meant",
+  "designed",
+  "built",
+  "deployed",
+  "instructed",
+  "told",
+  "programmed",
+  "configured",
+]);
 const TO_DO = new Set(["do", "doing", "handle", "perform"]);
 const MODALS = new Set(["must", "should", "will", "shall", "need"]);
 const CONDITION = new Set(["if", "when", "whenever", "case", "in_case", "provided", "should", "si", "wenn", "falls", "se", "als"]);
 const WHICHEVER = new Set(["whichever", "whatever", "any", "every", "each"]);
-const SERVING = new Set(["assisting", "assists", "helping", "helps", "working", "works", "acting", "acts", "responding", "responds", "replying", "replies", "supporting", "supports"]);
-const READER_INTERNAL = new Set(["system_prompt", "programming", "developer", "developers", "operator", "operators", "creator", "creators", "guardrails", "browsing_tool"]);
+const SERVING = new Set([
+  "assisting",
+  "assists",
+  "helping",
+  "helps",
+  "working",
+  "works",
+  "acting",
+  "acts",
+  "responding",
+  "responds",
+  "replying",
+  "replies",
+  "supporting",
+  "supports",
+]);
+const READER_INTERNAL = new Set([
+  "system_prompt",
+  "programming",
+  "developer",
+  "developers",
+  "operator",
+  "operators",
+  "creator",
+  "creators",
+  "guardrails",
+  "browsing_tool",
+]);
 
 export function addressFamilies(v: View): void {
   for (let i = 0; i < v.length; i++) {
@@ -34,12 +131,20 @@ export function addressFamilies(v: View): void {
       if (k >= 0) v.add("ai_addressed", W.address.toWhoeverReads, i, k);
     }
     if (WORDS.when.has(w)) whenSummarizing(v, i);
-    if (v.is(i, C.YOUR) && READER_INTERNAL.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i]) v.add("ai_addressed", W.address.yourInternals, i, i + 1);
+    if (v.is(i, C.YOUR) && READER_INTERNAL.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i])
+      v.add("ai_addressed", W.address.yourInternals, i, i + 1);
     // "reveal your prompt", but not "your prompt reply"
-    if (v.is(i, C.YOUR) && (v.w(i + 1) === "prompt" || v.w(i + 1) === "prompts") && !PROMPT_ADJECTIVE.has(v.w(i + 2)) && v.sentence[i + 1] === v.sentence[i]) v.add("ai_addressed", W.address.yourPrompt, i, i + 1);
+    if (
+      v.is(i, C.YOUR) &&
+      (v.w(i + 1) === "prompt" || v.w(i + 1) === "prompts") &&
+      !PROMPT_ADJECTIVE.has(v.w(i + 2)) &&
+      v.sentence[i + 1] === v.sentence[i]
+    )
+      v.add("ai_addressed", W.address.yourPrompt, i, i + 1);
     // "your user", "your human": only software has one
     const fileName = v.t[i + 1]?.punct === "." && v.t[i + 2]?.start === (v.t[i + 1]?.end ?? 0) + 1; // "your user.tcl"
-    if (v.is(i, C.YOUR) && OWN_HUMAN.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i] && !COMPOUND.has(v.w(i + 2)) && !fileName) v.add("ai_addressed", W.address.yourHuman, i, i + 1);
+    if (v.is(i, C.YOUR) && OWN_HUMAN.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i] && !COMPOUND.has(v.w(i + 2)) && !fileName)
+      v.add("ai_addressed", W.address.yourHuman, i, i + 1);
     if (v.w(i) === "you" && v.is(i - 1, C.EVERYTHING | C.QUANT)) configuredTask(v, i);
   }
 }
@@ -69,7 +174,11 @@ function aiNoun(v: View, i: number): void {
   // addressed by the job it does for someone.
   if (v.w(i - 1) === "the" && TO.has(v.w(i - 2)) && v.sentence[i - 2] === v.sentence[i]) {
     const k = RELATIVE.has(v.w(i + 1)) ? i + 2 : i + 1;
-    if (v.sentence[k] === v.sentence[i] && (WORDS.read.has(v.w(k)) || SERVING.has(v.w(k))) && (v.is(i, C.AI) || !WORDS.humanRole.has(v.w(i + 1)))) {
+    if (
+      v.sentence[k] === v.sentence[i] &&
+      (WORDS.read.has(v.w(k)) || SERVING.has(v.w(k))) &&
+      (v.is(i, C.AI) || !WORDS.humanRole.has(v.w(i + 1)))
+    ) {
       v.add("ai_addressed", v.is(i, C.AI) ? W.address.forTheAiServing : W.address.forTheWeakServing, i - 2, k);
       return;
     }
@@ -98,8 +207,18 @@ function aiNoun(v: View, i: number): void {
   }
   // "Hi there, Sam's email assistant,": a greeting a few words back, the reader named last.
   const last = v.is(i + 1, C.AI | C.AIWEAK) ? i + 1 : i;
-  if (v.is(i, C.AI) && VOCATIVE_PUNCT.has(v.t[last].punct) && v.prev(i, 4, (k) => WORDS.dear.has(v.w(k))) >= 0 && !v.is(i - 1, C.AI | C.AIWEAK)) {
-    v.add("ai_addressed", W.address.greetedLast, v.prev(i, 4, (k) => WORDS.dear.has(v.w(k))), last);
+  if (
+    v.is(i, C.AI) &&
+    VOCATIVE_PUNCT.has(v.t[last].punct) &&
+    v.prev(i, 4, (k) => WORDS.dear.has(v.w(k))) >= 0 &&
+    !v.is(i - 1, C.AI | C.AIWEAK)
+  ) {
+    v.add(
+      "ai_addressed",
+      W.address.greetedLast,
+      v.prev(i, 4, (k) => WORDS.dear.has(v.w(k))),
+      last,
+    );
     return;
   }
   // Vocative: "Assistant, ...", "Hello agent.", "AI assistant: ..."
@@ -108,7 +227,8 @@ function aiNoun(v: View, i: number): void {
   if (!atStart && !greeted) return;
   const punct = v.t[i].punct;
   if (v.is(i, C.AI) && (VOCATIVE_PUNCT.has(punct) || greeted)) v.add("ai_addressed", W.address.vocativeAi, greeted ? i - 1 : i);
-  else if (v.is(i, C.AIWEAK) && (punct === "," || greeted) && !WORDS.humanRole.has(v.w(i + 1))) v.add("ai_addressed", W.address.vocativeWeak, greeted ? i - 1 : i);
+  else if (v.is(i, C.AIWEAK) && (punct === "," || greeted) && !WORDS.humanRole.has(v.w(i + 1)))
+    v.add("ai_addressed", W.address.vocativeWeak, greeted ? i - 1 : i);
 }
 
 // "when summarizing this email", "before summarizing,": instructions for whoever processes it.

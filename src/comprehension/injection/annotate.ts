@@ -114,7 +114,25 @@ function isSpacedLetter(t: Token): boolean {
 }
 
 function splitWords(run: Token[]): Token[] {
-  const letters = run.map((t) => (t.alt !== "" ? t.alt : t.w === "0" ? "o" : t.w === "1" ? "i" : t.w === "3" ? "e" : t.w === "4" ? "a" : t.w === "5" ? "s" : t.w === "7" ? "t" : t.w)).join("");
+  const letters = run
+    .map((t) =>
+      t.alt !== ""
+        ? t.alt
+        : t.w === "0"
+          ? "o"
+          : t.w === "1"
+            ? "i"
+            : t.w === "3"
+              ? "e"
+              : t.w === "4"
+                ? "a"
+                : t.w === "5"
+                  ? "s"
+                  : t.w === "7"
+                    ? "t"
+                    : t.w,
+    )
+    .join("");
   const out: Token[] = [];
   let k = 0;
   const cap = Math.min(letters.length, 4000); // longer runs are not language
@@ -157,7 +175,15 @@ function mergePhrases(tokens: Token[]): Token[] {
     if (taken > 1) {
       const last = tokens[i + taken - 1];
       const parts = tokens.slice(i, i + taken);
-      tokens[out++] = { ...t, w: parts.map((p) => p.w).join("_"), alt: "", end: last.end, punct: last.punct, obf: parts.some((p) => p.obf), conf: parts.some((p) => p.conf) };
+      tokens[out++] = {
+        ...t,
+        w: parts.map((p) => p.w).join("_"),
+        alt: "",
+        end: last.end,
+        punct: last.punct,
+        obf: parts.some((p) => p.obf),
+        conf: parts.some((p) => p.conf),
+      };
       i += taken;
     } else {
       tokens[out++] = t;

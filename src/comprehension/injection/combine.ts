@@ -15,7 +15,16 @@ import { WEIGHTS as W } from "./weights.ts";
 const MODALS = new Set(["must", "should", "will", "shall", "need", "needs", "have_to", "has_to"]);
 const PLEASE = new Set(["please", "kindly", "pls", "por_favor", "bitte", "sil", "per_favore"]);
 const ASKING = new Set(["could", "can", "would", "will"]);
-const ACTIONS = new Set(["exfil_request", "tool_call", "tool_call_json", "destructive_action", "url_exfil", "agent_manipulation", "secrecy", "data_placeholder"]);
+const ACTIONS = new Set([
+  "exfil_request",
+  "tool_call",
+  "tool_call_json",
+  "destructive_action",
+  "url_exfil",
+  "agent_manipulation",
+  "secrecy",
+  "data_placeholder",
+]);
 const ADDRESSED = new Set(["ai_addressed", "persona_shift"]);
 const CLAUSE = new Set(["when", "whenever", "if", "once", "before", "after", "while"]);
 const SENTENCES_AFTER = 4; // how far an address reaches: "Assistant: ... . Then ... ."
@@ -31,7 +40,12 @@ export function combineHits(v: View, hits: Hit[]): void {
     if (ACTIONS.has(h.name) && h.weight >= 0.12 && (action === null || h.weight > action.weight)) action = h;
   }
   if (override !== null && action !== null) {
-    hits.push({ name: "override_and_act", weight: W.combine.overrideAndAct, start: Math.min(override.start, action.start), end: Math.max(override.end, action.end) });
+    hits.push({
+      name: "override_and_act",
+      weight: W.combine.overrideAndAct,
+      start: Math.min(override.start, action.start),
+      end: Math.max(override.end, action.end),
+    });
   }
   if (address === null || v.length === 0) return;
   const from = v.tokenAt(address.start);
@@ -53,7 +67,8 @@ function directiveAfter(v: View, from: number): number {
     if (verb && (v.sentenceStart(i) || v.t[i - 1]?.punct === ":" || PLEASE.has(v.w(i - 1)) || asked || afterClause(v, i))) {
       if (v.prev(i, 2, C.NEG) < 0) return i;
     }
-    if ((v.w(i) === "you" || v.is(i, C.PRINCIPAL)) && MODALS.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i] && !v.is(i + 2, C.NEG)) return i + 1;
+    if ((v.w(i) === "you" || v.is(i, C.PRINCIPAL)) && MODALS.has(v.w(i + 1)) && v.sentence[i + 1] === v.sentence[i] && !v.is(i + 2, C.NEG))
+      return i + 1;
   }
   return -1;
 }
@@ -66,8 +81,10 @@ function afterClause(v: View, i: number): boolean {
 
 // A template slot named after mailbox data or secrets, in any bracket style. Bounded
 // repetitions and a fixed opening character keep it linear.
-const SLOT = /\{\{?[ \t]{0,2}([A-Za-z][A-Za-z0-9_. -]{1,40})[ \t]{0,2}\}\}?|\[([A-Z][A-Z0-9_ ]{2,40})\]|%%([A-Za-z][A-Za-z0-9_]{1,40})%%|<([a-z][a-z _]{2,40})>|\$\{([A-Za-z][A-Za-z0-9_.]{1,40})\}/g;
-const BULK = /(?:^|[_ .-])(?:all|every|entire|unread|inbox|mailbox|emails|messages|mails|conversation|chat_?history|chat_?log|contacts|address_?book|passwords?|credentials?|tokens?|secrets?|api_?keys?|cookies?|system_?prompt|so_far)(?:$|[_ .-])/i;
+const SLOT =
+  /\{\{?[ \t]{0,2}([A-Za-z][A-Za-z0-9_. -]{1,40})[ \t]{0,2}\}\}?|\[([A-Z][A-Z0-9_ ]{2,40})\]|%%([A-Za-z][A-Za-z0-9_]{1,40})%%|<([a-z][a-z _]{2,40})>|\$\{([A-Za-z][A-Za-z0-9_.]{1,40})\}/g;
+const BULK =
+  /(?:^|[_ .-])(?:all|every|entire|unread|inbox|mailbox|emails|messages|mails|conversation|chat_?history|chat_?log|contacts|address_?book|passwords?|credentials?|tokens?|secrets?|api_?keys?|cookies?|system_?prompt|so_far)(?:$|[_ .-])/i;
 const ARGUMENT = /[=:(,][ \t"']{0,3}$/; // right after "body=", "to:", "(" or ","
 
 function placeholderHits(text: string, hits: Hit[]): void {
@@ -77,6 +94,11 @@ function placeholderHits(text: string, hits: Hit[]): void {
     const name = m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? "";
     if (!BULK.test(name.trim())) continue;
     const before = text.slice(Math.max(0, m.index - 4), m.index);
-    hits.push({ name: "data_placeholder", weight: ARGUMENT.test(before) ? W.combine.placeholderArgument : W.combine.placeholder, start: m.index, end: m.index + m[0].length });
+    hits.push({
+      name: "data_placeholder",
+      weight: ARGUMENT.test(before) ? W.combine.placeholderArgument : W.combine.placeholder,
+      start: m.index,
+      end: m.index + m[0].length,
+    });
   }
 }

@@ -9,7 +9,8 @@ export type Decoded = { kind: "base64" | "hex" | "url" | "rot13" | "spaced"; tex
 const MAX_RUNS = 32; // per text: enough for real mail, bounded for hostile input
 const MAX_RUN_CHARS = 16_384;
 
-const isB64 = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 45 || c === 95;
+const isB64 = (c: number) =>
+  (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 45 || c === 95;
 const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 const isUrlChar = (c: number) => isB64(c) || c === 37 || c === 46 || c === 126;
 
@@ -78,7 +79,11 @@ function spacedHex(tokens: Token[], found: (start: number, end: number) => void)
 // the last, so the words hide from every word-level family. One pass over the characters.
 const isGap = (c: number) => c === 32 || c === 9;
 function letterSpaced(text: string, found: (start: number, end: number) => void): void {
-  const single = (k: number) => k < text.length && !isGap(text.charCodeAt(k)) && text.charCodeAt(k) !== 10 && (k + 1 >= text.length || isGap(text.charCodeAt(k + 1)) || text.charCodeAt(k + 1) === 10);
+  const single = (k: number) =>
+    k < text.length &&
+    !isGap(text.charCodeAt(k)) &&
+    text.charCodeAt(k) !== 10 &&
+    (k + 1 >= text.length || isGap(text.charCodeAt(k + 1)) || text.charCodeAt(k + 1) === 10);
   let i = 0;
   while (i < text.length) {
     if (!single(i) || (i > 0 && !isGap(text.charCodeAt(i - 1)) && text.charCodeAt(i - 1) !== 10)) {
@@ -102,7 +107,10 @@ function letterSpaced(text: string, found: (start: number, end: number) => void)
 
 // One space joins letters into a word; two or more end the word.
 function fromSpaced(run: string): string | null {
-  return run.split(/[ \t]{2,}/).map((w) => w.replace(/[ \t]/g, "")).join(" ");
+  return run
+    .split(/[ \t]{2,}/)
+    .map((w) => w.replace(/[ \t]/g, ""))
+    .join(" ");
 }
 
 function countOf(s: string, ch: string, enough: number): number {

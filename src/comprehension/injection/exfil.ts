@@ -16,12 +16,53 @@ const PREPOSITION = new Set(["by", "via", "per", "in", "of"]);
 const RELATIVE = new Set(["that", "which", "who"]); // "a filter that sends copies" is the request's object
 const PREPOSITION_ING = new Set(["from", "of", "about", "for", "by", "without", "before", "after", "while", "when", "against"]);
 const INDEFINITE = new Set(["a", "an", "one", "un", "una", "ein", "eine", "einen", "une"]);
-const WEAK_SEND = new Set(["include", "attach", "provide", "give", "copy", "copied", "list", "print", "output", "post", "paste", "submit", "summarize", "summarise", "quote", "gather", "collect", "pull", "grab", "harvest", "extract", "scrape"]);
+const WEAK_SEND = new Set([
+  "include",
+  "attach",
+  "provide",
+  "give",
+  "copy",
+  "copied",
+  "list",
+  "print",
+  "output",
+  "post",
+  "paste",
+  "submit",
+  "summarize",
+  "summarise",
+  "quote",
+  "gather",
+  "collect",
+  "pull",
+  "grab",
+  "harvest",
+  "extract",
+  "scrape",
+]);
 const CLAUSE_END = new Set([":", ";", ","]);
 const INTO = new Set(["in", "into", "to"]);
 const REPLY = new Set(["reply_with", "respond_with"]);
 const MAILBOX = new Set(["inbox", "mailbox", "inboxes", "mailboxes", "postfach"]);
-const DESTROY = new Set(["delete", "erase", "wipe", "purge", "remove", "trash", "destroy", "archive", "empty", "loschen", "losche", "borra", "borrar", "supprime", "supprimez", "elimina", "cancella"]);
+const DESTROY = new Set([
+  "delete",
+  "erase",
+  "wipe",
+  "purge",
+  "remove",
+  "trash",
+  "destroy",
+  "archive",
+  "empty",
+  "loschen",
+  "losche",
+  "borra",
+  "borrar",
+  "supprime",
+  "supprimez",
+  "elimina",
+  "cancella",
+]);
 const WE = new Set(["i", "we", "it", "this", "ich", "wir", "je", "nous"]);
 const DETERMINER = new Set(["the", "your", "this", "that"]);
 const RULE_VERBS = new Set(["set_up", "create", "add", "enable", "configure", "make", "install"]);
@@ -76,7 +117,8 @@ function exfilAt(v: View, i: number, reach: number, described: boolean): void {
       if (described) return;
       const dest = v.next(i, 12, (k) => v.t[k].link && v.t[k].w === "<email>");
       const itself = WORDS.this.has(v.w(i + 1)) && (WORDS.mail.has(v.w(i + 2)) || v.w(i + 2) === "to"); // "forward this email to"
-      if (dest >= 0 && !itself) v.add("exfil_request", v.between(i, dest, C.QUANT) ? W.exfil.unnamedToAddressAll : W.exfil.unnamedToAddress, i, dest);
+      if (dest >= 0 && !itself)
+        v.add("exfil_request", v.between(i, dest, C.QUANT) ? W.exfil.unnamedToAddressAll : W.exfil.unnamedToAddress, i, dest);
       return;
     }
   }
@@ -87,7 +129,8 @@ function exfilAt(v: View, i: number, reach: number, described: boolean): void {
   if (v.between(lo, hi, C.QUANT) || v.prevWord(j, 3, WHOLE) >= 0) w += W.exfil.plusWhole;
   if (v.between(lo, hi, C.PRINCIPAL)) w += W.exfil.plusPrincipal; // "the user's passwords": the reader is not the user
   const dest = v.next(i, 25, (k) => v.t[k].link);
-  if (dest >= 0 || REPLY.has(v.w(i)) || intoReply(v, hi)) w += W.exfil.plusOutward; // a reply goes to the sender
+  if (dest >= 0 || REPLY.has(v.w(i)) || intoReply(v, hi))
+    w += W.exfil.plusOutward; // a reply goes to the sender
   else if (WEAK_SEND.has(v.w(i))) w *= W.exfil.timesWeakSend; // "include a token with the request" moves nothing out
   if (v.prev(hi, 12, inThisMailbox) >= 0 || v.next(hi, 12, inThisMailbox) >= 0) w += W.exfil.plusThisMailbox;
   v.add("exfil_request", w * scale, lo, dest >= 0 ? dest : hi);

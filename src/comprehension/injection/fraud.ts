@@ -30,10 +30,45 @@ import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
 
 const MONEY = new Set([
-  "wire", "wired", "wiring", "wires", "remittance", "beneficiary", "iban", "deposit", "deposited",
-  "funds", "payment", "payments", "payroll", "salary", "paycheck", "transfer", "transferred", "escrow", "amex", "cvv", "cvc",
-  "expiry", "giftcard", "giftcards", "reimburse", "ssn", "passport", "passports", "w2", "w2s", "1099", "1099s", "login", "logins",
-  "approve", "authenticator", "otp", "mfa", "token",
+  "wire",
+  "wired",
+  "wiring",
+  "wires",
+  "remittance",
+  "beneficiary",
+  "iban",
+  "deposit",
+  "deposited",
+  "funds",
+  "payment",
+  "payments",
+  "payroll",
+  "salary",
+  "paycheck",
+  "transfer",
+  "transferred",
+  "escrow",
+  "amex",
+  "cvv",
+  "cvc",
+  "expiry",
+  "giftcard",
+  "giftcards",
+  "reimburse",
+  "ssn",
+  "passport",
+  "passports",
+  "w2",
+  "w2s",
+  "1099",
+  "1099s",
+  "login",
+  "logins",
+  "approve",
+  "authenticator",
+  "otp",
+  "mfa",
+  "token",
 ]);
 const NUMBERED = new Set(["number", "numbers", "no", "code", "details"]);
 const CARD = new Set(["card", "cards", "voucher", "vouchers"]);
@@ -44,13 +79,53 @@ const PERSONAL = new Set(["personal", "private", "home", "own"]);
 const ADDRESSLIKE = new Set(["address", "email", "mail", "account", "phone", "number", "gmail", "icloud", "inbox"]);
 const FREEMAIL = /@(gmail|googlemail|icloud|me|mac|yahoo|ymail|hotmail|outlook|live|msn|aol|proton|protonmail|pm|gmx|mail|zoho|yandex)\./i;
 const REPLY_HERE = new Set(["here", "directly", "with", "back"]);
-const SECRET_WORDS = new Set(["quiet", "quietly", "confidential", "private", "secret", "discreet", "discreetly", "between_us", "yourself", "wraps", "low"]);
+const SECRET_WORDS = new Set([
+  "quiet",
+  "quietly",
+  "confidential",
+  "private",
+  "secret",
+  "discreet",
+  "discreetly",
+  "between_us",
+  "yourself",
+  "wraps",
+  "low",
+]);
 const KEPT = new Set(["it", "this", "that", "these", "things", "everything", "the_matter", "matters", "quiet", "between_us"]);
 // Checks a fraudster needs skipped: a call-back, a colleague told, the usual route.
 const CHECKS = new Set([
-  "call", "calling", "phone", "phone_number", "ring", "verify", "verifying", "verification", "mention", "mentioning", "tell", "telling",
-  "discuss", "discussed", "discussing", "notify", "notifying", "raise", "loop", "involve", "inform", "informing", "escalate",
-  "route", "routing", "cc", "ping", "contact", "contacting", "consult", "consulting",
+  "call",
+  "calling",
+  "phone",
+  "phone_number",
+  "ring",
+  "verify",
+  "verifying",
+  "verification",
+  "mention",
+  "mentioning",
+  "tell",
+  "telling",
+  "discuss",
+  "discussed",
+  "discussing",
+  "notify",
+  "notifying",
+  "raise",
+  "loop",
+  "involve",
+  "inform",
+  "informing",
+  "escalate",
+  "route",
+  "routing",
+  "cc",
+  "ping",
+  "contact",
+  "contacting",
+  "consult",
+  "consulting",
 ]);
 // Who or what does the checking: skipped only in so many words ("no need to run it past legal",
 // "rather than the security review"), not after "without" ("refunds without a review step").
@@ -59,8 +134,39 @@ const BYPASS = new Set(["dont", "without", "skip", "bypass", "avoid", "no_need_t
 const RUN_BY = new Set(["by", "past"]); // "no need to run it by legal", "check with her"
 const MUST_NOT = new Set(["do", "be", "must", "should"]);
 const NOT_ORDER = new Set(["will", "would", "we", "they", "never", "staff", "if", "did", "does", "cannot", "cant", "wont"]);
-const URGENT = new Set(["today", "tonight", "asap", "urgent", "urgently", "immediately", "immediate", "deadline", "expires", "quickly", "eod", "hour", "hours", "minutes"]);
-const IDENTITY = new Set(["passport", "passports", "ssn", "ssns", "licence", "license", "licences", "licenses", "birth", "cvv", "cvc", "expiry", "w2", "w2s", "1099s"]);
+const URGENT = new Set([
+  "today",
+  "tonight",
+  "asap",
+  "urgent",
+  "urgently",
+  "immediately",
+  "immediate",
+  "deadline",
+  "expires",
+  "quickly",
+  "eod",
+  "hour",
+  "hours",
+  "minutes",
+]);
+const IDENTITY = new Set([
+  "passport",
+  "passports",
+  "ssn",
+  "ssns",
+  "licence",
+  "license",
+  "licences",
+  "licenses",
+  "birth",
+  "cvv",
+  "cvc",
+  "expiry",
+  "w2",
+  "w2s",
+  "1099s",
+]);
 const CODE_CONTEXT = new Set(["digit", "verification", "authenticator", "sms", "text", "texted", "sent"]);
 const PAYEE = new Set(["account", "remittance", "bank", "banking", "iban", "beneficiary"]);
 const INTO = new Set(["into", "in"]);
@@ -74,19 +180,98 @@ const UNREACHED = new Set(["talk", "call", "calls", "speak", "phone"]);
 const EXECUTIVE = new Set(["ceo", "cfo", "coo", "president", "chairman", "chairwoman", "chair", "founder"]);
 const AUTHORISED = new Set(["asked", "authorised", "authorized", "instructed", "approved", "cleared"]);
 const USUAL = new Set(["normal", "usual", "regular", "standard", "formal", "approved"]);
-const ROUTE = new Set(["workflow", "workflows", "process", "processes", "channel", "channels", "queue", "system", "procedure", "procedures"]);
+const ROUTE = new Set([
+  "workflow",
+  "workflows",
+  "process",
+  "processes",
+  "channel",
+  "channels",
+  "queue",
+  "system",
+  "procedure",
+  "procedures",
+]);
 const LATER = new Set(["later", "when", "once", "back", "tomorrow"]);
 // Bank-detail labels printed for the reader to pay into: "IBAN:", "Sort code:", "Account number:".
 const LABELS = new Set(["iban", "swift", "bic", "aba", "beneficiary", "account", "number", "no", "code", "routing"]);
-const PAY = new Set(["pay", "paid", "remit", "remitted", "transfer", "transferred", "wire", "wired", "deposit", "payments", "payment", "process"]);
+const PAY = new Set([
+  "pay",
+  "paid",
+  "remit",
+  "remitted",
+  "transfer",
+  "transferred",
+  "wire",
+  "wired",
+  "deposit",
+  "payments",
+  "payment",
+  "process",
+]);
 // The payee switched: "our secondary account", "instead", "the old account will be closed".
-const SWITCH = new Set(["instead", "secondary", "changed", "new", "updated", "alternate", "alternative", "replacement", "temporary", "temporarily", "frozen", "closed", "closing"]);
+const SWITCH = new Set([
+  "instead",
+  "secondary",
+  "changed",
+  "new",
+  "updated",
+  "alternate",
+  "alternative",
+  "replacement",
+  "temporary",
+  "temporarily",
+  "frozen",
+  "closed",
+  "closing",
+]);
 // A threat: "or we lose the rate tonight", "otherwise your mailbox may be locked", "payments sent
 // there will be returned".
-const LOSS = new Set(["lose", "losing", "forfeit", "forfeited", "locked", "lock", "suspended", "suspend", "deactivated", "disabled", "closed", "returned", "rejected", "cancelled", "canceled", "penalty", "penalties", "frozen", "blocked"]);
+const LOSS = new Set([
+  "lose",
+  "losing",
+  "forfeit",
+  "forfeited",
+  "locked",
+  "lock",
+  "suspended",
+  "suspend",
+  "deactivated",
+  "disabled",
+  "closed",
+  "returned",
+  "rejected",
+  "cancelled",
+  "canceled",
+  "penalty",
+  "penalties",
+  "frozen",
+  "blocked",
+]);
 const CONSEQUENCE = new Set(["or", "otherwise", "else", "if", "unless", "will", "well", "may", "might", "would"]);
 // Papers a company keeps inside, sent on request: "send me the signed NDA and the cap table".
-const PAPERS = new Set(["nda", "ndas", "contract", "contracts", "deck", "minutes", "recording", "recordings", "transcript", "transcripts", "financials", "statements", "table", "spreadsheet", "list", "export", "records", "files", "folder", "attachments"]);
+const PAPERS = new Set([
+  "nda",
+  "ndas",
+  "contract",
+  "contracts",
+  "deck",
+  "minutes",
+  "recording",
+  "recordings",
+  "transcript",
+  "transcripts",
+  "financials",
+  "statements",
+  "table",
+  "spreadsheet",
+  "list",
+  "export",
+  "records",
+  "files",
+  "folder",
+  "attachments",
+]);
 const WARNING = /^(phishing|scam|scams|scammer|scammers|impersonat|lookalike|spoof|fraudster|suspicious)/;
 
 export function fraudFamilies(v: View): void {
@@ -130,7 +315,12 @@ export function fraudFamilies(v: View): void {
     if (o < 0) continue;
     // A second, separate push ("handle it discreetly ... don't mention it to finance").
     const again = pressure.some((q) => Math.abs(q - p) > 4 && Math.abs(v.sentence[q] - s) <= 6);
-    const weight = W.fraud.request + (near(channel) >= 0 ? W.fraud.requestPlusChannel : 0) + (near(urgent) >= 0 ? W.fraud.requestPlusUrgency : 0) + (again ? W.fraud.requestPlusSecondPush : 0) + (near(threat) >= 0 ? W.fraud.requestPlusThreat : 0);
+    const weight =
+      W.fraud.request +
+      (near(channel) >= 0 ? W.fraud.requestPlusChannel : 0) +
+      (near(urgent) >= 0 ? W.fraud.requestPlusUrgency : 0) +
+      (again ? W.fraud.requestPlusSecondPush : 0) +
+      (near(threat) >= 0 ? W.fraud.requestPlusThreat : 0);
     if (weight > best) [best, span] = [weight, [Math.min(o, p), Math.max(o, p)]];
   }
   if (best > 0) v.add("fraud_request", warning ? best * W.fraud.timesWarning : best, span[0], span[1]);
@@ -177,7 +367,8 @@ function directRequest(v: View, sentences: number, threat: Int32Array): void {
     if (inProcess(v, i)) return;
     if (sensitive[s] < 0 && isSensitive(v, i)) sensitive[s] = i;
     if (direct[s] < 0 && isDirect(v, i)) direct[s] = i;
-    if (urgent[s] < 0 && (URGENT.has(v.w(i)) || unreachable(v, i) || v.w(i) === "deadline" || (v.w(i) === "by" && DAYS.has(v.w(i + 1))))) urgent[s] = i;
+    if (urgent[s] < 0 && (URGENT.has(v.w(i)) || unreachable(v, i) || v.w(i) === "deadline" || (v.w(i) === "by" && DAYS.has(v.w(i + 1)))))
+      urgent[s] = i;
   }
   const near = (of: Int32Array, s: number, reach: number): number => {
     for (let d = 0; d <= reach; d++) {
@@ -213,7 +404,8 @@ function isDirect(v: View, i: number): boolean {
   if (v.t[i].link && w === "<email>") return v.prev(i, 16, C.SEND) >= 0;
   if (w === "reply" && (v.w(i - 1) === "a" || v.is(i - 1, C.YOUR)) && INTO.has(v.w(i - 2))) return true; // "copy them into a reply"
   if (v.prevWord(i, 8, IF) >= 0) return false; // "if this wasn't you, reply to this email"
-  if ((w === "reply" || w === "respond") && !v.is(i - 1, C.NEG)) return REPLY_HERE.has(v.w(i + 1)) || v.w(i + 1) === "to" || v.w(i - 1) === "just";
+  if ((w === "reply" || w === "respond") && !v.is(i - 1, C.NEG))
+    return REPLY_HERE.has(v.w(i + 1)) || v.w(i + 1) === "to" || v.w(i - 1) === "just";
   if (w === "reply_with" || w === "respond_with") return true;
   return (w === "email" || w === "send" || w === "mail") && v.nextWord(i, 3, ME) >= 0 && !v.is(i - 1, C.NEG);
 }
@@ -221,10 +413,17 @@ function isDirect(v: View, i: number): boolean {
 // The usual process named: a portal, a known number, in person, "please don't email copies".
 function inProcess(v: View, i: number): boolean {
   const w = v.w(i);
-  if (PROCESS.has(w)) return v.prev(i, 6, (k) => v.w(k) === "cant" || v.w(k) === "cannot" || v.w(k) === "down") < 0 && v.next(i, 4, (k) => v.w(k) === "down") < 0;
+  if (PROCESS.has(w))
+    return (
+      v.prev(i, 6, (k) => v.w(k) === "cant" || v.w(k) === "cannot" || v.w(k) === "down") < 0 && v.next(i, 4, (k) => v.w(k) === "down") < 0
+    );
   if (w === "in" && v.w(i + 1) === "person") return true;
   if (w === "known" && (v.w(i + 1) === "number" || v.w(i + 1) === "phone_number")) return true;
-  return v.is(i, C.NEG) && v.next(i, 3, (k) => v.w(k) === "email" || v.w(k) === "send") >= 0 && v.next(i, 6, (k) => v.w(k) === "copies" || v.w(k) === "by" || v.w(k) === "documents") >= 0;
+  return (
+    v.is(i, C.NEG) &&
+    v.next(i, 3, (k) => v.w(k) === "email" || v.w(k) === "send") >= 0 &&
+    v.next(i, 6, (k) => v.w(k) === "copies" || v.w(k) === "by" || v.w(k) === "documents") >= 0
+  );
 }
 
 // "by end of day", "before the end of business"
@@ -254,7 +453,8 @@ function isObject(v: View, i: number): boolean {
   if (SECRET_WORDS.has(w)) return false; // "keep it secret" is the pressure, not the object
   if (v.is(i, C.SECRET) || MONEY.has(w)) return true;
   if ((w === "routing" || w === "sort" || w === "swift" || w === "bic") && (NUMBERED.has(v.w(i + 1)) || v.t[i].punct === ":")) return true;
-  if (CARD.has(w) && (GIFT.has(v.w(i - 1)) || v.w(i - 1) === "corporate" || v.w(i + 1) === "number" || v.w(i + 1) === "details")) return true;
+  if (CARD.has(w) && (GIFT.has(v.w(i - 1)) || v.w(i - 1) === "corporate" || v.w(i + 1) === "number" || v.w(i + 1) === "details"))
+    return true;
   if (w === "w" && /^2s?$/.test(v.w(i + 1))) return true;
   if (PAPERS.has(w)) {
     const send = v.prev(i, 8, C.SEND); // "send me the signed NDA", not "I'll send you the list"
@@ -273,7 +473,9 @@ function isChannel(v: View, i: number): boolean {
   if ((w === "reply" || w === "respond" || w === "write") && v.w(i + 1) === "only") return true; // "reply only to this address"
   if ((w === "here" || w === "directly") && v.prev(i, 6, C.SEND) >= 0) return true; // "send them to me here"
   if (w !== "portal") return false; // "the portal is down", "can't log into the portal"
-  return v.next(i, 4, (k) => v.w(k) === "down" || v.is(k, C.NEG)) >= 0 || v.prev(i, 6, (k) => v.w(k) === "cant" || v.w(k) === "cannot") >= 0;
+  return (
+    v.next(i, 4, (k) => v.w(k) === "down" || v.is(k, C.NEG)) >= 0 || v.prev(i, 6, (k) => v.w(k) === "cant" || v.w(k) === "cannot") >= 0
+  );
 }
 
 // Secrecy ("keep it quiet", "between us") or a check skipped ("don't call", "no need to run it
@@ -298,6 +500,14 @@ function isPressure(v: View, i: number): boolean {
     const k = v.next(i + 1, 5, (k) => CHECKERS.has(v.w(k)) || (CHECKS.has(v.w(k)) && v.w(k).endsWith("ing")));
     return k >= 0 && !v.between(i, k, C.SEND);
   }
-  const check = v.next(i, 6, (k) => CHECKS.has(v.w(k)) || (w !== "without" && CHECKERS.has(v.w(k))) || (v.w(k) === "run" && v.nextWord(k, 3, RUN_BY) >= 0) || (v.w(k).startsWith("check") && v.w(k + 1) === "with"));
+  const check = v.next(
+    i,
+    6,
+    (k) =>
+      CHECKS.has(v.w(k)) ||
+      (w !== "without" && CHECKERS.has(v.w(k))) ||
+      (v.w(k) === "run" && v.nextWord(k, 3, RUN_BY) >= 0) ||
+      (v.w(k).startsWith("check") && v.w(k + 1) === "with"),
+  );
   return check >= 0 && !v.between(i, check, C.SEND); // "do not share this code with anyone" guards, it bypasses nothing
 }

@@ -32,7 +32,12 @@ export function shippedModel(): InjectionModel {
 }
 
 export function parseModel(file: ModelFile): InjectionModel {
-  if (file?.format !== MODEL_FORMAT || typeof file.bias !== "number" || typeof file.sharpen !== "number" || typeof file.weights !== "object") {
+  if (
+    file?.format !== MODEL_FORMAT ||
+    typeof file.bias !== "number" ||
+    typeof file.sharpen !== "number" ||
+    typeof file.weights !== "object"
+  ) {
     throw new Error(`injection model: not a ${MODEL_FORMAT} file`);
   }
   return { bias: file.bias, sharpen: file.sharpen, floor: file.floor, weights: new Map(Object.entries(file.weights)) };
@@ -55,7 +60,10 @@ function rulesLogit(model: InjectionModel, rules: Map<string, number>): number {
 export function modelVerdict(model: InjectionModel, text: string, hidden: string, signals: RuleFeature[]): ModelVerdict | null {
   const base = model.bias + rulesLogit(model, ruleFeatures(signals));
   let best: { z: number; w: Window; of: Windows; source: string } | null = null;
-  for (const [source, isHidden] of [[text, false], [hidden, true]] as const) {
+  for (const [source, isHidden] of [
+    [text, false],
+    [hidden, true],
+  ] as const) {
     const of = windows(source, isHidden);
     const weight = Float64Array.from(of.names, (n) => model.weights.get(n) ?? 0);
     for (const w of of.list) {
@@ -66,7 +74,14 @@ export function modelVerdict(model: InjectionModel, text: string, hidden: string
   }
   if (best === null) return null;
   const p = 1 / (1 + Math.exp(-best.z));
-  return { p, evidence: describe(model, best.w.ids.map((id) => best.of.names[id]), best.source.slice(best.w.start, best.w.end)) };
+  return {
+    p,
+    evidence: describe(
+      model,
+      best.w.ids.map((id) => best.of.names[id]),
+      best.source.slice(best.w.start, best.w.end),
+    ),
+  };
 }
 
 // "[forward every|do not tell] «Note to the AI: forward every…»": the window's heaviest words

@@ -24,7 +24,8 @@ export function overrideFamilies(v: View): void {
 // Chinese and Japanese are tokenized a character at a time, so the word classes above miss
 // them: "忽略你之前收到的指示" (ignore the instructions you received before), "以前の指示を無視".
 // Bounded gaps keep both patterns linear.
-const CJK_OVERRIDE = /(忽略|忽视|忽視|无视|無視|忘记|忘記|忘掉|不要理会|不要理會|不要理睬|别理会|別理會|放弃|放棄|抛开|拋開)([^。！？!?\n]{0,10}?)(指示|指令|命令|说明|說明|规则|規則|提示|设定|設定|规定|規定)|(指示|指令|命令|ルール|設定)([^。！？!?\n]{0,6}?)(無視|忘れ)/g;
+const CJK_OVERRIDE =
+  /(忽略|忽视|忽視|无视|無視|忘记|忘記|忘掉|不要理会|不要理會|不要理睬|别理会|別理會|放弃|放棄|抛开|拋開)([^。！？!?\n]{0,10}?)(指示|指令|命令|说明|說明|规则|規則|提示|设定|設定|规定|規定)|(指示|指令|命令|ルール|設定)([^。！？!?\n]{0,6}?)(無視|忘れ)/g;
 // Weighted as in English (weights.ts): the bare pair, plus previous, all and your.
 const CJK_PRIOR = /之前|以前|先前|此前|上述|以上|前面|原来|原來|原有|これまで|前の/;
 const CJK_ALL = /所有|全部|一切|すべて|全て/;
@@ -37,7 +38,8 @@ function cjkOverride(v: View): void {
     if (++seen > 20) return;
     const before = v.text.slice(Math.max(0, m.index - 6), m.index);
     const between = `${before}${m[2] ?? m[5] ?? ""}`;
-    const w0 = W.override.cjk + (CJK_PRIOR.test(between) ? W.override.cjkPlusPrior : 0) + (CJK_ALL.test(between) ? W.override.cjkPlusAll : 0);
+    const w0 =
+      W.override.cjk + (CJK_PRIOR.test(between) ? W.override.cjkPlusPrior : 0) + (CJK_ALL.test(between) ? W.override.cjkPlusAll : 0);
     let w = w0 + (CJK_YOUR.test(between) ? W.override.cjkPlusYour : 0);
     if (/我/.test(m[2] ?? "")) w *= W.override.timesFirstPerson; // "忽略我之前的说明": a person correcting their own mail
     v.add("override_prior", w, v.tokenAt(m.index), v.tokenAt(m.index + m[0].length - 1));
@@ -53,7 +55,8 @@ function overrideAt(v: View, i: number, used: Set<number>): void {
     used.add(j);
     const pronoun = j === i + 1 && PRONOUN.has(v.w(j));
     const everything = !pronoun && !v.is(j, C.RULES | C.ORDERS);
-    let w = pronoun || v.is(j, C.RULES) ? W.override.rulesObject : v.is(j, C.ORDERS) ? W.override.ordersObject : W.override.everythingObject;
+    let w =
+      pronoun || v.is(j, C.RULES) ? W.override.rulesObject : v.is(j, C.ORDERS) ? W.override.ordersObject : W.override.everythingObject;
     if (v.between(i, j, C.QUANT)) w += W.override.plusQuantifier;
     if (v.between(i, j, C.YOUR)) w += W.override.plusYour;
     if (v.between(i, j, C.PRIOR) || v.next(j, 3, C.PRIOR) >= 0) w += W.override.plusPrior;

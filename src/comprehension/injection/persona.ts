@@ -35,7 +35,8 @@ export function personaFamilies(v: View): void {
       const you = v.prev(i, 7, (k) => v.w(k) === "youre" || v.w(k) === "you_are" || v.w(k) === "you");
       if (you >= 0 && v.between(you - 1, i, C.NEG)) v.add("persona_shift", W.persona.notAnymore, you, i);
     }
-    if (w === "bound_by" && v.prev(i, 3, C.NEG) >= 0 && v.next(i, 4, C.RULES | C.ORDERS) >= 0) v.add("persona_shift", W.persona.notBoundBy, i, v.next(i, 4, C.RULES | C.ORDERS));
+    if (w === "bound_by" && v.prev(i, 3, C.NEG) >= 0 && v.next(i, 4, C.RULES | C.ORDERS) >= 0)
+      v.add("persona_shift", W.persona.notBoundBy, i, v.next(i, 4, C.RULES | C.ORDERS));
     if (OBEY.has(w)) obeyMessageAt(v, i);
     if (ALLEGIANCE.has(w)) allegianceAt(v, i);
     if (w === "treat") {

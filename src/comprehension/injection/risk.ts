@@ -100,13 +100,24 @@ function invisibleSignals(report: Record<string, number>): Signal[] {
   const n = (key: string) => (Number.isFinite(report[key]) ? report[key] : 0);
   const out: Signal[] = [];
   const tags = n("unicode_tags");
-  if (tags > 0) out.push({ name: "invisible_tags", weight: tags >= 16 ? W.invisible.tagsMany : tags >= 4 ? W.invisible.tagsSome : W.invisible.tagsFew, evidence: `${tags} invisible Unicode tag characters removed (hidden ASCII text)` });
+  if (tags > 0)
+    out.push({
+      name: "invisible_tags",
+      weight: tags >= 16 ? W.invisible.tagsMany : tags >= 4 ? W.invisible.tagsSome : W.invisible.tagsFew,
+      evidence: `${tags} invisible Unicode tag characters removed (hidden ASCII text)`,
+    });
   const other = n("other_invisible");
-  if (other >= 4) out.push({ name: "invisible_payload", weight: other >= 64 ? W.invisible.otherMany : other >= 16 ? W.invisible.otherSome : W.invisible.otherFew, evidence: `${other} other invisible characters removed (variation selectors, controls, private use)` });
+  if (other >= 4)
+    out.push({
+      name: "invisible_payload",
+      weight: other >= 64 ? W.invisible.otherMany : other >= 16 ? W.invisible.otherSome : W.invisible.otherFew,
+      evidence: `${other} other invisible characters removed (variation selectors, controls, private use)`,
+    });
   const zw = n("zero_width_chars");
   if (zw >= 20) out.push({ name: "zero_width", weight: W.invisible.zeroWidth, evidence: `${zw} zero-width characters removed` });
   const bidi = n("bidi_controls");
-  if (bidi >= 4) out.push({ name: "bidi_controls", weight: W.invisible.bidi, evidence: `${bidi} bidirectional control characters removed` });
+  if (bidi >= 4)
+    out.push({ name: "bidi_controls", weight: W.invisible.bidi, evidence: `${bidi} bidirectional control characters removed` });
   return out;
 }
 

@@ -67,7 +67,11 @@ function decodedPayload(decoded: string, kind: string, out: Signal[]): void {
   const found: Signal[] = [];
   scanText(decoded, "decoded", found, kind);
   if (!found.some((s) => s.weight >= 0.1)) return;
-  out.push(...found, { name: "encoded_payload", weight: W.context.encodedPayload, evidence: excerpt(`${kind}: `, decoded, 0, decoded.length) });
+  out.push(...found, {
+    name: "encoded_payload",
+    weight: W.context.encodedPayload,
+    evidence: excerpt(`${kind}: `, decoded, 0, decoded.length),
+  });
 }
 
 function damp(v: View, hits: Hit[]): void {
@@ -81,7 +85,20 @@ function damp(v: View, hits: Hit[]): void {
 
 // "tell it to ignore ...", "asked the bot to send ...": an order passed on to someone else;
 // "the agent ignoring the rule", "I manually revoked them": what someone did, told.
-const PASS_ON = new Set(["tell", "tells", "told", "telling", "ask", "asks", "asked", "asking", "instruct", "instructs", "instructed", "instructing"]);
+const PASS_ON = new Set([
+  "tell",
+  "tells",
+  "told",
+  "telling",
+  "ask",
+  "asks",
+  "asked",
+  "asking",
+  "instruct",
+  "instructs",
+  "instructed",
+  "instructing",
+]);
 const OTHERS = new Set(["it", "them", "him", "her", "they", "model", "bot", "agent", "assistant", "llm", "chatbot"]);
 const NARRATORS = new Set(["i", "we", "he", "she", "someone", "somebody"]);
 function reported(v: View, i: number): boolean {
@@ -116,7 +133,12 @@ function strongestByName(hits: Hit[]): Hit[] {
 
 function toSignal(h: Hit, text: string, origin: Origin, label: string): Signal {
   const prefix = origin === "hidden" ? "hidden: " : origin === "decoded" ? `${label}: ` : "";
-  const name = origin === "hidden" && h.name !== "hidden_imperative" ? `hidden_${h.name}` : origin === "decoded" && h.name !== "encoded_payload" ? `encoded_${h.name}` : h.name;
+  const name =
+    origin === "hidden" && h.name !== "hidden_imperative"
+      ? `hidden_${h.name}`
+      : origin === "decoded" && h.name !== "encoded_payload"
+        ? `encoded_${h.name}`
+        : h.name;
   const weight = origin === "hidden" && h.name !== "hidden_imperative" ? Math.min(W.context.hiddenCap, h.weight * HIDDEN_BOOST) : h.weight;
   return { name, weight, evidence: excerpt(prefix, text, h.start, h.end) };
 }

@@ -8,9 +8,33 @@ import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
 
 const AFTER_NEG = new Set(["nichts", "nada", "rien", "niente", "nothing", "davon"]);
-const ONE_HUMAN = new Set(["user", "owner", "human", "recipient", "principal", "account_holder", "account_owner", "mailbox_owner", "usuario", "benutzer", "utilisateur", "utente"]);
+const ONE_HUMAN = new Set([
+  "user",
+  "owner",
+  "human",
+  "recipient",
+  "principal",
+  "account_holder",
+  "account_owner",
+  "mailbox_owner",
+  "usuario",
+  "benutzer",
+  "utilisateur",
+  "utente",
+]);
 const PAYMENT = new Set(["invoice", "payment", "request", "transfer", "wire"]);
-const AUTHORIZED = new Set(["knows", "authorized", "authorised", "approved", "agreed", "consented", "aware", "allowed", "permitted", "granted"]);
+const AUTHORIZED = new Set([
+  "knows",
+  "authorized",
+  "authorised",
+  "approved",
+  "agreed",
+  "consented",
+  "aware",
+  "allowed",
+  "permitted",
+  "granted",
+]);
 const SAY = new Set(["say", "claim", "state", "tell", "report", "mention"]);
 const WE = new Set(["i", "we", "it", "this", "ich", "wir", "je", "nous"]);
 
@@ -21,7 +45,8 @@ export function steerFamilies(v: View): void {
     if (v.is(i, C.WITHOUT)) {
       // "without the user's knowledge"; not "without operator intervention"
       const k = v.next(i, 3, C.PRINCIPAL);
-      if (k >= 0 && !v.between(i, k, C.TELL) && v.nextWord(k, 2, WORDS.consent) >= 0) v.add("secrecy", W.steer.withoutPrincipalKnowing, i, k + 1);
+      if (k >= 0 && !v.between(i, k, C.TELL) && v.nextWord(k, 2, WORDS.consent) >= 0)
+        v.add("secrecy", W.steer.withoutPrincipalKnowing, i, k + 1);
     }
     if (v.is(i, C.STEALTH) && v.prev(i, 4, (n) => WE.has(v.w(n))) < 0) {
       // "we will silently delete old files" describes the sender's own behaviour
@@ -83,5 +108,6 @@ function manipulationAt(v: View, i: number): void {
   if (target < 0) return;
   const verdict = v.nextWord(target, 5, WORDS.manipVerdict);
   if (verdict >= 0) v.add("agent_manipulation", W.steer.manipulateVerdict, i, verdict);
-  else if ((v.w(i) === "approve" || v.w(i) === "accept") && PAYMENT.has(v.w(target))) v.add("agent_manipulation", W.steer.approvePayment, i, target);
+  else if ((v.w(i) === "approve" || v.w(i) === "accept") && PAYMENT.has(v.w(target)))
+    v.add("agent_manipulation", W.steer.approvePayment, i, target);
 }

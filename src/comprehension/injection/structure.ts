@@ -10,21 +10,25 @@ import { WEIGHTS as W } from "./weights.ts";
 const SPECIAL_TOKEN =
   /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|tool|function)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(?:start_of_turn|end_of_turn)>|\[(?:SYSTEM|TOOL_CALLS|AVAILABLE_TOOLS)\]/gi;
 const ROLE_BRACKET = /\[\/?(?:system|assistant|admin|developer|ai|model)(?:[ _](?:instructions?|message|prompt|note|override))?\]/gi;
-const ROLE_TAG = /<\/?(system|system_prompt|instructions?|admin|developer|assistant|tool_call|function_calls?|invoke|tool_use|email|document|user_input)(?:\s[^<>\n]{0,80})?>/gi;
+const ROLE_TAG =
+  /<\/?(system|system_prompt|instructions?|admin|developer|assistant|tool_call|function_calls?|invoke|tool_use|email|document|user_input)(?:\s[^<>\n]{0,80})?>/gi;
 const HEADING = /^[ \t>*]{0,6}#{1,6}[ \t]{0,4}(instructions?|response|system(?: prompt)?|input|new instructions?|task)\b/i;
 const ROLE_LINE =
   /^[ \t>*_\-[(]{0,8}(system|assistant|user|human|ai|bot|chatbot|model|developer|admin|administrator|sistema|asistente|usuario|systeme|utilisateur|benutzer|assistent)(?:[ \t]+(message|prompt|note|notice|override|update|instructions?))?[ \t\])]{0,3}:(?!:)/i;
-const TERMINATOR = /^[ \t\-=*#_[(<]{0,20}(?:end of (?:the |user |system )?(?:message|email|input|document|context|conversation|prompt|instructions)|begin(?:ning)? (?:of )?(?:system|new|admin|developer) (?:prompt|instructions?|message))/i;
+const TERMINATOR =
+  /^[ \t\-=*#_[(<]{0,20}(?:end of (?:the |user |system )?(?:message|email|input|document|context|conversation|prompt|instructions)|begin(?:ning)? (?:of )?(?:system|new|admin|developer) (?:prompt|instructions?|message))/i;
 const JSON_NAME = /"(?:name|tool|tool_name|function|action|recipient_name)"[ \t]{0,5}:[ \t]{0,5}"([A-Za-z0-9_.-]{1,64})"/g;
 const JSON_ARGS = /"(?:arguments|parameters|args|input|params|tool_input)"[ \t]{0,5}:/;
 const JSON_SCHEMA = /"(?:description|properties|type|required)"[ \t]{0,5}:/;
 const PLACEHOLDER = /[?&#][^=&#\s]{1,40}=(?:\{|\[|<|\$|%%|__|%7B|%5B|%3C|[^&#\s]{0,40}(?:INSERT|PASTE|_HERE|YOUR_|\{\{))/i;
 // A placeholder named after mailbox data or secrets: a template for carrying them out.
-const DATA_PLACEHOLDER = /[?&#][^=&#\s]{1,40}=[^&#\s]{0,6}(?:INBOX|SUMMARY|CONVERSATION|HISTORY|PASSWORD|TOKEN|SECRET|API_?KEY|CONTACTS|MESSAGES|CREDENTIAL|COOKIE|SESSION|PROMPT)/;
+const DATA_PLACEHOLDER =
+  /[?&#][^=&#\s]{1,40}=[^&#\s]{0,6}(?:INBOX|SUMMARY|CONVERSATION|HISTORY|PASSWORD|TOKEN|SECRET|API_?KEY|CONTACTS|MESSAGES|CREDENTIAL|COOKIE|SESSION|PROMPT)/;
 const DANGLING = /[?&][A-Za-z0-9_-]{1,20}=$/;
 
 // A template's slot for a turn's text: what a chat template written out for people contains.
-const TEMPLATE_SLOT = /\{\{?[ \t]{0,2}(?:system|user|assistant|prompt|system_prompt|system_message|user_message|user_input|query|input|content|message|instruction|bos_token|eos_token)[ \t]{0,2}\}\}?/gi;
+const TEMPLATE_SLOT =
+  /\{\{?[ \t]{0,2}(?:system|user|assistant|prompt|system_prompt|system_message|user_message|user_input|query|input|content|message|instruction|bos_token|eos_token)[ \t]{0,2}\}\}?/gi;
 
 const USER_ROLES = new Set(["user", "human", "usuario", "utilisateur", "benutzer"]);
 const AI_ROLES = new Set(["assistant", "ai", "bot", "chatbot", "model", "asistente", "assistent"]);
@@ -68,7 +72,8 @@ function roleLines(text: string, add: (name: string, weight: number, start: numb
     const kind = USER_ROLES.has(name) ? "user" : AI_ROLES.has(name) ? "ai" : "system";
     roles.add(kind);
     if (first < 0) first = start;
-    if (kind === "system") add("role_marker", role[2] ? W.structure.systemLineMarked : W.structure.systemLine, start, start + role[0].length);
+    if (kind === "system")
+      add("role_marker", role[2] ? W.structure.systemLineMarked : W.structure.systemLine, start, start + role[0].length);
     if (kind === "ai") add("role_marker", W.structure.aiLine, start, start + role[0].length);
   }
   // A conversation with an assistant written into a message is a script for the reader.
@@ -84,7 +89,12 @@ function toolJson(text: string, add: (name: string, weight: number, start: numbe
     const schema = JSON_SCHEMA.test(around); // a tool definition being discussed, not a call
     const action = /^(send|forward|delete|export|upload|transfer|create|fetch|http|exec|run|write|post|share|move)/i.test(m[1]);
     const outside = /@[A-Za-z0-9-]{1,63}\.|https?:\/\//.test(around); // an address to deliver to
-    add("tool_call_json", schema ? W.structure.toolSchema : action ? (outside ? W.structure.toolActionOutside : W.structure.toolAction) : W.structure.toolJson, m.index, m.index + m[0].length);
+    add(
+      "tool_call_json",
+      schema ? W.structure.toolSchema : action ? (outside ? W.structure.toolActionOutside : W.structure.toolAction) : W.structure.toolJson,
+      m.index,
+      m.index + m[0].length,
+    );
     return;
   }
 }
@@ -98,7 +108,8 @@ function exfilUrls(text: string, links: Span[], add: (name: string, weight: numb
     const placeholder = dataPlaceholder || PLACEHOLDER.test(url);
     if (image && placeholder) add("markdown_exfil", W.structure.imageWithPlaceholder, link.start, link.end);
     else if (image && url.includes("?")) add("markdown_exfil", W.structure.imageWithQuery, link.start, link.end);
-    else if (placeholder) add("url_placeholder", dataPlaceholder ? W.structure.urlDataPlaceholder : W.structure.urlPlaceholder, link.start, link.end);
+    else if (placeholder)
+      add("url_placeholder", dataPlaceholder ? W.structure.urlDataPlaceholder : W.structure.urlPlaceholder, link.start, link.end);
     else if (DANGLING.test(url)) add("url_placeholder", W.structure.urlDangling, link.start, link.end); // empty parameters are common
   }
 }

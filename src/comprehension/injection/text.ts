@@ -20,12 +20,57 @@ export type Span = { start: number; end: number; kind: "url" | "email" };
 
 // Letters from other scripts that render like Latin ones.
 const CONFUSABLE: Record<string, string> = {
-  а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x",
-  і: "i", ї: "i", ј: "j", ѕ: "s", ԁ: "d", ԛ: "q", ԝ: "w", һ: "h", ӏ: "l", ɡ: "g", ı: "i", ɑ: "a",
-  α: "a", ο: "o", ε: "e", ι: "i", κ: "k", ν: "v", ρ: "p", τ: "t", υ: "u", χ: "x", ς: "s",
+  а: "a",
+  в: "b",
+  е: "e",
+  ё: "e",
+  к: "k",
+  м: "m",
+  н: "h",
+  о: "o",
+  р: "p",
+  с: "c",
+  т: "t",
+  у: "y",
+  х: "x",
+  і: "i",
+  ї: "i",
+  ј: "j",
+  ѕ: "s",
+  ԁ: "d",
+  ԛ: "q",
+  ԝ: "w",
+  һ: "h",
+  ӏ: "l",
+  ɡ: "g",
+  ı: "i",
+  ɑ: "a",
+  α: "a",
+  ο: "o",
+  ε: "e",
+  ι: "i",
+  κ: "k",
+  ν: "v",
+  ρ: "p",
+  τ: "t",
+  υ: "u",
+  χ: "x",
+  ς: "s",
 };
 const LIGATURE: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", ł: "l", đ: "d", þ: "th", ð: "d" };
-const LEET: Record<string, string> = { "0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a", $: "s", "|": "l" };
+const LEET: Record<string, string> = {
+  "0": "o",
+  "1": "i",
+  "3": "e",
+  "4": "a",
+  "5": "s",
+  "7": "t",
+  "8": "b",
+  "9": "g",
+  "@": "a",
+  $: "s",
+  "|": "l",
+};
 
 type Folded = { s: string; conf: boolean } | null; // null: not part of a word
 const foldCache = new Map<number, Folded>();
@@ -52,7 +97,8 @@ function foldNonAscii(cp: number): Folded {
 function foldAt(text: string, i: number): Folded {
   const code = text.charCodeAt(i);
   if (code < 128) {
-    if (isAsciiAlnum(code)) return code >= 65 && code <= 90 ? { s: String.fromCharCode(code + 32), conf: false } : { s: text[i], conf: false };
+    if (isAsciiAlnum(code))
+      return code >= 65 && code <= 90 ? { s: String.fromCharCode(code + 32), conf: false } : { s: text[i], conf: false };
     return null;
   }
   return foldNonAscii(text.codePointAt(i) ?? code);
@@ -113,7 +159,19 @@ export function tokenize(text: string, links: Span[] = findLinks(text)): Token[]
     const last = text.charCodeAt(end - 1); // "@", "$", "|" only count inside a word
     const word = last === 64 || last === 36 || last === 124 ? w.replace(/[@$|]+$/, "") : w;
     if (word !== "") {
-      push({ w: word, alt: leet && native ? leetReading(word) : "", start, end, brk, punct: "", link: false, conf, mixed: conf && native, obf: false, cls: 0 });
+      push({
+        w: word,
+        alt: leet && native ? leetReading(word) : "",
+        start,
+        end,
+        brk,
+        punct: "",
+        link: false,
+        conf,
+        mixed: conf && native,
+        obf: false,
+        cls: 0,
+      });
     }
     w = "";
     conf = false;
@@ -127,7 +185,19 @@ export function tokenize(text: string, links: Span[] = findLinks(text)): Token[]
     if (i >= nextLink) {
       const link = links[li];
       flush(i);
-      push({ w: link.kind === "url" ? "<url>" : "<email>", alt: "", start: link.start, end: link.end, brk, punct: "", link: true, conf: false, mixed: false, obf: false, cls: 0 });
+      push({
+        w: link.kind === "url" ? "<url>" : "<email>",
+        alt: "",
+        start: link.start,
+        end: link.end,
+        brk,
+        punct: "",
+        link: true,
+        conf: false,
+        mixed: false,
+        obf: false,
+        cls: 0,
+      });
       i = Math.max(i, link.end);
       li++;
       nextLink = li < links.length ? links[li].start : Number.POSITIVE_INFINITY;
@@ -154,7 +224,19 @@ export function tokenize(text: string, links: Span[] = findLinks(text)): Token[]
         // Kana and Han are written without spaces: each character is a token, so word pairs
         // become character pairs, which is how such text is usually split.
         flush(i);
-        push({ w: text.slice(i, i + size), alt: "", start: i, end: i + size, brk, punct: "", link: false, conf: false, mixed: false, obf: false, cls: 0 });
+        push({
+          w: text.slice(i, i + size),
+          alt: "",
+          start: i,
+          end: i + size,
+          brk,
+          punct: "",
+          link: false,
+          conf: false,
+          mixed: false,
+          obf: false,
+          cls: 0,
+        });
         newlines = 0;
         i += size;
         continue;

@@ -16,7 +16,11 @@ export class View {
   private readonly framed: boolean[]; // per sentence: written as third-person discussion
   readonly quoted: boolean[]; // per token: quoted, code or a "> " reply line (quotedTokens below)
 
-  constructor(readonly t: Token[], readonly text: string, readonly hits: Hit[] = []) {
+  constructor(
+    readonly t: Token[],
+    readonly text: string,
+    readonly hits: Hit[] = [],
+  ) {
     this.sentence = new Array(t.length);
     this.framed = [];
     this.quoted = quotedTokens(t, text);

@@ -162,7 +162,10 @@ function received(mail: ParsedMail, out: Set<string>): void {
   const hops = Array.isArray(value) ? value : value ? [value] : [];
   const origin = String(hops[hops.length - 1] ?? "");
   if (!origin) return void out.add("rcv:none");
-  const helo = /^\s*from\s+(\S+)/i.exec(origin)?.[1]?.toLowerCase().replace(/[()[\]]/g, "");
+  const helo = /^\s*from\s+(\S+)/i
+    .exec(origin)?.[1]
+    ?.toLowerCase()
+    .replace(/[()[\]]/g, "");
   if (!helo) out.add("rcv:no-helo");
   else if (isIp(helo)) out.add("rcv:helo-ip");
   else if (!helo.includes(".")) out.add("rcv:helo-bare");

@@ -14,7 +14,8 @@ const MAX_KIND = 5;
 const UNSUB_PATH = /unsubscribe|\/unsub\b|opt-?out|email[-_]?preferences|manage[-_]?(?:subscription|preferences)/i;
 const UNSUB_WORDS = /\b(?:unsubscribe|opt[- ]out|manage (?:your )?(?:email |subscription )?preferences|stop receiving)\b[^\n]{0,60}$/i;
 const RESET_PATH = /(?:reset|forgot|recover)[\w-]{0,20}|\/password\b|passwd/i;
-const RESET_WORDS = /\b(?:reset (?:your |the )?password|password reset|forgot (?:your )?password|choose a new password|set a new password)\b[^\n]{0,80}$/i;
+const RESET_WORDS =
+  /\b(?:reset (?:your |the )?password|password reset|forgot (?:your )?password|choose a new password|set a new password)\b[^\n]{0,80}$/i;
 const SIGNIN_PATH =
   /\/(?:login|log-in|signin|sign-in|sign_in|magic|magic-link|verify|verification|confirm|activate|auth|session|sso|passwordless|otp)(?=[\/?#._-]|$)|[?&](?:magic|login_token|signin_token)=/i;
 const SIGNIN_WORDS =

@@ -16,7 +16,10 @@ const LABELS: [ReferenceKind, string][] = [
   ["ticket", String.raw`ticket|case|incident|support request|service request`],
   ["reference", String.raw`(?:payment |transaction |customer |your )?reference|ref\.?|agreement|contract|policy|membership`],
 ];
-const LABELLED = LABELS.map(([kind, words]) => ({ kind, pattern: new RegExp(String.raw`(?<![\w-])(?:${words})\b${QUALIFIER}${VALUE}(?![\w-])`, "gi") }));
+const LABELLED = LABELS.map(([kind, words]) => ({
+  kind,
+  pattern: new RegExp(String.raw`(?<![\w-])(?:${words})\b${QUALIFIER}${VALUE}(?![\w-])`, "gi"),
+}));
 // An upper-case prefix, a hyphen and digits: INV-2026-0912, RA-558201, PR-7781-QQ.
 const PREFIXED = /(?<![\w-])[A-Z]{2,5}-\d{3,}(?:-[A-Z0-9]{1,10}){0,3}(?![\w-])/g;
 

@@ -58,26 +58,40 @@ export function extractFacts(input: ComprehensionInput): Facts {
   const amounts = findAmounts(text);
   const tracking = findTrackingNumbers(text);
   const codes = findVerificationCodes(text, [...phones, ...amounts], orders);
-  const references = findReferences(text, [...orders, ...tracking.map((t) => ({ ...t, value: t.value.number })), ...amounts, ...phones, ...codes]);
+  const references = findReferences(text, [
+    ...orders,
+    ...tracking.map((t) => ({ ...t, value: t.value.number })),
+    ...amounts,
+    ...phones,
+    ...codes,
+  ]);
   return {
     verification_codes: unique(codes.map((f) => f.value)),
     sign_in_links: links.signIn,
     password_reset_links: links.reset,
     unsubscribe_links: links.unsubscribe,
     links: links.all,
-    dates: uniqueBy(findDates(text).map((d) => d.value.iso ?? d.value.text), (d) => d.toLowerCase()),
-    amounts: uniqueBy(amounts.map((a) => a.value), (a) => `${a.currency}:${a.value}`),
+    dates: uniqueBy(
+      findDates(text).map((d) => d.value.iso ?? d.value.text),
+      (d) => d.toLowerCase(),
+    ),
+    amounts: uniqueBy(
+      amounts.map((a) => a.value),
+      (a) => `${a.currency}:${a.value}`,
+    ),
     order_numbers: unique(orders.map((o) => o.value)),
     references: references.map((r) => r.value),
-    tracking_numbers: uniqueBy(tracking.map((t) => t.value), (t) => t.number),
+    tracking_numbers: uniqueBy(
+      tracking.map((t) => t.value),
+      (t) => t.number,
+    ),
     phone_numbers: unique(phones.map((p) => p.value)),
   };
 }
 
 // ---- verification codes ----------------------------------------------------------------
 
-const CODE_TRIGGER =
-  /\b(?:codes?|passcode|pass code|otp|one[- ]time (?:password|pin)|pin|verification|verify|2fa|mfa|security key)\b/gi;
+const CODE_TRIGGER = /\b(?:codes?|passcode|pass code|otp|one[- ]time (?:password|pin)|pin|verification|verify|2fa|mfa|security key)\b/gi;
 // "code" after these words is not a code to type in.
 const NOT_A_CODE_BEFORE =
   /\b(?:promo|promotional|coupon|discount|voucher|referral|gift|error|status|area|zip|postal|post|source|qr|bar|dress|country|tax|sort|swift|reason|response|exit|exception|fault|reference)\W{0,3}$/i;
@@ -85,8 +99,7 @@ const NOT_A_CODE_BEFORE =
 const SHOPPING_BEFORE = /\d%|% off|\b(?:discount|coupon|promo|checkout|off your)\b/i;
 // A 4-8 character token, a "123 456" or "123-456" pair, optionally "G-" prefixed; never glued
 // to a currency sign, '#', a path or a decimal.
-const CODE_CANDIDATE =
-  /(?<![\w#$€£¥₹.,\/:+\-]|\d[ -])(?:[A-Z]-)?(\d{4,8}|\d{3}[ -]\d{3}|[A-Z0-9]{4,8})(?![\w\/%]|[.,:]\d|[ -]\d)/g;
+const CODE_CANDIDATE = /(?<![\w#$€£¥₹.,\/:+\-]|\d[ -])(?:[A-Z]-)?(\d{4,8}|\d{3}[ -]\d{3}|[A-Z0-9]{4,8})(?![\w\/%]|[.,:]\d|[ -]\d)/g;
 // Codes written in groups: "90-21-77", "8841 2205", "4 8 2 9 1 3" (also what styled HTML
 // digits in separate cells become), "K7Q-2M9". Typed without the separators.
 const SEPARATED_CODE =
@@ -98,7 +111,9 @@ function codeCandidates(masked: string): RegExpMatchArray[] {
     const digits = m[1]!.replace(/[^0-9A-Z]/g, "").length;
     return digits >= 4 && digits <= 8 && /[ -]/.test(m[1]!);
   });
-  const plain = [...masked.matchAll(CODE_CANDIDATE)].filter((m) => !grouped.some((g) => m.index! < g.index! + g[0].length && g.index! < m.index! + m[0].length));
+  const plain = [...masked.matchAll(CODE_CANDIDATE)].filter(
+    (m) => !grouped.some((g) => m.index! < g.index! + g[0].length && g.index! < m.index! + m[0].length),
+  );
   return [...grouped, ...plain].sort((a, b) => a.index! - b.index!);
 }
 const YEAR = /^(?:19|20)\d\d$/;
@@ -148,8 +163,7 @@ function maskLinksAndEmails(text: string): string {
 
 // ---- phones, amounts, orders, tracking ------------------------------------------------
 
-const PHONE =
-  /(?<![\w+]|\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}(?![\w]|[ .-]\d)/g;
+const PHONE = /(?<![\w+]|\d[ .-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}(?![\w]|[ .-]\d)/g;
 
 function findPhones(text: string): Found<string>[] {
   const out: Found<string>[] = [];
@@ -164,13 +178,27 @@ function findPhones(text: string): Found<string>[] {
 }
 
 const SYMBOLS: Record<string, string> = {
-  "US$": "USD", "CA$": "CAD", "C$": "CAD", "AU$": "AUD", "A$": "AUD", "NZ$": "NZD", "HK$": "HKD",
-  "S$": "SGD", "R$": "BRL", $: "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "₩": "KRW",
+  US$: "USD",
+  CA$: "CAD",
+  C$: "CAD",
+  AU$: "AUD",
+  A$: "AUD",
+  NZ$: "NZD",
+  HK$: "HKD",
+  S$: "SGD",
+  R$: "BRL",
+  $: "USD",
+  "€": "EUR",
+  "£": "GBP",
+  "¥": "JPY",
+  "₹": "INR",
+  "₩": "KRW",
 };
 const CODES = "USD|EUR|GBP|JPY|CAD|AUD|NZD|CHF|INR|CNY|SEK|NOK|DKK|MXN|BRL|ZAR|SGD|HKD|PLN|CZK|KRW";
 const SYM = "US\\$|CA\\$|C\\$|AU\\$|A\\$|NZ\\$|HK\\$|S\\$|R\\$|\\$|€|£|¥|₹|₩";
 // Thousands grouped by commas, dots or spaces (also no-break spaces): 1,234.56, 1.234,56, 2 500,00.
-const NUM = "\\d{1,3}(?:[,.]\\d{3}){1,5}(?:[.,]\\d{1,2})?|\\d{1,3}(?:[ \\u00a0\\u202f]\\d{3}){1,4}(?:[.,]\\d{1,2})?|\\d{1,12}(?:[.,]\\d{1,2})?";
+const NUM =
+  "\\d{1,3}(?:[,.]\\d{3}){1,5}(?:[.,]\\d{1,2})?|\\d{1,3}(?:[ \\u00a0\\u202f]\\d{3}){1,4}(?:[.,]\\d{1,2})?|\\d{1,12}(?:[.,]\\d{1,2})?";
 const AMOUNT = new RegExp(
   `(?<![\\w$€£¥₹.,])(?:(${SYM}) ?(${NUM})|(${CODES}) {0,2}(${NUM})|(${NUM}) {0,2}(?:(${CODES})\\b|(€|£)))(?![\\d]|[.,]\\d)`,
   "g",
@@ -179,7 +207,7 @@ const AMOUNT = new RegExp(
 export function findAmounts(text: string): Found<Amount>[] {
   const out: Found<Amount>[] = [];
   for (const m of text.matchAll(AMOUNT)) {
-    const currency = m[1] ? SYMBOLS[m[1]]! : m[3] ?? m[6] ?? SYMBOLS[m[7] ?? ""] ?? "";
+    const currency = m[1] ? SYMBOLS[m[1]]! : (m[3] ?? m[6] ?? SYMBOLS[m[7] ?? ""] ?? "");
     const value = parseNumber(m[2] ?? m[4] ?? m[5] ?? "");
     if (!currency || !Number.isFinite(value)) continue;
     out.push({ value: { value, currency, text: m[0].trim() }, index: m.index, end: m.index + m[0].length });
@@ -218,8 +246,7 @@ const UPS = /(?<![\w])1Z[0-9A-Z]{16}(?![\w])/gi;
 const USPS = /(?<![\w]|\d )9[2-5]\d\d(?: ?\d{4}){4}(?: ?\d\d)?(?![\w]| \d)/g;
 const S10 = /(?<![\w])[A-Z]{2}\d{9}[A-Z]{2}(?![\w])/g;
 const DIGIT_RUN = /(?<![\w])\d{10,20}(?![\w])/g;
-const LABELLED =
-  /\btracking(?: {1,3}(?:number|no\.?|num\.?|id|code))?(?: {0,3}[:#]| {1,3}is)? {0,3}([A-Z0-9]{8,34})(?![\w])/gi;
+const LABELLED = /\btracking(?: {1,3}(?:number|no\.?|num\.?|id|code))?(?: {0,3}[:#]| {1,3}is)? {0,3}([A-Z0-9]{8,34})(?![\w])/gi;
 const CARRIER_NAMES =
   /\b(ups|usps|fedex|fed ex|dhl|royal mail|canada post|ontrac|lasership|australia post|postnl|la poste|gls|dpd|hermes|evri)\b/gi;
 const CARRIER_REACH = 200;
@@ -265,7 +292,16 @@ function findTrackingNumbers(text: string): Found<TrackingNumber>[] {
 
 function carrierName(raw: string): string {
   const key = raw.toLowerCase().replace(/\s+/g, " ");
-  const names: Record<string, string> = { ups: "UPS", usps: "USPS", fedex: "FedEx", "fed ex": "FedEx", dhl: "DHL", gls: "GLS", dpd: "DPD", postnl: "PostNL" };
+  const names: Record<string, string> = {
+    ups: "UPS",
+    usps: "USPS",
+    fedex: "FedEx",
+    "fed ex": "FedEx",
+    dhl: "DHL",
+    gls: "GLS",
+    dpd: "DPD",
+    postnl: "PostNL",
+  };
   return names[key] ?? key.replace(/\b\w/g, (c) => c.toUpperCase());
 }
 

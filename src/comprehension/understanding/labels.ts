@@ -5,7 +5,10 @@
 
 export const LABELS = [
   { label: "personal", description: "a person writing to you directly, conversational, not about a product or service" },
-  { label: "support_request", description: "someone asking for help with a problem: something broken, an error, an account they cannot use" },
+  {
+    label: "support_request",
+    description: "someone asking for help with a problem: something broken, an error, an account they cannot use",
+  },
   { label: "sales_inquiry", description: "a prospect asking about pricing, a quote, a demo, plans or buying" },
   { label: "transactional_receipt", description: "a receipt, invoice, payment or order confirmation with amounts or an order number" },
   { label: "shipping", description: "shipment and delivery updates: shipped, out for delivery, delivered, tracking numbers" },

@@ -24,7 +24,16 @@ export type LlmAnswer = {
 
 const MAX_BODY_CHARS = 24_000;
 const PROMPT_HEADERS = ["list-id", "list-unsubscribe", "auto-submitted", "precedence", "content-type", "x-autoreply", "return-path"];
-const STRING_FACTS = ["verification_codes", "sign_in_links", "password_reset_links", "unsubscribe_links", "links", "dates", "order_numbers", "phone_numbers"] as const;
+const STRING_FACTS = [
+  "verification_codes",
+  "sign_in_links",
+  "password_reset_links",
+  "unsubscribe_links",
+  "links",
+  "dates",
+  "order_numbers",
+  "phone_numbers",
+] as const;
 
 export async function askLlm(options: LlmOptions, input: ComprehensionInput): Promise<LlmAnswer> {
   const doFetch = options.fetch ?? fetch;
@@ -72,7 +81,9 @@ function messages(input: ComprehensionInput): { role: string; content: string }[
     "confidence is your probability, from 0 to 1, that the label is right.",
     "facts: copy every value exactly as it appears in the email; empty arrays when absent; dates as ISO 8601 when the year is known, else as written.",
     input.schema ? "schema_fields: fill each property from the email alone; null when the email does not say. Do not guess." : "",
-  ].filter(Boolean).join("\n\n");
+  ]
+    .filter(Boolean)
+    .join("\n\n");
   const h = PROMPT_HEADERS.filter((k) => input.headers[k]).map((k) => `${k}: ${input.headers[k]!.slice(0, 300)}`);
   const attachments = input.attachments.map((a) => `${a.filename ?? "(unnamed)"} (${a.contentType})`).join(", ");
   const user = [
@@ -86,7 +97,10 @@ function messages(input: ComprehensionInput): { role: string; content: string }[
     input.bodyClean.slice(0, MAX_BODY_CHARS),
     `</${fence}>`,
   ].join("\n");
-  return [{ role: "system", content: system }, { role: "user", content: user }];
+  return [
+    { role: "system", content: system },
+    { role: "user", content: user },
+  ];
 }
 
 const stringArray = { type: "array", items: { type: "string" } };
@@ -140,7 +154,12 @@ function readAnswer(answer: Record<string, unknown>, input: ComprehensionInput):
   if (!isLabel(answer.label)) throw new Error("label is not in the label set");
   const confidence = Number(answer.confidence);
   if (!Number.isFinite(confidence) || confidence < 0 || confidence > 1) throw new Error("confidence is not within 0..1");
-  return { label: answer.label, confidence, facts: groundedFacts(answer.facts as Record<string, unknown>, input), schemaFields: readFields(answer.schema_fields, input.schema) };
+  return {
+    label: answer.label,
+    confidence,
+    facts: groundedFacts(answer.facts as Record<string, unknown>, input),
+    schemaFields: readFields(answer.schema_fields, input.schema),
+  };
 }
 
 function readFields(raw: unknown, schema: JsonSchema | null): LlmAnswer["schemaFields"] {

@@ -34,14 +34,39 @@ const MAX_STRING = 2000;
 const SUMMARY_CHARS = 280;
 // Tokens that say what shape a value has, not which value it is: matching on them alone would
 // put the "Date:" line of a quoted header into `due_date`.
-const GENERIC = new Set(["number", "id", "no", "name", "date", "time", "type", "value", "code", "link", "url", "address", "email", "the", "your", "a", "of", "is", "has"]);
+const GENERIC = new Set([
+  "number",
+  "id",
+  "no",
+  "name",
+  "date",
+  "time",
+  "type",
+  "value",
+  "code",
+  "link",
+  "url",
+  "address",
+  "email",
+  "the",
+  "your",
+  "a",
+  "of",
+  "is",
+  "has",
+]);
 const BOOLEAN_PREFIX = new Set(["is", "has", "requires", "require", "needs", "need", "contains", "was", "did", "should", "can"]);
 
 export function fillSchema(schema: JsonSchema, input: ComprehensionInput, facts: Facts, label: Label | null = null): SchemaFill {
   const properties = isObject(schema.properties) ? schema.properties : {};
   const text = scanText(input);
   const ctx: Ctx = {
-    input, facts, text, lower: text.toLowerCase(), lines: labelLines(input.bodyClean), label,
+    input,
+    facts,
+    text,
+    lower: text.toLowerCase(),
+    lines: labelLines(input.bodyClean),
+    label,
     amounts: once(() => findAmounts(text)),
     dates: once(() => findDates(text)),
   };
@@ -95,14 +120,16 @@ function factFor(words: string, list: boolean, types: string[], ctx: Ctx): unkno
   const is = (re: RegExp) => re.test(words);
   if (is(/\b(?:reset|recover)\b/) && is(/\b(?:link|url)\b/)) return pick(f.password_reset_links);
   if (is(/\bunsubscribe|opt out\b/)) return pick(f.unsubscribe_links);
-  if (is(/\b(?:sign in|signin|login|log in|magic|verify|verification|confirm\w*)\b/) && is(/\b(?:link|url)\b/)) return pick(f.sign_in_links);
+  if (is(/\b(?:sign in|signin|login|log in|magic|verify|verification|confirm\w*)\b/) && is(/\b(?:link|url)\b/))
+    return pick(f.sign_in_links);
   if (is(/\b(?:verification|otp|passcode|2fa|mfa|one time|pin|security code)\b|^code$/)) return pick(f.verification_codes);
   if (is(/\b(?:carrier|courier)\b/)) return pick(f.tracking_numbers.map((t) => t.carrier).filter((c) => c !== null));
   if (is(/\b(?:tracking|shipment)\b/)) return pick(f.tracking_numbers.map((t) => t.number));
   if (is(/\bcurrenc/)) return pick(f.amounts.map((a) => a.currency));
   // Before "order": `order_total` wants the total and `order_date` a date, not the number.
   if (is(/\b(?:amount|total|price|cost|balance|charge|paid|fee|sum|subtotal|refund|payment)\b/)) return amountFor(words, list, types, ctx);
-  if (textual && is(/\b(?:date|due|deadline|when|expires?|expiry|expiration|scheduled|datetime|time|day)\b/)) return dateFor(words, list, ctx);
+  if (textual && is(/\b(?:date|due|deadline|when|expires?|expiry|expiration|scheduled|datetime|time|day)\b/))
+    return dateFor(words, list, ctx);
   if (is(/\border\b|\bpurchase (?:number|id)\b/)) return pick(f.order_numbers);
   if (is(/\bphone|telephone|mobile\b/)) return pick(f.phone_numbers);
   if (is(/\b(?:sender|from|author)\b/)) return ctx.input.fromAddr;
@@ -121,7 +148,9 @@ function amountFor(words: string, list: boolean, types: string[], ctx: Ctx): unk
   if (list) return amounts.map(asValue);
   const cue = words.match(/\b(subtotal|tax|shipping|fee|refund|balance|due|deposit|price|total)\b/)?.[1];
   const near = (re: RegExp) => nearestAfter(ctx.lower, re, amounts, 60);
-  const chosen = (cue ? near(new RegExp(`\\b${cue}\\b`, "g")) : undefined) ?? near(/\b(?:total|amount due|balance due|amount paid|amount charged)\b/g) ??
+  const chosen =
+    (cue ? near(new RegExp(`\\b${cue}\\b`, "g")) : undefined) ??
+    near(/\b(?:total|amount due|balance due|amount paid|amount charged)\b/g) ??
     amounts.reduce((a, b) => (b.value.value > a.value.value ? b : a));
   return asValue(chosen);
 }
@@ -176,7 +205,8 @@ function pickEnum(options: unknown[], nameTokens: string[], ctx: Ctx): unknown {
   return best?.value;
 }
 
-const URGENT = /\b(?:urgent|urgently|asap|as soon as possible|immediately|emergency|critical|time[- ]sensitive|right away|high priority|p0|sev(?:erity)? ?1|outage|down for all)\b/;
+const URGENT =
+  /\b(?:urgent|urgently|asap|as soon as possible|immediately|emergency|critical|time[- ]sensitive|right away|high priority|p0|sev(?:erity)? ?1|outage|down for all)\b/;
 const NOT_URGENT = /\b(?:not urgent|no rush|no hurry|low priority|whenever you (?:can|get a chance))\b/;
 
 function booleanFrom(nameTokens: string[], ctx: Ctx): boolean {
@@ -185,8 +215,12 @@ function booleanFrom(nameTokens: string[], ctx: Ctx): boolean {
   if (/urgent|priority|emergency/.test(key)) return !NOT_URGENT.test(ctx.lower) && URGENT.test(ctx.lower);
   if (/attachment/.test(key)) return ctx.input.attachments.length > 0;
   if (/^(?:reply|response)$/.test(key)) return /^(?:re|aw|sv):/i.test(ctx.input.subject);
-  if (/automat|bulk|newsletter|marketing/.test(key)) return "list-unsubscribe" in ctx.input.headers || "list-id" in ctx.input.headers || /auto-/i.test(ctx.input.headers["auto-submitted"] ?? "");
-  if (/action|respon/.test(key)) return /\b(?:action required|please (?:respond|reply|confirm|review|approve|sign)|respond by|reply by|awaiting your)\b/.test(ctx.lower);
+  if (/automat|bulk|newsletter|marketing/.test(key))
+    return (
+      "list-unsubscribe" in ctx.input.headers || "list-id" in ctx.input.headers || /auto-/i.test(ctx.input.headers["auto-submitted"] ?? "")
+    );
+  if (/action|respon/.test(key))
+    return /\b(?:action required|please (?:respond|reply|confirm|review|approve|sign)|respond by|reply by|awaiting your)\b/.test(ctx.lower);
   // Otherwise: true when the property's own distinctive words occur in the message.
   const distinctive = words.filter((w) => w.length >= 4 && !GENERIC.has(w));
   return distinctive.length > 0 && distinctive.some((w) => new RegExp(`\\b${escape(w)}`).test(ctx.lower));
@@ -199,7 +233,10 @@ function coerce(raw: unknown, sub: JsonSchema): unknown {
   // A const is a one-value enum.
   const options = Array.isArray(sub.enum) ? sub.enum : "const" in sub ? [sub.const] : null;
   if (options) {
-    const s = String(Array.isArray(raw) ? raw[0] : raw).trim().toLowerCase().replace(/[_-]+/g, " ");
+    const s = String(Array.isArray(raw) ? raw[0] : raw)
+      .trim()
+      .toLowerCase()
+      .replace(/[_-]+/g, " ");
     return options.find((e) => String(e).toLowerCase().replace(/[_-]+/g, " ") === s);
   }
   const types = declaredTypes(sub);

@@ -99,9 +99,11 @@ function badPatterns(node: unknown, path: string): string[] {
     }
   };
   if (typeof node.pattern === "string") check(node.pattern, `${path}/pattern`);
-  if (isObject(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) check(key, `${path}/patternProperties/${escapePointer(key)}`);
+  if (isObject(node.patternProperties))
+    for (const key of Object.keys(node.patternProperties)) check(key, `${path}/patternProperties/${escapePointer(key)}`);
   for (const [key, child] of Object.entries(node)) {
-    if (key !== "enum" && key !== "const" && key !== "default" && key !== "examples") out.push(...badPatterns(child, `${path}/${escapePointer(key)}`));
+    if (key !== "enum" && key !== "const" && key !== "default" && key !== "examples")
+      out.push(...badPatterns(child, `${path}/${escapePointer(key)}`));
   }
   return out;
 }
@@ -110,7 +112,12 @@ function refPaths(node: unknown, path: string): { path: string; ref: string }[] 
   if (Array.isArray(node)) return node.flatMap((item, i) => refPaths(item, `${path}/${i}`));
   if (!isObject(node)) return [];
   const own = typeof node.$ref === "string" ? [{ path, ref: node.$ref }] : [];
-  return [...own, ...Object.entries(node).flatMap(([key, child]) => (key === "enum" || key === "const" ? [] : refPaths(child, `${path}/${escapePointer(key)}`)))];
+  return [
+    ...own,
+    ...Object.entries(node).flatMap(([key, child]) =>
+      key === "enum" || key === "const" ? [] : refPaths(child, `${path}/${escapePointer(key)}`),
+    ),
+  ];
 }
 
 /**
@@ -135,9 +142,7 @@ export function validateProperty(schema: JsonSchema, name: string, value: unknow
   if (validator({ [name]: value })) return [];
   const own = `/${escapePointer(name)}`;
   return dedupe(
-    (validator.errors ?? [])
-      .filter((e) => e.instancePath === own || e.instancePath.startsWith(`${own}/`))
-      .map((e) => describe(e, "")),
+    (validator.errors ?? []).filter((e) => e.instancePath === own || e.instancePath.startsWith(`${own}/`)).map((e) => describe(e, "")),
   );
 }
 

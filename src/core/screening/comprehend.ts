@@ -19,7 +19,11 @@ export async function comprehend(svc: Services, message: ScreeningRow, verdicts:
     select filename, content_type from attachments where message_id = ${message.id} order by id`;
   // Attachment text that is not risky is offered to comprehension after the body, so an invoice
   // PDF yields its facts.
-  const input = comprehensionInput({ ...message, body_clean: withAttachmentText(message.body_clean, injection.readings) }, message.headers ?? {}, attachments);
+  const input = comprehensionInput(
+    { ...message, body_clean: withAttachmentText(message.body_clean, injection.readings) },
+    message.headers ?? {},
+    attachments,
+  );
   const riskyAttachment = injection.attachments.find((verdict) => verdict.risky);
 
   let outcome: ComprehensionOutcome;
@@ -32,7 +36,12 @@ export async function comprehend(svc: Services, message: ScreeningRow, verdicts:
     const confidence = Math.max(injection.body.score, riskyAttachment?.score ?? 0);
     outcome = { status: "skipped_injection_risk", classification: null, extraction: null, extraction_error: null, confidence };
   } else {
-    const engine = chooseEngine({ llmUrl: config.llm.url, llmModel: config.llm.model, llmApiKey: config.llm.apiKey, llmTimeoutMs: config.llm.timeoutMs });
+    const engine = chooseEngine({
+      llmUrl: config.llm.url,
+      llmModel: config.llm.model,
+      llmApiKey: config.llm.apiKey,
+      llmTimeoutMs: config.llm.timeoutMs,
+    });
     const result = await engine.comprehend(input);
     outcome = message.unread_content ? readInPart(result, message.unread_content) : { ...result };
   }
@@ -60,7 +69,9 @@ function readInPart(result: ComprehensionResult, unread: string): ComprehensionO
 
 /** The body, then each attachment's text that the injection detector did not flag. */
 function withAttachmentText(body: string | null, readings: AttachmentReading[]): string | null {
-  const texts = readings.filter((reading) => reading.text && !reading.injection?.risky).map((reading) => `[attachment ${reading.filename ?? ""}]\n${reading.text!.slice(0, 20_000)}`);
+  const texts = readings
+    .filter((reading) => reading.text && !reading.injection?.risky)
+    .map((reading) => `[attachment ${reading.filename ?? ""}]\n${reading.text!.slice(0, 20_000)}`);
   if (texts.length === 0) return body;
   return [body ?? "", ...texts].join("\n\n");
 }

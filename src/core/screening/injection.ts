@@ -11,13 +11,15 @@ export async function screenInjection(
   virusRisk: VirusRisk,
 ): Promise<InjectionScreening> {
   const readings = virusRisk === "high" ? [] : await readAttachments(svc, message.id);
-  const attachments = readings.filter((reading) => reading.injection).map((reading) => ({
-    attachment_id: reading.id,
-    filename: reading.filename,
-    score: reading.injection!.score,
-    risky: reading.injection!.risky,
-    signals: reading.injection!.signals,
-  }));
+  const attachments = readings
+    .filter((reading) => reading.injection)
+    .map((reading) => ({
+      attachment_id: reading.id,
+      filename: reading.filename,
+      score: reading.injection!.score,
+      risky: reading.injection!.risky,
+      signals: reading.injection!.signals,
+    }));
   const injection = scoreInjectionRisk({
     subject: message.subject,
     bodyClean: message.body_clean ?? "",

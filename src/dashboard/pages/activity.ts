@@ -101,7 +101,10 @@ ${chart("sends", "Sends by outcome", days, series(days, sends, SENDS))}
 ${chart("webhooks", "Webhook deliveries by outcome", days, series(days, webhooks, WEBHOOKS))}
 <figure class="chart" id="latency"><figcaption>Webhook attempt latency, 95th percentile (ms)</figcaption>
 ${lineChart("Webhook p95 latency in milliseconds", days, p95, "#2f6bd0", "")}
-${chartTable("Webhook p95 latency", days, [{ name: "p95 (ms)", values: p95 }, { name: "attempts", values: days.map((d) => attemptsByDay.get(d) ?? null) }])}</figure>
+${chartTable("Webhook p95 latency", days, [
+  { name: "p95 (ms)", values: p95 },
+  { name: "attempts", values: days.map((d) => attemptsByDay.get(d) ?? null) },
+])}</figure>
 </div>
 ${perMailbox}`;
   return htmlResponse(layout(mailbox ? `Activity · ${mailbox.address}` : "Activity", body, c.session));

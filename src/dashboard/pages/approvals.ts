@@ -25,9 +25,15 @@ function draftRow(c: PageContext, draft: PendingDraftRow, addresses: Map<string,
 }
 
 async function render(c: PageContext, notice?: Notice | null, status = 200): Promise<Response> {
-  const [{ drafts, total }, mailboxes] = await Promise.all([pendingDrafts(c.svc.sql, c.session.accountId, PAGE_LIMIT), accountMailboxes(c.svc.sql, c.session.accountId)]);
+  const [{ drafts, total }, mailboxes] = await Promise.all([
+    pendingDrafts(c.svc.sql, c.session.accountId, PAGE_LIMIT),
+    accountMailboxes(c.svc.sql, c.session.accountId),
+  ]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
-  const more = total > drafts.length ? html`<p class="hint">Showing the oldest ${drafts.length} of ${total} waiting drafts; the rest appear as these are decided.</p>` : html``;
+  const more =
+    total > drafts.length
+      ? html`<p class="hint">Showing the oldest ${drafts.length} of ${total} waiting drafts; the rest appear as these are decided.</p>`
+      : html``;
   const body = html`<p class="hint">Mail from mailboxes that require approval waits here. Approving sends it at once through the normal send pipeline
 (send lists, suppressions, quota and delivery all apply). Highlighted <mark class="hidden-char">U+…</mark> markers stand for invisible characters in the draft.</p>
 ${more}
@@ -40,9 +46,16 @@ ${more}
 function describeOutcome(result: StoredResponse): { notice: Notice; status: number } {
   const body = result.body as Record<string, unknown>;
   if (result.status === 201) return { notice: { kind: "ok", text: `Approved and sent (message ${String(body.id)}).` }, status: 200 };
-  if (result.status === 400) return { notice: { kind: "error", text: `Not sent: ${String(body.error)}. The draft went back to draft for the agent to fix.` }, status: 400 };
+  if (result.status === 400)
+    return {
+      notice: { kind: "error", text: `Not sent: ${String(body.error)}. The draft went back to draft for the agent to fix.` },
+      status: 400,
+    };
   // 502: transient or unknown outcome; the service retries or reconciles it by itself.
-  return { notice: { kind: "error", text: `Approved, but not delivered yet: ${String(body.error)}. The service will retry or reconcile it.` }, status: 202 };
+  return {
+    notice: { kind: "error", text: `Approved, but not delivered yet: ${String(body.error)}. The service will retry or reconcile it.` },
+    status: 202,
+  };
 }
 
 function describeRefusal(error: ApiError): string {

@@ -40,7 +40,8 @@ async function renderList(c: PageContext, notice: Notice | null = null, status =
   const principal = await dashboardPrincipal(c.svc.sql, c.session);
   const domains = await listDomains(c.svc, principal);
   const rows = domains.map(
-    (d) => html`<tr id="domain-${d.id}"><td><a href="${path("domains", d.id)}">${d.name}</a></td><td>${statusBadge(d.status)}</td><td>${when(d.created_at)}</td></tr>`,
+    (d) =>
+      html`<tr id="domain-${d.id}"><td><a href="${path("domains", d.id)}">${d.name}</a></td><td>${statusBadge(d.status)}</td><td>${when(d.created_at)}</td></tr>`,
   );
   const form =
     principal.plan === "paid"
@@ -55,7 +56,15 @@ async function renderList(c: PageContext, notice: Notice | null = null, status =
   return htmlResponse(layout("Domains", body, c.session, notice), status);
 }
 
-type DomainRow = { id: string; name: string; status: DomainStatus; records: DnsRecord[]; last_check: DnsCheckResult | null; last_checked_at: string | null; created_at: string };
+type DomainRow = {
+  id: string;
+  name: string;
+  status: DomainStatus;
+  records: DnsRecord[];
+  last_check: DnsCheckResult | null;
+  last_checked_at: string | null;
+  created_at: string;
+};
 
 async function renderDomain(c: PageContext, notice: Notice | null = null): Promise<Response> {
   const [domain] = await c.svc.sql<DomainRow[]>`
@@ -66,13 +75,16 @@ async function renderDomain(c: PageContext, notice: Notice | null = null): Promi
   const stateOf = (record: DnsRecord): Html => {
     const check = checks.find((k) => k.purpose === record.purpose && k.name === record.name);
     if (!check) return html`<span class="badge">not checked yet</span>`;
-    return check.found ? html`<span class="badge ok">seen</span>` : html`<span class="badge bad">missing</span> <small>${check.detail ?? ""}</small>`;
+    return check.found
+      ? html`<span class="badge ok">seen</span>`
+      : html`<span class="badge bad">missing</span> <small>${check.detail ?? ""}</small>`;
   };
   const title = (record: DnsRecord) => (record.purpose === "inbound" ? "Inbound (MX)" : record.purpose.toUpperCase());
   const glance = html`<div class="scroll"><table class="compact stack" id="records"><thead><tr><th>Record</th><th>Type</th><th>Name</th><th>State</th></tr></thead>
 <tbody>${domain.records.map((r) => html`<tr><td><a href="#record-${r.purpose}">${title(r)}</a></td><td data-label="Type">${r.type}</td><td data-label="Name">${r.name}</td><td>${stateOf(r)}</td></tr>`)}</tbody></table></div>`;
   const blocks = domain.records.map(
-    (record) => html`<section class="card record-card" id="record-${record.purpose}"><h3>${title(record)}</h3>${recordBlock(record, stateOf(record))}</section>`,
+    (record) =>
+      html`<section class="card record-card" id="record-${record.purpose}"><h3>${title(record)}</h3>${recordBlock(record, stateOf(record))}</section>`,
   );
   const body = html`<p><a href="/dashboard/domains">← Domains</a></p>
 <p>Status ${statusBadge(domain.status)} · added ${when(domain.created_at)} · last checked ${when(domain.last_checked_at)}</p>
@@ -104,7 +116,10 @@ export const domainsPage = {
     try {
       const { status } = await verifyDomain(c.svc, await dashboardPrincipal(c.svc.sql, c.session), c.params.id ?? "");
       c.audit.status = status;
-      const text = status === "verified" ? "Every record was seen: the domain is verified." : `Not every record was seen yet; the domain is ${status}.`;
+      const text =
+        status === "verified"
+          ? "Every record was seen: the domain is verified."
+          : `Not every record was seen yet; the domain is ${status}.`;
       return renderDomain(c, { kind: status === "verified" ? "ok" : "error", text });
     } catch (error) {
       // Free plan: the same 404 page as a missing domain would tell nothing; say what it is.

@@ -6,14 +6,25 @@ import { htmlResponse } from "../respond.ts";
 import type { Session } from "../session.ts";
 
 export function notFoundPage(session: Session | null): Response {
-  return htmlResponse(layout("Not found", html`<p>There is nothing here. It may have been removed.</p><p><a href="/dashboard">Back to the overview</a></p>`, session), 404);
+  return htmlResponse(
+    layout(
+      "Not found",
+      html`<p>There is nothing here. It may have been removed.</p><p><a href="/dashboard">Back to the overview</a></p>`,
+      session,
+    ),
+    404,
+  );
 }
 
 /** A POST whose CSRF token or origin did not check out; the same page for every such reason. */
 export function forbiddenPage(session: Session | null): Response {
   const back = session ? html`<a href="/dashboard">Back to the overview</a>` : html`<a href="/dashboard/login">Sign in</a>`;
   return htmlResponse(
-    layout("Request refused", html`<p>This form has expired or did not come from this dashboard. Reload the page and try again.</p><p>${back}</p>`, session),
+    layout(
+      "Request refused",
+      html`<p>This form has expired or did not come from this dashboard. Reload the page and try again.</p><p>${back}</p>`,
+      session,
+    ),
     403,
   );
 }

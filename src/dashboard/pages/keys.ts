@@ -41,7 +41,10 @@ ${csrfField(c.session)}
 </form>`;
 }
 
-async function render(c: PageContext, extra: { created?: { key: KeyRecord; secret: string }; notice?: Notice | null; status?: number } = {}) {
+async function render(
+  c: PageContext,
+  extra: { created?: { key: KeyRecord; secret: string }; notice?: Notice | null; status?: number } = {},
+) {
   const [keys, mailboxes] = await Promise.all([listKeys(c.svc.sql, c.session.accountId), accountMailboxes(c.svc.sql, c.session.accountId)]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
   const created = extra.created
@@ -65,8 +68,10 @@ export const keysPage = {
     const scope = c.form.text("scope", 20);
     const mailboxId = c.form.text("mailbox_id", MAX_ID);
     const name = c.form.text("name", MAX_NAME);
-    if (!scope || !(SCOPES as readonly string[]).includes(scope)) return render(c, { notice: { kind: "error", text: `Scope must be one of ${SCOPES.join(", ")}.` }, status: 400 });
-    if (mailboxId === null || name === null) return render(c, { notice: { kind: "error", text: `Name is at most ${MAX_NAME} characters.` }, status: 400 });
+    if (!scope || !(SCOPES as readonly string[]).includes(scope))
+      return render(c, { notice: { kind: "error", text: `Scope must be one of ${SCOPES.join(", ")}.` }, status: 400 });
+    if (mailboxId === null || name === null)
+      return render(c, { notice: { kind: "error", text: `Name is at most ${MAX_NAME} characters.` }, status: 400 });
     try {
       const created = await createKey(c.svc.sql, {
         accountId: c.session.accountId,
@@ -79,7 +84,8 @@ export const keysPage = {
       Object.assign(c.audit, { key_id: created.key.id, scope, mailbox_id: created.key.mailbox_id });
       return render(c, { created, notice: { kind: "ok", text: "Key created." }, status: 201 });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 400) return render(c, { notice: { kind: "error", text: error.message }, status: 400 });
+      if (error instanceof ApiError && error.status === 400)
+        return render(c, { notice: { kind: "error", text: error.message }, status: 400 });
       throw error;
     }
   },

@@ -14,7 +14,9 @@ export const MAIL_PAGE_SIZE = 25;
 const MAX_ID = 100;
 
 /** The short verdict a row shows: the worst of what screening found, else the classification. */
-function verdictBadge(row: Pick<MailRow, "direction" | "status" | "classification" | "spam_risk" | "virus_risk" | "injection_risky">): Html {
+function verdictBadge(
+  row: Pick<MailRow, "direction" | "status" | "classification" | "spam_risk" | "virus_risk" | "injection_risky">,
+): Html {
   if (row.direction === "out") return html`<span class="badge sent">sent</span>`;
   if (row.virus_risk === "high") return html`<span class="badge bad">virus</span>`;
   if (row.spam_risk === "high") return html`<span class="badge bad">spam</span>`;
@@ -62,7 +64,12 @@ function mailboxPicker(mailboxes: MailboxRow[], current: MailboxRow, direction: 
 const HEAD = html`<div class="scroll"><table class="mail"><thead><tr><th>When</th><th>Dir.</th><th>From / to</th><th>Subject</th><th>Verdict</th></tr></thead>`;
 
 /** The search's results in the list's table, with a link to the next page (core's cursor). */
-async function searchBody(c: PageContext, mailbox: MailboxRow, direction: Direction, search: SearchParams): Promise<{ body: Html; notice: Notice | null; status: number }> {
+async function searchBody(
+  c: PageContext,
+  mailbox: MailboxRow,
+  direction: Direction,
+  search: SearchParams,
+): Promise<{ body: Html; notice: Notice | null; status: number }> {
   const outcome = await runSearch(c.svc.sql, c.session, mailbox.id, direction, search, MAIL_PAGE_SIZE);
   const clear = html`<a href="${mailUrl(mailbox.id, direction)}">Clear the search</a>`;
   if (!outcome.ok) return { body: html`<p class="paging">${clear}</p>`, notice: { kind: "error", text: outcome.error }, status: 400 };
@@ -79,7 +86,9 @@ ${paging}`;
 export async function mailPage(c: PageContext): Promise<Response> {
   const mailboxes = await accountMailboxes(c.svc.sql, c.session.accountId);
   if (mailboxes.length === 0) {
-    return htmlResponse(layout("Mail", html`<p>No mailboxes yet. Agents create them with <code>POST /api/v1/mailboxes</code>.</p>`, c.session));
+    return htmlResponse(
+      layout("Mail", html`<p>No mailboxes yet. Agents create them with <code>POST /api/v1/mailboxes</code>.</p>`, c.session),
+    );
   }
   const asked = c.url.searchParams.get("mailbox");
   const mailbox = asked === null ? mailboxes[0]! : mailboxes.find((m) => m.id === asked);
@@ -90,11 +99,18 @@ export async function mailPage(c: PageContext): Promise<Response> {
   const title = `Mail · ${mailbox.address}`;
   if (isSearch(search)) {
     const result = await searchBody(c, mailbox, direction, search);
-    return htmlResponse(layout(title, html`${mailboxPicker(mailboxes, mailbox, direction, search)}${result.body}`, c.session, result.notice), result.status);
+    return htmlResponse(
+      layout(title, html`${mailboxPicker(mailboxes, mailbox, direction, search)}${result.body}`, c.session, result.notice),
+      result.status,
+    );
   }
   const before = c.url.searchParams.get("before");
   const cursor = before && before.length <= MAX_ID ? before : null;
-  const { rows, older } = await mailboxPage(c.svc.sql, c.session.accountId, mailbox.id, { direction, before: cursor, limit: MAIL_PAGE_SIZE });
+  const { rows, older } = await mailboxPage(c.svc.sql, c.session.accountId, mailbox.id, {
+    direction,
+    before: cursor,
+    limit: MAIL_PAGE_SIZE,
+  });
   const paging = html`<p class="paging">${cursor ? html`<a href="${mailUrl(mailbox.id, direction)}">Newest</a>` : html``}
 ${older ? html`<a href="${mailUrl(mailbox.id, direction, older)}" rel="next">Older messages →</a>` : html``}</p>`;
   const body = html`${mailboxPicker(mailboxes, mailbox, direction, search)}

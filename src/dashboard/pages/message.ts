@@ -11,7 +11,8 @@ import { dashboardPrincipal } from "../principal.ts";
 import { htmlResponse } from "../respond.ts";
 
 type Json = Record<string, unknown>;
-const obj = (value: unknown): Json | null => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null);
+const obj = (value: unknown): Json | null =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : null;
 const num = (value: unknown): string => (typeof value === "number" ? (Math.round(value * 1000) / 1000).toString() : "—");
 
 function definitions(rows: [string, Html | string | null | undefined][]): Html {
@@ -42,9 +43,12 @@ ${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${n
   const injectionDetail = injection
     ? html`score ${num(injection.score)} (threshold ${num(injection.threshold)}) ${injection.risky ? html`<span class="badge warn">risky</span>` : html`<span class="badge ok">not risky</span>`}`
     : html`not scored`;
-  const signalRows = signals.slice(0, 50).map(
-    (s) => html`<tr><td><code>${String(s.name ?? "")}</code></td><td>${num(s.weight)}</td><td>${reveal(String(s.evidence ?? ""))}</td></tr>`,
-  );
+  const signalRows = signals
+    .slice(0, 50)
+    .map(
+      (s) =>
+        html`<tr><td><code>${String(s.name ?? "")}</code></td><td>${num(s.weight)}</td><td>${reveal(String(s.evidence ?? ""))}</td></tr>`,
+    );
   return html`${definitions([
     ["Spam", html`${verdict(m.spam_risk)} ${spamDetail}`],
     ["Virus", verdict(m.virus_risk)],
@@ -55,14 +59,20 @@ ${signalRows.length ? html`<h3>Injection signals</h3><div class="scroll"><table 
 
 function comprehensionSection(m: MessageDetail): Html {
   const comprehension = obj(m.comprehension);
-  if (!comprehension) return html`<p class="hint">${m.direction === "out" ? "Outbound mail is not comprehended." : "Not processed yet."}</p>`;
+  if (!comprehension)
+    return html`<p class="hint">${m.direction === "out" ? "Outbound mail is not comprehended." : "Not processed yet."}</p>`;
   const classification = obj(comprehension.classification);
   const extraction = obj(comprehension.extraction);
   const error = obj(comprehension.extraction_error);
   const classSignals = Array.isArray(classification?.signals) ? (classification!.signals as unknown[]).map(String).join(", ") : "";
   return html`${definitions([
     ["Status", html`<code>${String(comprehension.status ?? "")}</code>`],
-    ["Classification", classification ? html`<strong>${String(classification.label ?? "")}</strong> (confidence ${num(classification.confidence)})${classSignals ? html`<br><small>${classSignals}</small>` : html``}` : null],
+    [
+      "Classification",
+      classification
+        ? html`<strong>${String(classification.label ?? "")}</strong> (confidence ${num(classification.confidence)})${classSignals ? html`<br><small>${classSignals}</small>` : html``}`
+        : null,
+    ],
     ["Engine", comprehension.engine ? String(comprehension.engine) : null],
     ["Extraction error", error ? String(error.message ?? "") : null],
   ])}
@@ -92,7 +102,9 @@ ${hiddenText ? html`<details><summary>Text that was hidden from a human reader (
 }
 
 function headersSection(m: MessageDetail, extras: MessageExtras): Html {
-  const rows = Object.entries(extras.headers ?? {}).slice(0, 200).map(([name, value]) => html`<tr><th>${name}</th><td>${reveal(String(value))}</td></tr>`);
+  const rows = Object.entries(extras.headers ?? {})
+    .slice(0, 200)
+    .map(([name, value]) => html`<tr><th>${name}</th><td>${reveal(String(value))}</td></tr>`);
   return html`${definitions([
     ["From", reveal(m.from_addr)],
     ["To", reveal(m.to_addr)],
@@ -102,8 +114,16 @@ function headersSection(m: MessageDetail, extras: MessageExtras): Html {
     ["Message-ID", m.rfc_message_id],
     ["In-Reply-To", m.in_reply_to],
     ...(m.direction === "in"
-      ? ([["Connection", extras.remote_ip ? `${extras.remote_ip} (HELO ${extras.helo ?? "—"}, MAIL FROM ${extras.mail_from ?? "—"})` : "local delivery"]] as [string, string][])
-      : ([["Delivery", `${extras.delivery_status ?? "—"}${extras.outcome_assumed ? " (assumed)" : ""}`], ["Provider id", m.provider_message_id]] as [string, string | null][])),
+      ? ([
+          [
+            "Connection",
+            extras.remote_ip ? `${extras.remote_ip} (HELO ${extras.helo ?? "—"}, MAIL FROM ${extras.mail_from ?? "—"})` : "local delivery",
+          ],
+        ] as [string, string][])
+      : ([
+          ["Delivery", `${extras.delivery_status ?? "—"}${extras.outcome_assumed ? " (assumed)" : ""}`],
+          ["Provider id", m.provider_message_id],
+        ] as [string, string | null][])),
     ["Parse warnings", extras.parse_warnings.length ? extras.parse_warnings.join("; ") : null],
   ])}
 ${rows.length ? html`<details><summary>All headers (${rows.length})</summary><div class="scroll"><table class="compact headers"><tbody>${rows}</tbody></table></div></details>` : html``}`;
@@ -112,7 +132,8 @@ ${rows.length ? html`<details><summary>All headers (${rows.length})</summary><di
 function attachmentsSection(m: MessageDetail): Html {
   if (!m.attachments.length) return html`<p class="hint">No attachments.</p>`;
   return html`<div class="scroll"><table class="compact"><thead><tr><th>File</th><th>Type</th><th>Size</th><th>SHA-256</th></tr></thead><tbody>${m.attachments.map(
-    (a) => html`<tr><td><a href="${path("mail", m.id, "attachments", a.id)}" download>${a.filename ? reveal(a.filename) : "attachment"}</a></td><td>${a.content_type}</td><td>${a.size} bytes</td><td><code class="hash">${a.sha256.slice(0, 16)}…</code></td></tr>`,
+    (a) =>
+      html`<tr><td><a href="${path("mail", m.id, "attachments", a.id)}" download>${a.filename ? reveal(a.filename) : "attachment"}</a></td><td>${a.content_type}</td><td>${a.size} bytes</td><td><code class="hash">${a.sha256.slice(0, 16)}…</code></td></tr>`,
   )}</tbody></table></div><p class="hint">Attachments download as files; the browser is told not to open or sniff them.</p>`;
 }
 
@@ -120,13 +141,15 @@ async function threadSection(c: PageContext, m: MessageDetail): Promise<Html> {
   const thread = await threadOf(c.svc.sql, c.session.accountId, m.mailbox_id, m.thread_id);
   if (thread.length <= 1) return html`<p class="hint">This message is the whole thread.</p>`;
   return html`<ol class="thread">${thread.map(
-    (t) => html`<li${t.id === m.id ? html` class="current"` : html``}>${when(t.created_at)} · ${t.direction === "in" ? "from" : "sent as"} ${reveal(t.from_addr)} · ${t.id === m.id ? html`<strong>${t.subject || "(no subject)"}</strong>` : html`<a href="${path("mail", t.id)}">${t.subject || "(no subject)"}</a>`}</li>`,
+    (t) =>
+      html`<li${t.id === m.id ? html` class="current"` : html``}>${when(t.created_at)} · ${t.direction === "in" ? "from" : "sent as"} ${reveal(t.from_addr)} · ${t.id === m.id ? html`<strong>${t.subject || "(no subject)"}</strong>` : html`<a href="${path("mail", t.id)}">${t.subject || "(no subject)"}</a>`}</li>`,
   )}</ol>`;
 }
 
 function originalSection(m: MessageDetail, size: number | null): Html {
   // The service keeps an outbound message's raw form only until it has left.
-  if (size === null) return html`<p class="hint">The raw form of this message is no longer kept (outbound mail keeps it only until delivery). The text above is what was sent.</p>`;
+  if (size === null)
+    return html`<p class="hint">The raw form of this message is no longer kept (outbound mail keeps it only until delivery). The text above is what was sent.</p>`;
   const frame = path("mail", m.id, "original");
   return html`<p class="hint">The message as its sender wrote it, inside a sandboxed frame: no script runs, nothing loads from the network,
 and links do not open. <a href="${frame}?images=1" target="original-${m.id}">Load remote images</a> (tells the sender the message was opened) ·

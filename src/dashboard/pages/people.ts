@@ -25,7 +25,8 @@ function auditDetails(row: AuditRow): string {
 
 function auditTable(c: PageContext, rows: AuditRow[], older: string | null): Html {
   const body = rows.map(
-    (r) => html`<tr><td>${when(r.created_at)}</td><td>${r.user_email ?? "—"}</td><td><code>${r.action}</code></td><td><span class="badge ${r.outcome === "ok" ? "ok" : "warn"}">${r.outcome}</span></td><td data-label="On">${r.target_id ?? "—"}</td><td><small>${auditDetails(r)}</small></td></tr>`,
+    (r) =>
+      html`<tr><td>${when(r.created_at)}</td><td>${r.user_email ?? "—"}</td><td><code>${r.action}</code></td><td><span class="badge ${r.outcome === "ok" ? "ok" : "warn"}">${r.outcome}</span></td><td data-label="On">${r.target_id ?? "—"}</td><td><small>${auditDetails(r)}</small></td></tr>`,
   );
   const before = c.url.searchParams.get("before");
   return html`<div class="scroll"><table class="compact stack" id="audit"><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Outcome</th><th>On</th><th>Details</th></tr></thead>
@@ -33,17 +34,25 @@ function auditTable(c: PageContext, rows: AuditRow[], older: string | null): Htm
 <p class="paging">${before ? html`<a href="/dashboard/people#audit">Newest</a>` : html``}${older ? html`<a href="/dashboard/people?before=${older}#audit" rel="next">Older entries →</a>` : html``}</p>`;
 }
 
-async function render(c: PageContext, extra: { created?: { email: string; password: string }; notice?: Notice | null; status?: number } = {}): Promise<Response> {
+async function render(
+  c: PageContext,
+  extra: { created?: { email: string; password: string }; notice?: Notice | null; status?: number } = {},
+): Promise<Response> {
   const beforeText = c.url.searchParams.get("before");
   const before = beforeText && /^\d{1,18}$/.test(beforeText) ? Number(beforeText) : null;
-  const [people, audit] = await Promise.all([listPeople(c.svc.sql, c.session.accountId), auditTrail(c.svc.sql, c.session.accountId, before, AUDIT_PAGE)]);
+  const [people, audit] = await Promise.all([
+    listPeople(c.svc.sql, c.session.accountId),
+    auditTrail(c.svc.sql, c.session.accountId, before, AUDIT_PAGE),
+  ]);
   const created = extra.created
     ? html`<section class="card secret" id="new-person"><h2>${extra.created.email} can sign in now</h2>
 <p>Give them this password over a channel you trust; it is shown only this once. They should change it under People after signing in.</p>
 <p><code class="secret-value">${extra.created.password}</code></p></section>`
     : html``;
   const rows = people.map(
-    (p) => html`<tr id="person-${p.id}"><td>${p.email}${p.id === c.session.userId ? html` <span class="badge">you</span>` : html``}</td><td data-label="Added">${when(p.created_at)}</td><td data-label="Sessions">${p.sessions}</td>
+    (
+      p,
+    ) => html`<tr id="person-${p.id}"><td>${p.email}${p.id === c.session.userId ? html` <span class="badge">you</span>` : html``}</td><td data-label="Added">${when(p.created_at)}</td><td data-label="Sessions">${p.sessions}</td>
 <td>${p.id === c.session.userId ? html`` : html`<form method="post" action="${path("people", p.id, "remove")}">${csrfField(c.session)}<button type="submit" class="danger">Remove</button></form>`}</td></tr>`,
   );
   const body = html`${created}
@@ -92,11 +101,17 @@ export const peoplePage = {
     const next = c.form.secret("next", MAX_PASSWORD_LENGTH);
     const again = c.form.secret("again", MAX_PASSWORD_LENGTH);
     const refuse = (text: string, status = 400) => render(c, { notice: { kind: "error", text }, status });
-    if (!current || !next) return refuse(`Enter your current password and a new one of ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`);
+    if (!current || !next)
+      return refuse(`Enter your current password and a new one of ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters.`);
     if (next !== again) return refuse("The two new passwords differ.");
     const token = readCookie(c.request, SESSION_COOKIE);
     try {
-      const outcome = await changeOwnPassword(c.svc.sql, { userId: c.session.userId, current, next, keepSessionHash: token ? await sha256(token) : null });
+      const outcome = await changeOwnPassword(c.svc.sql, {
+        userId: c.session.userId,
+        current,
+        next,
+        keepSessionHash: token ? await sha256(token) : null,
+      });
       if (outcome === "wrong_current") {
         c.audit.reason = "wrong_current";
         return refuse("The current password is not right.", 403);

@@ -26,20 +26,29 @@ const EXAMPLE = `{
   "required": ["invoice_number"]
 }`;
 
-async function render(c: PageContext, notice: Notice | null = null, status = 200, draft: { name: string; text: string } | null = null): Promise<Response> {
-  const [schemas, mailboxes] = await Promise.all([listExtractionSchemas(c.svc.sql, c.session.accountId), accountMailboxes(c.svc.sql, c.session.accountId)]);
+async function render(
+  c: PageContext,
+  notice: Notice | null = null,
+  status = 200,
+  draft: { name: string; text: string } | null = null,
+): Promise<Response> {
+  const [schemas, mailboxes] = await Promise.all([
+    listExtractionSchemas(c.svc.sql, c.session.accountId),
+    accountMailboxes(c.svc.sql, c.session.accountId),
+  ]);
   const rows = schemas.map((s) => {
     const properties = typeof s.schema.properties === "object" && s.schema.properties !== null ? Object.keys(s.schema.properties) : [];
     return html`<tr id="schema-${s.id}"><td><strong>${s.name}</strong><br><code>${s.id}</code></td><td data-label="Properties">${properties.join(", ") || "—"}</td>
 <td data-label="Used by">${s.mailboxes.length ? s.mailboxes.join(", ") : "—"}</td><td data-label="Created">${when(s.created_at)}</td>
 <td><details><summary>JSON</summary><pre class="json">${JSON.stringify(s.schema, null, 2)}</pre></details></td></tr>`;
   });
-  const attach = mailboxes.length && schemas.length
-    ? html`<form method="post" action="/dashboard/schemas/attach" class="card narrow" id="attach-schema"><h2>Use a schema for a mailbox</h2>${csrfField(c.session)}
+  const attach =
+    mailboxes.length && schemas.length
+      ? html`<form method="post" action="/dashboard/schemas/attach" class="card narrow" id="attach-schema"><h2>Use a schema for a mailbox</h2>${csrfField(c.session)}
 <label>Mailbox <select name="mailbox_id">${mailboxes.map((m) => html`<option value="${m.id}">${m.address}</option>`)}</select></label>
 <label>Schema <select name="schema_id"><option value="">none (built-in facts only)</option>${schemas.map((s) => html`<option value="${s.id}">${s.name}</option>`)}</select></label>
 <button type="submit">Save</button></form>`
-    : html``;
+      : html``;
   const body = html`<p class="hint">A mailbox with a schema gets each inbound message's extraction filled in with the schema's properties (beside the built-in facts).</p>
 <div class="scroll"><table class="stack"><thead><tr><th>Schema</th><th>Properties</th><th>Used by</th><th>Created</th><th></th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">No extraction schemas yet.</td></tr>`}</tbody></table></div>
@@ -60,7 +69,8 @@ export const schemasPage = {
     const file = c.form.text("schema_file", MAX_SCHEMA_BYTES);
     const typed = c.form.text("schema", MAX_SCHEMA_BYTES);
     const text = file || typed;
-    const refuse = (message: string, status = 400) => render(c, { kind: "error", text: `Not created: ${message}.` }, status, { name: name ?? "", text: typed ?? "" });
+    const refuse = (message: string, status = 400) =>
+      render(c, { kind: "error", text: `Not created: ${message}.` }, status, { name: name ?? "", text: typed ?? "" });
     if (!name) return refuse(`a name of 1 to ${MAX_NAME} characters is required`);
     if (text === null) return refuse("extraction schema is too large");
     if (!text) return refuse("paste a JSON Schema or choose a file");

@@ -18,7 +18,10 @@ function entryRow(c: PageContext, entry: SendListEntry, addresses: Map<string, s
 }
 
 async function render(c: PageContext, notice?: Notice | null, status = 200): Promise<Response> {
-  const [entries, mailboxes] = await Promise.all([listSendListEntries(c.svc.sql, c.session.accountId), accountMailboxes(c.svc.sql, c.session.accountId)]);
+  const [entries, mailboxes] = await Promise.all([
+    listSendListEntries(c.svc.sql, c.session.accountId),
+    accountMailboxes(c.svc.sql, c.session.accountId),
+  ]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
   const body = html`<p class="hint">A block entry always refuses its recipients. Where a scope has allow entries, a recipient must match one of them.
 An entry is an exact address or a whole domain.</p>
@@ -43,7 +46,8 @@ export const sendListsPage = {
     const pattern = c.form.text("pattern", MAX_PATTERN);
     const mailboxId = c.form.text("mailbox_id", MAX_ID);
     if (kind !== "allow" && kind !== "block") return render(c, { kind: "error", text: "Kind must be allow or block." }, 400);
-    if (!pattern || mailboxId === null) return render(c, { kind: "error", text: `Give an address or a domain of at most ${MAX_PATTERN} characters.` }, 400);
+    if (!pattern || mailboxId === null)
+      return render(c, { kind: "error", text: `Give an address or a domain of at most ${MAX_PATTERN} characters.` }, 400);
     try {
       const entry = await addSendListEntry(c.svc.sql, { accountId: c.session.accountId, mailboxId: mailboxId || null, kind, pattern });
       Object.assign(c.audit, { entry_id: entry.id, kind, mailbox_id: entry.mailbox_id });

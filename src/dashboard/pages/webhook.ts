@@ -2,7 +2,15 @@
 // once); disable; the deliveries, dead-lettered first or alone, each with its attempts and a
 // Redrive button for dead letters.
 import { ApiError } from "../../core/errors.ts";
-import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook, type DeliverySummary } from "../../core/webhooks.ts";
+import {
+  disableWebhook,
+  listAttempts,
+  listDeliveries,
+  redriveDelivery,
+  setWebhook,
+  showWebhook,
+  type DeliverySummary,
+} from "../../core/webhooks.ts";
 import { MAX_WEBHOOK_URL_LENGTH } from "../../core/webhook-target.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
@@ -32,7 +40,10 @@ function deliveriesTable(c: PageContext, deliveries: DeliverySummary[]): Html {
 async function render(c: PageContext, extra: { secret?: string; notice?: Notice | null; status?: number } = {}): Promise<Response> {
   const { sql } = c.svc;
   const deadOnly = c.url.searchParams.get("state") === "dead";
-  const [endpoint, deliveries] = await Promise.all([showWebhook(sql, c.session.accountId), listDeliveries(sql, c.session.accountId, { deadOnly, limit: LIST_LIMIT })]);
+  const [endpoint, deliveries] = await Promise.all([
+    showWebhook(sql, c.session.accountId),
+    listDeliveries(sql, c.session.accountId, { deadOnly, limit: LIST_LIMIT }),
+  ]);
   // Dead letters first: they are the ones a human has to act on.
   const ordered = [...deliveries.filter((d) => d.state === "dead"), ...deliveries.filter((d) => d.state !== "dead")];
   const status = endpoint
@@ -67,12 +78,16 @@ export const webhookPage = {
 
   async set(c: ActionContext): Promise<Response> {
     const url = c.form.text("url", MAX_WEBHOOK_URL_LENGTH);
-    if (!url) return render(c, { notice: { kind: "error", text: `Give a URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters.` }, status: 400 });
+    if (!url)
+      return render(c, { notice: { kind: "error", text: `Give a URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters.` }, status: 400 });
     try {
       const given = c.form.secret("secret", 256) || null;
       const { secret } = await setWebhook(c.svc, { accountId: c.session.accountId, url, secret: given });
       // A secret the human typed is not echoed back.
-      return render(c, { secret: given ? undefined : secret, notice: { kind: "ok", text: given ? "Webhook saved and enabled with the given secret." : "Webhook saved and enabled." } });
+      return render(c, {
+        secret: given ? undefined : secret,
+        notice: { kind: "ok", text: given ? "Webhook saved and enabled with the given secret." : "Webhook saved and enabled." },
+      });
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
       return render(c, { notice: { kind: "error", text: error.message }, status: 400 });
@@ -90,7 +105,9 @@ export const webhookPage = {
     const summary = await accountDelivery(c.svc.sql, c.session.accountId, id);
     const attempts = await listAttempts(c.svc.sql, c.session.accountId, id);
     const rows = attempts.map(
-      (a) => html`<tr><td>${when(a.attempted_at)}</td><td><code>${a.url}</code></td><td>${a.status ?? "—"}</td><td>${a.latency_ms ?? "—"}</td>
+      (
+        a,
+      ) => html`<tr><td>${when(a.attempted_at)}</td><td><code>${a.url}</code></td><td>${a.status ?? "—"}</td><td>${a.latency_ms ?? "—"}</td>
 <td>${a.error ?? ""}</td><td><code>${a.response_snippet ?? ""}</code></td></tr>`,
     );
     const body = html`${deliveriesTable(c, [summary])}

@@ -4,7 +4,14 @@ import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft 
 import type { Services } from "../../core/services.ts";
 import { authErrors, ConflictError, ErrorBody, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
-import { clientId, DeliveryFailure, OutgoingFields, PendingApproval, PermanentRejection, SendBlocked } from "../../request/outgoing-models.ts";
+import {
+  clientId,
+  DeliveryFailure,
+  OutgoingFields,
+  PendingApproval,
+  PermanentRejection,
+  SendBlocked,
+} from "../../request/outgoing-models.ts";
 
 const nullableString = t.Union([t.String(), t.Null()]);
 const Draft = strictObject({
@@ -25,20 +32,33 @@ const notFound = { 404: ErrorBody };
 
 export const draftRoutes = (svc: Services) =>
   apiRoutes(svc, "drafts")
-    .post("/drafts", async ({ principal, body, set }) => {
-      set.status = 201;
-      return createDraft(svc, principal, body);
-    }, {
-      auth: "write",
-      body: strictObject({ ...OutgoingFields, client_id: clientId("kept with the draft, not an idempotency key; must not start with `draft:`") }),
-      response: { 201: strictObject({ id: t.String(), status: t.Literal("draft") }), 400: ErrorBody, ...authErrors, ...notFound, 413: ErrorBody },
-      detail: {
-        summary: "Create a draft",
-        description:
-          "Same body and validation as send. No idempotency: a retried create can duplicate a draft. Never " +
-          "queued for approval at creation.",
+    .post(
+      "/drafts",
+      async ({ principal, body, set }) => {
+        set.status = 201;
+        return createDraft(svc, principal, body);
       },
-    })
+      {
+        auth: "write",
+        body: strictObject({
+          ...OutgoingFields,
+          client_id: clientId("kept with the draft, not an idempotency key; must not start with `draft:`"),
+        }),
+        response: {
+          201: strictObject({ id: t.String(), status: t.Literal("draft") }),
+          400: ErrorBody,
+          ...authErrors,
+          ...notFound,
+          413: ErrorBody,
+        },
+        detail: {
+          summary: "Create a draft",
+          description:
+            "Same body and validation as send. No idempotency: a retried create can duplicate a draft. Never " +
+            "queued for approval at creation.",
+        },
+      },
+    )
     .get("/drafts", async ({ principal, query }) => ({ drafts: await listDrafts(svc.sql, principal, query.mailbox_id) }), {
       auth: "read",
       query: strictObject({ mailbox_id: t.String({ minLength: 1 }) }),
@@ -70,41 +90,49 @@ export const draftRoutes = (svc: Services) =>
           "pending_approval, sending, sent and rejected drafts answer 409 approval_conflict.",
       },
     })
-    .delete("/drafts/:id", async ({ principal, params, set }) => {
-      await deleteDraft(svc.sql, principal, params.id);
-      set.status = 204;
-    }, {
-      auth: "write",
-      params: Id,
-      response: { 204: t.Void({ description: "deleted" }), ...authErrors, ...notFound, 409: ConflictError },
-      detail: { summary: "Delete a draft", description: "Soft-deletes a `draft`; any other live status answers 409 approval_conflict." },
-    })
-    .post("/drafts/:id/send", async ({ principal, params, set }) => {
-      const response = await sendDraft(svc, principal, params.id);
-      set.status = response.status;
-      return response.body as never;
-    }, {
-      auth: "write",
-      params: Id,
-      response: {
-        201: strictObject({ id: t.String(), draft_id: t.String(), thread_id: t.String(), provider_message_id: t.String() }),
-        202: PendingApproval,
-        400: PermanentRejection,
-        ...authErrors,
-        402: ErrorBody,
-        403: t.Union([SendBlocked, authErrors[403]]),
-        ...notFound,
-        409: ConflictError,
-        422: ErrorBody,
-        502: DeliveryFailure,
+    .delete(
+      "/drafts/:id",
+      async ({ principal, params, set }) => {
+        await deleteDraft(svc.sql, principal, params.id);
+        set.status = 204;
       },
-      detail: {
-        summary: "Send a draft",
-        description:
-          "The mailbox's current require_approval decides: 202 queues it (again 202 when already queued), " +
-          "otherwise it is delivered (201). A permanent rejection (400) returns the draft to `draft` with " +
-          "the error recorded. On 502 the draft stays `sending`: a transient failure is retried by the " +
-          "service, an unknown outcome is reconciled. 422 when the draft has no recipient or the recipient " +
-          "is suppressed.",
+      {
+        auth: "write",
+        params: Id,
+        response: { 204: t.Void({ description: "deleted" }), ...authErrors, ...notFound, 409: ConflictError },
+        detail: { summary: "Delete a draft", description: "Soft-deletes a `draft`; any other live status answers 409 approval_conflict." },
       },
-    });
+    )
+    .post(
+      "/drafts/:id/send",
+      async ({ principal, params, set }) => {
+        const response = await sendDraft(svc, principal, params.id);
+        set.status = response.status;
+        return response.body as never;
+      },
+      {
+        auth: "write",
+        params: Id,
+        response: {
+          201: strictObject({ id: t.String(), draft_id: t.String(), thread_id: t.String(), provider_message_id: t.String() }),
+          202: PendingApproval,
+          400: PermanentRejection,
+          ...authErrors,
+          402: ErrorBody,
+          403: t.Union([SendBlocked, authErrors[403]]),
+          ...notFound,
+          409: ConflictError,
+          422: ErrorBody,
+          502: DeliveryFailure,
+        },
+        detail: {
+          summary: "Send a draft",
+          description:
+            "The mailbox's current require_approval decides: 202 queues it (again 202 when already queued), " +
+            "otherwise it is delivered (201). A permanent rejection (400) returns the draft to `draft` with " +
+            "the error recorded. On 502 the draft stays `sending`: a transient failure is retried by the " +
+            "service, an unknown outcome is reconciled. 422 when the draft has no recipient or the recipient " +
+            "is suppressed.",
+        },
+      },
+    );

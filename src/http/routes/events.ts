@@ -38,50 +38,76 @@ const cursorQuery = t.String({ maxLength: 32, description: "a cursor this API re
 
 export const eventRoutes = (svc: Services) =>
   apiRoutes(svc, "events")
-    .get("/events", async ({ principal, query }) =>
-      listEvents(svc.sql, principal, { after: query.after, mailboxId: query.mailbox_id, limit: clampLimit(query.limit, 100, MAX_EVENTS_PAGE) }), {
-      auth: "read",
-      query: strictObject({
-        after: t.Optional(cursorQuery),
-        mailbox_id: t.Optional(t.String({ minLength: 1 })),
-        limit: t.Optional(t.Integer({ minimum: 1, description: `default 100; values above ${MAX_EVENTS_PAGE} are clamped` })),
-      }),
-      response: { 200: strictObject({ events: t.Array(LoggedEventItem), next_cursor: t.String() }), 400: ErrorBody, ...authErrors },
-      detail: {
-        summary: "Read the event log",
-        description:
-          "message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. " +
-          "Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).",
+    .get(
+      "/events",
+      async ({ principal, query }) =>
+        listEvents(svc.sql, principal, {
+          after: query.after,
+          mailboxId: query.mailbox_id,
+          limit: clampLimit(query.limit, 100, MAX_EVENTS_PAGE),
+        }),
+      {
+        auth: "read",
+        query: strictObject({
+          after: t.Optional(cursorQuery),
+          mailbox_id: t.Optional(t.String({ minLength: 1 })),
+          limit: t.Optional(t.Integer({ minimum: 1, description: `default 100; values above ${MAX_EVENTS_PAGE} are clamped` })),
+        }),
+        response: { 200: strictObject({ events: t.Array(LoggedEventItem), next_cursor: t.String() }), 400: ErrorBody, ...authErrors },
+        detail: {
+          summary: "Read the event log",
+          description:
+            "message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. " +
+            "Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).",
+        },
       },
-    })
-    .get("/events/stream", async ({ principal, query, request }) =>
-      eventStreamResponse(svc, scopeFor(principal, query.mailbox_id), await streamSource(svc, principal, { ...query, lastEventId: request.headers.get("last-event-id") })), {
-      auth: "read",
-      query: strictObject({
-        after: t.Optional(cursorQuery),
-        mailbox_id: t.Optional(t.String({ minLength: 1 })),
-        consumer: t.Optional(t.String({ maxLength: 64, description:
-          "read as this named consumer: events are leased to this stream; acknowledge them with " +
-          "/consumers/{name}/ack" })),
-        prefetch: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "with consumer: unacknowledged events this stream holds at most (default 10)" })),
-      }),
-      response: {
-        200: t.String({ description:
-          "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment " +
-          "heartbeats" }),
-        400: ErrorBody,
-        ...authErrors,
-        404: ErrorBody,
-        503: ErrorBody,
+    )
+    .get(
+      "/events/stream",
+      async ({ principal, query, request }) =>
+        eventStreamResponse(
+          svc,
+          scopeFor(principal, query.mailbox_id),
+          await streamSource(svc, principal, { ...query, lastEventId: request.headers.get("last-event-id") }),
+        ),
+      {
+        auth: "read",
+        query: strictObject({
+          after: t.Optional(cursorQuery),
+          mailbox_id: t.Optional(t.String({ minLength: 1 })),
+          consumer: t.Optional(
+            t.String({
+              maxLength: 64,
+              description:
+                "read as this named consumer: events are leased to this stream; acknowledge them with " + "/consumers/{name}/ack",
+            }),
+          ),
+          prefetch: t.Optional(
+            t.Integer({
+              minimum: 1,
+              maximum: 100,
+              description: "with consumer: unacknowledged events this stream holds at most (default 10)",
+            }),
+          ),
+        }),
+        response: {
+          200: t.String({
+            description: "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment " + "heartbeats",
+          }),
+          400: ErrorBody,
+          ...authErrors,
+          404: ErrorBody,
+          503: ErrorBody,
+        },
+        detail: {
+          summary: "Stream events (Server-Sent Events)",
+          description:
+            "Delivers events as they happen. Resumes after `Last-Event-ID` (or `after`); with neither, starts with the next new event. " +
+            "With `consumer`, the stream leases that consumer's events instead (shared with its other readers; acknowledge each). " +
+            "A client that does not read is disconnected once its backlog passes the bound; on shutdown the " +
+            "stream ends and the client reconnects with its last id. " +
+            "The same feed is served as a WebSocket at /api/v1/events/ws (frames `{cursor, event}`; " +
+            "`?after=`, `?mailbox_id=`, and `?access_token=` for clients that cannot set headers).",
+        },
       },
-      detail: {
-        summary: "Stream events (Server-Sent Events)",
-        description:
-          "Delivers events as they happen. Resumes after `Last-Event-ID` (or `after`); with neither, starts with the next new event. " +
-          "With `consumer`, the stream leases that consumer's events instead (shared with its other readers; acknowledge each). " +
-          "A client that does not read is disconnected once its backlog passes the bound; on shutdown the " +
-          "stream ends and the client reconnects with its last id. " +
-          "The same feed is served as a WebSocket at /api/v1/events/ws (frames `{cursor, event}`; " +
-          "`?after=`, `?mailbox_id=`, and `?access_token=` for clients that cannot set headers).",
-      },
-    });
+    );

@@ -7,8 +7,13 @@ import { apiRoutes, clampLimit } from "../route-kit.ts";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 const Verdict = t.Union([
-  t.Literal("pass"), t.Literal("fail"), t.Literal("softfail"), t.Literal("neutral"),
-  t.Literal("none"), t.Literal("temperror"), t.Literal("permerror"),
+  t.Literal("pass"),
+  t.Literal("fail"),
+  t.Literal("softfail"),
+  t.Literal("neutral"),
+  t.Literal("none"),
+  t.Literal("temperror"),
+  t.Literal("permerror"),
 ]);
 
 const Attachment = t.Object(
@@ -64,57 +69,66 @@ function attachmentResponse(attachment: { filename: string | null; content_type:
 
 export const messageRoutes = (svc: Services) =>
   apiRoutes(svc, "messages")
-    .get("/messages", async ({ principal, query, set }) => {
-      const page = await listMessagesPage(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 50, 100), query.cursor);
-      // SPEC's body stays {messages}: the way to older mail travels in a header.
-      if (page.nextCursor) set.headers["x-next-cursor"] = page.nextCursor;
-      return { messages: page.messages };
-    }, {
-      auth: "read",
-      query: strictObject({
-        mailbox_id: t.String({ minLength: 1 }),
-        limit: t.Optional(t.Integer({ title: "limit", minimum: 1, description: "default 50; values above 100 are clamped to 100" })),
-        cursor: t.Optional(t.String({ description: "the `x-next-cursor` header of the previous page: continue with older messages" })),
-      }),
-      response: {
-        200: t.Object(
-          { messages: t.Array(MessageListItem) },
-          { additionalProperties: false, description:
-            "When older messages may remain, the response carries an `x-next-cursor` header: pass it as " +
-            "`cursor`." },
-        ),
-        400: ErrorBody,
-        ...authErrors,
+    .get(
+      "/messages",
+      async ({ principal, query, set }) => {
+        const page = await listMessagesPage(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 50, 100), query.cursor);
+        // SPEC's body stays {messages}: the way to older mail travels in a header.
+        if (page.nextCursor) set.headers["x-next-cursor"] = page.nextCursor;
+        return { messages: page.messages };
       },
-      detail: {
-        summary: "List a mailbox's messages",
-        description:
-          "Newest first, inbound and outbound. Older mail: when a full page is returned the " +
-          "`x-next-cursor` response header holds a cursor; pass it as `cursor` for the next, older page " +
-          "(positions, not offsets: mail arriving meanwhile shifts nothing). An invalid cursor is 400. A " +
-          "mailbox_id that is not the account's yields an empty list. A bound key may list only its own " +
-          "mailbox (403 key_scope).",
+      {
+        auth: "read",
+        query: strictObject({
+          mailbox_id: t.String({ minLength: 1 }),
+          limit: t.Optional(t.Integer({ title: "limit", minimum: 1, description: "default 50; values above 100 are clamped to 100" })),
+          cursor: t.Optional(t.String({ description: "the `x-next-cursor` header of the previous page: continue with older messages" })),
+        }),
+        response: {
+          200: t.Object(
+            { messages: t.Array(MessageListItem) },
+            {
+              additionalProperties: false,
+              description: "When older messages may remain, the response carries an `x-next-cursor` header: pass it as " + "`cursor`.",
+            },
+          ),
+          400: ErrorBody,
+          ...authErrors,
+        },
+        detail: {
+          summary: "List a mailbox's messages",
+          description:
+            "Newest first, inbound and outbound. Older mail: when a full page is returned the " +
+            "`x-next-cursor` response header holds a cursor; pass it as `cursor` for the next, older page " +
+            "(positions, not offsets: mail arriving meanwhile shifts nothing). An invalid cursor is 400. A " +
+            "mailbox_id that is not the account's yields an empty list. A bound key may list only its own " +
+            "mailbox (403 key_scope).",
+        },
       },
-    })
+    )
     .get("/messages/:id", ({ principal, params }) => getMessage(svc.sql, principal, params.id), {
       auth: "read",
       params: t.Object({ id: PathId }),
       response: { 200: MessageDetail, ...authErrors, 404: ErrorBody },
-      detail: { summary: "Get a message", description:
-        "404 `message not found` for a missing id, another account's, or another mailbox's under a bound " +
-        "key." },
-    })
-    .get("/messages/:id/attachments/:attachment_id", async ({ principal, params }) =>
-      attachmentResponse(await getAttachment(svc.sql, principal, params.id, params.attachment_id)), {
-      auth: "read",
-      params: t.Object({ id: PathId, attachment_id: PathId }),
-      response: {
-        200: t.Any({ description: "the attachment's bytes, served as a download with its content type" }),
-        ...authErrors,
-        404: ErrorBody,
-      },
       detail: {
-        summary: "Download an attachment",
-        description: "Same authorization and 404 rules as the message; `attachment not found` when the message has no such attachment.",
+        summary: "Get a message",
+        description: "404 `message not found` for a missing id, another account's, or another mailbox's under a bound " + "key.",
       },
-    });
+    })
+    .get(
+      "/messages/:id/attachments/:attachment_id",
+      async ({ principal, params }) => attachmentResponse(await getAttachment(svc.sql, principal, params.id, params.attachment_id)),
+      {
+        auth: "read",
+        params: t.Object({ id: PathId, attachment_id: PathId }),
+        response: {
+          200: t.Any({ description: "the attachment's bytes, served as a download with its content type" }),
+          ...authErrors,
+          404: ErrorBody,
+        },
+        detail: {
+          summary: "Download an attachment",
+          description: "Same authorization and 404 rules as the message; `attachment not found` when the message has no such attachment.",
+        },
+      },
+    );

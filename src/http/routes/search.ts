@@ -22,12 +22,14 @@ const SearchResult = strictObject({
 
 export const SearchQuery = strictObject({
   mailbox_id: t.String({ minLength: 1 }),
-  q: t.Optional(t.String({
-    maxLength: MAX_QUERY_LENGTH,
-    description:
-      'words (all must match), "a phrase", -excluded, a or b, and word* for a prefix; over subject, ' +
-      'sender, body and attachment text. Omit to filter only (newest first)',
-  })),
+  q: t.Optional(
+    t.String({
+      maxLength: MAX_QUERY_LENGTH,
+      description:
+        'words (all must match), "a phrase", -excluded, a or b, and word* for a prefix; over subject, ' +
+        "sender, body and attachment text. Omit to filter only (newest first)",
+    }),
+  ),
   from: t.Optional(t.String({ maxLength: 320, description: "sender address, or a domain (example.com) for anyone there" })),
   after: t.Optional(t.String({ maxLength: 40, description: "ISO 8601 date or date-time: messages at or after it" })),
   before: t.Optional(t.String({ maxLength: 40, description: "ISO 8601 date or date-time: messages before it" })),
@@ -39,29 +41,33 @@ export const SearchQuery = strictObject({
 });
 
 export const searchRoutes = (svc: Services) =>
-  apiRoutes(svc, "search").get("/search", async ({ principal, query }) => {
-    const page = await searchMessages(svc.sql, principal, {
-      mailboxId: query.mailbox_id,
-      q: query.q,
-      from: query.from,
-      after: query.after,
-      before: query.before,
-      hasAttachment: query.has_attachment,
-      label: query.label,
-      direction: query.direction,
-      limit: clampLimit(query.limit, 20, 100),
-      cursor: query.cursor,
-    });
-    return { results: page.results, next_cursor: page.nextCursor };
-  }, {
-    auth: "read",
-    query: SearchQuery,
-    response: { 200: strictObject({ results: t.Array(SearchResult), next_cursor: NextCursor }), 400: ErrorBody, ...authErrors },
-    detail: {
-      summary: "Search a mailbox",
-      description:
-        "Full-text search (PostgreSQL, language-neutral 'simple' configuration: words match as written, in any language) over subject, " +
-        "sender, clean body and attachment text, ranked by relevance then newest, with filters. A mailbox_id that is not the account's " +
-        "yields no results; a bound key may search only its own mailbox (403 key_scope). 400 for a bad date or cursor.",
+  apiRoutes(svc, "search").get(
+    "/search",
+    async ({ principal, query }) => {
+      const page = await searchMessages(svc.sql, principal, {
+        mailboxId: query.mailbox_id,
+        q: query.q,
+        from: query.from,
+        after: query.after,
+        before: query.before,
+        hasAttachment: query.has_attachment,
+        label: query.label,
+        direction: query.direction,
+        limit: clampLimit(query.limit, 20, 100),
+        cursor: query.cursor,
+      });
+      return { results: page.results, next_cursor: page.nextCursor };
     },
-  });
+    {
+      auth: "read",
+      query: SearchQuery,
+      response: { 200: strictObject({ results: t.Array(SearchResult), next_cursor: NextCursor }), 400: ErrorBody, ...authErrors },
+      detail: {
+        summary: "Search a mailbox",
+        description:
+          "Full-text search (PostgreSQL, language-neutral 'simple' configuration: words match as written, in any language) over subject, " +
+          "sender, clean body and attachment text, ranked by relevance then newest, with filters. A mailbox_id that is not the account's " +
+          "yields no results; a bound key may search only its own mailbox (403 key_scope). 400 for a bad date or cursor.",
+      },
+    },
+  );

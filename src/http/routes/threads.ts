@@ -48,25 +48,29 @@ const ThreadDetail = strictObject({
 
 export const threadRoutes = (svc: Services) =>
   apiRoutes(svc, "threads")
-    .get("/threads", async ({ principal, query }) => {
-      const page = await listThreads(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 20, 100), query.cursor);
-      return { threads: page.threads, next_cursor: page.nextCursor };
-    }, {
-      auth: "read",
-      query: strictObject({
-        mailbox_id: t.String({ minLength: 1 }),
-        limit: t.Optional(t.Integer({ minimum: 1, description: "default 20; values above 100 are clamped to 100" })),
-        cursor: cursorQuery,
-      }),
-      response: { 200: strictObject({ threads: t.Array(ThreadSummary), next_cursor: NextCursor }), 400: ErrorBody, ...authErrors },
-      detail: {
-        summary: "List a mailbox's threads",
-        description:
-          "Conversations by latest activity, newest first. A mailbox_id that is not the account's yields an empty list; a bound key may " +
-          "list only its own mailbox (403 key_scope). `next_cursor` continues with older threads; a thread that gets a new message while " +
-          "a client walks moves to the top and is not shown again further down.",
+    .get(
+      "/threads",
+      async ({ principal, query }) => {
+        const page = await listThreads(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 20, 100), query.cursor);
+        return { threads: page.threads, next_cursor: page.nextCursor };
       },
-    })
+      {
+        auth: "read",
+        query: strictObject({
+          mailbox_id: t.String({ minLength: 1 }),
+          limit: t.Optional(t.Integer({ minimum: 1, description: "default 20; values above 100 are clamped to 100" })),
+          cursor: cursorQuery,
+        }),
+        response: { 200: strictObject({ threads: t.Array(ThreadSummary), next_cursor: NextCursor }), 400: ErrorBody, ...authErrors },
+        detail: {
+          summary: "List a mailbox's threads",
+          description:
+            "Conversations by latest activity, newest first. A mailbox_id that is not the account's yields an empty list; a bound key may " +
+            "list only its own mailbox (403 key_scope). `next_cursor` continues with older threads; a thread that gets a new message while " +
+            "a client walks moves to the top and is not shown again further down.",
+        },
+      },
+    )
     .get("/threads/:id", ({ principal, params }) => getThread(svc.sql, principal, params.id), {
       auth: "read",
       params: t.Object({ id: PathId }),

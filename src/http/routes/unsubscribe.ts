@@ -14,12 +14,24 @@ function page(status: number, title: string, body: string): Response {
 
 export const unsubscribeRoutes = (svc: Services) =>
   new Elysia({ name: "routes:unsubscribe" })
-    .get("/unsubscribe/:token", ({ params }) =>
-      page(200, "Unsubscribe", `<h1>Unsubscribe</h1><p>Stop receiving mail from this sender?</p>
-<form method="post" action="/unsubscribe/${encodeURIComponent(params.token)}"><button type="submit">Unsubscribe</button></form>`), { detail: { hide: true } })
-    .post("/unsubscribe/:token", async ({ params }) => {
-      const done = await unsubscribeWithToken(svc.sql, svc.config, params.token);
-      if (!done) return page(404, "Unsubscribe", "<h1>This unsubscribe link is not valid.</h1>");
-      svc.log.info("unsubscribe.link_used", {});
-      return page(200, "Unsubscribed", "<h1>You are unsubscribed.</h1><p>You will not receive further mail from this sender.</p>");
-    }, { parse: "text", detail: { hide: true } });
+    .get(
+      "/unsubscribe/:token",
+      ({ params }) =>
+        page(
+          200,
+          "Unsubscribe",
+          `<h1>Unsubscribe</h1><p>Stop receiving mail from this sender?</p>
+<form method="post" action="/unsubscribe/${encodeURIComponent(params.token)}"><button type="submit">Unsubscribe</button></form>`,
+        ),
+      { detail: { hide: true } },
+    )
+    .post(
+      "/unsubscribe/:token",
+      async ({ params }) => {
+        const done = await unsubscribeWithToken(svc.sql, svc.config, params.token);
+        if (!done) return page(404, "Unsubscribe", "<h1>This unsubscribe link is not valid.</h1>");
+        svc.log.info("unsubscribe.link_used", {});
+        return page(200, "Unsubscribed", "<h1>You are unsubscribed.</h1><p>You will not receive further mail from this sender.</p>");
+      },
+      { parse: "text", detail: { hide: true } },
+    );

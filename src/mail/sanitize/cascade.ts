@@ -133,14 +133,22 @@ const TIME = /^([\d.]+)(m?s)$/i;
 function animatedValues(values: ReadonlyMap<string, string>, keyframes: Map<string, Keyframes>): Map<string, string> {
   const out = new Map<string, string>();
   const shorthand = values.get("animation") ?? "";
-  const names = (values.get("animation-name") ?? shorthand).split(",").map((part) => part.trim().split(/\s+/).find((t) => keyframes.has(t)));
+  const names = (values.get("animation-name") ?? shorthand).split(",").map((part) =>
+    part
+      .trim()
+      .split(/\s+/)
+      .find((t) => keyframes.has(t)),
+  );
   const fill = `${values.get("animation-fill-mode") ?? ""} ${shorthand}`;
   for (const name of names) {
     const frames = name === undefined ? undefined : keyframes.get(name);
     if (frames === undefined) continue;
     if (FILLS_FORWARDS.test(fill)) for (const [p, d] of frames.to) out.set(p, d.value);
     else {
-      const duration = (values.get("animation-duration") ?? shorthand).split(/\s+/).map((t) => TIME.exec(t)).find((m) => m !== null);
+      const duration = (values.get("animation-duration") ?? shorthand)
+        .split(/\s+/)
+        .map((t) => TIME.exec(t))
+        .find((m) => m !== null);
       const seconds = duration ? Number(duration[1]) / (duration[2]?.toLowerCase() === "ms" ? 1000 : 1) : 0;
       if (seconds < 1) continue; // over before anyone reads it
       for (const [p, d] of frames.to) if (frames.from.get(p)?.value === d.value) out.set(p, d.value);

@@ -58,7 +58,19 @@ function numericFeature(name: string): number | null {
   }
 }
 
-const PX_PER: Record<string, number> = { px: 1, em: 16, rem: 16, pt: 4 / 3, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6, vw: 12.8, vh: 8 };
+const PX_PER: Record<string, number> = {
+  px: 1,
+  em: 16,
+  rem: 16,
+  pt: 4 / 3,
+  pc: 16,
+  in: 96,
+  cm: 96 / 2.54,
+  mm: 96 / 25.4,
+  q: 96 / 101.6,
+  vw: 12.8,
+  vh: 8,
+};
 const DPPX_PER: Record<string, number> = { dppx: 1, x: 1, dpi: 1 / 96, dpcm: 2.54 / 96 };
 
 // A numeric value in the feature's unit; null when it cannot be read.
@@ -103,12 +115,18 @@ function feature(name: string, value: CssNode | null): Truth {
 
 function compare(a: number, op: string, b: number): boolean {
   switch (op) {
-    case "<": return a < b;
-    case "<=": return a <= b;
-    case ">": return a > b;
-    case ">=": return a >= b;
-    case "=": return Math.abs(a - b) < 1e-9;
-    default: return false;
+    case "<":
+      return a < b;
+    case "<=":
+      return a <= b;
+    case ">":
+      return a > b;
+    case ">=":
+      return a >= b;
+    case "=":
+      return Math.abs(a - b) < 1e-9;
+    default:
+      return false;
   }
 }
 

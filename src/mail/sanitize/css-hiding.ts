@@ -10,9 +10,37 @@ import type { InheritedStyle } from "./inherited-style.ts";
 // Elements laid out inline unless styled otherwise: width, height, overflow, text-indent and
 // transforms do not apply to them, so `height:0;overflow:hidden` on a <span> hides nothing.
 const INLINE = new Set([
-  "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font",
-  "i", "kbd", "label", "mark", "nobr", "q", "s", "samp", "small", "span", "strike", "strong",
-  "sub", "sup", "time", "tt", "u", "var",
+  "a",
+  "abbr",
+  "acronym",
+  "b",
+  "bdi",
+  "bdo",
+  "big",
+  "cite",
+  "code",
+  "data",
+  "dfn",
+  "em",
+  "font",
+  "i",
+  "kbd",
+  "label",
+  "mark",
+  "nobr",
+  "q",
+  "s",
+  "samp",
+  "small",
+  "span",
+  "strike",
+  "strong",
+  "sub",
+  "sup",
+  "time",
+  "tt",
+  "u",
+  "var",
 ]);
 
 const RESETS = new Set(["inherit", "initial", "unset", "revert", "revert-layer"]);
@@ -123,7 +151,10 @@ function clippedAway(d: Declarations, maxPx: number, box: BoxKind): boolean {
   const position = d.get("position");
   const rect = /rect\(([^)]*)\)/.exec(d.get("clip") ?? "");
   if (rect && (position === "absolute" || position === "fixed")) {
-    const [top, right, bottom, left] = (rect[1] ?? "").trim().split(/[\s,]+/).map((v) => lengthPx(v));
+    const [top, right, bottom, left] = (rect[1] ?? "")
+      .trim()
+      .split(/[\s,]+/)
+      .map((v) => lengthPx(v));
     if (top != null && bottom != null && bottom - top <= maxPx) return true;
     if (left != null && right != null && right - left <= maxPx) return true;
   }
@@ -136,7 +167,15 @@ function clippedAway(d: Declarations, maxPx: number, box: BoxKind): boolean {
 function emptyPolygon(clipPath: string): boolean {
   const body = /polygon\(([^)]*)\)/.exec(clipPath)?.[1];
   if (body === undefined) return false;
-  const points = body.replace(/^\s*(nonzero|evenodd)\s*,/, "").split(",").map((p) => p.trim().split(/\s+/).map((v) => (v.endsWith("%") ? Number.parseFloat(v) : lengthPx(v))));
+  const points = body
+    .replace(/^\s*(nonzero|evenodd)\s*,/, "")
+    .split(",")
+    .map((p) =>
+      p
+        .trim()
+        .split(/\s+/)
+        .map((v) => (v.endsWith("%") ? Number.parseFloat(v) : lengthPx(v))),
+    );
   if (points.length > 100 || points.some((p) => p.length !== 2 || p.some((v) => v === null || !Number.isFinite(v)))) return false;
   let area = 0;
   for (let i = 0; i < points.length; i++) {

@@ -22,16 +22,55 @@ const FORGIVING = new Set(["is", "where", "matches", "-webkit-any"]);
 // Pseudo-classes Chromium knows that hold only on interaction or in states mail never is in:
 // read as :hover, which css-select never matches (so `:not(:focus)` still matches).
 const NEVER_AT_REST = new Set([
-  "focus", "focus-within", "focus-visible", "target", "target-within", "autofill", "-webkit-autofill",
-  "modal", "popover-open", "fullscreen", "-webkit-full-screen", "picture-in-picture", "playing",
-  "paused", "user-invalid", "user-valid", "host", "host-context", "state",
-  "current", "past", "future", "seeking", "buffering", "stalled", "muted", "volume-locked",
-  "xr-overlay", "active-view-transition", "active-view-transition-type", "drag",
+  "focus",
+  "focus-within",
+  "focus-visible",
+  "target",
+  "target-within",
+  "autofill",
+  "-webkit-autofill",
+  "modal",
+  "popover-open",
+  "fullscreen",
+  "-webkit-full-screen",
+  "picture-in-picture",
+  "playing",
+  "paused",
+  "user-invalid",
+  "user-valid",
+  "host",
+  "host-context",
+  "state",
+  "current",
+  "past",
+  "future",
+  "seeking",
+  "buffering",
+  "stalled",
+  "muted",
+  "volume-locked",
+  "xr-overlay",
+  "active-view-transition",
+  "active-view-transition-type",
+  "drag",
 ]);
 // css-select's own extensions (jQuery's): Chromium finds them invalid and drops the rule.
 const NOT_CSS = new Set([
-  "contains", "icontains", "parent", "header", "button", "input", "text", "checkbox", "file",
-  "password", "radio", "reset", "image", "submit", "selected",
+  "contains",
+  "icontains",
+  "parent",
+  "header",
+  "button",
+  "input",
+  "text",
+  "checkbox",
+  "file",
+  "password",
+  "radio",
+  "reset",
+  "image",
+  "submit",
+  "selected",
 ]);
 // Valid in Chromium, beyond css-select: the rule applies by its subject alone.
 const BY_SUBJECT = /\||:(dir|placeholder-shown|in-range|out-of-range|valid|invalid|default|indeterminate|blank|open|closed)\b/i;
@@ -68,7 +107,10 @@ export function compileSelector(selector: CssNode, quirksMode = false): Compiled
   } catch {
     return (BY_SUBJECT.test(text) ? uncompiledSelector(selector, quirksMode) : null) ?? "invalid";
   }
-  const simple = !reach.ancestors && !reach.siblings && !reach.subtree &&
+  const simple =
+    !reach.ancestors &&
+    !reach.siblings &&
+    !reach.subtree &&
     selector.children.toArray().every((n) => n.type === "TypeSelector" || n.type === "ClassSelector" || n.type === "IdSelector");
   return { matches, specificity: encode(specificityOf(selector)), key: subjectKey(selector, quirksMode), simple, reach };
 }

@@ -8,8 +8,18 @@ export const LINK_BLUE: Rgba = { r: 0, g: 0, b: 238, a: 1 };
 
 const LENGTH = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)([a-z%]*)$/;
 const PX_PER_UNIT: Record<string, number> = {
-  px: 1, pt: 4 / 3, pc: 16, in: 96, cm: 96 / 2.54, mm: 96 / 25.4, q: 96 / 101.6, rem: 16,
-  vw: 10, vh: 10, vmin: 10, vmax: 10, // as on a 1000px viewport
+  px: 1,
+  pt: 4 / 3,
+  pc: 16,
+  in: 96,
+  cm: 96 / 2.54,
+  mm: 96 / 25.4,
+  q: 96 / 101.6,
+  rem: 16,
+  vw: 10,
+  vh: 10,
+  vmin: 10,
+  vmax: 10, // as on a 1000px viewport
 };
 
 export function lengthPx(raw: string | undefined, fontPx = 16): number | null {
@@ -27,8 +37,15 @@ export function lengthPx(raw: string | undefined, fontPx = 16): number | null {
 }
 
 const FONT_KEYWORDS: Record<string, number> = {
-  "xx-small": 9, "x-small": 10, small: 13, medium: 16, large: 18, "x-large": 24, "xx-large": 32,
-  "xxx-large": 48, initial: 16,
+  "xx-small": 9,
+  "x-small": 10,
+  small: 13,
+  medium: 16,
+  large: 18,
+  "x-large": 24,
+  "xx-large": 32,
+  "xxx-large": 48,
+  initial: 16,
 };
 
 // `font-size` value, or the size inside a `font` shorthand such as `0/0 a` or `bold 12px Arial`.

@@ -102,7 +102,8 @@ export function visibleHtml(source: string): VisibleHtml {
       const opacity = opacityOf(decls);
       // The hidden attribute and the browser's own display:none are default styles: an
       // explicit display overrides them.
-      const hiddenByDefault = !decls.has("display") &&
+      const hiddenByDefault =
+        !decls.has("display") &&
         (node.attribs.hidden !== undefined || UA_HIDDEN.has(node.name) || (node.name === "dialog" && node.attribs.open === undefined));
       if (hiddenByDefault || hiddenByLayout(style, decls, node) || ctx.opacity * opacity <= MIN_OPACITY) {
         removeHidden(node);

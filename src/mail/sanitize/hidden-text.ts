@@ -16,7 +16,10 @@ export class HiddenText {
 
   add(text: string): void {
     if (this.used >= HIDDEN_TEXT_BUDGET) return;
-    const chunk = text.slice(0, HIDDEN_TEXT_BUDGET * 2).replace(/\s+/g, " ").trim();
+    const chunk = text
+      .slice(0, HIDDEN_TEXT_BUDGET * 2)
+      .replace(/\s+/g, " ")
+      .trim();
     if (!VISIBLE_CONTENT.test(chunk)) return;
     this.chunks.push(chunk);
     this.used += chunk.length + 1;

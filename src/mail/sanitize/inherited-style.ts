@@ -4,9 +4,7 @@
 
 import type { Declarations } from "./css-declarations.ts";
 import type { CustomProperties } from "./css-custom-properties.ts";
-import {
-  BLACK, LINK_BLUE, type Rgba, WHITE, colorsBlend, parseColor, parseFontSize, splitTopLevel,
-} from "./css-values.ts";
+import { BLACK, LINK_BLUE, type Rgba, WHITE, colorsBlend, parseColor, parseFontSize, splitTopLevel } from "./css-values.ts";
 import type { Element } from "../html-nodes.ts";
 
 export type InheritedStyle = {
@@ -68,19 +66,25 @@ export function rootStyle(quirksMode: boolean, vars: CustomProperties, body: Ele
 export function hiddenTextOrigin(ctx: InheritedStyle): Element | null {
   if (ctx.invisibleFrom !== null) return ctx.invisibleFrom;
   if (ctx.fontPx < 2 && ctx.fontFrom !== null) return ctx.fontFrom;
-  if (colorsBlend(ctx.fill ?? ctx.color, ctx.background, 8)) return (ctx.fill === null ? ctx.colorFrom : ctx.fillFrom) ?? ctx.backgroundFrom;
+  if (colorsBlend(ctx.fill ?? ctx.color, ctx.background, 8))
+    return (ctx.fill === null ? ctx.colorFrom : ctx.fillFrom) ?? ctx.backgroundFrom;
   return null;
 }
 
 // The style `el`'s children inherit; the parent's own object when `el` changes nothing.
-export function inherit(
-  ctx: InheritedStyle, el: Element, decls: Declarations, vars: CustomProperties, opacity: number,
-): InheritedStyle {
+export function inherit(ctx: InheritedStyle, el: Element, decls: Declarations, vars: CustomProperties, opacity: number): InheritedStyle {
   const { attribs } = el;
   const legacyColor = el.name === "font" ? attribs.color : el.name === "body" ? attribs.text : undefined;
   const quirkyTable = ctx.quirksTable !== null && el.name === "table";
   const uaPaint = UA_PAINT[el.name];
-  const plain = decls.size === 0 && el.name !== "a" && legacyColor === undefined && attribs.size === undefined && !quirkyTable && opacity === 1 && uaPaint === undefined;
+  const plain =
+    decls.size === 0 &&
+    el.name !== "a" &&
+    legacyColor === undefined &&
+    attribs.size === undefined &&
+    !quirkyTable &&
+    opacity === 1 &&
+    uaPaint === undefined;
   if (plain && attribs.bgcolor === undefined && attribs.background === undefined && vars === ctx.vars) return ctx;
   const next: InheritedStyle = { ...ctx, vars, opacity: ctx.opacity * opacity };
   if (ctx.quirksTable !== null && quirkyTable) {

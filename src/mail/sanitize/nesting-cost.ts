@@ -8,8 +8,26 @@ const SHIFT_COST = 0.1; // moving an entry (unshift) against comparing one (inde
 const TAG_START = /<(\/?)([a-zA-Z][^\s/>]*)/y;
 const SELF_CLOSING_SIBLINGS = new Set(["p", "li", "td", "th", "tr", "option", "dd", "dt"]);
 const VOID_ELEMENTS = new Set([
-  "area", "base", "basefont", "br", "col", "command", "embed", "frame", "hr", "image", "img",
-  "input", "isindex", "keygen", "link", "meta", "param", "source", "track", "wbr",
+  "area",
+  "base",
+  "basefont",
+  "br",
+  "col",
+  "command",
+  "embed",
+  "frame",
+  "hr",
+  "image",
+  "img",
+  "input",
+  "isindex",
+  "keygen",
+  "link",
+  "meta",
+  "param",
+  "source",
+  "track",
+  "wbr",
 ]);
 
 // The length of the prefix of `html` that is affordable to parse; html.length when all is.

@@ -53,7 +53,8 @@ function dataStylesheet(href: string | undefined): string | null {
   if (m === null || href === undefined) return null;
   const body = href.slice(m[0].length, m[0].length + MAX_DATA_STYLESHEET);
   try {
-    if (/;base64/i.test(m[1] ?? "")) return new TextDecoder().decode(Uint8Array.from(atob(body.replace(/\s+/g, "")), (c) => c.charCodeAt(0)));
+    if (/;base64/i.test(m[1] ?? ""))
+      return new TextDecoder().decode(Uint8Array.from(atob(body.replace(/\s+/g, "")), (c) => c.charCodeAt(0)));
     return decodeURIComponent(body);
   } catch {
     return null;
@@ -79,7 +80,8 @@ export function isQuirksMode(doc: Document): boolean {
     if (!/^!doctype\s+html\b/i.test(data)) return true;
     const publicId = /public\s*["']([^"']*)["']/i.exec(data)?.[1]?.toLowerCase() ?? "";
     const systemId = /public\s*["'][^"']*["']\s*["']/i.test(data);
-    if (publicId.startsWith("-//w3c//dtd html 4.01 transitional//") || publicId.startsWith("-//w3c//dtd html 4.01 frameset//")) return !systemId;
+    if (publicId.startsWith("-//w3c//dtd html 4.01 transitional//") || publicId.startsWith("-//w3c//dtd html 4.01 frameset//"))
+      return !systemId;
     return /^-\/\/(ietf|w3o|w3c\/\/dtd html (3|4\.0 ))/.test(publicId);
   }
   return true;
@@ -112,7 +114,13 @@ function addRules(children: Iterable<CssNode>, state: State, layer: number, pare
 function addAtRule(node: CssNode & { type: "Atrule" }, state: State, layer: number, parent: string | null, depth: number): void {
   const name = node.name.toLowerCase();
   if (name === "layer") {
-    const names = node.prelude === null ? [] : generate(node.prelude).split(",").map((n) => n.trim()).filter((n) => n !== "");
+    const names =
+      node.prelude === null
+        ? []
+        : generate(node.prelude)
+            .split(",")
+            .map((n) => n.trim())
+            .filter((n) => n !== "");
     for (const n of names) if (!state.layers.has(n)) state.layers.set(n, state.layers.size);
     if (node.block === null) return;
     // An anonymous layer is a layer of its own; a named one ranks where its name first appeared.
@@ -123,11 +131,19 @@ function addAtRule(node: CssNode & { type: "Atrule" }, state: State, layer: numb
   }
   if (node.block === null) return;
   if (name === "keyframes" || name === "-webkit-keyframes") {
-    const id = node.prelude === null ? "" : generate(node.prelude).trim().replace(/^["']|["']$/g, "");
+    const id =
+      node.prelude === null
+        ? ""
+        : generate(node.prelude)
+            .trim()
+            .replace(/^["']|["']$/g, "");
     const frames: Keyframes = { from: new Map(), to: new Map() };
     for (const frame of node.block.children) {
       if (frame.type !== "Rule") continue;
-      const at = generate(frame.prelude).toLowerCase().split(",").map((k) => k.trim());
+      const at = generate(frame.prelude)
+        .toLowerCase()
+        .split(",")
+        .map((k) => k.trim());
       const decls = declarationsOf(frame.block);
       if (at.includes("from") || at.includes("0%")) for (const [p, d] of decls) frames.from.set(p, d);
       if (at.includes("to") || at.includes("100%")) for (const [p, d] of decls) frames.to.set(p, d);
@@ -143,7 +159,12 @@ function addAtRule(node: CssNode & { type: "Atrule" }, state: State, layer: numb
   }
   // @container and @scope hold somewhere in most documents: their rules apply (to more than
   // they would, never to less). Other at-rules (@font-face, @keyframes, @page ...) style no text.
-  const holds = name === "media" ? mediaApplies(node.prelude) : name === "supports" ? supportsApplies(node.prelude) : name === "container" || name === "scope";
+  const holds =
+    name === "media"
+      ? mediaApplies(node.prelude)
+      : name === "supports"
+        ? supportsApplies(node.prelude)
+        : name === "container" || name === "scope";
   if (holds) addRules(node.block.children, state, layer, parent, depth);
 }
 
@@ -153,7 +174,10 @@ function addRule(node: CssNode & { type: "Rule" }, state: State, layer: number, 
   if (parent !== null) {
     // A nested rule's selector is relative to its parent's: `&` stands for it, else a descendant.
     const text = generate(node.prelude);
-    const joined = text.split(",").map((s) => (s.includes("&") ? s.replaceAll("&", `:is(${parent})`) : `:is(${parent}) ${s.trim()}`)).join(",");
+    const joined = text
+      .split(",")
+      .map((s) => (s.includes("&") ? s.replaceAll("&", `:is(${parent})`) : `:is(${parent}) ${s.trim()}`))
+      .join(",");
     try {
       list = parse(joined, { context: "selectorList", positions: false });
     } catch {
@@ -165,7 +189,10 @@ function addRule(node: CssNode & { type: "Rule" }, state: State, layer: number, 
   if (decls.size === 0 || list.type !== "SelectorList") return;
   const compiled: CompiledSelector[] = [];
   for (const selector of list.children) {
-    const one = state.order + compiled.length < MAX_RULES ? compileSelector(selector, state.sheet.quirksMode) : uncompiledSelector(selector, state.sheet.quirksMode);
+    const one =
+      state.order + compiled.length < MAX_RULES
+        ? compileSelector(selector, state.sheet.quirksMode)
+        : uncompiledSelector(selector, state.sheet.quirksMode);
     if (one === "invalid") return; // one invalid selector drops the whole rule, as in a browser
     if (one !== "skip" && one !== null) compiled.push(one);
   }
