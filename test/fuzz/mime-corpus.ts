@@ -193,12 +193,10 @@ export function hostileMail(nextId: () => string): fc.Arbitrary<HostileMail> {
     { weight: 6, arbitrary: fc.constant({ text: "", what: "" }) },
     {
       weight: 1,
-      arbitrary: fc
-        .integer({ min: 1, max: Math.ceil(MAX_HEADER_BYTES / 1000) + 50 })
-        .map((kb) => ({
-          text: `X-Huge: ${Array.from({ length: kb }, () => "x".repeat(998)).join(`${crlf} `)}${crlf}`,
-          what: `, ${kb} KB header`,
-        })),
+      arbitrary: fc.integer({ min: 1, max: Math.ceil(MAX_HEADER_BYTES / 1000) + 50 }).map((kb) => ({
+        text: `X-Huge: ${Array.from({ length: kb }, () => "x".repeat(998)).join(`${crlf} `)}${crlf}`,
+        what: `, ${kb} KB header`,
+      })),
     },
     {
       weight: 1,
