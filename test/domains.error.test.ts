@@ -1,11 +1,9 @@
 // POST /api/v1/domains and verify refusing what they cannot serve: the free plan, invalid names and
 // unknown ids.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
-
-const MX_HOST = "mx.mail-service.test";
-const SELECTOR = "sel7";
+import type { Fixture, TestContext } from "./support/context.ts";
+import { startDomainsWorld, stopDomainsWorld, domainRequests } from "./support/domains-world.ts";
+import type { DnsServer } from "./support/dns-server.ts";
 
 let dns: DnsServer;
 let ctx: TestContext;
@@ -13,20 +11,12 @@ let free: Fixture;
 let paid: Fixture;
 
 beforeAll(async () => {
-  // Our MX host has an address: SPF is judged for it, as a receiver of our mail judges it.
-  dns = await startDnsServer({ [MX_HOST]: { A: ["192.0.2.25"] } });
-  ctx = await makeTestContext({ DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: "1000", MX_HOST, DKIM_SELECTOR: SELECTOR });
-  free = await makeAccount(ctx);
-  paid = await makeAccount(ctx, { plan: "paid" });
+  ({ dns, ctx, free, paid } = await startDomainsWorld());
 });
 
-afterAll(async () => {
-  await ctx.close();
-  await dns.close();
-});
+afterAll(() => stopDomainsWorld({ dns, ctx }));
 
-const register = (key: string, body: unknown) => ctx.request("POST", "/api/v1/domains", { key, body });
-const verify = (key: string, id: string) => ctx.request("POST", `/api/v1/domains/${id}/verify`, { key });
+const { register, verify } = domainRequests(() => ctx);
 
 describe("plan", () => {
   test("registering on the free plan is 403 custom domains require a paid plan", async () => {

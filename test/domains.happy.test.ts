@@ -2,13 +2,18 @@
 // records a customer must publish, and pending → verified / failed (72 h) → verified as docs/decisions.md decides.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { startDnsServer, startSilentDnsServer, type DnsServer } from "./support/dns-server.ts";
+import {
+  MX_HOST,
+  SELECTOR,
+  type DnsRecord,
+  publishRecords,
+  startDomainsWorld,
+  stopDomainsWorld,
+  domainRequests,
+} from "./support/domains-world.ts";
+import { startSilentDnsServer, type DnsServer } from "./support/dns-server.ts";
 
-const MX_HOST = "mx.mail-service.test";
-const SELECTOR = "sel7";
 const RSA = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" };
-
-type DnsRecord = { type: "MX" | "TXT"; name: string; value: string; priority?: number; purpose: string };
 
 let dns: DnsServer;
 let ctx: TestContext;
@@ -16,30 +21,14 @@ let free: Fixture;
 let paid: Fixture;
 
 beforeAll(async () => {
-  // Our MX host has an address: SPF is judged for it, as a receiver of our mail judges it.
-  dns = await startDnsServer({ [MX_HOST]: { A: ["192.0.2.25"] } });
-  ctx = await makeTestContext({ DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: "1000", MX_HOST, DKIM_SELECTOR: SELECTOR });
-  free = await makeAccount(ctx);
-  paid = await makeAccount(ctx, { plan: "paid" });
+  ({ dns, ctx, free, paid } = await startDomainsWorld());
 });
 
-afterAll(async () => {
-  await ctx.close();
-  await dns.close();
-});
+afterAll(() => stopDomainsWorld({ dns, ctx }));
 
-const register = (key: string, body: unknown) => ctx.request("POST", "/api/v1/domains", { key, body });
-const verify = (key: string, id: string) => ctx.request("POST", `/api/v1/domains/${id}/verify`, { key });
+const { register, verify } = domainRequests(() => ctx);
 
-/** Publishes records exactly as the API handed them out, the way a DNS host would store them. */
-function publish(records: DnsRecord[], only?: string[]): void {
-  for (const record of records) {
-    if (only && !only.includes(record.purpose)) continue;
-    const entry = (dns.zone[record.name] ??= {});
-    if (record.type === "MX") (entry.MX ??= []).push({ exchange: record.value, priority: record.priority ?? 10 });
-    else (entry.TXT ??= []).push([record.value]);
-  }
-}
+const publish = (records: DnsRecord[], only?: string[]) => publishRecords(dns, records, only);
 
 function unpublish(name: string): void {
   for (const key of Object.keys(dns.zone)) if (key === name || key.endsWith(`.${name}`)) delete dns.zone[key];

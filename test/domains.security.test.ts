@@ -1,13 +1,9 @@
 // Domains between accounts: a name verified by one account cannot be taken by another, and another
 // account's domain id answers as a missing one does.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
-
-const MX_HOST = "mx.mail-service.test";
-const SELECTOR = "sel7";
-
-type DnsRecord = { type: "MX" | "TXT"; name: string; value: string; priority?: number; purpose: string };
+import { makeAccount, type Fixture, type TestContext } from "./support/context.ts";
+import { type DnsRecord, publishRecords, startDomainsWorld, stopDomainsWorld, domainRequests } from "./support/domains-world.ts";
+import type { DnsServer } from "./support/dns-server.ts";
 
 let dns: DnsServer;
 let ctx: TestContext;
@@ -15,30 +11,14 @@ let free: Fixture;
 let paid: Fixture;
 
 beforeAll(async () => {
-  // Our MX host has an address: SPF is judged for it, as a receiver of our mail judges it.
-  dns = await startDnsServer({ [MX_HOST]: { A: ["192.0.2.25"] } });
-  ctx = await makeTestContext({ DNS_SERVERS: dns.address, DNS_TIMEOUT_MS: "1000", MX_HOST, DKIM_SELECTOR: SELECTOR });
-  free = await makeAccount(ctx);
-  paid = await makeAccount(ctx, { plan: "paid" });
+  ({ dns, ctx, free, paid } = await startDomainsWorld());
 });
 
-afterAll(async () => {
-  await ctx.close();
-  await dns.close();
-});
+afterAll(() => stopDomainsWorld({ dns, ctx }));
 
-const register = (key: string, body: unknown) => ctx.request("POST", "/api/v1/domains", { key, body });
-const verify = (key: string, id: string) => ctx.request("POST", `/api/v1/domains/${id}/verify`, { key });
+const { register, verify } = domainRequests(() => ctx);
 
-/** Publishes records exactly as the API handed them out, the way a DNS host would store them. */
-function publish(records: DnsRecord[], only?: string[]): void {
-  for (const record of records) {
-    if (only && !only.includes(record.purpose)) continue;
-    const entry = (dns.zone[record.name] ??= {});
-    if (record.type === "MX") (entry.MX ??= []).push({ exchange: record.value, priority: record.priority ?? 10 });
-    else (entry.TXT ??= []).push([record.value]);
-  }
-}
+const publish = (records: DnsRecord[], only?: string[]) => publishRecords(dns, records, only);
 
 describe("verify", () => {
   async function fresh(name: string) {

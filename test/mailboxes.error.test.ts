@@ -2,6 +2,7 @@
 // body validation, custom domains that are not usable, address conflicts, and bad list queries.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateAccount } from "../src/core/accounts.ts";
+import { domainWithStatus } from "./support/domain-status.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 const SLUG_ERROR = '{"error":"slug must match ^[a-z0-9][a-z0-9-]{0,40}$"}';
@@ -23,13 +24,8 @@ afterAll(() => ctx.close());
 const create = (key: string, body?: unknown) => ctx.request("POST", "/api/v1/mailboxes", { key, body });
 const list = (key: string, query = "") => ctx.request("GET", `/api/v1/mailboxes${query}`, { key });
 
-/** A custom domain of the account, put in the given status directly (domains.happy.test.ts covers DNS). */
-async function domainOf(fixture: Fixture, name: string, status: "pending" | "verified" | "failed"): Promise<string> {
-  const created = await ctx.request("POST", "/api/v1/domains", { key: fixture.key, body: { name } });
-  expect(created.status).toBe(200);
-  await ctx.sql`update domains set status = ${status} where id = ${created.body.id}`;
-  return created.body.id;
-}
+const domainOf = (fixture: Fixture, name: string, status: "pending" | "verified" | "failed") =>
+  domainWithStatus(ctx, fixture, name, status);
 
 describe("slug", () => {
   test("42 characters is rejected naming the rule", async () => {

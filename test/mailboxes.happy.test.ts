@@ -2,6 +2,7 @@
 // addresses on the shared and on a verified custom domain, and the list's shape, order and limit.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { domainWithStatus } from "./support/domain-status.ts";
 
 let ctx: TestContext;
 let free: Fixture;
@@ -18,13 +19,8 @@ afterAll(() => ctx.close());
 const create = (key: string, body?: unknown) => ctx.request("POST", "/api/v1/mailboxes", { key, body });
 const list = (key: string, query = "") => ctx.request("GET", `/api/v1/mailboxes${query}`, { key });
 
-/** A custom domain of the account, put in the given status directly (domains.happy.test.ts covers DNS). */
-async function domainOf(fixture: Fixture, name: string, status: "pending" | "verified" | "failed"): Promise<string> {
-  const created = await ctx.request("POST", "/api/v1/domains", { key: fixture.key, body: { name } });
-  expect(created.status).toBe(200);
-  await ctx.sql`update domains set status = ${status} where id = ${created.body.id}`;
-  return created.body.id;
-}
+const domainOf = (fixture: Fixture, name: string, status: "pending" | "verified" | "failed") =>
+  domainWithStatus(ctx, fixture, name, status);
 
 describe("slug", () => {
   test("41 characters (the pattern's maximum) is accepted", async () => {

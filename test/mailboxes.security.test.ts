@@ -2,6 +2,7 @@
 // account, and another account's id answers exactly as a missing one does.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createExtractionSchema } from "../src/core/schemas.ts";
+import { domainWithStatus } from "./support/domain-status.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;
@@ -20,13 +21,8 @@ afterAll(() => ctx.close());
 
 const create = (key: string, body?: unknown) => ctx.request("POST", "/api/v1/mailboxes", { key, body });
 
-/** A custom domain of the account, put in the given status directly (domains.happy.test.ts covers DNS). */
-async function domainOf(fixture: Fixture, name: string, status: "pending" | "verified" | "failed"): Promise<string> {
-  const created = await ctx.request("POST", "/api/v1/domains", { key: fixture.key, body: { name } });
-  expect(created.status).toBe(200);
-  await ctx.sql`update domains set status = ${status} where id = ${created.body.id}`;
-  return created.body.id;
-}
+const domainOf = (fixture: Fixture, name: string, status: "pending" | "verified" | "failed") =>
+  domainWithStatus(ctx, fixture, name, status);
 
 describe("ids named in the body must belong to the account", () => {
   test("extraction_schema_id of the account is recorded on the mailbox", async () => {
