@@ -138,9 +138,11 @@ async function generate(
   const batch = 25_000;
   for (let start = 1; start <= count; start += batch) {
     const end = Math.min(count, start + batch - 1);
+    // Screened mail: each row carries the search document screening writes (sql/0020).
     await sql`
-      insert into messages (id, account_id, mailbox_id, direction, thread_id, from_addr, to_addr, subject, body_clean, attachment_text, created_at, processed_at)
-      select 'msg_' || ${tag} || g, ${accountId}, ${mailbox.id},
+      insert into messages (id, account_id, mailbox_id, direction, thread_id, from_addr, to_addr, subject, body_clean, attachment_text, created_at, processed_at, search)
+      select s.*, message_search_document(s.subject, s.from_addr, s.body_clean, s.attachment_text)
+      from (select 'msg_' || ${tag} || g, ${accountId}, ${mailbox.id},
         case when g % 7 = 0 then 'out' else 'in' end,
         'thr_' || ${tag} || (g / 3),
         case when g % 7 = 0 then ${mailbox.address} else 'sender' || (g % 400) || '@shop' || (g % 9) || '.example' end,
@@ -151,6 +153,7 @@ async function generate(
         case when g % 10 = 0 then 'pallet manifest ' || (select string_agg(case when x < ${COMMON.length} then (${COMMON}::text[])[x + 1] else 'w' || to_hex(x) end, ' ') from (select floor(power(random(), 3) * 20000)::int as x from generate_series(1, 50) where g > 0) as draw) end,
         timestamptz '2024-01-01' + (g::float / ${count}) * interval '900 days' + random() * interval '1 hour',
         now()
-      from generate_series(${start}::int, ${end}::int) as g`;
+      from generate_series(${start}::int, ${end}::int) as g)
+        as s(id, account_id, mailbox_id, direction, thread_id, from_addr, to_addr, subject, body_clean, attachment_text, created_at, processed_at)`;
   }
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { acceptInbound } from "../src/core/inbound.ts";
+import { screenMessage } from "../src/core/screening.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
@@ -60,7 +61,13 @@ beforeAll(async () => {
       i === 1 ? "Yes please.\n\nOn Mon, buyer wrote:\n> quote?" : `${subject} body`,
       "",
     ].join("\r\n");
-    await acceptInbound(ctx.svc, Buffer.from(raw), [inbox], { remoteIp: null, helo: null, mailFrom: "buyer@furniture.example" });
+    const [id] = await acceptInbound(ctx.svc, Buffer.from(raw), [inbox], {
+      remoteIp: null,
+      helo: null,
+      mailFrom: "buyer@furniture.example",
+    });
+    // Screening writes the search document (after the 250, sql/0020).
+    await screenMessage(ctx.svc, id!);
   }
   [{ thread_id: threadId }] = (await ctx.sql`select thread_id from messages where subject = 'Quote for 40 chairs'`) as any;
 });

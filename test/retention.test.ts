@@ -91,6 +91,11 @@ test("expired messages become tombstones; everything else is kept", async () => 
   expect([tomb!.body_raw, tomb!.body_clean, tomb!.reply_text, tomb!.headers]).toEqual([null, null, null, null]);
   expect(tomb!.raw_size).toBe(0);
   expect(tomb!.attachments).toBe(0);
+  // The search document keeps the tombstone's subject and sender, not the body or attachment words.
+  const [words] = await stack.ctx.sql`
+    select search @@ 'purge'::tsquery as subject, search @@ 'retention'::tsquery as body, search @@ 'attachment'::tsquery as attached
+    from messages where id = ${old}`;
+  expect(words).toEqual({ subject: true, body: false, attached: false });
 
   // Reads still resolve: the message, its thread, its event (same id, content gone).
   const after = await stack.ctx.request("GET", `/api/v1/messages/${old}`, { key: limited.key });

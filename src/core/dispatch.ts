@@ -70,10 +70,11 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
     await reserveSend(tx, config, input.accountId);
     await tx`
       insert into messages (id, account_id, mailbox_id, direction, rfc_message_id, thread_id, in_reply_to, "references",
-        from_addr, to_addr, subject, body_raw, body_clean, truncated, delivery_status, delivery_attempts, draft_id, raw_outbound)
+        from_addr, to_addr, subject, body_raw, body_clean, truncated, delivery_status, delivery_attempts, draft_id, raw_outbound, search)
       values (${messageId}, ${input.accountId}, ${content.mailbox.id}, 'out', ${`<${rfcMessageId}>`}, ${content.threadId},
         ${content.inReplyTo}, ${content.references}::text[], ${content.mailbox.address}, ${content.to}, ${content.subject},
-        ${content.text}, ${content.text}, false, 'sending', 1, ${content.draftId}, ${raw})`;
+        ${content.text}, ${content.text}, false, 'sending', 1, ${content.draftId}, ${raw},
+        message_search_document(${content.subject}, ${content.mailbox.address}, ${content.text}, null))`;
     // Runs after the grace period whatever happens; removed once the outcome is recorded.
     await enqueueJob(
       tx,

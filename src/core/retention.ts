@@ -35,10 +35,13 @@ export async function purgeExpiredBatch(sql: Sql, defaultDays: number | null, ba
       for update of m skip locked`;
     if (expired.length === 0) return 0;
     const ids = expired.map((row) => row.id as string);
+    // The search document keeps only what the tombstone keeps (subject and sender): it is a plain
+    // column now (sql/0020), so it is recomputed here rather than following the emptied fields.
     await tx`
       update messages set purged_at = now(), body_raw = null, body_clean = null, hidden_text = null, reply_text = null,
         attachment_text = null, unread_content = null, headers = null, raw_outbound = null,
-        comprehension = comprehension - 'extraction'
+        comprehension = comprehension - 'extraction',
+        search = message_search_document(subject, from_addr, null, null)
       where id in ${tx(ids)}`;
     await tx`delete from attachments where message_id in ${tx(ids)}`;
     // One raw message may carry copies for several mailboxes: it is emptied once none still needs it.
