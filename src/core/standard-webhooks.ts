@@ -6,7 +6,7 @@
 // the Standard Webhooks libraries do with such a secret); any other secret signs with its UTF-8
 // bytes (such a receiver passes those bytes as a raw key). x-service-signature always uses the
 // whole secret string's UTF-8 bytes, `whsec_` included, as SPEC says.
-import { constantTimeEqual } from "../secrets.ts";
+import { base64, constantTimeEqual } from "../secrets.ts";
 // The same result shape as the x-service-signature check, so a receiver handles both alike.
 import type { VerifyResult } from "./webhook-signature.ts";
 
@@ -22,12 +22,6 @@ export function standardWebhookKey(secret: string): Uint8Array {
   const match = STANDARD_SECRET.exec(secret);
   if (match && match[1]!.length > 0) return Uint8Array.from(atob(match[1]!), (c) => c.charCodeAt(0));
   return encoder.encode(secret);
-}
-
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
 }
 
 export async function signStandardWebhook(secret: string, id: string, timestampSeconds: number, body: string): Promise<string> {

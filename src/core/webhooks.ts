@@ -5,7 +5,7 @@ import { errors } from "./errors.ts";
 import { appendEvent } from "./events.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
-import { randomBytes } from "../secrets.ts";
+import { base64, randomBytes } from "../secrets.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
 import { checkWebhookTarget, validateWebhookUrl } from "./webhook-target.ts";
 
@@ -26,7 +26,7 @@ export async function setWebhook(
   const db = svc.sql;
   validateWebhookUrl(input.url);
   // Generated in the Standard Webhooks form, so their libraries take it as it is.
-  const secret = input.secret ?? `whsec_${btoa(String.fromCharCode(...randomBytes(32)))}`;
+  const secret = input.secret ?? `whsec_${base64(randomBytes(32))}`;
   if (secret.length < 16 || secret.length > 256) throw errors.validation("webhook secret must be 16 to 256 characters");
   await checkWebhookTarget(input.url, svc.resolve, svc.config.webhook.allowPrivateNetworks);
   const [account] = await db`select 1 from accounts where id = ${input.accountId}`;
