@@ -65,6 +65,8 @@ export async function readAttachments(svc: Services, messageId: string): Promise
   const readings = rows.map(
     (row): AttachmentReading => ({ id: row.id, filename: row.filename, text: row.text, injection: row.text_injection }),
   );
+  // No text read: attachment_text stays null as accepted, and most mail skips this write.
+  if (readings.length === 0) return readings;
   const combined = readings
     .map((reading) => `${reading.filename ?? "attachment"}\n${reading.text}`)
     .join("\n\n")
