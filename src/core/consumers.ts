@@ -8,7 +8,7 @@ import { errors } from "./errors.ts";
 import { EVENT_CHANNEL, MAX_EVENTS_PAGE, parseCursor } from "./events.ts";
 import { newId } from "./ids.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
-import type { MessageReceivedPayload } from "./webhooks.ts";
+import type { MessageReceivedPayload } from "./event-payload.ts";
 
 export const CONSUMER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const MAX_LEASE_SECONDS = 3600;

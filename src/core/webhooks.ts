@@ -3,6 +3,7 @@
 import type { Db, Sql } from "../db.ts";
 import { errors } from "./errors.ts";
 import { appendEvent } from "./events.ts";
+import type { MessageReceivedPayload } from "./event-payload.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
 import { base64, randomBytes } from "../secrets.ts";
@@ -56,9 +57,6 @@ export async function disableWebhook(db: Db, accountId: string): Promise<boolean
       .length > 0
   );
 }
-
-import type { MessageReceivedPayload } from "./event-payload.ts";
-export type { MessageReceivedPayload } from "./event-payload.ts";
 
 /**
  * Records the event in the caller's transaction (the one that records the screening result):
