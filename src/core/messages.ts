@@ -61,10 +61,6 @@ export async function getMessage(db: Db, principal: Principal, id: string): Prom
   return { ...(message as Omit<MessageDetail, "attachments">), attachments: [...attachments] };
 }
 
-export async function listMessages(db: Db, principal: Principal, mailboxId: string, limit: number): Promise<MessageListItem[]> {
-  return (await listMessagesPage(db, principal, mailboxId, limit)).messages;
-}
-
 /**
  * A page of the list, newest first, starting after `cursor` (from an earlier page); `nextCursor`
  * is null when this page reached the mailbox's oldest message.
