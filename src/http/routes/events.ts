@@ -6,7 +6,8 @@ import type { Services } from "../../core/services.ts";
 import { eventStreamResponse } from "../event-stream.ts";
 import { streamSource } from "../stream-source.ts";
 import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
-import { apiRoutes, clampLimit } from "../route-kit.ts";
+import { clampLimit } from "../../request/limit.ts";
+import { apiRoutes } from "../route-kit.ts";
 
 const nullableObject = t.Union([t.Record(t.String(), t.Unknown()), t.Null()]);
 export const MessageReceivedEvent = t.Object(

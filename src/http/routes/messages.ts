@@ -3,7 +3,8 @@ import { t } from "elysia";
 import { getAttachment, getMessage, listMessagesPage } from "../../core/messages.ts";
 import type { Services } from "../../core/services.ts";
 import { authErrors, ErrorBody, PathId, strictObject } from "../../request/models.ts";
-import { apiRoutes, clampLimit } from "../route-kit.ts";
+import { clampLimit } from "../../request/limit.ts";
+import { apiRoutes } from "../route-kit.ts";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 const Verdict = t.Union([
