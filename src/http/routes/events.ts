@@ -79,8 +79,7 @@ export const eventRoutes = (svc: Services) =>
           consumer: t.Optional(
             t.String({
               maxLength: 64,
-              description:
-                "read as this named consumer: events are leased to this stream; acknowledge them with " + "/consumers/{name}/ack",
+              description: "read as this named consumer: events are leased to this stream; acknowledge them with /consumers/{name}/ack",
             }),
           ),
           prefetch: t.Optional(
@@ -93,7 +92,7 @@ export const eventRoutes = (svc: Services) =>
         }),
         response: {
           200: t.String({
-            description: "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment " + "heartbeats",
+            description: "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats",
           }),
           400: ErrorBody,
           ...authErrors,

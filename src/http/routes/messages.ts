@@ -90,7 +90,7 @@ export const messageRoutes = (svc: Services) =>
             { messages: t.Array(MessageListItem) },
             {
               additionalProperties: false,
-              description: "When older messages may remain, the response carries an `x-next-cursor` header: pass it as " + "`cursor`.",
+              description: "When older messages may remain, the response carries an `x-next-cursor` header: pass it as `cursor`.",
             },
           ),
           400: ErrorBody,
@@ -113,7 +113,7 @@ export const messageRoutes = (svc: Services) =>
       response: { 200: MessageDetail, ...authErrors, 404: ErrorBody },
       detail: {
         summary: "Get a message",
-        description: "404 `message not found` for a missing id, another account's, or another mailbox's under a bound " + "key.",
+        description: "404 `message not found` for a missing id, another account's, or another mailbox's under a bound key.",
       },
     })
     .get(
