@@ -2,11 +2,10 @@
 import { t } from "elysia";
 import { getAttachment, getMessage, listMessagesPage } from "../../core/messages.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, PathId, strictObject } from "../../request/models.ts";
+import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
 import { apiRoutes } from "../route-kit.ts";
 
-const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 const Verdict = t.Union([
   t.Literal("pass"),
   t.Literal("fail"),
