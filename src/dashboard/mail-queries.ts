@@ -22,6 +22,14 @@ export type MailRow = {
   attachments: number;
 };
 
+/** The columns of a MailRow, read from `messages m`: one list for the mailbox page and search. */
+function mailRowColumns(db: Db) {
+  return db`m.id, m.direction, m.from_addr, m.to_addr, m.subject, m.created_at,
+    m.comprehension->>'status' as status, m.comprehension->'classification'->>'label' as classification,
+    m.spam_risk, m.virus_risk, (m.comprehension->'injection'->>'risky')::boolean as injection_risky,
+    (select count(*)::int from attachments a where a.message_id = m.id) as attachments`;
+}
+
 /**
  * One page of a mailbox's messages, newest first, strictly older than the message `before` (a
  * message id; one that is not this mailbox's matches nothing). Reads one row more than `limit`
@@ -35,10 +43,7 @@ export async function mailboxPage(
 ): Promise<{ rows: MailRow[]; older: string | null }> {
   const direction = options.direction === "all" ? null : options.direction;
   const rows = await db<MailRow[]>`
-    select m.id, m.direction, m.from_addr, m.to_addr, m.subject, m.created_at,
-      m.comprehension->>'status' as status, m.comprehension->'classification'->>'label' as classification,
-      m.spam_risk, m.virus_risk, (m.comprehension->'injection'->>'risky')::boolean as injection_risky,
-      (select count(*)::int from attachments a where a.message_id = m.id) as attachments
+    select ${mailRowColumns(db)}
     from messages m
     where m.account_id = ${accountId} and m.mailbox_id = ${mailboxId} and (m.delivery_status is null or m.delivery_status = 'sent')
       and (${direction}::text is null or m.direction = ${direction})
@@ -104,10 +109,7 @@ export async function rawMessage(db: Db, accountId: string, id: string): Promise
 export async function mailRowsById(db: Db, accountId: string, mailboxId: string, ids: string[]): Promise<Map<string, MailRow>> {
   if (ids.length === 0) return new Map();
   const rows = await db<MailRow[]>`
-    select m.id, m.direction, m.from_addr, m.to_addr, m.subject, m.created_at,
-      m.comprehension->>'status' as status, m.comprehension->'classification'->>'label' as classification,
-      m.spam_risk, m.virus_risk, (m.comprehension->'injection'->>'risky')::boolean as injection_risky,
-      (select count(*)::int from attachments a where a.message_id = m.id) as attachments
+    select ${mailRowColumns(db)}
     from messages m
     where m.account_id = ${accountId} and m.mailbox_id = ${mailboxId} and m.id = any(${ids}::text[])
       and (m.delivery_status is null or m.delivery_status = 'sent')`;

@@ -2,17 +2,14 @@
 // in its memory, so with METRICS_PORT set it serves GET /metrics (same token rule) and the probes
 // on that port, and nothing else.
 import { Elysia } from "elysia";
-import { errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import type { App } from "./app.ts";
 import { operationsRoutes } from "./routes/operations.ts";
-import { metricsRoutes } from "./routes/metrics.ts";
+import { metricsRoutes, notFound } from "./routes/metrics.ts";
 
 export function makeMetricsApp(svc: Services): App {
   const app = new Elysia({ normalize: false })
-    .onError(
-      () => new Response(JSON.stringify(errors.routeNotFound().body), { status: 404, headers: { "content-type": "application/json" } }),
-    )
+    .onError(() => notFound())
     .use(operationsRoutes(svc))
     .use(metricsRoutes(svc));
   // The server only calls handle(); the full app's type is what it is written against.

@@ -62,6 +62,3 @@ function assertDecimalLimit(url: string): void {
   const raw = new URL(url).searchParams.getAll("limit");
   if (raw.some((value) => !/^[0-9]+$/.test(value))) throw errors.validation("limit must be an integer >= 1");
 }
-
-// clampLimit lives with the other request readers (the MCP tools use it too).
-export { clampLimit } from "../request/limit.ts";

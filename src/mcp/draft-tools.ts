@@ -9,7 +9,7 @@ import { defineTool } from "./tool.ts";
 
 const draftId = t.String({ minLength: 1, maxLength: 100, description: "draft id (drf_...), from create_draft or list_drafts" });
 const DRAFT_FIELDS =
-  "A draft is {id, mailbox_id, status, to, subject, text, reply_to_message_id, requires_human, thread_id, " + "created_at, updated_at}.";
+  "A draft is {id, mailbox_id, status, to, subject, text, reply_to_message_id, requires_human, thread_id, created_at, updated_at}.";
 
 export const createDraftTool = defineTool({
   name: "create_draft",
@@ -20,7 +20,7 @@ export const createDraftTool = defineTool({
   input: strictObject({
     ...outgoingArguments,
     client_id: clientId(
-      "optional label kept with the draft, 1 to 256 characters, not starting with `draft:`; it does not " + "deduplicate drafts",
+      "optional label kept with the draft, 1 to 256 characters, not starting with `draft:`; it does not deduplicate drafts",
     ),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

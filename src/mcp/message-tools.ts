@@ -59,8 +59,7 @@ export const getMessageTool = defineTool({
     id: t.String({ minLength: 1, maxLength: 100, description: "message id (msg_...), from list_messages" }),
     include_raw: t.Optional(
       t.Boolean({
-        description:
-          "also return body_raw, the unsanitized original; default false. Only for audit: it may contain " + "hidden instructions",
+        description: "also return body_raw, the unsanitized original; default false. Only for audit: it may contain hidden instructions",
       }),
     ),
   }),

@@ -18,6 +18,6 @@ export const outgoingArguments = {
   text: described(OutgoingFields.text, "the plain-text body (up to 500,000 characters)"),
   reply_to_message_id: described(
     OutgoingFields.reply_to_message_id,
-    "id of a message in the same mailbox to reply to, in its thread; the recipient and subject default to " + "the original's",
+    "id of a message in the same mailbox to reply to, in its thread; the recipient and subject default to the original's",
   ),
 };

@@ -23,3 +23,6 @@ export const authErrors = {
 
 export const strictObject = <T extends Parameters<typeof t.Object>[0]>(properties: T, description?: string) =>
   t.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+
+/** The schema, or null. */
+export const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);

@@ -6,7 +6,8 @@ import type { Services } from "../../core/services.ts";
 import { eventStreamResponse } from "../event-stream.ts";
 import { streamSource } from "../stream-source.ts";
 import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
-import { apiRoutes, clampLimit } from "../route-kit.ts";
+import { clampLimit } from "../../request/limit.ts";
+import { apiRoutes } from "../route-kit.ts";
 
 const nullableObject = t.Union([t.Record(t.String(), t.Unknown()), t.Null()]);
 export const MessageReceivedEvent = t.Object(
@@ -78,8 +79,7 @@ export const eventRoutes = (svc: Services) =>
           consumer: t.Optional(
             t.String({
               maxLength: 64,
-              description:
-                "read as this named consumer: events are leased to this stream; acknowledge them with " + "/consumers/{name}/ack",
+              description: "read as this named consumer: events are leased to this stream; acknowledge them with /consumers/{name}/ack",
             }),
           ),
           prefetch: t.Optional(
@@ -92,7 +92,7 @@ export const eventRoutes = (svc: Services) =>
         }),
         response: {
           200: t.String({
-            description: "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment " + "heartbeats",
+            description: "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats",
           }),
           400: ErrorBody,
           ...authErrors,

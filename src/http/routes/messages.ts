@@ -2,10 +2,10 @@
 import { t } from "elysia";
 import { getAttachment, getMessage, listMessagesPage } from "../../core/messages.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, PathId, strictObject } from "../../request/models.ts";
-import { apiRoutes, clampLimit } from "../route-kit.ts";
+import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
+import { clampLimit } from "../../request/limit.ts";
+import { apiRoutes } from "../route-kit.ts";
 
-const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 const Verdict = t.Union([
   t.Literal("pass"),
   t.Literal("fail"),
@@ -89,7 +89,7 @@ export const messageRoutes = (svc: Services) =>
             { messages: t.Array(MessageListItem) },
             {
               additionalProperties: false,
-              description: "When older messages may remain, the response carries an `x-next-cursor` header: pass it as " + "`cursor`.",
+              description: "When older messages may remain, the response carries an `x-next-cursor` header: pass it as `cursor`.",
             },
           ),
           400: ErrorBody,
@@ -112,7 +112,7 @@ export const messageRoutes = (svc: Services) =>
       response: { 200: MessageDetail, ...authErrors, 404: ErrorBody },
       detail: {
         summary: "Get a message",
-        description: "404 `message not found` for a missing id, another account's, or another mailbox's under a bound " + "key.",
+        description: "404 `message not found` for a missing id, another account's, or another mailbox's under a bound key.",
       },
     })
     .get(

@@ -8,7 +8,8 @@ import { constantTimeEqual } from "../../secrets.ts";
 import type { Services } from "../../core/services.ts";
 import { dbConnections, dbPoolMax, queueFailedJobs, queueJobs, queueOldestJobAge, registry, webhookDeadDeliveries } from "../../metrics.ts";
 
-function notFound(): Response {
+/** The same 404 as any unknown route. */
+export function notFound(): Response {
   return new Response(JSON.stringify(errors.routeNotFound().body), { status: 404, headers: { "content-type": "application/json" } });
 }
 

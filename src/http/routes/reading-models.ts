@@ -1,8 +1,6 @@
 // TypeBox models of the reading endpoints (threads, search): what they add to SPEC's message.
 import { t } from "elysia";
-import { strictObject } from "../../request/models.ts";
-
-export const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+import { nullable, strictObject } from "../../request/models.ts";
 
 export const AttachmentWithText = strictObject(
   {

@@ -2,9 +2,10 @@
 import { t } from "elysia";
 import { MAX_QUERY_LENGTH, searchMessages } from "../../core/search.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
-import { apiRoutes, clampLimit } from "../route-kit.ts";
-import { cursorQuery, NextCursor, nullable } from "./reading-models.ts";
+import { authErrors, ErrorBody, nullable, strictObject } from "../../request/models.ts";
+import { clampLimit } from "../../request/limit.ts";
+import { apiRoutes } from "../route-kit.ts";
+import { cursorQuery, NextCursor } from "./reading-models.ts";
 
 const SearchResult = strictObject({
   id: t.String(),

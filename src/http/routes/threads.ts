@@ -2,9 +2,10 @@
 import { t } from "elysia";
 import { getThread, listThreads, THREAD_MESSAGE_LIMIT } from "../../core/threads.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, PathId, strictObject } from "../../request/models.ts";
-import { apiRoutes, clampLimit } from "../route-kit.ts";
-import { AttachmentWithText, cursorQuery, NextCursor, nullable, ReplyText } from "./reading-models.ts";
+import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
+import { clampLimit } from "../../request/limit.ts";
+import { apiRoutes } from "../route-kit.ts";
+import { AttachmentWithText, cursorQuery, NextCursor, ReplyText } from "./reading-models.ts";
 
 const ThreadSummary = strictObject({
   id: t.String(),
