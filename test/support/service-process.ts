@@ -3,6 +3,7 @@
 // test/events.drain.test.ts and test/deno.smoke.test.ts.
 import { type ChildProcessByStdio, spawn, type SpawnOptions } from "node:child_process";
 import type { Readable } from "node:stream";
+import type { TestContext } from "./context.ts";
 
 export type ServiceChild = {
   child: ChildProcessByStdio<null, Readable, Readable>;
@@ -33,4 +34,20 @@ export async function waitForStarted(service: ServiceChild, timeoutMs: number, f
     if (waited > timeoutMs || service.child.exitCode !== null) throw new Error(`${failure}:\n${service.output}`);
     await Bun.sleep(100);
   }
+}
+
+/**
+ * The environment of a service process (Bun.spawn of src/main.ts) beside a test context: only PATH
+ * and HOME from ours, the context's database and data directory, silent logs, inbound auth off.
+ */
+export function contextServiceEnv(ctx: TestContext, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    DATABASE_URL: ctx.config.databaseUrl!,
+    LOG_LEVEL: "silent",
+    INBOUND_AUTH_MODE: "off",
+    DATA_DIR: ctx.config.dataDir,
+    ...extra,
+  };
 }
