@@ -22,6 +22,7 @@ import { chaosMessage } from "./chaos/load.ts";
 import { startChaosReceiver, type ChaosReceiver } from "./chaos/receiver.ts";
 import { startService, type ServiceProcess } from "./chaos/service.ts";
 import { freePort } from "../test/support/smtp-client.ts";
+import { apiPrincipal } from "./support/principal.ts";
 
 /** CPU seconds (user + system) a process has used, from /proc (Linux). */
 function cpuSeconds(pid: number): number {
@@ -90,15 +91,7 @@ export default async function copiesBench(args: string[]): Promise<void> {
     for (let i = 0; i < ACCOUNTS; i++) {
       const account = await createAccount(sql, { name: `bench copies ${i}` });
       const { key } = await createKey(sql, { accountId: account.id, scope: "api" });
-      const principal = {
-        keyId: key.id,
-        accountId: account.id,
-        plan: "free" as const,
-        scope: "api" as const,
-        mailboxId: null,
-        canRead: true,
-        canSend: true,
-      };
+      const principal = apiPrincipal(key.id, account.id);
       const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: `bench-copies-${i}` });
       await setWebhook(
         { sql, resolve: makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }), config },

@@ -28,6 +28,7 @@ import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { scannerAvailable, startClamd, startSpamd, type Scanner } from "../test/support/scanners.ts";
+import { apiPrincipal } from "./support/principal.ts";
 
 /**
  * SPAMD_ADDRESS / CLAMD_ADDRESS from this environment when set; otherwise, when the Debian
@@ -176,15 +177,7 @@ export default async function run(args: string[]): Promise<void> {
     const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" });
     const account = await createAccount(sql, { name: "bench" });
     const { key } = await createKey(sql, { accountId: account.id, scope: "api" });
-    const principal = {
-      keyId: key.id,
-      accountId: account.id,
-      plan: "free" as const,
-      scope: "api" as const,
-      mailboxId: null,
-      canRead: true,
-      canSend: true,
-    };
+    const principal = apiPrincipal(key.id, account.id);
     const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: "bench-e2e" });
     // The receiver is on loopback: the service under test runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true too.
     const webhookSetter = {

@@ -29,6 +29,7 @@ import { startHttpServer } from "../src/http/server.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
 import { createTestDatabase } from "../test/support/database.ts";
+import { apiPrincipal } from "./support/principal.ts";
 
 const MAILBOXES = 20;
 const LIST_LIMIT = 100; // the route's default
@@ -134,15 +135,7 @@ export default async function run(args: string[]): Promise<void> {
     const sql = makeSql(database.url, { max: 2 });
     const account = await createAccount(sql, { name: "bench" });
     const { key, secret } = await createKey(sql, { accountId: account.id, scope: "api" });
-    const principal = {
-      keyId: key.id,
-      accountId: account.id,
-      plan: "free" as const,
-      scope: "api" as const,
-      mailboxId: null,
-      canRead: true,
-      canSend: true,
-    };
+    const principal = apiPrincipal(key.id, account.id);
     const fixturesConfig = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" });
     for (let i = 0; i < MAILBOXES; i++) {
       await createMailbox({ sql, config: fixturesConfig, log: makeLogger("silent") } as never, principal, {

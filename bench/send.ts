@@ -24,6 +24,7 @@ import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { startSmtpSink } from "../test/support/smtp-sink.ts";
+import { apiPrincipal } from "./support/principal.ts";
 
 type Options = { duration: number; warmup: number; concurrency: number };
 type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number };
@@ -178,15 +179,7 @@ export default async function run(args: string[]): Promise<void> {
     // A quota no run can exhaust: a 402 would measure the wrong thing.
     const account = await createAccount(sql, { name: "bench", monthlySendQuota: 1_000_000_000 });
     const { key, secret } = await createKey(sql, { accountId: account.id, scope: "api" });
-    const principal = {
-      keyId: key.id,
-      accountId: account.id,
-      plan: "free" as const,
-      scope: "api" as const,
-      mailboxId: null,
-      canRead: true,
-      canSend: true,
-    };
+    const principal = apiPrincipal(key.id, account.id);
     const fixturesConfig = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" });
     const svcForFixtures = { sql, config: fixturesConfig, log: makeLogger("silent") } as never;
     const mailbox = await createMailbox(svcForFixtures, principal, { slug: "bench-sender" });

@@ -4,13 +4,11 @@
 // another account's domain.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sharedDomainKey } from "../src/core/dkim.ts";
-import { createUser } from "../src/core/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { DashboardClient } from "./support/dashboard-client.ts";
+import { type DashboardClient, signUp } from "./support/dashboard-client.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
 
-const PASSWORD = "correct horse battery staple";
 const MX_HOST = "mx.mail-service.test";
 let dns: DnsServer;
 let ctx: TestContext;
@@ -45,12 +43,9 @@ beforeAll(async () => {
   paid = await makeAccount(ctx, { plan: "paid" });
   free = await makeAccount(ctx);
   rival = await makeAccount(ctx, { plan: "paid" });
-  await createUser(ctx.sql, { accountId: paid.accountId, email: "paid@example.com", password: PASSWORD });
-  await createUser(ctx.sql, { accountId: free.accountId, email: "free@example.com", password: PASSWORD });
-  await createUser(ctx.sql, { accountId: rival.accountId, email: "rival@example.com", password: PASSWORD });
-  owner = await DashboardClient.signIn(base, "paid@example.com", PASSWORD);
-  freeUser = await DashboardClient.signIn(base, "free@example.com", PASSWORD);
-  rivalUser = await DashboardClient.signIn(base, "rival@example.com", PASSWORD);
+  owner = (await signUp(ctx, base, paid.accountId, "paid@example.com")).client;
+  freeUser = (await signUp(ctx, base, free.accountId, "free@example.com")).client;
+  rivalUser = (await signUp(ctx, base, rival.accountId, "rival@example.com")).client;
 });
 
 afterAll(async () => {

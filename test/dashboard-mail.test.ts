@@ -3,14 +3,12 @@
 // (its CSP), raw and attachment downloads, one 404 for other accounts' ids, escaping of hostile
 // mail, and the approval banner on every page while drafts wait.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createUser } from "../src/core/users.ts";
 import { MAIL_PAGE_SIZE } from "../src/dashboard/pages/mail.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { DashboardClient } from "./support/dashboard-client.ts";
+import { DashboardClient, signUp } from "./support/dashboard-client.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 
-const PASSWORD = "correct horse battery staple";
 let ctx: TestContext;
 let server: HttpServer;
 let base: string;
@@ -31,8 +29,8 @@ beforeAll(async () => {
   other = await makeAccount(ctx);
   mailbox = await makeMailbox(ctx, owner, "mailpages");
   otherMailbox = await makeMailbox(ctx, other, "othermail");
-  await createUser(ctx.sql, { accountId: owner.accountId, email: "alice@example.com", password: PASSWORD });
-  await createUser(ctx.sql, { accountId: other.accountId, email: "bob@example.com", password: PASSWORD });
+  alice = (await signUp(ctx, base, owner.accountId, "alice@example.com")).client;
+  bob = (await signUp(ctx, base, other.accountId, "bob@example.com")).client;
   htmlId = await receive(
     ctx,
     mailbox.id,
@@ -51,8 +49,6 @@ beforeAll(async () => {
     otherMailbox.id,
     mime({ from: "x@example.org", to: otherMailbox.address, subject: "Other account secret", text: "secret" }),
   );
-  alice = await DashboardClient.signIn(base, "alice@example.com", PASSWORD);
-  bob = await DashboardClient.signIn(base, "bob@example.com", PASSWORD);
 });
 
 afterAll(async () => {

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createUser } from "../src/core/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { DashboardClient, hiddenField } from "./support/dashboard-client.ts";
+import { DASHBOARD_PASSWORD, DashboardClient, hiddenField, signUp } from "./support/dashboard-client.ts";
 
-const PASSWORD = "correct horse battery staple";
+const PASSWORD = DASHBOARD_PASSWORD;
 let ctx: TestContext;
 let server: HttpServer;
 let base: string;
@@ -24,10 +24,8 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${server.port}`;
   owner = await makeAccount(ctx);
   other = await makeAccount(ctx);
-  await createUser(ctx.sql, { accountId: owner.accountId, email: "alice@example.com", password: PASSWORD });
-  malloryId = (await createUser(ctx.sql, { accountId: other.accountId, email: "mallory@example.com", password: PASSWORD })).id;
-  alice = await DashboardClient.signIn(base, "alice@example.com", PASSWORD);
-  mallory = await DashboardClient.signIn(base, "mallory@example.com", PASSWORD);
+  alice = (await signUp(ctx, base, owner.accountId, "alice@example.com")).client;
+  ({ id: malloryId, client: mallory } = await signUp(ctx, base, other.accountId, "mallory@example.com"));
 });
 
 afterAll(async () => {

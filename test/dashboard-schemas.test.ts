@@ -3,13 +3,11 @@
 // one to a mailbox so that the next inbound message is extracted with it, CSRF on both forms,
 // and one 404 for another account's schema or mailbox.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createUser } from "../src/core/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { DashboardClient, hiddenField } from "./support/dashboard-client.ts";
+import { DashboardClient, hiddenField, signUp } from "./support/dashboard-client.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 
-const PASSWORD = "correct horse battery staple";
 let ctx: TestContext;
 let server: HttpServer;
 let owner: Fixture;
@@ -45,10 +43,8 @@ beforeAll(async () => {
   other = await makeAccount(ctx);
   mailbox = await makeMailbox(ctx, owner, "invoices");
   otherMailbox = await makeMailbox(ctx, other, "theirs");
-  await createUser(ctx.sql, { accountId: owner.accountId, email: "alice@example.com", password: PASSWORD });
-  await createUser(ctx.sql, { accountId: other.accountId, email: "bob@example.com", password: PASSWORD });
-  alice = await DashboardClient.signIn(base, "alice@example.com", PASSWORD);
-  bob = await DashboardClient.signIn(base, "bob@example.com", PASSWORD);
+  alice = (await signUp(ctx, base, owner.accountId, "alice@example.com")).client;
+  bob = (await signUp(ctx, base, other.accountId, "bob@example.com")).client;
 });
 
 afterAll(async () => {

@@ -3,15 +3,13 @@
 // results with the matching passage highlighted, paging with the search cursor, refused input as
 // a 400 page, another account's mail never found, and hostile mail shown as text.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createUser } from "../src/core/users.ts";
 import { MAIL_PAGE_SIZE } from "../src/dashboard/pages/mail.ts";
 import { highlight } from "../src/dashboard/mail-search.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { DashboardClient } from "./support/dashboard-client.ts";
+import { DashboardClient, signUp } from "./support/dashboard-client.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 
-const PASSWORD = "correct horse battery staple";
 let ctx: TestContext;
 let server: HttpServer;
 let owner: Fixture;
@@ -39,8 +37,8 @@ beforeAll(async () => {
   mailbox = await makeMailbox(ctx, owner, "searchpages");
   second = await makeMailbox(ctx, owner, "searchsecond");
   otherMailbox = await makeMailbox(ctx, other, "searchother");
-  await createUser(ctx.sql, { accountId: owner.accountId, email: "alice@example.com", password: PASSWORD });
-  await createUser(ctx.sql, { accountId: other.accountId, email: "bob@example.com", password: PASSWORD });
+  alice = (await signUp(ctx, base, owner.accountId, "alice@example.com")).client;
+  bob = (await signUp(ctx, base, other.accountId, "bob@example.com")).client;
 
   ids.budget = await receive(
     ctx,
@@ -101,9 +99,6 @@ beforeAll(async () => {
   ids.sent = (sent.body as { id: string }).id;
   // Fixed days for the date range: the budget report in October, the rest today.
   await ctx.sql`update messages set created_at = '2026-10-15T12:00:00Z' where id = ${ids.budget}`;
-
-  alice = await DashboardClient.signIn(base, "alice@example.com", PASSWORD);
-  bob = await DashboardClient.signIn(base, "bob@example.com", PASSWORD);
 });
 
 afterAll(async () => {

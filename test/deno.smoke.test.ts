@@ -3,12 +3,12 @@
 // over SMTP, see the event on the stream, read the message, read the log and the stream with the
 // typed client run by Deno as well, then SIGTERM and exit 0.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
 import { createAccount } from "../src/core/accounts.ts";
 import { createKey } from "../src/core/keys.ts";
 import { makeSql, type Sql } from "../src/db.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { openSse } from "./support/events.ts";
+import { spawnService, waitForStarted } from "./support/service-process.ts";
 import { freePort, reusableDataDir, sendMail } from "./support/smtp-client.ts";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -28,7 +28,7 @@ test("deno task start: mailbox, SMTP in, event on the stream, read, SIGTERM", as
   const account = await createAccount(sql, { name: "deno", plan: "free" });
   const { secret } = await createKey(sql, { accountId: account.id, scope: "api" });
   const [httpPort, smtpPort] = [await freePort(), await freePort()];
-  const child = spawn(`${root}node_modules/.bin/deno`, ["task", "start"], {
+  const service = spawnService(`${root}node_modules/.bin/deno`, ["task", "start"], {
     cwd: root,
     env: {
       ...process.env,
@@ -39,17 +39,10 @@ test("deno task start: mailbox, SMTP in, event on the stream, read, SIGTERM", as
       DATA_DIR: reusableDataDir,
       NO_COLOR: "1",
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  child.stdout.on("data", (chunk) => void (output += chunk));
-  child.stderr.on("data", (chunk) => void (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const { child, exited } = service;
   try {
-    for (let waited = 0; !output.includes('"service.started"'); waited += 100) {
-      if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start under Deno:\n${output}`);
-      await Bun.sleep(100);
-    }
+    await waitForStarted(service, 60_000, "the service did not start under Deno");
     const base = `http://127.0.0.1:${httpPort}`;
     const auth = { authorization: `Bearer ${secret}`, "content-type": "application/json" };
     const created = await fetch(`${base}/api/v1/mailboxes`, {
@@ -92,8 +85,8 @@ test("deno task start: mailbox, SMTP in, event on the stream, read, SIGTERM", as
     child.kill("SIGTERM");
     expect(await stream.ended).toBe("end");
     expect(await exited).toBe(0);
-    expect(output).toContain('"service.stopped"');
-    expect(output).not.toContain("Listening on");
+    expect(service.output).toContain('"service.stopped"');
+    expect(service.output).not.toContain("Listening on");
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
   }

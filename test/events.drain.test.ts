@@ -2,12 +2,12 @@
 // stream (the client reconnects elsewhere and resumes from its last id), then stops HTTP and
 // exits 0, instead of waiting forever for streams that never finish by themselves.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
 import { createAccount } from "../src/core/accounts.ts";
 import { createKey } from "../src/core/keys.ts";
 import { makeSql, type Sql } from "../src/db.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { openSse } from "./support/events.ts";
+import { spawnService, waitForStarted } from "./support/service-process.ts";
 import { freePort } from "./support/smtp-client.ts";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -27,20 +27,13 @@ test("SIGTERM ends open streams, then the process exits 0", async () => {
   const account = await createAccount(sql, { name: "drain", plan: "free" });
   const { secret } = await createKey(sql, { accountId: account.id, scope: "api" });
   const port = await freePort();
-  const child = spawn(process.execPath, ["src/main.ts"], {
+  const service = spawnService(process.execPath, ["src/main.ts"], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: database.url, ROLES: "api", HTTP_PORT: String(port), EVENT_HEARTBEAT_MS: "60000" },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  child.stdout.on("data", (chunk) => void (output += chunk));
-  child.stderr.on("data", (chunk) => void (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const { child, exited } = service;
   try {
-    for (let waited = 0; !output.includes('"service.started"'); waited += 100) {
-      if (waited > 30_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
-      await Bun.sleep(100);
-    }
+    await waitForStarted(service, 30_000);
     const streams = await Promise.all([1, 2, 3].map(() => openSse(`http://127.0.0.1:${port}/api/v1/events/stream`, secret)));
     expect(streams.map((stream) => stream.status)).toEqual([200, 200, 200]);
     const socket = new WebSocket(`ws://127.0.0.1:${port}/api/v1/events/ws?access_token=${secret}`);
@@ -56,8 +49,8 @@ test("SIGTERM ends open streams, then the process exits 0", async () => {
     expect(await socketClosed).toBe(1001);
     expect(await exited).toBe(0);
     expect(performance.now() - signalledAt).toBeLessThan(10_000);
-    expect(output).toContain('"service.stopped_part","part":"event streams"');
-    expect(output).toContain('"service.stopped_part","part":"http"');
+    expect(service.output).toContain('"service.stopped_part","part":"event streams"');
+    expect(service.output).toContain('"service.stopped_part","part":"http"');
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
   }

@@ -9,6 +9,7 @@ import { startWorker } from "../worker/runner.ts";
 import { urlFor } from "./support/database.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { freePort, openSmtp, reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
+import { contextServiceEnv } from "./support/service-process.ts";
 
 let ctx: TestContext;
 let smtp: SmtpListener;
@@ -88,18 +89,8 @@ describe("a real service process (bun src/main.ts)", () => {
     const port = await freePort();
     const child = Bun.spawn([process.execPath, "src/main.ts"], {
       cwd: resolve(import.meta.dir, ".."),
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "/tmp",
-        DATABASE_URL: ctx.config.databaseUrl!,
-        ROLES: roles,
-        SMTP_PORT: String(port),
-        HTTP_PORT: String(await freePort()),
-        LOG_LEVEL: "silent",
-        INBOUND_AUTH_MODE: "off",
-        // The directory where this file's listener already made its certificate: no key generation.
-        DATA_DIR: ctx.config.dataDir,
-      },
+      // DATA_DIR is the directory where this file's listener already made its certificate: no key generation.
+      env: contextServiceEnv(ctx, { ROLES: roles, SMTP_PORT: String(port), HTTP_PORT: String(await freePort()) }),
       stdout: "ignore",
       stderr: "pipe",
     });

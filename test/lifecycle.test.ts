@@ -5,11 +5,11 @@
 // exit hook stopped Postgres under the draining worker and exited 143, and a worker pool client
 // closing under it raised an unhandled error (exit 1).
 import { afterAll, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnService, waitForStarted } from "./support/service-process.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "agent-mailbox-lifecycle-"));
@@ -38,25 +38,19 @@ test("SIGTERM to the process group stops every part and exits 0", async () => {
     EMBEDDED_PG_PORT: String(pgPort),
   };
   delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ["src/main.ts"], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (chunk) => void (output += chunk));
-  child.stderr.on("data", (chunk) => void (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const service = spawnService(process.execPath, ["src/main.ts"], { cwd: root, env, detached: true });
+  const { child, exited } = service;
   try {
-    for (let waited = 0; !output.includes('"service.started"'); waited += 100) {
-      if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
-      await Bun.sleep(100);
-    }
+    await waitForStarted(service, 60_000);
     expect((await fetch(`http://127.0.0.1:${httpPort}/healthz`)).status).toBe(200);
     process.kill(-child.pid!, "SIGTERM");
     const code = await exited;
-    expect({ code, crashed: output.includes("terminating connection due to administrator command\n") }).toEqual({
+    expect({ code, crashed: service.output.includes("terminating connection due to administrator command\n") }).toEqual({
       code: 0,
       crashed: false,
     });
-    for (const part of ["http", "smtp", "worker"]) expect(output).toContain(`"service.stopped_part","part":"${part}"`);
-    expect(output).toContain('"service.stopped"');
+    for (const part of ["http", "smtp", "worker"]) expect(service.output).toContain(`"service.stopped_part","part":"${part}"`);
+    expect(service.output).toContain('"service.stopped"');
   } finally {
     if (child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
   }

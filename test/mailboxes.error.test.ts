@@ -2,8 +2,8 @@
 // body validation, custom domains that are not usable, address conflicts, and bad list queries.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateAccount } from "../src/core/accounts.ts";
-import { domainWithStatus } from "./support/domain-status.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { mailboxesApi } from "./support/mailboxes-api.ts";
 
 const SLUG_ERROR = '{"error":"slug must match ^[a-z0-9][a-z0-9-]{0,40}$"}';
 
@@ -21,11 +21,7 @@ beforeAll(async () => {
 
 afterAll(() => ctx.close());
 
-const create = (key: string, body?: unknown) => ctx.request("POST", "/api/v1/mailboxes", { key, body });
-const list = (key: string, query = "") => ctx.request("GET", `/api/v1/mailboxes${query}`, { key });
-
-const domainOf = (fixture: Fixture, name: string, status: "pending" | "verified" | "failed") =>
-  domainWithStatus(ctx, fixture, name, status);
+const { create, list, domainOf } = mailboxesApi(() => ctx);
 
 describe("slug", () => {
   test("42 characters is rejected naming the rule", async () => {

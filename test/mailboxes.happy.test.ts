@@ -2,7 +2,7 @@
 // addresses on the shared and on a verified custom domain, and the list's shape, order and limit.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { domainWithStatus } from "./support/domain-status.ts";
+import { mailboxesApi } from "./support/mailboxes-api.ts";
 
 let ctx: TestContext;
 let free: Fixture;
@@ -16,11 +16,7 @@ beforeAll(async () => {
 
 afterAll(() => ctx.close());
 
-const create = (key: string, body?: unknown) => ctx.request("POST", "/api/v1/mailboxes", { key, body });
-const list = (key: string, query = "") => ctx.request("GET", `/api/v1/mailboxes${query}`, { key });
-
-const domainOf = (fixture: Fixture, name: string, status: "pending" | "verified" | "failed") =>
-  domainWithStatus(ctx, fixture, name, status);
+const { create, list, domainOf } = mailboxesApi(() => ctx);
 
 describe("slug", () => {
   test("41 characters (the pattern's maximum) is accepted", async () => {

@@ -2,8 +2,8 @@
 // account, and another account's id answers exactly as a missing one does.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createExtractionSchema } from "../src/core/schemas.ts";
-import { domainWithStatus } from "./support/domain-status.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { mailboxesApi } from "./support/mailboxes-api.ts";
 
 let ctx: TestContext;
 let free: Fixture;
@@ -19,10 +19,7 @@ beforeAll(async () => {
 
 afterAll(() => ctx.close());
 
-const create = (key: string, body?: unknown) => ctx.request("POST", "/api/v1/mailboxes", { key, body });
-
-const domainOf = (fixture: Fixture, name: string, status: "pending" | "verified" | "failed") =>
-  domainWithStatus(ctx, fixture, name, status);
+const { create, domainOf } = mailboxesApi(() => ctx);
 
 describe("ids named in the body must belong to the account", () => {
   test("extraction_schema_id of the account is recorded on the mailbox", async () => {

@@ -19,6 +19,34 @@ afterAll(async () => {
 
 const quiet = { onnotice: () => {} };
 
+/**
+ * Transaction B: marks itself with `marker`, writes part 0, reports it is in (bIsIn), waits for
+ * resumeB(), writes part 1 and throws, so it must roll back; bResult is "committed" or "failed <message>".
+ */
+function beginRollingBack(
+  sql: postgres.Sql,
+  marker: string,
+  insert: (tx: postgres.TransactionSql, part: number) => postgres.PendingQuery<postgres.Row[]>,
+) {
+  let resumeB!: () => void;
+  const bMayResume = new Promise<void>((resolve) => (resumeB = resolve));
+  let bStarted!: () => void;
+  const bIsIn = new Promise<void>((resolve) => (bStarted = resolve));
+  const b = sql.begin(async (tx) => {
+    await tx`select set_config('stress.tx', ${marker}, true)`;
+    await insert(tx, 0);
+    bStarted();
+    await bMayResume;
+    await insert(tx, 1);
+    throw new Error("b rolls back");
+  });
+  const bResult = b.then(
+    () => "committed",
+    (e) => `failed ${e.message}`,
+  );
+  return { bIsIn, resumeB, bResult };
+}
+
 describe("postgres.js transactions under stress", () => {
   const rounds: Record<Scenario, number> = { pipeline: 120, terminate: 12, pool: 25 };
   for (const scenario of Object.keys(rounds) as Scenario[]) {
@@ -109,22 +137,7 @@ describe("one case per report", () => {
       expect(await aFailed).toMatch(/^failed /);
 
       // B takes the reconnected connection and is mid-transaction when A's callback resumes.
-      let resumeB!: () => void;
-      const bMayResume = new Promise<void>((resolve) => (resumeB = resolve));
-      let bStarted!: () => void;
-      const bIsIn = new Promise<void>((resolve) => (bStarted = resolve));
-      const b = sql.begin(async (tx) => {
-        await tx`select set_config('stress.tx', ${id("b")}, true)`;
-        await insert(tx, "b", 0);
-        bStarted();
-        await bMayResume;
-        await insert(tx, "b", 1);
-        throw new Error("b rolls back");
-      });
-      const bResult = b.then(
-        () => "committed",
-        (e) => `failed ${e.message}`,
-      );
+      const { bIsIn, resumeB, bResult } = beginRollingBack(sql, id("b"), (tx, part) => insert(tx, "b", part));
       await bIsIn;
       resumeA();
       await aCallback.catch(() => {}); // A's callback ends; 3.4.9 then sent its COMMIT on B's connection
@@ -163,22 +176,7 @@ describe("one case per report", () => {
       await connectionClosed;
 
       // A transaction takes the reconnected connection and is open when the stale handle acts.
-      let resumeB!: () => void;
-      const bMayResume = new Promise<void>((resolve) => (resumeB = resolve));
-      let bStarted!: () => void;
-      const bIsIn = new Promise<void>((resolve) => (bStarted = resolve));
-      const b = sql.begin(async (tx) => {
-        await tx`select set_config('stress.tx', ${id("b")}, true)`;
-        await insert(tx, "b", 0);
-        bStarted();
-        await bMayResume;
-        await insert(tx, "b", 1);
-        throw new Error("b rolls back");
-      });
-      const bResult = b.then(
-        () => "committed",
-        (e) => `failed ${e.message}`,
-      );
+      const { bIsIn, resumeB, bResult } = beginRollingBack(sql, id("b"), (tx, part) => insert(tx, "b", part));
       await bIsIn;
       const late = await Promise.all(
         [insert(r, "r", 1), r`commit`].map((q) =>

@@ -12,6 +12,7 @@ import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
 import { answer, startReceiver, type Receiver } from "./support/webhook-receiver.ts";
+import { contextServiceEnv } from "./support/service-process.ts";
 
 const SECRET = "whsec_crash_tests_0123456789";
 // Small, so the lease runs out within the test: 1 s timeout + 1 s grace.
@@ -55,16 +56,7 @@ test("a worker killed mid-delivery: a fresh worker delivers the same event after
 
   child = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: resolve(import.meta.dir, ".."),
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/tmp",
-      DATABASE_URL: ctx.config.databaseUrl!,
-      ROLES: "worker",
-      LOG_LEVEL: "silent",
-      INBOUND_AUTH_MODE: "off",
-      DATA_DIR: ctx.config.dataDir,
-      ...WEBHOOK_ENV,
-    },
+    env: contextServiceEnv(ctx, { ROLES: "worker", ...WEBHOOK_ENV }),
     stdout: "ignore",
     stderr: "ignore",
   });

@@ -12,6 +12,7 @@ import { isLostConnection } from "../worker/connection-rejections.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { waitFor } from "./support/smtp-client.ts";
+import { contextServiceEnv } from "./support/service-process.ts";
 
 // Shrunk so the test runs in seconds; the defaults (5 s, 15 s) give the 60 s bound in the README and docs/recovery.md.
 const RECOVERY_ENV = { WORKER_SWEEP_INTERVAL_MS: "500", WORKER_DEAD_AFTER_MS: "2000" };
@@ -58,19 +59,13 @@ const processed = async (messageId: string) =>
 test("a live slow job stays with its holder, even when the holder's liveness session drops for a moment", async () => {
   holder = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: resolve(import.meta.dir, ".."),
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/tmp",
-      DATABASE_URL: ctx.config.databaseUrl!,
+    env: contextServiceEnv(ctx, {
       ROLES: "worker",
-      LOG_LEVEL: "silent",
-      INBOUND_AUTH_MODE: "off",
-      DATA_DIR: ctx.config.dataDir,
       WORKER_CONCURRENCY: "1",
       CLAMD_ADDRESS: `127.0.0.1:${(scanner.address() as { port: number }).port}`,
       SCANNER_TIMEOUT_MS: "600000",
       ...RECOVERY_ENV,
-    },
+    }),
     stdout: "ignore",
     stderr: "ignore",
   });

@@ -19,6 +19,7 @@ import { startLoad, type Load } from "./load.ts";
 import { startChaosReceiver, type ChaosReceiver } from "./receiver.ts";
 import { startService, type ServiceProcess } from "./service.ts";
 import { summaryLine, tally, type Summary } from "./tally.ts";
+import { apiPrincipal } from "../support/principal.ts";
 
 export type ChaosOptions = {
   messages: number;
@@ -82,15 +83,7 @@ export async function runChaos(name: string, scenario: Scenario, options: ChaosO
     const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: "silent", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
     const account = await createAccount(sql, { name: "chaos" });
     const { key, secret } = await createKey(sql, { accountId: account.id, scope: "api" });
-    const principal = {
-      keyId: key.id,
-      accountId: account.id,
-      plan: "free" as const,
-      scope: "api" as const,
-      mailboxId: null,
-      canRead: true,
-      canSend: true,
-    };
+    const principal = apiPrincipal(key.id, account.id);
     const mailbox = await createMailbox({ sql, config, log: makeLogger("silent") } as never, principal, { slug: `chaos-${runId}` });
     // The receiver is on loopback: the service processes get WEBHOOK_ALLOW_PRIVATE_NETWORKS too.
     const resolve = makeResolver({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs });

@@ -1,5 +1,11 @@
 // A cookie-keeping HTTP client for the dashboard that does not follow redirects (a browser minus
 // the rendering), with sign-in and the CSRF token of a page at hand.
+import { createUser } from "../../src/core/users.ts";
+import type { TestContext } from "./context.ts";
+
+/** The password of the users signUp() creates. */
+export const DASHBOARD_PASSWORD = "correct horse battery staple";
+
 export type Reply = { status: number; text: string; headers: Headers; bytes: Uint8Array };
 
 export class DashboardClient {
@@ -56,4 +62,15 @@ export function hiddenField(text: string, name: string): string {
   const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(text);
   if (!match) throw new Error(`no ${name} field in page:\n${text.slice(0, 500)}`);
   return match[1]!;
+}
+
+/** Creates a dashboard user of the account and signs them in at origin (the started HTTP server). */
+export async function signUp(
+  ctx: TestContext,
+  origin: string,
+  accountId: string,
+  email: string,
+): Promise<{ id: string; client: DashboardClient }> {
+  const { id } = await createUser(ctx.sql, { accountId, email, password: DASHBOARD_PASSWORD });
+  return { id, client: await DashboardClient.signIn(origin, email, DASHBOARD_PASSWORD) };
 }
