@@ -3,7 +3,11 @@
 // send makes, run with no HTTP, no compose and no SMTP. Both are driven by the same bounded loop:
 // N workers issuing one operation after another for a fixed time.
 //
-//   bun run bench send [--duration 8] [--warmup 2] [--concurrency 10]   (or bun bench/send.ts ...)
+//   bun run bench send [--duration 8] [--warmup 2] [--concurrency 10] [--profile DIR]   (or bun bench/send.ts ...)
+//
+// Below the figures, a table of where one send's time goes inside the API process, from the
+// service's own mailbox_send_stage_seconds histogram (sums over the measured run). --profile DIR
+// runs the API and the sink under `bun --cpu-prof-md` and leaves their profiles in DIR.
 //
 // The API runs in one child process and the SMTP sink in another, so that the load generator, the
 // server and the "relay" do not share one event loop. The database is a fresh one, dropped after.
@@ -22,23 +26,26 @@ import { makeApp } from "../src/http/app.ts";
 import { startHttpServer } from "../src/http/server.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
+import { httpRequestDuration, sendStageDuration } from "../src/metrics.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { startSmtpSink } from "../test/support/smtp-sink.ts";
 import { apiPrincipal } from "./support/principal.ts";
 
-type Options = { duration: number; warmup: number; concurrency: number };
-type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number };
+type Options = { duration: number; warmup: number; concurrency: number; profile: string | null };
+type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number; mean: number };
 
 const TEXT = "Hello,\n\nthis is a benchmark message of ordinary length, one paragraph of plain text.\n\nRegards,\nthe bench\n";
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 8, warmup: 2, concurrency: 10 };
+  const options: Options = { duration: 8, warmup: 2, concurrency: 10, profile: null };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
-    if ((flag === "--duration" || flag === "--warmup" || flag === "--concurrency") && value && /^\d+$/.test(value)) {
-      options[flag.slice(2) as keyof Options] = Number(value);
+    if (flag === "--profile" && value) {
+      options.profile = value;
+    } else if ((flag === "--duration" || flag === "--warmup" || flag === "--concurrency") && value && /^\d+$/.test(value)) {
+      options[flag.slice(2) as "duration" | "warmup" | "concurrency"] = Number(value);
     } else {
-      throw new Error(`usage: bun run bench send [--duration S] [--warmup S] [--concurrency N]; bad argument ${flag}`);
+      throw new Error(`usage: bun run bench send [--duration S] [--warmup S] [--concurrency N] [--profile DIR]; bad argument ${flag}`);
     }
   }
   // Three measured targets plus set-up: keep the whole run under a minute.
@@ -66,7 +73,8 @@ async function drive(concurrency: number, seconds: number, op: () => Promise<boo
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { count: latencies.length, failures, seconds: elapsed, perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+  const mean = latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length);
+  return { count: latencies.length, failures, seconds: elapsed, perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), mean };
 }
 
 /** Child: the SMTP sink standing in for the relay. Reports its port, then how much it received. */
@@ -74,6 +82,8 @@ async function sinkMain(): Promise<void> {
   const sink = await startSmtpSink();
   process.send?.({ port: sink.port });
   process.on("message", (message) => {
+    // A clean exit, so that a --cpu-prof-md profile is written.
+    if (message === "exit") process.exit(0);
     if (message === "stats") {
       const sizes = sink.messages.map((m) => m.raw.length);
       process.send?.({
@@ -105,13 +115,68 @@ async function serveMain(databaseUrl: string, sinkPort: string): Promise<void> {
     makeTransport,
   );
   const server = startHttpServer(svc, makeApp(svc));
+  process.on("message", async (message) => {
+    if (message === "exit") process.exit(0);
+    if (message === "stages") process.send?.(await stageTotals());
+  });
   process.send?.({ port: server.port });
 }
 
-function spawnChild(args: string[], stdout: "ignore" | "inherit"): { child: ReturnType<typeof Bun.spawn>; next: () => Promise<any> } {
+type StageTotals = Record<string, { sum: number; count: number }>;
+
+/** Seconds spent and sends counted per stage so far, and the server's own time for POST /send. */
+async function stageTotals(): Promise<StageTotals> {
+  const totals: StageTotals = {};
+  const add = (name: string, suffix: string, value: number) => {
+    const entry = (totals[name] ??= { sum: 0, count: 0 });
+    if (suffix === "sum") entry.sum += value;
+    if (suffix === "count") entry.count += value;
+  };
+  for (const v of (await sendStageDuration.get()).values) {
+    const suffix = v.metricName?.split("_").pop() ?? "";
+    add(String(v.labels.stage), suffix, v.value);
+  }
+  for (const v of (await httpRequestDuration.get()).values) {
+    if (v.labels.method !== "POST" || !String(v.labels.route).endsWith("/send")) continue;
+    add("server total (POST /send handled)", v.metricName?.split("_").pop() ?? "", v.value);
+  }
+  return totals;
+}
+
+const STAGE_ORDER = ["checks", "compose", "sign", "record", "deliver", "outcome"];
+const STAGE_NOTES: Record<string, string> = {
+  checks: "auth'd route: mailbox, idempotency, send lists, suppression",
+  compose: "MIME build",
+  sign: "DKIM",
+  record: "record transaction (wall time)",
+  deliver: "SMTP to the sink on a pooled session",
+  outcome: "outcome transaction",
+};
+
+function stageTable(before: StageTotals, after: StageTotals, clientMeanMs: number): string[] {
+  const lines = [`${"stage (API process, mean per send)".padEnd(46)}${"ms".padStart(10)}  note`];
+  const names = [...STAGE_ORDER.filter((n) => n in after), ...Object.keys(after).filter((n) => !STAGE_ORDER.includes(n))];
+  for (const name of names) {
+    const sum = after[name]!.sum - (before[name]?.sum ?? 0);
+    const count = after[name]!.count - (before[name]?.count ?? 0);
+    if (count === 0) continue;
+    lines.push(`${name.padEnd(46)}${fixed((sum / count) * 1000, 2).padStart(10)}  ${STAGE_NOTES[name] ?? ""}`);
+  }
+  lines.push(
+    `${"client-side latency (mean)".padEnd(46)}${fixed(clientMeanMs, 2).padStart(10)}  includes HTTP, queueing in both event loops`,
+  );
+  return lines;
+}
+
+function spawnChild(
+  args: string[],
+  stdout: "ignore" | "inherit",
+  profileDir: string | null,
+): { child: ReturnType<typeof Bun.spawn>; next: () => Promise<any> } {
   const inbox: unknown[] = [];
   const waiting: ((message: unknown) => void)[] = [];
-  const child = Bun.spawn([process.execPath, import.meta.path, ...args], {
+  const profile = profileDir ? ["--cpu-prof-md", `--cpu-prof-dir=${profileDir}`] : [];
+  const child = Bun.spawn([process.execPath, ...profile, import.meta.path, ...args], {
     stdout,
     stderr: "inherit",
     ipc: (message) => {
@@ -185,11 +250,11 @@ export default async function run(args: string[]): Promise<void> {
     const mailbox = await createMailbox(svcForFixtures, principal, { slug: "bench-sender" });
     const baselineMailbox = await createMailbox(svcForFixtures, principal, { slug: "bench-baseline" });
 
-    const sink = spawnChild(["--sink"], "inherit");
+    const sink = spawnChild(["--sink"], "inherit", options.profile);
     children.push(sink.child);
     const { port: sinkPort } = await sink.next();
     // The request log goes to stdout, written as in production but not kept.
-    const api = spawnChild(["--serve", database.url, String(sinkPort)], "ignore");
+    const api = spawnChild(["--serve", database.url, String(sinkPort)], "ignore", options.profile);
     children.push(api.child);
     const { port: apiPort } = await api.next();
 
@@ -208,7 +273,11 @@ export default async function run(args: string[]): Promise<void> {
     const [before] = await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id} and delivery_status = 'sent'`;
     sink.child.send("stats");
     const sinkBefore = await sink.next();
+    api.child.send("stages");
+    const stagesBefore: StageTotals = await api.next();
     const http = await drive(options.concurrency, options.duration, send);
+    api.child.send("stages");
+    const stagesAfter: StageTotals = await api.next();
     const [after] = await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id} and delivery_status = 'sent'`;
     sink.child.send("stats");
     const sinkAfter = await sink.next();
@@ -239,6 +308,8 @@ export default async function run(args: string[]): Promise<void> {
         `send / bare writes:              throughput ${fixed(http.perSecond / bare.perSecond, 2)}x   p50 ${fixed(http.p50 / bare.p50, 2)}x   p99 ${fixed(http.p99 / bare.p99, 2)}x`,
         `send / bare writes with outcome: throughput ${fixed(http.perSecond / bareAll.perSecond, 2)}x   p50 ${fixed(http.p50 / bareAll.p50, 2)}x   p99 ${fixed(http.p99 / bareAll.p99, 2)}x`,
         `delivered at the sink during the measured run: ${delivered}; stored as sent: ${stored}; 201 answers: ${http.count - http.failures}`,
+        "",
+        ...stageTable(stagesBefore, stagesAfter, http.mean),
         `total time ${fixed((performance.now() - started) / 1000)} s`,
         "",
       ].join("\n"),
@@ -249,7 +320,10 @@ export default async function run(args: string[]): Promise<void> {
   } finally {
     await sql.end();
     for (const child of children) {
-      child.kill();
+      // Asked to exit first (a profile is written on a clean exit), killed if it does not.
+      child.send("exit");
+      const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(5_000).then(() => false)]);
+      if (!exited) child.kill();
       await child.exited;
     }
     await database.drop();

@@ -91,6 +91,14 @@ export const sends = new Counter({
   registers: [registry],
 });
 
+export const sendStageDuration = new Histogram({
+  name: "mailbox_send_stage_seconds",
+  help: "Time one outbound send spent in each stage (checks, compose, sign, record, deliver, outcome).",
+  labelNames: ["stage"] as const,
+  buckets: [0.0005, 0.001, 0.0025, ...seconds],
+  registers: [registry],
+});
+
 export const httpRequestDuration = new Histogram({
   name: "mailbox_http_request_duration_seconds",
   help: "HTTP request duration by method, route pattern and status.",

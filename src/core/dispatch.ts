@@ -8,13 +8,13 @@
 //  2. outcome: the message's new state, the quota given back when nothing left, and the caller's
 //     follow-up (the stored idempotent response, the draft's new status).
 // A crash between the two leaves the message and its job: the reconcile task resolves it.
-import { composeMessage } from "../mail/compose.ts";
+import { composeUnsigned, signMessage } from "../mail/compose.ts";
 import type { DeliveryOutcome } from "./transport.ts";
 import type { Tx } from "../db.ts";
 import { signingKeyFor } from "./dkim.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
-import { sends } from "../metrics.ts";
+import { sendStageDuration, sends } from "../metrics.ts";
 import type { Mailbox } from "./mailboxes.ts";
 import { releaseSend, reserveSend } from "./quota.ts";
 import type { Services } from "./services.ts";
@@ -47,11 +47,15 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   const { sql, config } = svc;
   const messageId = newId("msg");
 
+  const stage = (name: string) => sendStageDuration.startTimer({ stage: name });
+  const recording = stage("record");
   const { content, raw, rfcMessageId } = await sql.begin(async (tx) => {
     const content = await input.prepare(tx);
     const rfcMessageId = `${messageId}@${content.mailbox.domain_name}`;
     const unsubscribe = await createUnsubscribeLinks(tx, config, { accountId: input.accountId, address: content.to, messageId });
-    const raw = await composeMessage({
+    const dkim = await signingKeyFor(tx, config, content.mailbox);
+    const composing = stage("compose");
+    const unsigned = await composeUnsigned({
       from: content.mailbox.address,
       fromName: content.mailbox.display_name,
       to: content.to,
@@ -61,8 +65,11 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
       inReplyTo: content.inReplyTo,
       references: content.references,
       unsubscribe,
-      dkim: await signingKeyFor(tx, config, content.mailbox),
     });
+    composing();
+    const signing = stage("sign");
+    const raw = await signMessage(unsigned, dkim);
+    signing();
     // The quota is the last check before delivery (DESIGN's order), and commits with the message.
     // It comes after composing and signing: its upsert locks the account's usage row until
     // COMMIT, and every concurrent send of the account waits on that lock (bench send), so
@@ -88,10 +95,15 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
     if (input.afterRecord) await input.afterRecord(tx, messageId);
     return { content, raw, rfcMessageId };
   });
+  recording();
 
+  const delivering = stage("deliver");
   const outcome = await svc.transport.deliver({ from: content.mailbox.address, to: content.to }, raw, { messageId: rfcMessageId });
+  delivering();
   const result: DispatchResult = { messageId, threadId: content.threadId, draftId: content.draftId, outcome };
+  const outcomeRecording = stage("outcome");
   await recordOutcome(svc, result, input.accountId, { keepForRetry: content.draftId !== null, onOutcome: input.onOutcome });
+  outcomeRecording();
   sends.inc({ outcome: outcome.kind });
   svc.log.info("outbound.delivery", {
     message_id: messageId,

@@ -18,8 +18,10 @@ import { outcomeResponse } from "./outcome.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 import type { Principal } from "./principal.ts";
 import type { Services } from "./services.ts";
+import { sendStageDuration } from "../metrics.ts";
 
 export async function sendMessage(svc: Services, principal: Principal, body: OutgoingRequest): Promise<StoredResponse> {
+  const checks = sendStageDuration.startTimer({ stage: "checks" });
   const outgoing = await resolveOutgoing(svc.sql, principal, body);
   assertSendingEntitled(principal.plan, outgoing.mailbox);
 
@@ -35,6 +37,7 @@ export async function sendMessage(svc: Services, principal: Principal, body: Out
   try {
     const to = outgoing.to!;
     await checkRecipientPolicy(svc.sql, principal.accountId, outgoing.mailbox.id, to);
+    checks();
 
     if (outgoing.mailbox.require_approval) {
       return await svc.sql.begin(async (tx) => {

@@ -1,6 +1,6 @@
 import MailComposer from "nodemailer/lib/mail-composer";
-import DKIM from "nodemailer/lib/dkim";
 import { encodeWord, foldLines } from "nodemailer/lib/mime-funcs";
+import { dkimSignMessage } from "./dkim-sign.ts";
 
 export type ComposeInput = {
   from: string;
@@ -50,6 +50,12 @@ const MSG_ID = /^[\x21-\x3b\x3d\x3f-\x7e]+@[\x21-\x3b\x3d\x3f-\x7e]+$/;
 
 /** Builds the RFC 5322 bytes of a one-recipient text/plain UTF-8 message, DKIM-signed when asked. */
 export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
+  const built = await composeUnsigned(m);
+  return m.dkim ? signMessage(built, m.dkim) : built;
+}
+
+/** The message of composeMessage before signing (its `dkim` is ignored); sign it with signMessage. */
+export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
   // Every value below lands in a header; a line break there is header injection.
   for (const [name, value] of Object.entries({
     from: m.from,
@@ -103,9 +109,15 @@ export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
     disableFileAccess: true,
     disableUrlAccess: true,
   });
-  const built = await composer.compile().build();
-  if (!m.dkim) return new Uint8Array(built);
-  return dkimSign(built, m.dkim);
+  return new Uint8Array(await composer.compile().build());
+}
+
+/** Prepends the DKIM-Signature for `key`, covering the headers a receiver needs (SIGNED_HEADERS). */
+export function signMessage(
+  message: Uint8Array,
+  key: { domainName: string; keySelector: string; privateKey: string },
+): Promise<Uint8Array> {
+  return dkimSignMessage(message, key, SIGNED_HEADERS);
 }
 
 /**
@@ -157,17 +169,4 @@ function listUnsubscribeValue(u: { url: string | null; mailto: string }): string
     throw new Error("unsubscribe.mailto must be a mailto URI or an email address");
   }
   return url === null ? `<${mailto}>` : `<${url}>, <${mailto}>`;
-}
-
-async function dkimSign(message: Buffer, key: { domainName: string; keySelector: string; privateKey: string }): Promise<Uint8Array> {
-  const signer = new DKIM({ ...key, headerFieldNames: SIGNED_HEADERS });
-  const chunks: Buffer[] = [];
-  for await (const chunk of signer.sign(message)) chunks.push(chunk as Buffer);
-  const signed = Buffer.concat(chunks);
-  // nodemailer passes the message through unsigned when the key cannot sign (a bad PEM):
-  // sending it would fail DMARC silently, so it is an error here.
-  if (!signed.subarray(0, 15).toString("latin1").startsWith("DKIM-Signature:")) {
-    throw new Error("DKIM signing failed: check the private key");
-  }
-  return new Uint8Array(signed);
 }
