@@ -1,24 +1,30 @@
-// The send pipeline's last step, shared by POST /send, draft send and approval: record the
-// outbound message, compose and sign it, hand it to the transport, record the outcome.
+// The send pipeline's last step, shared by POST /send, draft send and approval: compose and sign
+// the outbound message, record it, hand it to the transport, record the outcome.
 //
-// Two transactions bracket the transport call, and everything that must agree commits together:
+// Two writes bracket the transport call, and everything that must agree commits together:
 //  1. record: the caller's claim (a draft moved to sending, an idempotency key tied to the
 //     message), the quota reservation, the message row and its reconcile job. Anything that
-//     throws here (a bad header, a lost claim) rolls all of it back: nothing was sent.
+//     throws here (a bad header, a lost claim, the quota) rolls all of it back: nothing was sent.
 //  2. outcome: the message's new state, the quota given back when nothing left, and the caller's
 //     follow-up (the stored idempotent response, the draft's new status).
 // A crash between the two leaves the message and its job: the reconcile task resolves it.
+//
+// What is sent is known before any write for POST /send: it is composed and signed first, and a
+// send without a claim records itself in one statement (outbound-record.ts) with no transaction
+// around it. A draft is known only once its row is locked, so it is composed inside that transaction.
 import { composeUnsigned, signMessage } from "../mail/compose.ts";
 import type { DeliveryOutcome } from "./transport.ts";
-import type { Tx } from "../db.ts";
+import type { Db, Tx } from "../db.ts";
 import { signingKeyFor } from "./dkim.ts";
+import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
 import { sendStageDuration, sends } from "../metrics.ts";
 import type { Mailbox } from "./mailboxes.ts";
-import { releaseSend, reserveSend } from "./quota.ts";
+import { insertOutboundRecord } from "./outbound-record.ts";
+import { releaseSend } from "./quota.ts";
 import type { Services } from "./services.ts";
-import { createUnsubscribeLinks } from "./unsubscribe.ts";
+import { newUnsubscribeLinks } from "./unsubscribe.ts";
 
 export type DispatchContent = {
   mailbox: Mailbox;
@@ -35,66 +41,63 @@ export type DispatchResult = { messageId: string; threadId: string; draftId: str
 
 export type Dispatch = {
   accountId: string;
-  /** Inside the record transaction: lock and claim what is being sent, and say what it is. */
-  prepare(tx: Tx): Promise<DispatchContent>;
-  /** Inside the record transaction, once the message id exists. */
-  afterRecord?(tx: Tx, messageId: string): Promise<void>;
-  /** Inside the outcome transaction. */
-  onOutcome?(tx: Tx, result: DispatchResult): Promise<void>;
-};
+} & (
+  | {
+      /** What is sent, known before any write (POST /send): composed and signed before recording. */
+      content: DispatchContent;
+      prepare?: undefined;
+    }
+  | {
+      /** Inside the record transaction: lock and claim what is being sent, and say what it is. */
+      prepare(tx: Tx): Promise<DispatchContent>;
+      content?: undefined;
+    }
+) & {
+    /** Inside the record transaction, once the message row is written. */
+    afterRecord?(tx: Tx, messageId: string): Promise<void>;
+    /** Inside the outcome transaction. */
+    onOutcome?(tx: Tx, result: DispatchResult): Promise<void>;
+  };
+
+type Composed = { content: DispatchContent; raw: Uint8Array; rfcMessageId: string; unsubscribeTokenId: string };
+
+const stage = (name: string) => sendStageDuration.startTimer({ stage: name });
 
 export async function dispatchMessage(svc: Services, input: Dispatch): Promise<DispatchResult> {
   const { sql, config } = svc;
   const messageId = newId("msg");
 
-  const stage = (name: string) => sendStageDuration.startTimer({ stage: name });
-  const recording = stage("record");
-  const { content, raw, rfcMessageId } = await sql.begin(async (tx) => {
-    const content = await input.prepare(tx);
-    const rfcMessageId = `${messageId}@${content.mailbox.domain_name}`;
-    const unsubscribe = await createUnsubscribeLinks(tx, config, { accountId: input.accountId, address: content.to, messageId });
-    const dkim = await signingKeyFor(tx, config, content.mailbox);
-    const composing = stage("compose");
-    const unsigned = await composeUnsigned({
+  const known = input.content ? await compose(svc, sql, messageId, input.content) : null;
+  const record = async (db: Db): Promise<Composed> => {
+    const composed = known ?? (await compose(svc, db, messageId, await input.prepare!(db as Tx)));
+    const { content } = composed;
+    // The quota is the last check before delivery (DESIGN's order), and commits with the message.
+    const reserved = await insertOutboundRecord(db, config, {
+      messageId,
+      accountId: input.accountId,
+      mailboxId: content.mailbox.id,
+      rfcMessageId: composed.rfcMessageId,
+      threadId: content.threadId,
+      inReplyTo: content.inReplyTo,
+      references: content.references,
       from: content.mailbox.address,
-      fromName: content.mailbox.display_name,
       to: content.to,
       subject: content.subject,
       text: content.text,
-      messageId: rfcMessageId,
-      inReplyTo: content.inReplyTo,
-      references: content.references,
-      unsubscribe,
+      draftId: content.draftId,
+      raw: composed.raw,
+      unsubscribeTokenId: composed.unsubscribeTokenId,
     });
-    composing();
-    const signing = stage("sign");
-    const raw = await signMessage(unsigned, dkim);
-    signing();
-    // The quota is the last check before delivery (DESIGN's order), and commits with the message.
-    // It comes after composing and signing: its upsert locks the account's usage row until
-    // COMMIT, and every concurrent send of the account waits on that lock (bench send), so
-    // nothing that can run outside the lock does. Composing fails only on a broken invariant.
-    await reserveSend(tx, config, input.accountId);
-    await tx`
-      insert into messages (id, account_id, mailbox_id, direction, rfc_message_id, thread_id, in_reply_to, "references",
-        from_addr, to_addr, subject, body_raw, body_clean, truncated, delivery_status, delivery_attempts, draft_id, raw_outbound, search)
-      values (${messageId}, ${input.accountId}, ${content.mailbox.id}, 'out', ${`<${rfcMessageId}>`}, ${content.threadId},
-        ${content.inReplyTo}, ${content.references}::text[], ${content.mailbox.address}, ${content.to}, ${content.subject},
-        ${content.text}, ${content.text}, false, 'sending', 1, ${content.draftId}, ${raw},
-        message_search_document(${content.subject}, ${content.mailbox.address}, ${content.text}, null))`;
-    // Runs after the grace period whatever happens; removed once the outcome is recorded.
-    await enqueueJob(
-      tx,
-      "reconcile_send",
-      { message_id: messageId },
-      {
-        jobKey: `reconcile:${messageId}`,
-        runAt: new Date(Date.now() + config.reconcileGraceSeconds * 1000),
-      },
-    );
-    if (input.afterRecord) await input.afterRecord(tx, messageId);
-    return { content, raw, rfcMessageId };
-  });
+    if (!reserved) throw errors.quotaExhausted();
+    // After the record, not before: an idempotency key tied to the message is locked from here to
+    // COMMIT, and a concurrent request with the same client_id must get its 409 without waiting
+    // behind this send's quota reservation (test/idempotency.test.ts).
+    if (input.afterRecord) await input.afterRecord(db as Tx, messageId);
+    return composed;
+  };
+  const recording = stage("record");
+  // One statement commits by itself; a claim or a draft must commit with it.
+  const { content, raw, rfcMessageId } = input.prepare || input.afterRecord ? await sql.begin(record) : await record(sql);
   recording();
 
   const delivering = stage("deliver");
@@ -114,6 +117,31 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   return result;
 }
 
+/** The signed bytes of `content`, with the unsubscribe token they carry (stored with the record). */
+async function compose(svc: Services, db: Db, messageId: string, content: DispatchContent): Promise<Composed> {
+  const { config } = svc;
+  const rfcMessageId = `${messageId}@${content.mailbox.domain_name}`;
+  const { tokenId, links } = await newUnsubscribeLinks(db, config);
+  const dkim = await signingKeyFor(db, config, content.mailbox);
+  const composing = stage("compose");
+  const unsigned = await composeUnsigned({
+    from: content.mailbox.address,
+    fromName: content.mailbox.display_name,
+    to: content.to,
+    subject: content.subject,
+    text: content.text,
+    messageId: rfcMessageId,
+    inReplyTo: content.inReplyTo,
+    references: content.references,
+    unsubscribe: links,
+  });
+  composing();
+  const signing = stage("sign");
+  const raw = await signMessage(unsigned, dkim);
+  signing();
+  return { content, raw, rfcMessageId, unsubscribeTokenId: tokenId };
+}
+
 /**
  * sent → the message is visible as sent. permanent or transient → it never left: the row goes
  * (a draft's transient failure keeps it for the reconcile task to retry) and the quota is given
@@ -129,15 +157,26 @@ export async function recordOutcome(
   const { config } = svc;
   const { messageId, outcome } = result;
   const reconcileJob = `reconcile:${messageId}`;
+  // Only an attempt still recorded as in flight may write its outcome: if reconciliation has
+  // already decided (an attempt that outlived the grace period), its decision stands.
+  // Sent: the row and the removal of its reconcile job in one statement (atomic by itself).
+  const markSent = (db: Db, providerMessageId: string) => db<{ created_at: string }[]>`
+    with applied as (
+      update messages set delivery_status = 'sent', provider_message_id = ${providerMessageId}, delivery_error = null, raw_outbound = null
+      where id = ${messageId} and delivery_status = 'sending' returning created_at
+    )
+    select created_at, graphile_worker.remove_job(${reconcileJob}) is not null as removed from applied`;
+  const late = () => svc.log.warn("outbound.outcome_after_reconciliation", { message_id: messageId, outcome: outcome.kind });
+
+  // The common case needs no transaction: nothing else commits with it.
+  if (outcome.kind === "sent" && !options.onOutcome) {
+    if ((await markSent(svc.sql, outcome.providerMessageId)).length === 0) late();
+    return;
+  }
   await svc.sql.begin(async (tx) => {
-    // Only an attempt still recorded as in flight may write its outcome: if reconciliation has
-    // already decided (an attempt that outlived the grace period), its decision stands.
     let applied: { created_at: string }[];
     if (outcome.kind === "sent") {
-      applied = await tx`
-        update messages set delivery_status = 'sent', provider_message_id = ${outcome.providerMessageId}, delivery_error = null, raw_outbound = null
-        where id = ${messageId} and delivery_status = 'sending' returning created_at`;
-      if (applied.length > 0) await tx`select graphile_worker.remove_job(${reconcileJob})`;
+      applied = await markSent(tx, outcome.providerMessageId);
     } else if (outcome.kind === "unknown") {
       applied = await tx`
         update messages set delivery_status = 'unknown', delivery_error = ${outcome.error}
@@ -173,7 +212,7 @@ export async function recordOutcome(
       }
     }
     if (applied.length === 0) {
-      svc.log.warn("outbound.outcome_after_reconciliation", { message_id: messageId, outcome: outcome.kind });
+      late();
       return;
     }
     if (options.onOutcome) await options.onOutcome(tx, result);

@@ -50,7 +50,7 @@ export async function sendMessage(svc: Services, principal: Principal, body: Out
 
     const result = await dispatchMessage(svc, {
       accountId: principal.accountId,
-      prepare: async () => ({
+      content: {
         mailbox: outgoing.mailbox,
         to,
         subject: outgoing.subject,
@@ -59,7 +59,7 @@ export async function sendMessage(svc: Services, principal: Principal, body: Out
         inReplyTo: outgoing.reply?.inReplyTo ?? null,
         references: outgoing.reply?.references ?? [],
         draftId: null,
-      }),
+      },
       afterRecord: claim ? (tx, messageId) => attachMessage(tx, claim!, messageId) : undefined,
       // The stored answer commits with the outcome; after an unknown outcome the claim waits
       // for the reconcile task, and after a transient failure it is released for a retry.
