@@ -225,7 +225,7 @@ describe("a slow holder whose claim expired", () => {
         await waitFor(async () => {
           const [row] = await o.ctx.sql`
           select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and wait_event_type = 'Lock' and query ilike '%send_usage%'`;
+          where datname = current_database() and wait_event_type = 'Lock' and (query ilike '%send_usage%' or query ilike '%reserve_send%')`;
           return row!.n >= 2;
         }, "the takeover to queue behind the held quota row");
       },

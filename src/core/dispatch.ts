@@ -121,8 +121,7 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
 async function compose(svc: Services, db: Db, messageId: string, content: DispatchContent): Promise<Composed> {
   const { config } = svc;
   const rfcMessageId = `${messageId}@${content.mailbox.domain_name}`;
-  const { tokenId, links } = await newUnsubscribeLinks(db, config);
-  const dkim = await signingKeyFor(db, config, content.mailbox);
+  const [{ tokenId, links }, dkim] = await Promise.all([newUnsubscribeLinks(db, config), signingKeyFor(db, config, content.mailbox)]);
   const composing = stage("compose");
   const unsigned = await composeUnsigned({
     from: content.mailbox.address,

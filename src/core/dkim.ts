@@ -7,9 +7,23 @@ import type { Mailbox } from "./mailboxes.ts";
 
 export type SigningKey = { domainName: string; keySelector: string; privateKey: string };
 
-export async function sharedDomainKey(db: Db, config: Config): Promise<{ selector: string; privateKey: string; publicKey: string }> {
+type SharedKey = { selector: string; privateKey: string; publicKey: string };
+
+// The shared domain's key, kept per service (one config, one database) once read: it is generated
+// once and nothing replaces it (there is no rotation command), and reading it cost a round trip on
+// every send. A key replaced by hand in the table takes effect when the processes restart.
+const sharedKeys = new WeakMap<Config, SharedKey>();
+
+export async function sharedDomainKey(db: Db, config: Config): Promise<SharedKey> {
+  const known = sharedKeys.get(config);
+  if (known) return known;
   const [existing] = await db`select selector, private_key, public_key from service_dkim_keys where domain = ${config.sharedDomain}`;
-  if (existing) return { selector: existing.selector, privateKey: existing.private_key, publicKey: existing.public_key };
+  if (existing) {
+    const key = { selector: existing.selector, privateKey: existing.private_key, publicKey: existing.public_key };
+    // Read inside a transaction, the row may be this transaction's own insert, not yet committed.
+    if (!("savepoint" in db)) sharedKeys.set(config, key);
+    return key;
+  }
   const keys = await generateDkimKeyPair();
   await db`
     insert into service_dkim_keys (domain, selector, private_key, public_key)

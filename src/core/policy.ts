@@ -5,6 +5,12 @@ import { checkSendLists } from "./sendlists.ts";
 import { findSuppression } from "./suppressions.ts";
 
 export async function checkRecipientPolicy(db: Db, accountId: string, mailboxId: string, recipient: string): Promise<void> {
-  await checkSendLists(db, accountId, mailboxId, recipient);
-  if (await findSuppression(db, accountId, recipient)) throw errors.recipientSuppressed();
+  // Both looked up at once (one round trip of latency, not two); the lists' 403 still wins.
+  const [lists, suppression] = await Promise.allSettled([
+    checkSendLists(db, accountId, mailboxId, recipient),
+    findSuppression(db, accountId, recipient),
+  ]);
+  if (lists.status === "rejected") throw lists.reason;
+  if (suppression.status === "rejected") throw suppression.reason;
+  if (suppression.value) throw errors.recipientSuppressed();
 }

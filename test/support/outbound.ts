@@ -149,7 +149,7 @@ export async function withSendHeldAtQuota<T>(
     await waitFor(async () => {
       const [row] = await ctx.sql`
         select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock' and query ilike '%send_usage%'`;
+        where datname = current_database() and wait_event_type = 'Lock' and (query ilike '%send_usage%' or query ilike '%reserve_send%')`;
       return row!.n > 0;
     }, "the send to wait on the quota row");
     // The concurrent request may itself wait on the draft row the held send has locked: let it run
