@@ -1,9 +1,10 @@
 // Reused sessions to the relay (src/delivery/smtp-pool.ts) against a real smtp-server over
 // loopback: one session carries message after message, a failed transaction's session is not
 // reused, a session the server dropped while idle is replaced without losing or doubling a message,
-// and concurrent sends each get their own session.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+// and concurrent sends each get their own session. Direct MX delivery keeps a pool per server.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { SMTPServer } from "smtp-server";
+import { makeMxTransport } from "../src/delivery/mx.ts";
 import { makeSmtpRelayTransport } from "../src/delivery/smtp-relay.ts";
 
 let server: SMTPServer;
@@ -102,4 +103,49 @@ test("a session the server dropped while idle is replaced: the message goes out 
   expect(connections).toBe(2);
   expect(received).toHaveLength(2);
   await relay.close!();
+});
+
+describe("direct MX delivery", () => {
+  // Two domains whose MX records name the same server, and a third with a server of its own.
+  const records: Record<string, string[] | { exchange: string; priority: number }[]> = {
+    "example.org MX": [{ exchange: "mx.shared.example", priority: 10 }],
+    "example.net MX": [{ exchange: "mx.shared.example", priority: 10 }],
+    "example.com MX": [{ exchange: "mx.other.example", priority: 10 }],
+    "mx.shared.example A": ["127.0.0.1"],
+    // The same address under another name: a session is reused only for the name it was opened for (TLS SNI).
+    "mx.other.example A": ["127.0.0.1"],
+  };
+  const resolve = async (name: string, rrtype: string) => {
+    const found = records[`${name} ${rrtype}`];
+    if (found) return found;
+    throw Object.assign(new Error("no data"), { code: "ENODATA" });
+  };
+  const mx = () => makeMxTransport({ resolve, port, ehloName: "mx.agents.example", timeoutMs: 2000, allowPrivateNetworks: true });
+
+  test("messages to one mail server share a session; another server gets its own", async () => {
+    const transport = mx();
+    for (const [n, to] of [
+      [1, "a@example.org"],
+      [2, "b@example.net"],
+      [3, "c@example.org"],
+    ] as const) {
+      expect((await transport.deliver({ ...envelope, to }, raw(n), meta(n))).kind).toBe("sent");
+    }
+    expect(connections).toBe(1);
+    expect((await transport.deliver({ ...envelope, to: "d@example.com" }, raw(4), meta(4))).kind).toBe("sent");
+    expect(connections).toBe(2);
+    expect(received).toHaveLength(4);
+    await transport.close!();
+  });
+
+  test("a refused recipient closes that session; the next message opens a new one and goes out once", async () => {
+    const transport = mx();
+    rejectRcpt = true;
+    expect((await transport.deliver({ ...envelope, to: "a@example.org" }, raw(1), meta(1))).kind).toBe("permanent");
+    rejectRcpt = false;
+    expect((await transport.deliver({ ...envelope, to: "a@example.org" }, raw(2), meta(2))).kind).toBe("sent");
+    expect(connections).toBe(2);
+    expect(received).toHaveLength(1);
+    await transport.close!();
+  });
 });

@@ -1,7 +1,8 @@
 import { isIP } from "node:net";
 import { describeKind, readHostAddress, refusalOf } from "../ip-address.ts";
 import { domainOf } from "../mail/address.ts";
-import { deliverOverSmtp, type SmtpSessionOptions } from "./smtp-session.ts";
+import { makeSmtpPool, type SmtpPool } from "./smtp-pool.ts";
+import type { SmtpSessionOptions } from "./smtp-session.ts";
 import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome, DeliveryTransport } from "../core/transport.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
 
@@ -22,6 +23,14 @@ export type MxTransportOptions = {
 // Postfix's smtp_mx_address_limit: enough for primary and backups, bounded for a slow sender.
 const MAX_ATTEMPTS = 5;
 
+// Sessions to each mail server are reused like the relay's (smtp-pool.ts, with its never-twice
+// rule): agents write to the same few providers again and again. Postfix keeps a session for 300 s
+// but most receivers end an idle one sooner; a few per server and a bound on servers keep what
+// is held small. The pool keyed longest unused goes first when the bound is reached.
+const MX_IDLE_PER_SERVER = 2;
+const MX_IDLE_MS = 20_000;
+const MX_SERVERS_KEPT = 100;
+
 type Lookup<T> = { ok: true; value: T } | { ok: false; outcome: DeliveryOutcome };
 
 /**
@@ -35,6 +44,24 @@ type Lookup<T> = { ok: true; value: T } | { ok: false; outcome: DeliveryOutcome 
 export function makeMxTransport(o: MxTransportOptions): DeliveryTransport {
   const resolve = withTimeout(o.resolve, o.timeoutMs);
   const port = o.port ?? 25;
+  // By address, port, TLS policy and SNI name: a session is only reused for what opened it.
+  const pools = new Map<string, SmtpPool>();
+  const poolFor = (session: SmtpSessionOptions): SmtpPool => {
+    const key = `${session.host}|${session.port}|${session.starttls}|${session.servername ?? ""}`;
+    let pool = pools.get(key);
+    if (pool) {
+      pools.delete(key); // re-inserted below: the Map's order is least recently used first
+    } else {
+      pool = makeSmtpPool(session, { maxIdle: MX_IDLE_PER_SERVER, idleMs: MX_IDLE_MS });
+      if (pools.size >= MX_SERVERS_KEPT) {
+        const [oldestKey, oldest] = pools.entries().next().value!;
+        pools.delete(oldestKey);
+        void oldest.close();
+      }
+    }
+    pools.set(key, pool);
+    return pool;
+  };
 
   const attempt = (
     ip: string,
@@ -55,7 +82,7 @@ export function makeMxTransport(o: MxTransportOptions): DeliveryTransport {
       greetingTimeoutMs: o.timeoutMs,
       socketTimeoutMs: o.timeoutMs,
     };
-    return deliverOverSmtp(session, envelope, raw, meta);
+    return poolFor(session).deliver(envelope, raw, meta);
   };
 
   return {
@@ -93,6 +120,10 @@ export function makeMxTransport(o: MxTransportOptions): DeliveryTransport {
         }
       }
       return last ?? transient(`${domain}: no mail server reachable`);
+    },
+    async close() {
+      await Promise.all([...pools.values()].map((pool) => pool.close()));
+      pools.clear();
     },
   };
 }

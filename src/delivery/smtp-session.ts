@@ -38,22 +38,6 @@ type SmtpError = Error & { code?: string; responseCode?: number; command?: strin
 // Bounds the polite QUIT so a silent server cannot hold the caller after the outcome is known.
 const QUIT_WAIT_MS = 2000;
 
-/** Delivers one message to one recipient over one connection, which is always closed after. */
-export async function deliverOverSmtp(
-  o: SmtpSessionOptions,
-  envelope: DeliveryEnvelope,
-  raw: Uint8Array,
-  meta: DeliveryMeta,
-): Promise<SmtpSessionResult> {
-  const opened = await openSmtpSession(o);
-  if ("outcome" in opened) return opened;
-  const result = await sendOnSession(opened.conn, o, envelope, raw, meta);
-  // Deferred: on a socket failure nodemailer emits 'error' first and closes right after.
-  await new Promise((resolve) => setImmediate(resolve));
-  await closeConnection(opened.conn);
-  return { outcome: result.outcome, stage: result.stage };
-}
-
 /**
  * Connects, greets (EHLO, STARTTLS by policy) and logs in when asked: a session ready for MAIL,
  * or the outcome of the failure (the connection is then closed).
