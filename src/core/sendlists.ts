@@ -51,15 +51,14 @@ export async function listSendListEntries(db: Db, accountId: string): Promise<Se
   >`select * from send_list_entries where account_id = ${accountId} order by mailbox_id nulls first, kind, pattern`;
 }
 
-/** Throws 403 send_blocked_by_list when the lists refuse this recipient. */
-export async function checkSendLists(db: Db, accountId: string, mailboxId: string, recipient: string): Promise<void> {
+/**
+ * The lists' verdict on `entries`: the account's entries and the mailbox's, oldest first (policy.ts
+ * reads them with the suppression check). Throws 403 send_blocked_by_list when they refuse this recipient.
+ */
+export function assertSendListsAllow(entries: Pick<SendListEntry, "id" | "mailbox_id" | "kind" | "pattern">[], recipient: string): void {
   const address = recipient.toLowerCase();
   const domain = address.slice(address.lastIndexOf("@") + 1);
-  const entries = await db<SendListEntry[]>`
-    select * from send_list_entries
-    where account_id = ${accountId} and (mailbox_id is null or mailbox_id = ${mailboxId})
-    order by created_at, id`;
-  const matches = (entry: SendListEntry) => entry.pattern === address || entry.pattern === domain;
+  const matches = (entry: (typeof entries)[number]) => entry.pattern === address || entry.pattern === domain;
   for (const scope of ["account", "mailbox"] as const) {
     const inScope = entries.filter((entry) => (scope === "account") === (entry.mailbox_id === null));
     const block = inScope.find((entry) => entry.kind === "block" && matches(entry));

@@ -12,7 +12,7 @@ export type Suppression = {
   created_at: string;
 };
 
-function normalizeAddress(address: string): string {
+export function normalizeAddress(address: string): string {
   return address.trim().toLowerCase();
 }
 
@@ -26,13 +26,6 @@ export async function addSuppression(
     on conflict (account_id, address) do update set address = excluded.address
     returning *`;
   return row!;
-}
-
-export async function findSuppression(db: Db, accountId: string, address: string): Promise<Suppression | null> {
-  const [row] = await db<
-    Suppression[]
-  >`select * from suppressions where account_id = ${accountId} and address = ${normalizeAddress(address)}`;
-  return row ?? null;
 }
 
 export async function listSuppressions(db: Db, accountId: string): Promise<Suppression[]> {
