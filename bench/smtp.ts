@@ -135,6 +135,10 @@ async function oursMain(databaseUrl: string): Promise<void> {
     makeTransport,
   );
   const smtp = await startSmtpListener(svc, { port: 0 });
+  // Exit cleanly when asked, so that a `bun --cpu-prof-md` child writes its profile.
+  process.on("message", (message) => {
+    if (message === "exit") process.exit(0);
+  });
   process.send?.({ port: smtp.port });
 }
 

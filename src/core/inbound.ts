@@ -5,7 +5,8 @@ import { parseInbound } from "../mail/parse.ts";
 import { sanitizeBody } from "../mail/sanitize.ts";
 import { newId } from "./ids.ts";
 import { claimFirstCopy } from "./inbound-dedupe.ts";
-import { enqueueJob } from "./jobs.ts";
+import { wakeWorkers } from "./job-wakeup.ts";
+import { insertJobQuietly } from "./jobs.ts";
 import type { Mailbox } from "./mailboxes.ts";
 import { sha256Hex } from "../secrets.ts";
 import type { Services } from "./services.ts";
@@ -98,13 +99,15 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
           values (${newId("att")}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
             ${attachment.contentId}, ${attachment.disposition}, ${attachment.content})`);
       }
-      write(enqueueJob(tx, "process_inbound", { message_id: id }, { jobKey: `inbound:${id}` }));
+      // Without add_job's NOTIFY, which would make concurrent accepts commit one at a time (jobs.ts).
+      write(insertJobQuietly(tx, "process_inbound", { message_id: id }, `inbound:${id}`));
       ids.set(mailbox.id, id);
     }
     await Promise.all(writes);
     return ids;
   });
   const ids = unique.map((mailbox) => idByMailbox.get(mailbox.id)!);
+  wakeWorkers(svc.sql, unique.length - copies);
   svc.log.info("inbound.accepted", {
     raw_message_id: rawId,
     message_ids: ids,

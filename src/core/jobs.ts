@@ -19,3 +19,22 @@ export async function enqueueJob(
       max_attempts => ${options.maxAttempts ?? 25}::int
     )`;
 }
+
+/**
+ * The row `add_job(task, payload, job_key => jobKey)` makes for a new key (no queue, run now, 25
+ * attempts), written without add_job's `pg_notify('jobs:insert')`. PostgreSQL serializes the
+ * commits of all transactions that NOTIFY, WAL flush included (async.c takes a cluster-wide lock
+ * at pre-commit and holds it past the flush), so a NOTIFY inside a hot transaction turns
+ * concurrent commits into one at a time. Callers wake the workers after COMMIT instead
+ * (`./job-wakeup.ts`); a wake-up that is lost only delays the job to the worker's next poll.
+ * The key must be new: a taken one fails the insert (add_job would replace that job instead).
+ */
+export async function insertJobQuietly(db: Db, task: TaskName, payload: Record<string, string>, jobKey: string): Promise<void> {
+  const insert = () => db`
+    insert into graphile_worker._private_jobs (task_id, payload, key)
+    select id, ${db.json(payload)}::json, ${jobKey} from graphile_worker._private_tasks where identifier = ${task}`;
+  if ((await insert()).count === 1) return;
+  // The task row is made by the first add_job of that task ever; make it as add_jobs does.
+  await db`insert into graphile_worker._private_tasks (identifier) values (${task}) on conflict do nothing`;
+  if ((await insert()).count !== 1) throw new Error(`could not enqueue ${task}: no task row`);
+}
