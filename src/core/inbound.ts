@@ -9,7 +9,7 @@ import { claimedFor, claimFirstCopy } from "./inbound-dedupe.ts";
 import { wakeWorkers } from "./job-wakeup.ts";
 import { ensureTask, insertJobQuietly } from "./jobs.ts";
 import type { Mailbox } from "./mailboxes.ts";
-import { sha256Hex } from "../secrets.ts";
+import { sha256HexNow } from "../secrets.ts";
 import type { Services } from "./services.ts";
 import { threadIdExpression } from "./threading.ts";
 import { MAILTO_LOCAL_PREFIX } from "./unsubscribe.ts";
@@ -53,7 +53,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   const body = sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars });
   const unique = [...new Map(mailboxes.map((mailbox) => [mailbox.id, mailbox])).values()];
   const rawId = newId("raw");
-  const digest = await sha256Hex(raw);
+  const digest = sha256HexNow(raw);
   await ensureTask(svc.sql, "process_inbound");
 
   // Claims are taken in mailbox id order, so two deliveries to several mailboxes cannot deadlock.
