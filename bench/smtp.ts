@@ -8,7 +8,8 @@
 // Then, when Debian's `postfix` is installed, Postfix's own client `smtp-source` drives our
 // listener, the bare smtp-server and a loopback Postfix (bench/support/postfix.ts) the same way:
 // `--messages` messages over `--concurrency` sessions, a new connection per message and then
-// connections reused. Last, a per-stage profile of `--profile` messages accepted one at a time.
+// connections reused, with the CPU each server spent per message (from /proc). Last, a per-stage
+// profile of `--profile` messages accepted one at a time.
 //
 // Each server runs in its own child process, so the load generator does not share its event
 // loop. The database is a fresh one on DATABASE_URL's server (or an embedded one), dropped after.
@@ -202,6 +203,7 @@ export default async function run(args: string[]): Promise<void> {
     const listenerUrl = new URL(database.url);
     listenerUrl.searchParams.set("application_name", LISTENER_APP);
     const ours = spawnChild(["--ours", listenerUrl.toString()]);
+    const listenerPid = ours.child.pid;
     const bare = spawnChild(["--bare"]);
     children.push(ours.child, bare.child);
     const [{ port: oursPort }, { port: barePort }] = await Promise.all([ours.ready, bare.ready]);
@@ -220,6 +222,7 @@ export default async function run(args: string[]): Promise<void> {
 
     // smtp-source: the same client for all three servers, both connection modes.
     const sourceRows: string[] = [];
+    const cpuSplit: string[] = [];
     let postfix: LoopbackPostfix | null = null;
     if (smtpSourceAvailable()) {
       try {
@@ -283,6 +286,12 @@ export default async function run(args: string[]): Promise<void> {
           const cpuAfter = await cpu();
           let cpuSeconds = 0;
           for (const [pid, seconds] of cpuAfter) cpuSeconds += seconds - (cpuBefore.get(pid) ?? 0);
+          if (name === "our listener") {
+            const listenerSeconds = (cpuAfter.get(listenerPid) ?? 0) - (cpuBefore.get(listenerPid) ?? 0);
+            cpuSplit.push(
+              `${reuse ? "reused connections" : "new connection per message"}: listener process ${fixed((1000 * listenerSeconds) / options.messages, 2)} ms, its PostgreSQL backends ${fixed((1000 * (cpuSeconds - listenerSeconds)) / options.messages, 2)} ms`,
+            );
+          }
           if (name === "our listener" && (await stored()) - beforeRun !== options.messages)
             throw new Error("smtp-source: stored rows do not match the messages sent");
           if (!result.ok) throw new Error(`smtp-source against ${name} failed`);
@@ -333,6 +342,7 @@ export default async function run(args: string[]): Promise<void> {
               `smtp-source (Postfix's load generator), ${options.messages} messages of ${options.size} B body over ${options.concurrency} sessions${postfix ? "" : " (postfix not available: not compared)"}:`,
               `${"target".padEnd(72)}${"msg/s".padStart(10)}${"seconds".padStart(10)}${"CPU ms/msg".padStart(12)}${"ours / it".padStart(12)}`,
               ...sourceRows,
+              ...(cpuAvailable ? ["", "our CPU per message:", ...cpuSplit.map((line) => `  ${line}`)] : []),
             ]
           : ["", "smtp-source not installed (Debian package postfix): the Postfix comparison is skipped."]),
         ...(stages.length
