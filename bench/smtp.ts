@@ -8,7 +8,8 @@
 // Then, when Debian's `postfix` is installed, Postfix's own client `smtp-source` drives our
 // listener, the bare smtp-server and a loopback Postfix (bench/support/postfix.ts) the same way:
 // `--messages` messages over `--concurrency` sessions, a new connection per message and then
-// connections reused. Last, a per-stage profile of `--profile` messages accepted one at a time.
+// connections reused, with the CPU each server spent per message (from /proc). Last, a per-stage
+// profile of `--profile` messages accepted one at a time.
 //
 // Each server runs in its own child process, so the load generator does not share its event
 // loop. The database is a fresh one on DATABASE_URL's server (or an embedded one), dropped after.
@@ -27,6 +28,7 @@ import { makeResolver } from "../src/mail/resolver.ts";
 import { startSmtpListener } from "../smtp/listener.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { profileInbound } from "./support/inbound-profile.ts";
+import { available as cpuAvailable, cpuOf, cpuOfTree } from "./support/process-cpu.ts";
 import {
   postfixAvailable,
   smtpSource,
@@ -35,6 +37,8 @@ import {
   type LoopbackPostfix,
   type SourceRun,
 } from "./support/postfix.ts";
+
+const LISTENER_APP = "bench-smtp-listener";
 
 type Options = { duration: number; warmup: number; concurrency: number; size: number; messages: number; profile: number };
 type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number };
@@ -135,6 +139,10 @@ async function oursMain(databaseUrl: string): Promise<void> {
     makeTransport,
   );
   const smtp = await startSmtpListener(svc, { port: 0 });
+  // Exit cleanly when asked, so that a `bun --cpu-prof-md` child writes its profile.
+  process.on("message", (message) => {
+    if (message === "exit") process.exit(0);
+  });
   process.send?.({ port: smtp.port });
 }
 
@@ -191,7 +199,11 @@ export default async function run(args: string[]): Promise<void> {
     const fixtures = { sql, config: loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" }), log: makeLogger("silent") } as never;
     const mailbox = await createMailbox(fixtures, principal, { slug: "bench" });
 
-    const ours = spawnChild(["--ours", database.url]);
+    // The listener's connections carry a name, so its backends' CPU can be told apart.
+    const listenerUrl = new URL(database.url);
+    listenerUrl.searchParams.set("application_name", LISTENER_APP);
+    const ours = spawnChild(["--ours", listenerUrl.toString()]);
+    const listenerPid = ours.child.pid;
     const bare = spawnChild(["--bare"]);
     children.push(ours.child, bare.child);
     const [{ port: oursPort }, { port: barePort }] = await Promise.all([ours.ready, bare.ready]);
@@ -210,6 +222,7 @@ export default async function run(args: string[]): Promise<void> {
 
     // smtp-source: the same client for all three servers, both connection modes.
     const sourceRows: string[] = [];
+    const cpuSplit: string[] = [];
     let postfix: LoopbackPostfix | null = null;
     if (smtpSourceAvailable()) {
       try {
@@ -217,14 +230,40 @@ export default async function run(args: string[]): Promise<void> {
       } catch (error) {
         console.error(`postfix: ${(error as Error).message}; comparing without it`);
       }
-      const targets: [string, number, string][] = [
-        ["our listener", oursPort, mailbox.address],
-        ["bare smtp-server", barePort, mailbox.address],
+      // CPU per message of everything that serves it: our listener process and its PostgreSQL
+      // backends (found by application_name; the WAL writer and checkpointer, shared with the
+      // rest of the server, are not counted); the bare server's process; Postfix's master and all
+      // its daemons (smtpd, cleanup, qmgr, trivial-rewrite, discard).
+      const listenerBackends = async () =>
+        (await sql`select pid from pg_stat_activity where application_name = ${LISTENER_APP}`).map((row) => row.pid as number);
+      type Target = { name: string; port: number; to: string; cpu: () => Promise<Map<number, number>> };
+      const single =
+        (pid: number, tree = false) =>
+        async () =>
+          new Map([[pid, tree ? cpuOfTree(pid) : cpuOf([pid])]]);
+      const targets: Target[] = [
+        {
+          name: "our listener",
+          port: oursPort,
+          to: mailbox.address,
+          cpu: async () =>
+            new Map([
+              [ours.child.pid, cpuOf([ours.child.pid])],
+              ...(await listenerBackends()).map((pid) => [pid, cpuOf([pid])] as [number, number]),
+            ]),
+        },
+        { name: "bare smtp-server", port: barePort, to: mailbox.address, cpu: single(bare.child.pid) },
       ];
-      if (postfix) targets.push(["postfix 3.7 (queue with fsync, then discard)", postfix.port, "agent@discard.example"]);
+      if (postfix)
+        targets.push({
+          name: "postfix 3.7 (queue with fsync, then discard)",
+          port: postfix.port,
+          to: "agent@discard.example",
+          cpu: single(postfix.pid, true),
+        });
       for (const reuse of [false, true]) {
-        const results: [string, SourceRun][] = [];
-        for (const [name, port, to] of targets) {
+        const results: [string, SourceRun, number][] = [];
+        for (const { name, port, to, cpu } of targets) {
           // Warm-up: a tenth of the run, not counted.
           await smtpSource(port, {
             messages: Math.max(options.concurrency, Math.floor(options.messages / 10)),
@@ -234,6 +273,7 @@ export default async function run(args: string[]): Promise<void> {
             to,
           });
           const beforeRun = name === "our listener" ? await stored() : 0;
+          const cpuBefore = await cpu();
           const result = await smtpSource(port, {
             messages: options.messages,
             sessions: options.concurrency,
@@ -241,16 +281,27 @@ export default async function run(args: string[]): Promise<void> {
             reuse,
             to,
           });
+          // Postfix's daemons may still be finishing the last messages' queue work: let them.
+          if (postfix && port === postfix.port) await Bun.sleep(300);
+          const cpuAfter = await cpu();
+          let cpuSeconds = 0;
+          for (const [pid, seconds] of cpuAfter) cpuSeconds += seconds - (cpuBefore.get(pid) ?? 0);
+          if (name === "our listener") {
+            const listenerSeconds = (cpuAfter.get(listenerPid) ?? 0) - (cpuBefore.get(listenerPid) ?? 0);
+            cpuSplit.push(
+              `${reuse ? "reused connections" : "new connection per message"}: listener process ${fixed((1000 * listenerSeconds) / options.messages, 2)} ms, its PostgreSQL backends ${fixed((1000 * (cpuSeconds - listenerSeconds)) / options.messages, 2)} ms`,
+            );
+          }
           if (name === "our listener" && (await stored()) - beforeRun !== options.messages)
             throw new Error("smtp-source: stored rows do not match the messages sent");
           if (!result.ok) throw new Error(`smtp-source against ${name} failed`);
-          results.push([name, result]);
+          results.push([name, result, (1000 * cpuSeconds) / options.messages]);
         }
         const ours = results[0]![1].perSecond;
-        for (const [name, r] of results) {
+        for (const [name, r, cpuMs] of results) {
           const label = `${name}, ${reuse ? "reused connections" : "new connection per message"}`;
           sourceRows.push(
-            `${label.padEnd(72)}${fixed(r.perSecond).padStart(10)}${fixed(r.seconds, 2).padStart(10)}${(name === "our listener" ? "" : `${fixed(ours / r.perSecond, 2)}x`).padStart(12)}`,
+            `${label.padEnd(72)}${fixed(r.perSecond).padStart(10)}${fixed(r.seconds, 2).padStart(10)}${(cpuAvailable ? fixed(cpuMs, 2) : "-").padStart(12)}${(name === "our listener" ? "" : `${fixed(ours / r.perSecond, 2)}x`).padStart(12)}`,
           );
         }
       }
@@ -289,8 +340,9 @@ export default async function run(args: string[]): Promise<void> {
           ? [
               "",
               `smtp-source (Postfix's load generator), ${options.messages} messages of ${options.size} B body over ${options.concurrency} sessions${postfix ? "" : " (postfix not available: not compared)"}:`,
-              `${"target".padEnd(72)}${"msg/s".padStart(10)}${"seconds".padStart(10)}${"ours / it".padStart(12)}`,
+              `${"target".padEnd(72)}${"msg/s".padStart(10)}${"seconds".padStart(10)}${"CPU ms/msg".padStart(12)}${"ours / it".padStart(12)}`,
               ...sourceRows,
+              ...(cpuAvailable ? ["", "our CPU per message:", ...cpuSplit.map((line) => `  ${line}`)] : []),
             ]
           : ["", "smtp-source not installed (Debian package postfix): the Postfix comparison is skipped."]),
         ...(stages.length

@@ -2,8 +2,8 @@
 // only for our mailboxes (never an open relay) and answers 250 only after the message and its
 // processing job are committed; any failure to store answers 4xx so the sender retries.
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
-import { lookupRecipient } from "../src/core/inbound.ts";
-import { receiveForRecipients } from "../src/core/inbound-recipients.ts";
+import { lookupRecipient, type RecipientLookup } from "../src/core/inbound.ts";
+import { receiveForLookedUp } from "../src/core/inbound-recipients.ts";
 import type { Services } from "../src/core/services.ts";
 import { errorFields } from "../src/log.ts";
 import { smtpMessages, smtpSessions } from "../src/metrics.ts";
@@ -30,6 +30,9 @@ function reject(reason: string, responseCode: number, message: string): SmtpRepl
 export async function startSmtpListener(svc: Services, options: { port?: number; host?: string } = {}): Promise<SmtpListener> {
   const { config, log } = svc;
   const tls = await loadTlsMaterial(config);
+  // What RCPT found for each accepted recipient (smtp-server keeps the same address object in the
+  // envelope), so storing after DATA does not look every recipient up a second time.
+  const lookedUp = new WeakMap<SMTPServerAddress, RecipientLookup>();
 
   const server = new SMTPServer({
     name: config.smtp.hostname,
@@ -60,6 +63,7 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
           if (found.kind === "not_our_domain")
             return callback(reject("relay_denied", 550, "5.7.1 Relaying denied: not a domain of this service"));
           if (found.kind === "unknown_mailbox") return callback(reject("unknown_mailbox", 550, "5.1.1 No such mailbox"));
+          lookedUp.set(address, found);
           callback();
         },
         (error) => {
@@ -107,10 +111,13 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
   });
 
   async function store(raw: Uint8Array, session: SMTPServerSession): Promise<string[]> {
-    // Look the recipients up again: a mailbox may have changed between RCPT and the end of DATA.
-    const addresses = session.envelope.rcptTo.map((recipient) => recipient.address);
+    // What RCPT found (receiveForLookedUp says why that cannot have gone stale); anything not
+    // found there is looked up now.
+    const found = await Promise.all(
+      session.envelope.rcptTo.map((recipient) => lookedUp.get(recipient) ?? lookupRecipient(svc, recipient.address)),
+    );
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
-    const { stored } = await receiveForRecipients(svc, raw, addresses, {
+    const { stored } = await receiveForLookedUp(svc, raw, found, {
       remoteIp: session.remoteAddress ?? null,
       helo: session.hostNameAppearsAs ?? null,
       mailFrom: mailFrom || null,

@@ -123,6 +123,33 @@ describe("accepting mail and reading it back", () => {
     expect(stored).toMatchObject({ subject: "custom", to_addr: "support@custom.example", account_id: owner.accountId });
   });
 
+  test("what RCPT found is what DATA stores: a domain unverified in between does not turn the 250 into a silent drop", async () => {
+    // The listener looks a recipient up once, at RCPT (a mailbox's id, account and address never
+    // change, and its row is never deleted). Before, it looked up again after DATA and answered
+    // "250 accepted" storing nothing when the answer had changed.
+    await ctx.sql`
+      insert into domains (id, account_id, name, status, dkim_selector, dkim_private_key, dkim_public_key, records)
+      values ('dom_between', ${owner.accountId}, 'between.example', 'verified', 's1', 'k', 'p', '[]'::jsonb)`;
+    await ctx.sql`
+      insert into mailboxes (id, account_id, domain_id, local_part, domain_name, address)
+      values ('mbx_between', ${owner.accountId}, 'dom_between', 'desk', 'between.example', 'desk@between.example')`;
+    const conn = await openSmtp(smtp.port);
+    try {
+      await conn.command("EHLO client.test");
+      await conn.command("MAIL FROM:<bob@example.org>");
+      expect((await conn.command("RCPT TO:<desk@between.example>")).code).toBe(250);
+      await ctx.sql`update domains set status = 'failed' where id = 'dom_between'`;
+      const final = await conn.data("Subject: between\r\n\r\nhi\r\n");
+      expect(final.text).toMatch(/^250 .*stored 1 message$/);
+      // A new transaction is looked up afresh: the domain is no longer ours.
+      await conn.command("MAIL FROM:<bob@example.org>");
+      expect((await conn.command("RCPT TO:<desk@between.example>")).code).toBe(550);
+    } finally {
+      conn.close();
+    }
+    expect((await messagesOf("mbx_between")).map((m) => m.subject)).toEqual(["between"]);
+  });
+
   test("a sub-address local+tag@ reaches local@", async () => {
     const tagged = inbox.address.replace("@", "+newsletters@");
     const info = await sendMail(smtp.port, { from: "news@example.org", to: tagged, subject: "tagged", text: "x" });

@@ -8,7 +8,11 @@ import net from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 
-export type LoopbackPostfix = { port: number; stop(): Promise<void> };
+export type LoopbackPostfix = {
+  port: number /** the foreground master (or the script that runs it) */;
+  pid: number;
+  stop(): Promise<void>;
+};
 
 const POSTFIX = "/usr/sbin/postfix";
 const SMTP_SOURCE = "/usr/sbin/smtp-source";
@@ -99,6 +103,7 @@ export async function startPostfix(): Promise<LoopbackPostfix> {
   }
   return {
     port,
+    pid: child.pid,
     async stop() {
       Bun.spawnSync([POSTFIX, "-c", dir, "stop"], { stdout: "ignore", stderr: "ignore" });
       await Promise.race([child.exited, Bun.sleep(10_000)]);

@@ -3,7 +3,7 @@
 // message itself not kept), an unknown mailbox of our domain, or a domain that is not ours.
 // Each caller decides what the last two mean for it: the listener refused them at RCPT already;
 // the local transport bounces the one and keeps the other in its outbox.
-import { acceptInbound, lookupRecipient, type InboundEnvelope } from "./inbound.ts";
+import { acceptInbound, lookupRecipient, type InboundEnvelope, type RecipientLookup } from "./inbound.ts";
 import type { Mailbox } from "./mailboxes.ts";
 import type { Services } from "./services.ts";
 import { unsubscribeWithToken } from "./unsubscribe.ts";
@@ -19,21 +19,36 @@ export async function receiveForRecipients(
   addresses: string[],
   envelope: InboundEnvelope,
 ): Promise<Receipt> {
+  const found: RecipientLookup[] = [];
+  for (const address of addresses) found.push(await lookupRecipient(svc, address));
+  return receiveForLookedUp(svc, raw, found, envelope);
+}
+
+/**
+ * The same, for recipients already looked up (the SMTP listener looks each one up at RCPT). A
+ * mailbox's columns that storing reads (id, account, address) never change, and a mailbox row is
+ * never deleted (the message row's foreign key would refuse it, and the sender would retry).
+ */
+export async function receiveForLookedUp(
+  svc: Services,
+  raw: Uint8Array,
+  found: RecipientLookup[],
+  envelope: InboundEnvelope,
+): Promise<Receipt> {
   const mailboxes: Mailbox[] = [];
   const outcomes: RecipientOutcome[] = [];
-  for (const address of addresses) {
-    const found = await lookupRecipient(svc, address);
-    switch (found.kind) {
+  for (const recipient of found) {
+    switch (recipient.kind) {
       case "mailbox":
-        mailboxes.push(found.mailbox);
+        mailboxes.push(recipient.mailbox);
         outcomes.push("stored");
         break;
       case "unsubscribe":
-        await unsubscribeWithToken(svc.sql, svc.config, found.token);
+        await unsubscribeWithToken(svc.sql, svc.config, recipient.token);
         outcomes.push("unsubscribed");
         break;
       default:
-        outcomes.push(found.kind);
+        outcomes.push(recipient.kind);
     }
   }
   // All recipient mailboxes in one transaction, as acceptInbound stores them.

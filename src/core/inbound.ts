@@ -1,15 +1,17 @@
 // Accepting inbound mail: the one path for the SMTP listener and for local delivery. The raw
-// message, one row per recipient mailbox and the processing job commit in one transaction;
-// a caller answers success only after this returns.
+// message, one row per recipient mailbox and the processing job commit in one transaction (sent
+// in one round trip); a caller answers success only after this returns.
 import { parseInbound } from "../mail/parse.ts";
 import { sanitizeBody } from "../mail/sanitize.ts";
 import { newId } from "./ids.ts";
-import { claimFirstCopy } from "./inbound-dedupe.ts";
-import { enqueueJob } from "./jobs.ts";
+import { pipelinedTransaction } from "../pipelined-transaction.ts";
+import { claimedFor, claimFirstCopy } from "./inbound-dedupe.ts";
+import { wakeWorkers } from "./job-wakeup.ts";
+import { ensureTask, insertJobQuietly } from "./jobs.ts";
 import type { Mailbox } from "./mailboxes.ts";
-import { sha256Hex } from "../secrets.ts";
+import { sha256HexNow } from "../secrets.ts";
 import type { Services } from "./services.ts";
-import { threadFor } from "./threading.ts";
+import { threadIdExpression } from "./threading.ts";
 import { MAILTO_LOCAL_PREFIX } from "./unsubscribe.ts";
 
 export type InboundEnvelope = {
@@ -51,60 +53,66 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   const body = sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars });
   const unique = [...new Map(mailboxes.map((mailbox) => [mailbox.id, mailbox])).values()];
   const rawId = newId("raw");
-  const digest = await sha256Hex(raw);
+  const digest = sha256HexNow(raw);
+  await ensureTask(svc.sql, "process_inbound");
 
   // Claims are taken in mailbox id order, so two deliveries to several mailboxes cannot deadlock.
-  const claimOrder = [...unique].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  let copies = 0;
+  const planned = [...unique].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((mailbox) => ({ mailbox, id: newId("msg") }));
+  const rfcMessageId = parsed.rfcMessageId;
+  const claims = new Map<string, Promise<string>>();
 
-  const idByMailbox = await svc.sql.begin(async (tx) => {
-    const ids = new Map<string, string>();
-    let rawStored = false;
-    // The writes do not depend on each other's results: they are sent without waiting for each
-    // reply (postgres.js pipelines them on the transaction's connection, in order) and all awaited
-    // before COMMIT. A failed one aborts the transaction like an awaited one would.
-    const writes: Promise<void>[] = [];
-    const write = (query: PromiseLike<unknown>) => {
-      const done = Promise.resolve(query).then(() => {});
-      done.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
-      writes.push(done);
-    };
-    for (const mailbox of claimOrder) {
-      const id = newId("msg");
-      const earlier = await claimFirstCopy(tx, mailbox.id, parsed.rfcMessageId, digest, id);
-      if (earlier !== null) {
-        // A copy of a message this mailbox already holds: nothing new is stored or enqueued.
-        copies++;
-        ids.set(mailbox.id, earlier);
-        continue;
+  // One round trip: no statement waits for another's reply. Whether a mailbox's copy is stored is
+  // decided inside the transaction, by its claim (a copy of an earlier message stores and enqueues
+  // nothing); a message without a Message-ID is always stored.
+  await pipelinedTransaction(svc.sql, (tx) => {
+    const statements: PromiseLike<unknown>[] = [];
+    if (rfcMessageId !== null)
+      for (const { mailbox, id } of planned) {
+        const claim = claimFirstCopy(tx, mailbox.id, rfcMessageId, digest, id);
+        claims.set(mailbox.id, claim);
+        statements.push(claim);
       }
-      if (!rawStored) {
-        rawStored = true;
-        write(tx`
-          insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from)
-          values (${rawId}, ${raw.byteLength}, ${digest}, ${raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom})`);
-      }
-      const threadId = await threadFor(tx, mailbox.id, parsed.inReplyTo, parsed.references);
-      write(tx`
-        insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
-          "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
-        values (${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${parsed.rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
-          ${parsed.references}::text[], ${parsed.fromAddr ?? envelope.mailFrom ?? ""}, ${mailbox.address}, ${parsed.subject},
-          ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${tx.json(body.report as never)}, ${body.hidden_text || null},
-          ${parsed.warnings}::text[], ${tx.json(parsed.headerValues)}, ${parsed.unread})`);
+    const storedIf = (ids: string[]) => (rfcMessageId === null ? tx`true` : claimedFor(tx, ids));
+    statements.push(
+      tx`
+        insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from)
+        select ${rawId}, ${raw.byteLength}, ${digest}, ${raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}
+        where ${storedIf(planned.map(({ id }) => id))}`.execute(),
+    );
+    for (const { mailbox, id } of planned) {
+      const stored = storedIf([id]);
+      const threadId = threadIdExpression(tx, mailbox.id, parsed.inReplyTo, parsed.references);
+      statements.push(
+        tx`
+          insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
+            "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
+          select ${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
+            ${parsed.references}::text[], ${parsed.fromAddr ?? envelope.mailFrom ?? ""}, ${mailbox.address}, ${parsed.subject},
+            ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${tx.json(body.report as never)}, ${body.hidden_text || null},
+            ${parsed.warnings}::text[], ${tx.json(parsed.headerValues)}, ${parsed.unread}
+          where ${stored}`.execute(),
+      );
       for (const attachment of parsed.attachments) {
-        write(tx`
-          insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content)
-          values (${newId("att")}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
-            ${attachment.contentId}, ${attachment.disposition}, ${attachment.content})`);
+        statements.push(
+          tx`
+            insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content)
+            select ${newId("att")}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
+              ${attachment.contentId}, ${attachment.disposition}, ${attachment.content}
+            where ${stored}`.execute(),
+        );
       }
-      write(enqueueJob(tx, "process_inbound", { message_id: id }, { jobKey: `inbound:${id}` }));
-      ids.set(mailbox.id, id);
+      // Without add_job's NOTIFY, which would make concurrent accepts commit one at a time (jobs.ts).
+      statements.push(insertJobQuietly(tx, "process_inbound", { message_id: id }, `inbound:${id}`, stored));
     }
-    await Promise.all(writes);
-    return ids;
+    return statements;
   });
+
+  // Each mailbox's message: ours, or the earlier copy its claim named.
+  const idByMailbox = new Map<string, string>();
+  for (const { mailbox, id } of planned) idByMailbox.set(mailbox.id, (await claims.get(mailbox.id)) ?? id);
+  const copies = planned.filter(({ mailbox, id }) => idByMailbox.get(mailbox.id) !== id).length;
   const ids = unique.map((mailbox) => idByMailbox.get(mailbox.id)!);
+  wakeWorkers(svc.sql, unique.length - copies);
   svc.log.info("inbound.accepted", {
     raw_message_id: rawId,
     message_ids: ids,
