@@ -14,7 +14,7 @@
 // start on a machine pays for it (then ~10 s, most of it loading the language detector).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { freePort } from "./smtp-client.ts";
 
 export type RspamdOptions = {
@@ -22,6 +22,8 @@ export type RspamdOptions = {
   workers?: number;
   /** Redis for Bayes, host:port; RSPAMD_TEST_REDIS or 127.0.0.1:6379 */
   redis?: string;
+  /** more local.d files by name, e.g. { "headers_group.conf": "symbols { ... }" } */
+  localFiles?: Record<string, string>;
 };
 
 export type Rspamd = {
@@ -115,7 +117,14 @@ worker "controller" {
 `;
 }
 
-function writeConfig(dir: string, ports: { normal: number; controller: number }, workers: number, redis: string, prefix: string): string {
+function writeConfig(
+  dir: string,
+  ports: { normal: number; controller: number },
+  workers: number,
+  redis: string,
+  prefix: string,
+  localFiles: Record<string, string>,
+): string {
   const local = join(dir, "local.d");
   mkdirSync(local);
   mkdirSync(join(dir, "db"));
@@ -129,6 +138,7 @@ function writeConfig(dir: string, ports: { normal: number; controller: number },
     join(local, "classifier-bayes.conf"),
     `backend = "redis";\nservers = "${redis}";\nprefix = "${prefix}%s%l";\ncache_key = "${prefix}learned_ids";\n`,
   );
+  for (const [name, text] of Object.entries(localFiles)) writeFileSync(join(local, basename(name)), text);
   const config = join(dir, "rspamd.conf");
   writeFileSync(config, topLevelConfig(dir, ports.normal, ports.controller, workers));
   return config;
@@ -170,7 +180,7 @@ export async function startRspamd(options: RspamdOptions = {}): Promise<Rspamd> 
   const dir = mkdtempSync(join(tmpdir(), "test-rspamd-"));
   const prefix = `mbxtest_${process.pid}_${crypto.randomUUID().slice(0, 8)}_`;
   const ports = { normal: await freePort(), controller: await freePort() };
-  const config = writeConfig(dir, ports, options.workers ?? 1, redis, prefix);
+  const config = writeConfig(dir, ports, options.workers ?? 1, redis, prefix, options.localFiles ?? {});
   const log = join(dir, "rspamd.log");
   const args = [
     binary,
