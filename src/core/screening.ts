@@ -9,7 +9,7 @@ import type { Services } from "./services.ts";
 import { comprehend } from "./screening/comprehend.ts";
 import { screenInjection } from "./screening/injection.ts";
 import { deliverable, recordAndNotify, type ScreeningResult } from "./screening/record.ts";
-import { askSpamd, judgeSpam } from "./screening/spam.ts";
+import { askSpamScanner, judgeSpam } from "./screening/spam.ts";
 import type { Attempt, ScreeningRow } from "./screening/types.ts";
 import { scanVirus } from "./screening/virus.ts";
 
@@ -23,7 +23,7 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   const [message] = await sql<ScreeningRow[]>`
     select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.body_raw, m.hidden_text, m.truncated,
       m.sanitization, m.processed_at, m.unread_content, m.headers, r.content, r.remote_ip, r.helo, r.mail_from, r.received_at,
-      b.deliver_spam, s.schema as extraction_schema
+      b.address as mailbox_address, b.deliver_spam, s.schema as extraction_schema
     from messages m
       left join raw_messages r on r.id = m.raw_message_id
       join mailboxes b on b.id = m.mailbox_id
@@ -36,7 +36,7 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
 
   // The scanners first: their failures retry the job, so they run before work that should not repeat.
   const virusRisk = await scanVirus(svc, raw, attempt);
-  const spamd = await askSpamd(svc, raw, virusRisk, attempt);
+  const edgeScan = await askSpamScanner(svc, message, raw, virusRisk, attempt);
 
   const auth: AuthOutcome = await authenticateInbound({
     raw,
@@ -51,7 +51,7 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   });
   const report = await applyDeliveryReports(sql, { id: message.id, account_id: message.account_id });
 
-  const spam = await judgeSpam(svc, message, raw, auth, spamd, virusRisk);
+  const spam = await judgeSpam(svc, message, raw, auth, edgeScan, virusRisk);
   const injection = await screenInjection(svc, message, virusRisk);
   const comprehension = await comprehend(svc, message, { virusRisk, spam, injection });
   const result: ScreeningResult = { auth, virusRisk, spamRisk: spam.risk, comprehension };
