@@ -4,6 +4,12 @@
 // server per request, stateless). One account, one key, 20 mailboxes; autocannon on loopback.
 //
 //   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info] [--rate-limit N]
+//                           [--only ours,mcp] [--cpu-prof DIR]
+//
+// --only runs a subset of the targets (ours, bare, bare-auth, mcp; ratios need their two).
+// --cpu-prof DIR runs the servers' process under `bun --cpu-prof-md` and writes its profile
+// (a Markdown table of self and total time by function) into DIR when the run ends: with
+// `--only mcp` or `--only ours` it shows where one kind of request spends its time.
 //
 // --rate-limit N turns the per-key limit on at N/s (burst 10 × N, so no request is refused): the
 // API then leases tokens from PostgreSQL in chunks of N/10 (src/request/rate-limit.ts); 0, the
@@ -35,24 +41,46 @@ const MAILBOXES = 20;
 const LIST_LIMIT = 100; // the route's default
 
 type Ports = { ours: number; bare: number; bareAuth: number };
-type Options = { duration: number; warmup: number; connections: number; logLevel: string; rateLimit: number };
+const TARGET_NAMES = ["ours", "bare", "bare-auth", "mcp"] as const;
+type TargetName = (typeof TARGET_NAMES)[number];
+type Options = {
+  duration: number;
+  warmup: number;
+  connections: number;
+  logLevel: string;
+  rateLimit: number;
+  only: TargetName[];
+  cpuProfDir: string | null;
+};
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 10, warmup: 2, connections: 10, logLevel: "info", rateLimit: 0 };
+  const options: Options = {
+    duration: 10,
+    warmup: 2,
+    connections: 10,
+    logLevel: "info",
+    rateLimit: 0,
+    only: [...TARGET_NAMES],
+    cpuProfDir: null,
+  };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     if (flag === "--log-level" && value) options.logLevel = value;
-    else if (flag === "--rate-limit" && value && /^\d+$/.test(value)) options.rateLimit = Number(value);
+    else if (flag === "--cpu-prof" && value) options.cpuProfDir = value;
+    else if (flag === "--only" && value && value.split(",").every((n) => (TARGET_NAMES as readonly string[]).includes(n))) {
+      options.only = value.split(",") as TargetName[];
+    } else if (flag === "--rate-limit" && value && /^\d+$/.test(value)) options.rateLimit = Number(value);
     else if ((flag === "--duration" || flag === "--warmup" || flag === "--connections") && value && /^\d+$/.test(value)) {
       options[flag.slice(2) as "duration" | "warmup" | "connections"] = Number(value);
     } else {
       throw new Error(
-        `usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N]; bad argument ${flag}`,
+        `usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N] [--only ${TARGET_NAMES.join(",")}] [--cpu-prof DIR]; bad argument ${flag}`,
       );
     }
   }
-  // Four targets, each warmed up then measured: keep the whole run under a minute.
-  if (4 * (options.duration + options.warmup) > 50) throw new Error("4 × (duration + warmup) must stay within 50 s");
+  // Each target warmed up then measured: keep the whole run under a minute.
+  if (options.only.length * (options.duration + options.warmup) > 50)
+    throw new Error("targets × (duration + warmup) must stay within 50 s");
   return options;
 }
 
@@ -93,10 +121,14 @@ async function serve(databaseUrl: string, accountId: string, logLevel: string, r
   const bareAuthServer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: bareAuth.fetch });
 
   const ports: Ports = { ours: ours.port, bare: bareServer.port!, bareAuth: bareAuthServer.port! };
+  // "exit" ends the process normally, so that `bun --cpu-prof-md` writes its profile.
+  process.on("message", (message) => {
+    if (message === "exit") process.exit(0);
+  });
   process.send?.(ports);
 }
 
-type Target = { name: string; url: string; body?: string };
+type Target = { id: TargetName; name: string; url: string; body?: string };
 
 const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_mailboxes", arguments: {} } });
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -147,8 +179,9 @@ export default async function run(args: string[]): Promise<void> {
 
     let ready!: (ports: Ports) => void;
     const portsReady = new Promise<Ports>((resolve) => (ready = resolve));
+    const profile = options.cpuProfDir ? ["--cpu-prof-md", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
     child = Bun.spawn(
-      [process.execPath, import.meta.path, "--serve", database.url, account.id, options.logLevel, String(options.rateLimit)],
+      [process.execPath, ...profile, import.meta.path, "--serve", database.url, account.id, options.logLevel, String(options.rateLimit)],
       {
         stdout: "ignore", // the request log: written, as in production, but not kept
         stderr: "inherit",
@@ -160,14 +193,16 @@ export default async function run(args: string[]): Promise<void> {
       Bun.sleep(15000).then(() => Promise.reject(new Error("servers did not start within 15 s"))),
     ]);
 
-    const targets: Target[] = [
-      { name: "ours: GET /api/v1/mailboxes", url: `http://127.0.0.1:${ports.ours}/api/v1/mailboxes` },
-      { name: "bare: same SQL, no auth", url: `http://127.0.0.1:${ports.bare}/bare/mailboxes` },
-      { name: "bare: key look-up + same SQL", url: `http://127.0.0.1:${ports.bareAuth}/bare-auth/mailboxes` },
-      { name: "ours: MCP list_mailboxes", url: `http://127.0.0.1:${ports.ours}/mcp`, body: MCP_CALL },
-    ];
+    const targets: Target[] = (
+      [
+        { id: "ours", name: "ours: GET /api/v1/mailboxes", url: `http://127.0.0.1:${ports.ours}/api/v1/mailboxes` },
+        { id: "bare", name: "bare: same SQL, no auth", url: `http://127.0.0.1:${ports.bare}/bare/mailboxes` },
+        { id: "bare-auth", name: "bare: key look-up + same SQL", url: `http://127.0.0.1:${ports.bareAuth}/bare-auth/mailboxes` },
+        { id: "mcp", name: "ours: MCP list_mailboxes", url: `http://127.0.0.1:${ports.ours}/mcp`, body: MCP_CALL },
+      ] satisfies Target[]
+    ).filter((target) => options.only.includes(target.id));
 
-    // All three must do the same work: the same 20 mailboxes, byte for byte.
+    // All of them must do the same work: the same 20 mailboxes, byte for byte.
     const bodies = await Promise.all(
       targets.map(async (target) => {
         if (target.body) return mcpListBody(target.url, secret);
@@ -186,7 +221,14 @@ export default async function run(args: string[]): Promise<void> {
       results.push(await measure(target, secret, options, options.duration));
     }
 
-    const [ours, bare, bareAuth, mcp] = results as [Result, Result, Result, Result];
+    const resultOf = (id: TargetName) => results[targets.findIndex((target) => target.id === id)];
+    const [ours, bare, bareAuth, mcp] = TARGET_NAMES.map(resultOf);
+    const ratio = (label: string, a: Result | undefined, b: Result | undefined) =>
+      a && b
+        ? [
+            `${label.padEnd(29)}req/s ${fixed(a.requests.average / b.requests.average)}   p50 ${fixed(a.latency.p50 / b.latency.p50)}x   p99 ${fixed(a.latency.p99 / b.latency.p99)}x`,
+          ]
+        : [];
     const lines = [
       "",
       `GET /api/v1/mailboxes (${MAILBOXES} mailboxes, ${bodies[0]!.length} B body); autocannon, ${options.connections} connections, ` +
@@ -201,9 +243,9 @@ export default async function run(args: string[]): Promise<void> {
         return `${target.name.padEnd(32)}${fixed(r.requests.average, 0).padStart(10)}${fixed(r.latency.p50).padStart(9)}${fixed(r.latency.p99).padStart(9)}${String(r.non2xx).padStart(9)}${String(r.errors + r.timeouts).padStart(8)}`;
       }),
       "",
-      `ours / bare (no auth):       req/s ${fixed(ours.requests.average / bare.requests.average)}   p50 ${fixed(ours.latency.p50 / bare.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bare.latency.p99)}x`,
-      `ours / bare (key look-up):   req/s ${fixed(ours.requests.average / bareAuth.requests.average)}   p50 ${fixed(ours.latency.p50 / bareAuth.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bareAuth.latency.p99)}x`,
-      `MCP / ours (same list):      req/s ${fixed(mcp.requests.average / ours.requests.average)}   p50 ${fixed(mcp.latency.p50 / ours.latency.p50)}x   p99 ${fixed(mcp.latency.p99 / ours.latency.p99)}x`,
+      ...ratio("ours / bare (no auth):", ours, bare),
+      ...ratio("ours / bare (key look-up):", ours, bareAuth),
+      ...ratio("MCP / ours (same list):", mcp, ours),
       `total time ${fixed((performance.now() - started) / 1000, 1)} s`,
       "",
     ];
@@ -211,8 +253,13 @@ export default async function run(args: string[]): Promise<void> {
     if (results.some((r) => r.non2xx > 0 || r.errors > 0)) throw new Error("some requests failed: the figures above are not comparable");
   } finally {
     if (child) {
-      child.kill();
-      await child.exited;
+      // Asked first, so that a profiled child writes its profile; killed if it does not end.
+      child.send("exit");
+      const ended = await Promise.race([child.exited.then(() => true), Bun.sleep(10000).then(() => false)]);
+      if (!ended) {
+        child.kill();
+        await child.exited;
+      }
     }
     await database.drop();
   }
