@@ -39,6 +39,10 @@ export function checkPost(request: Request, body: unknown): JSONRPCMessage[] | R
   }
   const messages: JSONRPCMessage[] = [];
   for (const raw of Array.isArray(body) ? body : [body]) {
+    if (isPlainRequest(raw)) {
+      messages.push(raw);
+      continue;
+    }
     const parsed = JSONRPCMessageSchema.safeParse(raw);
     if (!parsed.success) return rpcErrorResponse(400, -32700, "Parse error: Invalid JSON-RPC message");
     messages.push(parsed.data);
@@ -57,6 +61,27 @@ export function checkPost(request: Request, body: unknown): JSONRPCMessage[] | R
     );
   }
   return messages;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const ENVELOPE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+
+/**
+ * The common request, checked without the SDK's schema (its zod union costs about as much as
+ * the rest of the envelope handling): exactly jsonrpc "2.0", a string or safe-integer id, a
+ * string method and, if any, params that are an object without `_meta`. Whatever this does not
+ * accept goes to JSONRPCMessageSchema, so it decides every other case exactly as before.
+ */
+function isPlainRequest(value: unknown): value is JSONRPCRequest {
+  if (!isObject(value)) return false;
+  for (const key in value) if (!ENVELOPE_KEYS.has(key)) return false;
+  const { jsonrpc, id, method, params } = value;
+  return (
+    jsonrpc === "2.0" &&
+    typeof method === "string" &&
+    (typeof id === "string" || Number.isSafeInteger(id)) &&
+    (!("params" in value) || (isObject(params) && !("_meta" in params)))
+  );
 }
 
 const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => "method" in message && "id" in message;
