@@ -151,6 +151,8 @@ type Measured = {
   p50s: number[];
   p99s: number[];
   cpuMicros: number;
+  /** the lowest CPU per request of any round: the least disturbed by other processes */
+  bestCpuPerRequest: number;
   non2xx: number;
   errors: number;
 };
@@ -209,7 +211,7 @@ export default async function run(args: string[]): Promise<void> {
     let ready!: (ports: Ports) => void;
     const portsReady = new Promise<Ports>((resolve) => (ready = resolve));
     const cpuWaiters: ((cpu: NodeJS.CpuUsage) => void)[] = [];
-    const profile = options.cpuProfDir ? ["--cpu-prof-md", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+    const profile = options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
     child = Bun.spawn(
       [process.execPath, ...profile, import.meta.path, "--serve", database.url, account.id, options.logLevel, String(options.rateLimit)],
       {
@@ -253,7 +255,16 @@ export default async function run(args: string[]): Promise<void> {
         cpuWaiters.push(resolve);
         child!.send("cpu");
       });
-    const results: Measured[] = targets.map(() => ({ requests: 0, seconds: 0, p50s: [], p99s: [], cpuMicros: 0, non2xx: 0, errors: 0 }));
+    const results: Measured[] = targets.map(() => ({
+      requests: 0,
+      seconds: 0,
+      p50s: [],
+      p99s: [],
+      cpuMicros: 0,
+      bestCpuPerRequest: Number.POSITIVE_INFINITY,
+      non2xx: 0,
+      errors: 0,
+    }));
     const slice = options.duration / options.rounds;
     for (let round = 0; round < options.rounds; round++) {
       for (const [i, target] of targets.entries()) {
@@ -262,11 +273,14 @@ export default async function run(args: string[]): Promise<void> {
         const r = await measure(target, secret, options, slice);
         const after = await childCpu();
         const m = results[i]!;
-        m.requests += r.requests.total ?? r.requests.average * r.duration;
+        const requests = r.requests.total ?? r.requests.average * r.duration;
+        const cpuMicros = after.user - before.user + after.system - before.system;
+        m.requests += requests;
+        m.bestCpuPerRequest = Math.min(m.bestCpuPerRequest, cpuMicros / Math.max(1, requests));
         m.seconds += r.duration;
         m.p50s.push(r.latency.p50);
         m.p99s.push(r.latency.p99);
-        m.cpuMicros += after.user - before.user + after.system - before.system;
+        m.cpuMicros += cpuMicros;
         m.non2xx += r.non2xx;
         m.errors += r.errors + r.timeouts;
       }
@@ -278,7 +292,8 @@ export default async function run(args: string[]): Promise<void> {
       a && b
         ? [
             `${label.padEnd(29)}req/s ${fixed(perSecond(a) / perSecond(b))}   p50 ${fixed(median(a.p50s) / median(b.p50s))}x   ` +
-              `p99 ${fixed(median(a.p99s) / median(b.p99s))}x   server CPU per request ${fixed(cpuPerRequest(a) / cpuPerRequest(b))}x`,
+              `p99 ${fixed(median(a.p99s) / median(b.p99s))}x   server CPU per request ${fixed(cpuPerRequest(a) / cpuPerRequest(b))}x` +
+              (options.rounds > 1 ? ` (best rounds ${fixed(a.bestCpuPerRequest / b.bestCpuPerRequest)}x)` : ""),
           ]
         : [];
     const lines = [
@@ -291,12 +306,12 @@ export default async function run(args: string[]): Promise<void> {
           ? `rate limit ${options.rateLimit}/s (burst ${options.rateLimit * 10}, leased from PostgreSQL)`
           : "rate limit off"),
       "",
-      `${"target".padEnd(32)}${"req/s".padStart(10)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"server CPU µs/req".padStart(19)}${"non-2xx".padStart(9)}${"errors".padStart(8)}`,
+      `${"target".padEnd(32)}${"req/s".padStart(10)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"server CPU µs/req".padStart(19)}${(options.rounds > 1 ? "best round" : "").padStart(12)}${"non-2xx".padStart(9)}${"errors".padStart(8)}`,
       ...targets.map((target, i) => {
         const m = results[i]!;
         return (
           `${target.name.padEnd(32)}${fixed(perSecond(m), 0).padStart(10)}${fixed(median(m.p50s)).padStart(9)}${fixed(median(m.p99s)).padStart(9)}` +
-          `${fixed(cpuPerRequest(m), 0).padStart(19)}${String(m.non2xx).padStart(9)}${String(m.errors).padStart(8)}`
+          `${fixed(cpuPerRequest(m), 0).padStart(19)}${(options.rounds > 1 ? fixed(m.bestCpuPerRequest, 0) : "").padStart(12)}${String(m.non2xx).padStart(9)}${String(m.errors).padStart(8)}`
         );
       }),
       "",

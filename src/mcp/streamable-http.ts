@@ -72,7 +72,7 @@ const ENVELOPE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
  * string method and, if any, params that are an object without `_meta`. Whatever this does not
  * accept goes to JSONRPCMessageSchema, so it decides every other case exactly as before.
  */
-function isPlainRequest(value: unknown): value is JSONRPCRequest {
+export function isPlainRequest(value: unknown): value is JSONRPCRequest {
   if (!isObject(value)) return false;
   for (const key in value) if (!ENVELOPE_KEYS.has(key)) return false;
   const { jsonrpc, id, method, params } = value;
