@@ -4,6 +4,17 @@
 // server per request, stateless). One account, one key, 20 mailboxes; autocannon on loopback.
 //
 //   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info] [--rate-limit N]
+//                           [--only ours,mcp] [--rounds 1] [--cpu-prof DIR]
+//
+// --only runs a subset of the targets (ours, bare, bare-auth, mcp; ratios need their two).
+// --rounds N measures the targets in turn N times (duration/N each, the warm-up only before the
+// first): on a shared machine whose load drifts, each target then sees the same mix of quiet and
+// busy moments. req/s is over all rounds, p50 and p99 the median of the rounds'.
+// "server CPU" is the servers' process's own CPU time (user + system) per answered request,
+// which the other processes on the machine do not change much: the cost of one request.
+// --cpu-prof DIR runs the servers' process under `bun --cpu-prof-md` and writes its profile
+// (a Markdown table of self and total time by function) into DIR when the run ends: with
+// `--only mcp` or `--only ours` it shows where one kind of request spends its time.
 //
 // --rate-limit N turns the per-key limit on at N/s (burst 10 × N, so no request is refused): the
 // API then leases tokens from PostgreSQL in chunks of N/10 (src/request/rate-limit.ts); 0, the
@@ -35,24 +46,53 @@ const MAILBOXES = 20;
 const LIST_LIMIT = 100; // the route's default
 
 type Ports = { ours: number; bare: number; bareAuth: number };
-type Options = { duration: number; warmup: number; connections: number; logLevel: string; rateLimit: number };
+const TARGET_NAMES = ["ours", "bare", "bare-auth", "mcp"] as const;
+type TargetName = (typeof TARGET_NAMES)[number];
+type Options = {
+  duration: number;
+  warmup: number;
+  connections: number;
+  logLevel: string;
+  rateLimit: number;
+  only: TargetName[];
+  rounds: number;
+  cpuProfDir: string | null;
+};
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 10, warmup: 2, connections: 10, logLevel: "info", rateLimit: 0 };
+  const options: Options = {
+    duration: 10,
+    warmup: 2,
+    connections: 10,
+    logLevel: "info",
+    rateLimit: 0,
+    only: [...TARGET_NAMES],
+    rounds: 1,
+    cpuProfDir: null,
+  };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     if (flag === "--log-level" && value) options.logLevel = value;
-    else if (flag === "--rate-limit" && value && /^\d+$/.test(value)) options.rateLimit = Number(value);
-    else if ((flag === "--duration" || flag === "--warmup" || flag === "--connections") && value && /^\d+$/.test(value)) {
-      options[flag.slice(2) as "duration" | "warmup" | "connections"] = Number(value);
+    else if (flag === "--cpu-prof" && value) options.cpuProfDir = value;
+    else if (flag === "--only" && value && value.split(",").every((n) => (TARGET_NAMES as readonly string[]).includes(n))) {
+      options.only = value.split(",") as TargetName[];
+    } else if (flag === "--rate-limit" && value && /^\d+$/.test(value)) options.rateLimit = Number(value);
+    else if (
+      (flag === "--duration" || flag === "--warmup" || flag === "--connections" || flag === "--rounds") &&
+      value &&
+      /^\d+$/.test(value)
+    ) {
+      options[flag.slice(2) as "duration" | "warmup" | "connections" | "rounds"] = Number(value);
     } else {
       throw new Error(
-        `usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N]; bad argument ${flag}`,
+        `usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N] [--only ${TARGET_NAMES.join(",")}] [--rounds N] [--cpu-prof DIR]; bad argument ${flag}`,
       );
     }
   }
-  // Four targets, each warmed up then measured: keep the whole run under a minute.
-  if (4 * (options.duration + options.warmup) > 50) throw new Error("4 × (duration + warmup) must stay within 50 s");
+  if (options.rounds < 1 || options.duration % options.rounds !== 0) throw new Error("--rounds must divide --duration");
+  // Each target warmed up then measured: keep the whole run under a minute.
+  if (options.only.length * (options.duration + options.warmup) > 50)
+    throw new Error("targets × (duration + warmup) must stay within 50 s");
   return options;
 }
 
@@ -93,10 +133,33 @@ async function serve(databaseUrl: string, accountId: string, logLevel: string, r
   const bareAuthServer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: bareAuth.fetch });
 
   const ports: Ports = { ours: ours.port, bare: bareServer.port!, bareAuth: bareAuthServer.port! };
+  // "exit" ends the process normally, so that `bun --cpu-prof-md` writes its profile; "cpu" asks
+  // for the process's CPU time so far.
+  process.on("message", (message) => {
+    if (message === "exit") process.exit(0);
+    if (message === "cpu") process.send?.({ cpu: process.cpuUsage() });
+  });
   process.send?.(ports);
 }
 
-type Target = { name: string; url: string; body?: string };
+type Target = { id: TargetName; name: string; url: string; body?: string };
+
+/** One target over all rounds. */
+type Measured = {
+  requests: number;
+  seconds: number;
+  p50s: number[];
+  p99s: number[];
+  cpuMicros: number;
+  /** the lowest CPU per request of any round: the least disturbed by other processes */
+  bestCpuPerRequest: number;
+  non2xx: number;
+  errors: number;
+};
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const perSecond = (m: Measured) => m.requests / m.seconds;
+const cpuPerRequest = (m: Measured) => m.cpuMicros / m.requests;
 
 const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_mailboxes", arguments: {} } });
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -147,12 +210,17 @@ export default async function run(args: string[]): Promise<void> {
 
     let ready!: (ports: Ports) => void;
     const portsReady = new Promise<Ports>((resolve) => (ready = resolve));
+    const cpuWaiters: ((cpu: NodeJS.CpuUsage) => void)[] = [];
+    const profile = options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
     child = Bun.spawn(
-      [process.execPath, import.meta.path, "--serve", database.url, account.id, options.logLevel, String(options.rateLimit)],
+      [process.execPath, ...profile, import.meta.path, "--serve", database.url, account.id, options.logLevel, String(options.rateLimit)],
       {
         stdout: "ignore", // the request log: written, as in production, but not kept
         stderr: "inherit",
-        ipc: (message) => ready(message as Ports),
+        ipc: (message) => {
+          if (message && typeof message === "object" && "cpu" in message) cpuWaiters.shift()?.((message as { cpu: NodeJS.CpuUsage }).cpu);
+          else ready(message as Ports);
+        },
       },
     );
     const ports = await Promise.race([
@@ -160,14 +228,16 @@ export default async function run(args: string[]): Promise<void> {
       Bun.sleep(15000).then(() => Promise.reject(new Error("servers did not start within 15 s"))),
     ]);
 
-    const targets: Target[] = [
-      { name: "ours: GET /api/v1/mailboxes", url: `http://127.0.0.1:${ports.ours}/api/v1/mailboxes` },
-      { name: "bare: same SQL, no auth", url: `http://127.0.0.1:${ports.bare}/bare/mailboxes` },
-      { name: "bare: key look-up + same SQL", url: `http://127.0.0.1:${ports.bareAuth}/bare-auth/mailboxes` },
-      { name: "ours: MCP list_mailboxes", url: `http://127.0.0.1:${ports.ours}/mcp`, body: MCP_CALL },
-    ];
+    const targets: Target[] = (
+      [
+        { id: "ours", name: "ours: GET /api/v1/mailboxes", url: `http://127.0.0.1:${ports.ours}/api/v1/mailboxes` },
+        { id: "bare", name: "bare: same SQL, no auth", url: `http://127.0.0.1:${ports.bare}/bare/mailboxes` },
+        { id: "bare-auth", name: "bare: key look-up + same SQL", url: `http://127.0.0.1:${ports.bareAuth}/bare-auth/mailboxes` },
+        { id: "mcp", name: "ours: MCP list_mailboxes", url: `http://127.0.0.1:${ports.ours}/mcp`, body: MCP_CALL },
+      ] satisfies Target[]
+    ).filter((target) => options.only.includes(target.id));
 
-    // All three must do the same work: the same 20 mailboxes, byte for byte.
+    // All of them must do the same work: the same 20 mailboxes, byte for byte.
     const bodies = await Promise.all(
       targets.map(async (target) => {
         if (target.body) return mcpListBody(target.url, secret);
@@ -180,39 +250,88 @@ export default async function run(args: string[]): Promise<void> {
       throw new Error("the targets do not return the same list of mailboxes");
     }
 
-    const results: Result[] = [];
-    for (const target of targets) {
-      if (options.warmup > 0) await measure(target, secret, options, options.warmup);
-      results.push(await measure(target, secret, options, options.duration));
+    const childCpu = () =>
+      new Promise<NodeJS.CpuUsage>((resolve) => {
+        cpuWaiters.push(resolve);
+        child!.send("cpu");
+      });
+    const results: Measured[] = targets.map(() => ({
+      requests: 0,
+      seconds: 0,
+      p50s: [],
+      p99s: [],
+      cpuMicros: 0,
+      bestCpuPerRequest: Number.POSITIVE_INFINITY,
+      non2xx: 0,
+      errors: 0,
+    }));
+    const slice = options.duration / options.rounds;
+    for (let round = 0; round < options.rounds; round++) {
+      for (const [i, target] of targets.entries()) {
+        if (round === 0 && options.warmup > 0) await measure(target, secret, options, options.warmup);
+        const before = await childCpu();
+        const r = await measure(target, secret, options, slice);
+        const after = await childCpu();
+        const m = results[i]!;
+        const requests = r.requests.total ?? r.requests.average * r.duration;
+        const cpuMicros = after.user - before.user + after.system - before.system;
+        m.requests += requests;
+        m.bestCpuPerRequest = Math.min(m.bestCpuPerRequest, cpuMicros / Math.max(1, requests));
+        m.seconds += r.duration;
+        m.p50s.push(r.latency.p50);
+        m.p99s.push(r.latency.p99);
+        m.cpuMicros += cpuMicros;
+        m.non2xx += r.non2xx;
+        m.errors += r.errors + r.timeouts;
+      }
     }
 
-    const [ours, bare, bareAuth, mcp] = results as [Result, Result, Result, Result];
+    const resultOf = (id: TargetName) => results[targets.findIndex((target) => target.id === id)];
+    const [ours, bare, bareAuth, mcp] = TARGET_NAMES.map(resultOf);
+    const ratio = (label: string, a: Measured | undefined, b: Measured | undefined) =>
+      a && b
+        ? [
+            `${label.padEnd(29)}req/s ${fixed(perSecond(a) / perSecond(b))}   p50 ${fixed(median(a.p50s) / median(b.p50s))}x   ` +
+              `p99 ${fixed(median(a.p99s) / median(b.p99s))}x   server CPU per request ${fixed(cpuPerRequest(a) / cpuPerRequest(b))}x` +
+              (options.rounds > 1 ? ` (best rounds ${fixed(a.bestCpuPerRequest / b.bestCpuPerRequest)}x)` : ""),
+          ]
+        : [];
     const lines = [
       "",
       `GET /api/v1/mailboxes (${MAILBOXES} mailboxes, ${bodies[0]!.length} B body); autocannon, ${options.connections} connections, ` +
-        `${options.duration} s each after ${options.warmup} s warm-up, loopback; request log level ${options.logLevel}; ` +
+        `${options.duration} s each` +
+        (options.rounds > 1 ? ` (${options.rounds} rounds of ${slice} s, in turn)` : "") +
+        ` after ${options.warmup} s warm-up, loopback; request log level ${options.logLevel}; ` +
         (options.rateLimit > 0
           ? `rate limit ${options.rateLimit}/s (burst ${options.rateLimit * 10}, leased from PostgreSQL)`
           : "rate limit off"),
       "",
-      `${"target".padEnd(32)}${"req/s".padStart(10)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"non-2xx".padStart(9)}${"errors".padStart(8)}`,
+      `${"target".padEnd(32)}${"req/s".padStart(10)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"server CPU µs/req".padStart(19)}${(options.rounds > 1 ? "best round" : "").padStart(12)}${"non-2xx".padStart(9)}${"errors".padStart(8)}`,
       ...targets.map((target, i) => {
-        const r = results[i]!;
-        return `${target.name.padEnd(32)}${fixed(r.requests.average, 0).padStart(10)}${fixed(r.latency.p50).padStart(9)}${fixed(r.latency.p99).padStart(9)}${String(r.non2xx).padStart(9)}${String(r.errors + r.timeouts).padStart(8)}`;
+        const m = results[i]!;
+        return (
+          `${target.name.padEnd(32)}${fixed(perSecond(m), 0).padStart(10)}${fixed(median(m.p50s)).padStart(9)}${fixed(median(m.p99s)).padStart(9)}` +
+          `${fixed(cpuPerRequest(m), 0).padStart(19)}${(options.rounds > 1 ? fixed(m.bestCpuPerRequest, 0) : "").padStart(12)}${String(m.non2xx).padStart(9)}${String(m.errors).padStart(8)}`
+        );
       }),
       "",
-      `ours / bare (no auth):       req/s ${fixed(ours.requests.average / bare.requests.average)}   p50 ${fixed(ours.latency.p50 / bare.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bare.latency.p99)}x`,
-      `ours / bare (key look-up):   req/s ${fixed(ours.requests.average / bareAuth.requests.average)}   p50 ${fixed(ours.latency.p50 / bareAuth.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bareAuth.latency.p99)}x`,
-      `MCP / ours (same list):      req/s ${fixed(mcp.requests.average / ours.requests.average)}   p50 ${fixed(mcp.latency.p50 / ours.latency.p50)}x   p99 ${fixed(mcp.latency.p99 / ours.latency.p99)}x`,
+      ...ratio("ours / bare (no auth):", ours, bare),
+      ...ratio("ours / bare (key look-up):", ours, bareAuth),
+      ...ratio("MCP / ours (same list):", mcp, ours),
       `total time ${fixed((performance.now() - started) / 1000, 1)} s`,
       "",
     ];
     console.log(lines.join("\n"));
-    if (results.some((r) => r.non2xx > 0 || r.errors > 0)) throw new Error("some requests failed: the figures above are not comparable");
+    if (results.some((m) => m.non2xx > 0 || m.errors > 0)) throw new Error("some requests failed: the figures above are not comparable");
   } finally {
     if (child) {
-      child.kill();
-      await child.exited;
+      // Asked first, so that a profiled child writes its profile; killed if it does not end.
+      child.send("exit");
+      const ended = await Promise.race([child.exited.then(() => true), Bun.sleep(10000).then(() => false)]);
+      if (!ended) {
+        child.kill();
+        await child.exited;
+      }
     }
     await database.drop();
   }

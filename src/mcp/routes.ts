@@ -1,10 +1,9 @@
 // POST /mcp: the MCP Streamable HTTP transport (JSON-RPC 2.0), stateless. Every request carries
 // `Authorization: Bearer <key>` and is authenticated exactly as the HTTP API authenticates, before
-// any JSON-RPC is read; each request gets its own transport (and a server made for its principal,
-// reused from an earlier request of the same principal), so no session state lives in the process
-// and any copy behind a load balancer can answer any request.
+// any JSON-RPC is read. Each request is served by a server made for its principal and reused from
+// an earlier request of the same principal, already connected (server-pool.ts); no session state
+// lives in the process, so any copy behind a load balancer can answer any request.
 import { rateLimiterFor } from "../request/rate-limit.ts";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
@@ -13,6 +12,7 @@ import { authenticate } from "../request/auth.ts";
 import { errorFields } from "../log.ts";
 import { invalidParams, readMcpBody } from "./body.ts";
 import { makeMcpServerPool, type McpServerPool } from "./server-pool.ts";
+import { checkPost, dispatch } from "./streamable-http.ts";
 
 const MCP_PATH = "/mcp";
 
@@ -39,24 +39,19 @@ async function handlePost(svc: Services, servers: McpServerPool, request: Reques
   if (!body.ok) return body.response;
   const invalid = invalidParams(body.message);
   if (invalid) return invalid;
+  const messages = checkPost(request, body.message);
+  if (messages instanceof Response) return messages;
   // A server of this principal's from an earlier request when one is idle (server-pool.ts).
-  const server = servers.take(principal);
-  let reusable = true;
-  // JSON responses, not SSE: every tool answers once, and nothing is pushed to clients.
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
+  const pooled = servers.take(principal);
   try {
-    await server.connect(transport);
-    return await transport.handleRequest(request, { parsedBody: body.message });
+    // JSON responses, not SSE: every tool answers once, and nothing is pushed to clients.
+    const response = await dispatch(pooled.transport, messages);
+    servers.give(principal, pooled);
+    return response;
   } catch (error) {
-    reusable = false;
+    // Not given back: a server that failed this way is not trusted with another request.
     svc.log.error("mcp.transport_failed", { key_id: principal.keyId, ...errorFields(error) });
     return json(500, { jsonrpc: "2.0", error: { code: -32603, message: errors.internal().message }, id: null });
-  } finally {
-    await server.close();
-    if (reusable) servers.give(principal, server);
   }
 }
 
