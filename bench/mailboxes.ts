@@ -4,6 +4,11 @@
 // server per request, stateless). One account, one key, 20 mailboxes; autocannon on loopback.
 //
 //   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info] [--rate-limit N]
+//   bun run bench mailboxes --profile DIR [--duration 10] …
+//
+// --profile DIR loads our route, then the bare route, each in a server process of its own run with
+// `bun --cpu-prof-md`, and leaves one Markdown CPU profile per target in DIR (ours.md, bare.md)
+// instead of printing req/s: where each spends its time under the same load.
 //
 // --rate-limit N turns the per-key limit on at N/s (burst 10 × N, so no request is refused): the
 // API then leases tokens from PostgreSQL in chunks of N/10 (src/request/rate-limit.ts); 0, the
@@ -35,19 +40,20 @@ const MAILBOXES = 20;
 const LIST_LIMIT = 100; // the route's default
 
 type Ports = { ours: number; bare: number; bareAuth: number };
-type Options = { duration: number; warmup: number; connections: number; logLevel: string; rateLimit: number };
+type Options = { duration: number; warmup: number; connections: number; logLevel: string; rateLimit: number; profile: string | null };
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 10, warmup: 2, connections: 10, logLevel: "info", rateLimit: 0 };
+  const options: Options = { duration: 10, warmup: 2, connections: 10, logLevel: "info", rateLimit: 0, profile: null };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     if (flag === "--log-level" && value) options.logLevel = value;
+    else if (flag === "--profile" && value) options.profile = value;
     else if (flag === "--rate-limit" && value && /^\d+$/.test(value)) options.rateLimit = Number(value);
     else if ((flag === "--duration" || flag === "--warmup" || flag === "--connections") && value && /^\d+$/.test(value)) {
       options[flag.slice(2) as "duration" | "warmup" | "connections"] = Number(value);
     } else {
       throw new Error(
-        `usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N]; bad argument ${flag}`,
+        `usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N] [--profile DIR]; bad argument ${flag}`,
       );
     }
   }
@@ -94,6 +100,13 @@ async function serve(databaseUrl: string, accountId: string, logLevel: string, r
 
   const ports: Ports = { ours: ours.port, bare: bareServer.port!, bareAuth: bareAuthServer.port! };
   process.send?.(ports);
+  // The parent asks for this process's CPU time before and after each target's load.
+  process.on("message", (message) => {
+    if (message === "cpu") {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ cpuMicros: user + system });
+    }
+  });
 }
 
 type Target = { name: string; url: string; body?: string };
@@ -126,11 +139,66 @@ async function mcpListBody(url: string, key: string): Promise<string> {
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
+type Servers = { ports: Promise<Ports>; cpuMicros(): Promise<number>; stop(): Promise<void> };
+
+/** The servers' child process; bunFlags go before the script (e.g. the CPU profiler's). */
+function startServers(options: Options, databaseUrl: string, accountId: string, bunFlags: string[]): Servers {
+  let ready!: (ports: Ports) => void;
+  const portsReady = new Promise<Ports>((resolve) => (ready = resolve));
+  let cpuAnswer: ((micros: number) => void) | null = null;
+  const child = Bun.spawn(
+    [process.execPath, ...bunFlags, import.meta.path, "--serve", databaseUrl, accountId, options.logLevel, String(options.rateLimit)],
+    {
+      stdout: "ignore", // the request log: written, as in production, but not kept
+      stderr: "inherit",
+      ipc: (message) => {
+        if (typeof message?.cpuMicros === "number") cpuAnswer?.(message.cpuMicros);
+        else ready(message as Ports);
+      },
+    },
+  );
+  const ports = Promise.race([portsReady, Bun.sleep(15000).then(() => Promise.reject(new Error("servers did not start within 15 s")))]);
+  return {
+    ports,
+    cpuMicros: () =>
+      new Promise<number>((resolve) => {
+        cpuAnswer = resolve;
+        child.send("cpu");
+      }),
+    async stop() {
+      // SIGTERM: the child exits normally, so that a profiler started with it writes its file.
+      child.kill("SIGTERM");
+      await child.exited;
+    },
+  };
+}
+
+/** One server process per target under the profiler, loaded as in a measured run. */
+async function profileTargets(options: Options, dir: string, databaseUrl: string, accountId: string, key: string): Promise<void> {
+  for (const [name, path] of [
+    ["ours", "/api/v1/mailboxes"],
+    ["bare", "/bare/mailboxes"],
+  ] as const) {
+    const servers = startServers(options, databaseUrl, accountId, ["--cpu-prof-md", `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.md`]);
+    try {
+      const ports = await servers.ports;
+      const target = { name, url: `http://127.0.0.1:${name === "ours" ? ports.ours : ports.bare}${path}` };
+      if (options.warmup > 0) await measure(target, key, options, options.warmup);
+      const result = await measure(target, key, options, options.duration);
+      console.log(
+        `${name}: ${fixed(result.requests.average, 0)} req/s under the profiler, p99 ${result.latency.p99} ms → ${join(dir, `${name}.md`)}`,
+      );
+    } finally {
+      await servers.stop();
+    }
+  }
+}
+
 export default async function run(args: string[]): Promise<void> {
   const options = parseOptions(args);
   const started = performance.now();
   const database = await createTestDatabase();
-  let child: ReturnType<typeof Bun.spawn> | null = null;
+  let child: Servers | null = null;
   try {
     const sql = makeSql(database.url, { max: 2 });
     const account = await createAccount(sql, { name: "bench" });
@@ -145,21 +213,9 @@ export default async function run(args: string[]): Promise<void> {
     }
     await sql.end();
 
-    let ready!: (ports: Ports) => void;
-    const portsReady = new Promise<Ports>((resolve) => (ready = resolve));
-    child = Bun.spawn(
-      [process.execPath, import.meta.path, "--serve", database.url, account.id, options.logLevel, String(options.rateLimit)],
-      {
-        stdout: "ignore", // the request log: written, as in production, but not kept
-        stderr: "inherit",
-        ipc: (message) => ready(message as Ports),
-      },
-    );
-    const ports = await Promise.race([
-      portsReady,
-      Bun.sleep(15000).then(() => Promise.reject(new Error("servers did not start within 15 s"))),
-    ]);
-
+    if (options.profile) return await profileTargets(options, options.profile, database.url, account.id, secret);
+    child = startServers(options, database.url, account.id, []);
+    const ports = await child.ports;
     const targets: Target[] = [
       { name: "ours: GET /api/v1/mailboxes", url: `http://127.0.0.1:${ports.ours}/api/v1/mailboxes` },
       { name: "bare: same SQL, no auth", url: `http://127.0.0.1:${ports.bare}/bare/mailboxes` },
@@ -181,9 +237,16 @@ export default async function run(args: string[]): Promise<void> {
     }
 
     const results: Result[] = [];
+    // The servers' CPU time per request answered: what each path costs, less sensitive than req/s
+    // to other work on a shared machine (the database's own CPU is not in it; the SQL is the same).
+    const cpuPerRequest: number[] = [];
     for (const target of targets) {
       if (options.warmup > 0) await measure(target, secret, options, options.warmup);
-      results.push(await measure(target, secret, options, options.duration));
+      const cpuBefore = await child.cpuMicros();
+      const result = await measure(target, secret, options, options.duration);
+      const answered = result["2xx"] + result.non2xx;
+      cpuPerRequest.push(((await child.cpuMicros()) - cpuBefore) / Math.max(1, answered));
+      results.push(result);
     }
 
     const [ours, bare, bareAuth, mcp] = results as [Result, Result, Result, Result];
@@ -195,14 +258,15 @@ export default async function run(args: string[]): Promise<void> {
           ? `rate limit ${options.rateLimit}/s (burst ${options.rateLimit * 10}, leased from PostgreSQL)`
           : "rate limit off"),
       "",
-      `${"target".padEnd(32)}${"req/s".padStart(10)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"non-2xx".padStart(9)}${"errors".padStart(8)}`,
+      `${"target".padEnd(32)}${"req/s".padStart(10)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"non-2xx".padStart(9)}${"errors".padStart(8)}${"CPU µs/req".padStart(12)}`,
       ...targets.map((target, i) => {
         const r = results[i]!;
-        return `${target.name.padEnd(32)}${fixed(r.requests.average, 0).padStart(10)}${fixed(r.latency.p50).padStart(9)}${fixed(r.latency.p99).padStart(9)}${String(r.non2xx).padStart(9)}${String(r.errors + r.timeouts).padStart(8)}`;
+        return `${target.name.padEnd(32)}${fixed(r.requests.average, 0).padStart(10)}${fixed(r.latency.p50).padStart(9)}${fixed(r.latency.p99).padStart(9)}${String(r.non2xx).padStart(9)}${String(r.errors + r.timeouts).padStart(8)}${fixed(cpuPerRequest[i]!, 0).padStart(12)}`;
       }),
       "",
       `ours / bare (no auth):       req/s ${fixed(ours.requests.average / bare.requests.average)}   p50 ${fixed(ours.latency.p50 / bare.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bare.latency.p99)}x`,
       `ours / bare (key look-up):   req/s ${fixed(ours.requests.average / bareAuth.requests.average)}   p50 ${fixed(ours.latency.p50 / bareAuth.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bareAuth.latency.p99)}x`,
+      `ours / bare (no auth):       server CPU per request ${fixed(cpuPerRequest[0]! / cpuPerRequest[1]!)}x`,
       `MCP / ours (same list):      req/s ${fixed(mcp.requests.average / ours.requests.average)}   p50 ${fixed(mcp.latency.p50 / ours.latency.p50)}x   p99 ${fixed(mcp.latency.p99 / ours.latency.p99)}x`,
       `total time ${fixed((performance.now() - started) / 1000, 1)} s`,
       "",
@@ -210,14 +274,13 @@ export default async function run(args: string[]): Promise<void> {
     console.log(lines.join("\n"));
     if (results.some((r) => r.non2xx > 0 || r.errors > 0)) throw new Error("some requests failed: the figures above are not comparable");
   } finally {
-    if (child) {
-      child.kill();
-      await child.exited;
-    }
+    if (child) await child.stop();
     await database.drop();
   }
 }
 
 if (import.meta.main && process.argv[2] === "--serve") {
+  // Exit normally on SIGTERM, so that `bun --cpu-prof-md` writes its profile (--profile).
+  process.on("SIGTERM", () => process.exit(0));
   await serve(process.argv[3]!, process.argv[4]!, process.argv[5] ?? "info", Number(process.argv[6] ?? "0"));
 }
