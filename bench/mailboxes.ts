@@ -3,7 +3,7 @@
 // the same SQL; and the same list through MCP (POST /mcp, tools/call list_mailboxes: a JSON-RPC
 // server per request, stateless). One account, one key, 20 mailboxes; autocannon on loopback.
 //
-//   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info] [--rate-limit N]
+//   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--slices 5] [--log-level info] [--rate-limit N]
 //   bun run bench mailboxes --profile DIR [--duration 10] …
 //
 // --profile DIR loads our route, then the bare route, each in a server process of its own run with
@@ -40,25 +40,34 @@ const MAILBOXES = 20;
 const LIST_LIMIT = 100; // the route's default
 
 type Ports = { ours: number; bare: number; bareAuth: number };
-type Options = { duration: number; warmup: number; connections: number; logLevel: string; rateLimit: number; profile: string | null };
+type Options = {
+  duration: number;
+  warmup: number;
+  connections: number;
+  slices: number;
+  logLevel: string;
+  rateLimit: number;
+  profile: string | null;
+};
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 10, warmup: 2, connections: 10, logLevel: "info", rateLimit: 0, profile: null };
+  const options: Options = { duration: 10, warmup: 2, connections: 10, slices: 5, logLevel: "info", rateLimit: 0, profile: null };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     if (flag === "--log-level" && value) options.logLevel = value;
     else if (flag === "--profile" && value) options.profile = value;
     else if (flag === "--rate-limit" && value && /^\d+$/.test(value)) options.rateLimit = Number(value);
-    else if ((flag === "--duration" || flag === "--warmup" || flag === "--connections") && value && /^\d+$/.test(value)) {
-      options[flag.slice(2) as "duration" | "warmup" | "connections"] = Number(value);
+    else if (["--duration", "--warmup", "--connections", "--slices"].includes(flag!) && value && /^\d+$/.test(value)) {
+      options[flag!.slice(2) as "duration" | "warmup" | "connections" | "slices"] = Number(value);
     } else {
       throw new Error(
-        `usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N] [--profile DIR]; bad argument ${flag}`,
+        `usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N] [--slices N] [--profile DIR]; bad argument ${flag}`,
       );
     }
   }
   // Four targets, each warmed up then measured: keep the whole run under a minute.
   if (4 * (options.duration + options.warmup) > 50) throw new Error("4 × (duration + warmup) must stay within 50 s");
+  if (options.slices < 1 || options.duration / options.slices < 1) throw new Error("each slice must last at least 1 s");
   return options;
 }
 
@@ -138,6 +147,27 @@ async function mcpListBody(url: string, key: string): Promise<string> {
 }
 
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
+
+type Summary = { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuPerRequest: number };
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function summarize(runs: Result[], cpuMicros: number): Summary {
+  const answered = runs.reduce((sum, r) => sum + r["2xx"] + r.non2xx, 0);
+  const seconds = runs.reduce((sum, r) => sum + r.duration, 0);
+  return {
+    rps: answered / Math.max(seconds, 1e-9),
+    p50: median(runs.map((r) => r.latency.p50)),
+    p99: median(runs.map((r) => r.latency.p99)),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+    cpuPerRequest: cpuMicros / Math.max(1, answered),
+  };
+}
 
 type Servers = { ports: Promise<Ports>; cpuMicros(): Promise<number>; stop(): Promise<void> };
 
@@ -236,24 +266,32 @@ export default async function run(args: string[]): Promise<void> {
       throw new Error("the targets do not return the same list of mailboxes");
     }
 
-    const results: Result[] = [];
-    // The servers' CPU time per request answered: what each path costs, less sensitive than req/s
-    // to other work on a shared machine (the database's own CPU is not in it; the SQL is the same).
-    const cpuPerRequest: number[] = [];
-    for (const target of targets) {
-      if (options.warmup > 0) await measure(target, secret, options, options.warmup);
-      const cpuBefore = await child.cpuMicros();
-      const result = await measure(target, secret, options, options.duration);
-      const answered = result["2xx"] + result.non2xx;
-      cpuPerRequest.push(((await child.cpuMicros()) - cpuBefore) / Math.max(1, answered));
-      results.push(result);
+    // Round-robin in slices: every target is warmed up first, then each is measured in `slices`
+    // short runs taken in turn, each slice's order rotated, so that load that comes and goes on a
+    // shared machine (and the servers' own warming) falls on every target alike instead of on
+    // whichever happened to run first. A target's req/s is all its answers over all its time;
+    // p50 and p99 are the medians of its slices'.
+    for (const target of targets) if (options.warmup > 0) await measure(target, secret, options, options.warmup);
+    const slices: Result[][] = targets.map(() => []);
+    const cpuMicros = targets.map(() => 0);
+    const seconds = options.duration / options.slices;
+    for (let slice = 0; slice < options.slices; slice++) {
+      for (let k = 0; k < targets.length; k++) {
+        const i = (k + slice) % targets.length;
+        // The servers' CPU time per request answered: what each path costs, less sensitive than
+        // req/s to other work on the machine (the database's own CPU is not in it; the SQL is the same).
+        const cpuBefore = await child.cpuMicros();
+        slices[i]!.push(await measure(targets[i]!, secret, options, seconds));
+        cpuMicros[i]! += (await child.cpuMicros()) - cpuBefore;
+      }
     }
+    const results = slices.map((runs, i) => summarize(runs, cpuMicros[i]!));
+    const [ours, bare, bareAuth, mcp] = results as [Summary, Summary, Summary, Summary];
 
-    const [ours, bare, bareAuth, mcp] = results as [Result, Result, Result, Result];
     const lines = [
       "",
       `GET /api/v1/mailboxes (${MAILBOXES} mailboxes, ${bodies[0]!.length} B body); autocannon, ${options.connections} connections, ` +
-        `${options.duration} s each after ${options.warmup} s warm-up, loopback; request log level ${options.logLevel}; ` +
+        `${options.duration} s each in ${options.slices} round-robin slices after ${options.warmup} s warm-up, loopback; request log level ${options.logLevel}; ` +
         (options.rateLimit > 0
           ? `rate limit ${options.rateLimit}/s (burst ${options.rateLimit * 10}, leased from PostgreSQL)`
           : "rate limit off"),
@@ -261,13 +299,12 @@ export default async function run(args: string[]): Promise<void> {
       `${"target".padEnd(32)}${"req/s".padStart(10)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"non-2xx".padStart(9)}${"errors".padStart(8)}${"CPU µs/req".padStart(12)}`,
       ...targets.map((target, i) => {
         const r = results[i]!;
-        return `${target.name.padEnd(32)}${fixed(r.requests.average, 0).padStart(10)}${fixed(r.latency.p50).padStart(9)}${fixed(r.latency.p99).padStart(9)}${String(r.non2xx).padStart(9)}${String(r.errors + r.timeouts).padStart(8)}${fixed(cpuPerRequest[i]!, 0).padStart(12)}`;
+        return `${target.name.padEnd(32)}${fixed(r.rps, 0).padStart(10)}${fixed(r.p50).padStart(9)}${fixed(r.p99).padStart(9)}${String(r.non2xx).padStart(9)}${String(r.errors).padStart(8)}${fixed(r.cpuPerRequest, 0).padStart(12)}`;
       }),
       "",
-      `ours / bare (no auth):       req/s ${fixed(ours.requests.average / bare.requests.average)}   p50 ${fixed(ours.latency.p50 / bare.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bare.latency.p99)}x`,
-      `ours / bare (key look-up):   req/s ${fixed(ours.requests.average / bareAuth.requests.average)}   p50 ${fixed(ours.latency.p50 / bareAuth.latency.p50)}x   p99 ${fixed(ours.latency.p99 / bareAuth.latency.p99)}x`,
-      `ours / bare (no auth):       server CPU per request ${fixed(cpuPerRequest[0]! / cpuPerRequest[1]!)}x`,
-      `MCP / ours (same list):      req/s ${fixed(mcp.requests.average / ours.requests.average)}   p50 ${fixed(mcp.latency.p50 / ours.latency.p50)}x   p99 ${fixed(mcp.latency.p99 / ours.latency.p99)}x`,
+      `ours / bare (no auth):       req/s ${fixed(ours.rps / bare.rps)}   p50 ${fixed(ours.p50 / bare.p50)}x   p99 ${fixed(ours.p99 / bare.p99)}x   server CPU per request ${fixed(ours.cpuPerRequest / bare.cpuPerRequest)}x`,
+      `ours / bare (key look-up):   req/s ${fixed(ours.rps / bareAuth.rps)}   p50 ${fixed(ours.p50 / bareAuth.p50)}x   p99 ${fixed(ours.p99 / bareAuth.p99)}x`,
+      `MCP / ours (same list):      req/s ${fixed(mcp.rps / ours.rps)}   p50 ${fixed(mcp.p50 / ours.p50)}x   p99 ${fixed(mcp.p99 / ours.p99)}x`,
       `total time ${fixed((performance.now() - started) / 1000, 1)} s`,
       "",
     ];
