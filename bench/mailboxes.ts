@@ -1,14 +1,14 @@
 // GET /api/v1/mailboxes through the real app (Bun.serve, request log, auth macro, validation)
 // against bare Elysia routes on the same pool: the same SQL with no auth, and the key look-up plus
-// the same SQL; and the same list through MCP (POST /mcp, tools/call list_mailboxes: a JSON-RPC
-// server per request, stateless). One account, one key, 20 mailboxes; autocannon on loopback.
+// the same SQL; and the same list through MCP (POST /mcp, tools/call list_mailboxes, on pooled
+// servers). One account, one key, 20 mailboxes; autocannon on loopback.
 //
 //   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info] [--rate-limit N]
-//                           [--only ours,mcp] [--rounds 1] [--cpu-prof DIR]
+//                           [--only ours,mcp] [--rounds 5] [--cpu-prof DIR]
 //
 // --only runs a subset of the targets (ours, bare, bare-auth, mcp; ratios need their two).
-// --rounds N measures the targets in turn N times (duration/N each, the warm-up only before the
-// first): on a shared machine whose load drifts, each target then sees the same mix of quiet and
+// --rounds N measures the targets in turn N times (duration/N each, the order rotated each round,
+// the warm-up only before the first): on a shared machine whose load drifts, each target then sees the same mix of quiet and
 // busy moments. req/s is over all rounds, p50 and p99 the median of the rounds'.
 // "server CPU" is the servers' process's own CPU time (user + system) per answered request,
 // which the other processes on the machine do not change much: the cost of one request.
@@ -67,7 +67,7 @@ function parseOptions(args: string[]): Options {
     logLevel: "info",
     rateLimit: 0,
     only: [...TARGET_NAMES],
-    rounds: 1,
+    rounds: 5,
     cpuProfDir: null,
   };
   for (let i = 0; i < args.length; i += 2) {
@@ -267,7 +267,11 @@ export default async function run(args: string[]): Promise<void> {
     }));
     const slice = options.duration / options.rounds;
     for (let round = 0; round < options.rounds; round++) {
-      for (const [i, target] of targets.entries()) {
+      // The order rotates each round, so no target is always the one measured first (the one that
+      // a drifting load hits hardest).
+      for (let k = 0; k < targets.length; k++) {
+        const i = (k + round) % targets.length;
+        const target = targets[i]!;
         if (round === 0 && options.warmup > 0) await measure(target, secret, options, options.warmup);
         const before = await childCpu();
         const r = await measure(target, secret, options, slice);

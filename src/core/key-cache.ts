@@ -14,7 +14,7 @@ import type { Sql } from "../db.ts";
 import { onLocalKeyChange } from "./key-cache-local.ts";
 import { principalForSecret } from "./keys.ts";
 import type { Principal } from "./principal.ts";
-import { hex, sha256 } from "../secrets.ts";
+import { sha256HexNow } from "../secrets.ts";
 
 const CHANNEL = "api_key_cache";
 const TTL_MS = 60_000; // a bound even if a notification were ever lost while LISTEN looked up
@@ -105,7 +105,7 @@ function stateFor(sql: Sql): State {
 export async function cachedPrincipalForSecret(sql: Sql, secret: string): Promise<Principal | null> {
   const state = stateFor(sql);
   if (!state.listening) return principalForSecret(sql, secret);
-  const id = hex(await sha256(secret));
+  const id = sha256HexNow(secret);
   const hit = state.entries.get(id);
   if (hit && hit.expires > Date.now()) return { ...hit.principal };
   const generation = state.generation;

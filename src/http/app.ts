@@ -7,6 +7,7 @@ import { makeClientAddressOf } from "../request/client-address.ts";
 import { buildOpenApiDocument } from "./openapi-document.ts";
 import { referencePage } from "./reference-page.ts";
 import { recordRoute } from "./route-label.ts";
+import { pathOf } from "./request-path.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { describeValidationFailure } from "../request/validation.ts";
 import { domainRoutes } from "./routes/domains.ts";
@@ -62,7 +63,7 @@ export function makeApp(svc: Services) {
     .onRequest(({ request }) => {
       // A NUL anywhere in the path cannot name anything we store. API routes answer it themselves
       // (text-input.ts), after the bearer check and with the resource's own 404.
-      const path = new URL(request.url).pathname;
+      const path = pathOf(request.url);
       if (/%00/i.test(path) && !path.startsWith("/api/v1/")) return json(404, errors.routeNotFound().body);
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > svc.config.maxRequestBytes) return json(413, errors.bodyTooLarge().body);

@@ -13,8 +13,10 @@ export function apiRoutes(svc: Services, name: string) {
   const decide = makeRequestAuthorizer(svc.sql, (principal) => limiter.take(principal.keyId));
   return (
     new Elysia({ name: `routes:${name}`, prefix: "/api/v1" })
-      // Before validation: an id no client was given is an unknown id, not a 400 or a 500.
-      .onTransform((context) => normalizeRequestIdentifiers(context as never))
+      // Every route here declares its endpoint class through this macro, so its hooks are the
+      // whole per-request chain of the API: one hook per lifecycle stage, each naming the context
+      // fields it reads (Elysia compiles a route from what its hooks read: a hook taking the whole
+      // context would make every request parse its cookies and copy its headers).
       .macro({
         auth: (endpointClass: EndpointClass) => ({
           // parse runs before the body is read, transform before validation: a bad key is always
@@ -23,7 +25,9 @@ export function apiRoutes(svc: Services, name: string) {
             await decide(request, endpointClass);
             return parseJsonBody(request, svc.config.maxRequestBytes);
           },
-          async transform({ request }: { request: Request }) {
+          async transform({ request, params, query }: TransformContext) {
+            // Before validation: an id no client was given is an unknown id, not a 400 or a 500.
+            normalizeRequestIdentifiers({ params, query });
             await decide(request, endpointClass);
             assertDecimalLimit(request.url);
           },
@@ -34,6 +38,8 @@ export function apiRoutes(svc: Services, name: string) {
       })
   );
 }
+
+type TransformContext = { request: Request; params?: Record<string, unknown>; query?: Record<string, unknown> };
 
 /**
  * Every body is a JSON object, whatever the content type says. An empty body reads as `{}` (so
@@ -59,6 +65,7 @@ async function parseJsonBody(request: Request, maxBytes: number): Promise<unknow
 // The schema coerces `limit` with Number(), which also reads "0x10", " 7" and "1e2"; only
 // plain decimal digits are an integer a client meant.
 function assertDecimalLimit(url: string): void {
+  if (!url.includes("?")) return; // no query: nothing to check, and no URL to parse
   const raw = new URL(url).searchParams.getAll("limit");
   if (raw.some((value) => !/^[0-9]+$/.test(value))) throw errors.validation("limit must be an integer >= 1");
 }

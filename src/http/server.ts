@@ -9,6 +9,7 @@ import { websocket as elysiaWebSocket } from "elysia/ws";
 import { handleFromPeer, type PeerOf } from "../request/client-address.ts";
 import { httpRequestDuration } from "../metrics.ts";
 import { methodLabel, routeLabel } from "./route-label.ts";
+import { pathOf } from "./request-path.ts";
 
 export type HttpServer = { port: number; stop(): Promise<void> };
 
@@ -34,7 +35,7 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
       request_id: requestId,
       method: request.method,
       // Unsubscribe tokens are capabilities: they never reach the logs.
-      path: new URL(request.url).pathname.replace(/^\/unsubscribe\/[^/]+/, "/unsubscribe/[token]"),
+      path: pathOf(request.url).replace(/^\/unsubscribe\/[^/]+/, "/unsubscribe/[token]"),
       status: response.status,
       duration_ms: Math.round(elapsed * 10) / 10,
     });
@@ -59,7 +60,7 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
           return response as Response;
         }
         // An event stream is quiet between heartbeats; Bun's 10 s idle timeout would cut it.
-        if (new URL(request.url).pathname === "/api/v1/events/stream") server.timeout(request, 0);
+        if (pathOf(request.url) === "/api/v1/events/stream") server.timeout(request, 0);
         return handle(request, () => server.requestIP(request)?.address ?? null);
       },
       websocket: elysiaWebSocket as unknown as Bun.WebSocketHandler<any>,
