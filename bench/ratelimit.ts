@@ -22,6 +22,7 @@ import { makeApp } from "../src/http/app.ts";
 import { startHttpServer } from "../src/http/server.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
+import { leaseChunk } from "../src/request/rate-limit.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 
 type Options = { duration: number; rate: number; "flood-connections": number; connections: number; "hold-ms": number };
@@ -155,7 +156,11 @@ export default async function run(args: string[]): Promise<void> {
 
     // The other key behaves: half its limit, paced (open loop), so it is never limited itself.
     const polite = Math.max(1, Math.floor(o.rate / 2));
-    await load(url, neighbour, o.connections, 1, polite); // warm-up
+    // Warm-up of both paths (admitted and refused): the first seconds of a fresh process spend
+    // about twice the CPU per request on compiling. The neighbour's three seconds after the flood
+    // also let the flooding key's bucket fill up again.
+    await floodFromChild(url, flooder, o["flood-connections"], 1);
+    await load(url, neighbour, o.connections, 3, polite);
     const [alone, aloneCpu] = await withApiCpu(api.pid, o.duration, async () =>
       summary(await load(url, neighbour, o.connections, o.duration, polite)),
     );
@@ -171,8 +176,10 @@ export default async function run(args: string[]): Promise<void> {
     );
 
     const allowed = flood.ok;
-    const ceiling = o.rate * o.duration + o.rate; // its rate for the whole run plus one full burst
-    const ratio = shared.p99 / Math.max(1, alone.p99);
+    // Its rate for the whole run, one full burst, and the chunk the API process may have leased before.
+    const ceiling = o.rate * o.duration + o.rate + leaseChunk({ perSecond: o.rate, burst: o.rate });
+    // Against the better of the two unloaded phases: the machine's own noise must not count for us.
+    const ratio = shared.p99 / Math.max(1, Math.min(alone.p99, after.p99));
     const row = (name: string, x: Summary, cpu: number | null) =>
       `${name.padEnd(34)}${x.rps.toFixed(0).padStart(9)}${String(x.ok).padStart(8)}${String(x.refused).padStart(8)}${String(x.p50).padStart(8)}${String(x.p99).padStart(8)}${(cpu === null ? "" : cpu.toFixed(0)).padStart(14)}`;
     console.log(
@@ -187,8 +194,8 @@ export default async function run(args: string[]): Promise<void> {
         row("flooding key", flood, null),
         row("other key, nobody flooding again", after, afterCpu),
         "",
-        `flooding key: ${allowed} answered 2xx in ${o.duration} s (${(allowed / o.duration).toFixed(1)}/s; ceiling rate × duration + burst = ${ceiling}): ${allowed <= ceiling ? "held" : "NOT held"}`,
-        `other key p99 while flooding / alone: ${ratio.toFixed(2)}x (target ≤ 1.5x); alone again / alone: ${(after.p99 / Math.max(1, alone.p99)).toFixed(2)}x`,
+        `flooding key: ${allowed} answered 2xx in ${o.duration} s (${(allowed / o.duration).toFixed(1)}/s; ceiling rate × duration + burst + one chunk = ${ceiling}): ${allowed <= ceiling ? "held" : "NOT held"}`,
+        `other key p99 while flooding / the lower unloaded p99: ${ratio.toFixed(2)}x (target ≤ 1.5x); the two unloaded p99s: ${alone.p99} and ${after.p99} ms`,
         "",
       ].join("\n"),
     );
