@@ -4,12 +4,12 @@
 // reused from an earlier request of the same principal), so no session state lives in the process
 // and any copy behind a load balancer can answer any request.
 import { rateLimiterFor } from "../request/rate-limit.ts";
-import type { RateLimitFields } from "../request/rate-limit-fields.ts";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
+import type { RateLimitFields } from "../request/rate-limit-fields.ts";
 import { authenticate } from "../request/auth.ts";
 import { errorFields } from "../log.ts";
 import { invalidParams, readMcpBody } from "./body.ts";
