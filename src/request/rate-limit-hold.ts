@@ -5,7 +5,10 @@
 // the API's one event loop), and a client that retries at once on every connection (a closed loop)
 // turns each answer into the next request: 20 connections made ~10,000 refused requests a second,
 // enough to multiply every other key's p99 (docs/performance.md "Rate limits"). Held, each of those
-// connections asks at most once per hold: 20 connections at 250 ms are 80 refusals a second.
+// connections asks at most about once per hold: 20 connections at 250 ms, 80 to 160 refusals a second.
+//
+// Each hold lasts between half the setting and the whole of it, at random, so the connections of a
+// flood released together do not all come back together.
 //
 // What a client that honours Retry-After sees is unchanged: its first 429 (and any 429 after it
 // waited as told) is answered at once, with the same status, body and fields. Only requests that
@@ -59,7 +62,9 @@ export function makeRefusalHold(o: HoldOptions, answers: RefusalAnswers, now: ()
       const key = told.get(keyId);
       const early = key !== undefined && t < key.until;
       if (o.refusalHoldMs <= 0 || !early || key.held >= o.heldPerKey || held >= MAX_HELD) throw tell(keyId, key, t, waitMs);
-      const holdMs = Math.min(o.refusalHoldMs, key.until - t);
+      // A random part of the hold (half to all of it): connections released together would
+      // otherwise come back together, and a flood would arrive in waves that others queue behind.
+      const holdMs = Math.min(o.refusalHoldMs, key.until - t) * (0.5 + Math.random() / 2);
       key.held++;
       held++;
       return new Promise<never>((_, reject) => {
