@@ -45,8 +45,12 @@ export type Config = {
     tlsKeyFile: string | null;
   };
   bodyCleanMaxChars: number;
-  /** Per-key token bucket (src/request/rate-limit.ts); perSecond 0 turns it off. */
-  rateLimit: { perSecond: number; burst: number };
+  /**
+   * Per-key token bucket (src/request/rate-limit.ts); perSecond 0 turns it off. A key that comes
+   * back before its Retry-After has its next 429 held refusalHoldMs (0: never), at most heldPerKey
+   * at once (src/request/rate-limit-hold.ts).
+   */
+  rateLimit: { perSecond: number; burst: number; refusalHoldMs: number; heldPerKey: number };
   authMode: AuthMode;
   trustedAuthservIds: string[];
   deliveryTransport: DeliveryTransportName;
@@ -295,6 +299,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: {
       perSecond: integer(env, "RATE_LIMIT_PER_SECOND", 100, 0, 1_000_000),
       burst: integer(env, "RATE_LIMIT_BURST", 2000, 1, 10_000_000),
+      refusalHoldMs: integer(env, "RATE_LIMIT_REFUSAL_HOLD_MS", 250, 0, 1_000),
+      heldPerKey: integer(env, "RATE_LIMIT_HELD_PER_KEY", 100, 1, 10_000),
     },
     authMode: oneOf(env, "INBOUND_AUTH_MODE", "verify", ["off", "verify", "trust"] as const),
     trustedAuthservIds: list(env, "TRUSTED_AUTHSERV_IDS", ""),

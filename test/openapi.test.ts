@@ -22,6 +22,8 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 
 let dns: DnsServer;
 let ctx: TestContext;
+/** The same app with a rate limit of one request a second, for the 429 probes. */
+let limited: TestContext;
 let paid: Fixture;
 let doc: any;
 let domainId: string;
@@ -32,9 +34,11 @@ beforeAll(async () => {
   paid = await makeAccount(ctx, { plan: "paid" });
   domainId = (await ctx.request("POST", "/api/v1/domains", { key: paid.key, body: { name: "openapi.example" } })).body.id;
   doc = (await ctx.request("GET", "/openapi.json")).body;
+  limited = await makeTestContext({ RATE_LIMIT_PER_SECOND: "1", RATE_LIMIT_BURST: "1" });
 });
 
 afterAll(async () => {
+  await limited.close();
   await ctx.close();
   await dns.close();
 });
@@ -137,12 +141,14 @@ describe("routes and document agree", () => {
     expect(Object.keys(doc.paths).every((path) => path.startsWith("/api/v1/"))).toBe(true);
   });
 
-  test("each operation lists 401, 403 and a success status", () => {
+  test("each operation lists 401, 403, 429 (with its fields) and a success status", () => {
     for (const item of Object.values<any>(doc.paths)) {
       for (const operation of Object.values<any>(item)) {
         const statuses = Object.keys(operation.responses);
         expect(statuses).toContain("401");
         expect(statuses).toContain("403");
+        expect(statuses).toContain("429");
+        expect(Object.keys(operation.responses["429"].headers)).toEqual(["Retry-After", "RateLimit-Policy", "RateLimit"]);
         expect(statuses.filter((s) => s.startsWith("2")).length).toBeGreaterThanOrEqual(1);
       }
     }
@@ -169,9 +175,16 @@ describe("every documented status of the foundation is really returned, in the d
   type Probe = { status: number; run: () => Promise<{ status: number; body: any }> };
   const bootstrap = () => makeKey(ctx, { accountId: paid.accountId, scope: "bootstrap" });
   const oversized = JSON.stringify({ display_name: "x".repeat(5000) });
+  /** 429: a key of the limited app that spent its one token on the same request a moment before. */
+  const rateLimited = (method: string, path: string) => async () => {
+    const key = (await makeAccount(limited, { plan: "paid" })).key;
+    await limited.request(method, path, { key });
+    return limited.request(method, path, { key });
+  };
 
   const probes: Record<string, Probe[]> = {
     "post /api/v1/mailboxes": [
+      { status: 429, run: rateLimited("POST", "/api/v1/mailboxes") },
       { status: 201, run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: { slug: "documented" } }) },
       { status: 400, run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: { slug: "Bad" } }) },
       { status: 401, run: () => ctx.request("POST", "/api/v1/mailboxes", { body: {} }) },
@@ -197,12 +210,14 @@ describe("every documented status of the foundation is really returned, in the d
       },
     ],
     "get /api/v1/mailboxes": [
+      { status: 429, run: rateLimited("GET", "/api/v1/mailboxes") },
       { status: 200, run: () => ctx.request("GET", "/api/v1/mailboxes", { key: paid.key }) },
       { status: 400, run: () => ctx.request("GET", "/api/v1/mailboxes?limit=abc", { key: paid.key }) },
       { status: 401, run: () => ctx.request("GET", "/api/v1/mailboxes", { key: "svc_unknown" }) },
       { status: 403, run: async () => ctx.request("GET", "/api/v1/mailboxes", { key: await bootstrap() }) },
     ],
     "post /api/v1/domains": [
+      { status: 429, run: rateLimited("POST", "/api/v1/domains") },
       { status: 200, run: () => ctx.request("POST", "/api/v1/domains", { key: paid.key, body: { name: "openapi.example" } }) },
       { status: 400, run: () => ctx.request("POST", "/api/v1/domains", { key: paid.key, body: { name: "not a domain" } }) },
       { status: 401, run: () => ctx.request("POST", "/api/v1/domains", { body: { name: "x.example" } }) },
@@ -221,11 +236,13 @@ describe("every documented status of the foundation is really returned, in the d
       },
     ],
     "get /api/v1/domains": [
+      { status: 429, run: rateLimited("GET", "/api/v1/domains") },
       { status: 200, run: () => ctx.request("GET", "/api/v1/domains", { key: paid.key }) },
       { status: 401, run: () => ctx.request("GET", "/api/v1/domains") },
       { status: 403, run: async () => ctx.request("GET", "/api/v1/domains", { key: await bootstrap() }) },
     ],
     "post /api/v1/domains/{id}/verify": [
+      { status: 429, run: rateLimited("POST", "/api/v1/domains/dom_missing/verify") },
       { status: 200, run: () => ctx.request("POST", `/api/v1/domains/${domainId}/verify`, { key: paid.key }) },
       { status: 401, run: () => ctx.request("POST", `/api/v1/domains/${domainId}/verify`) },
       { status: 403, run: async () => ctx.request("POST", `/api/v1/domains/${domainId}/verify`, { key: await bootstrap() }) },

@@ -53,6 +53,31 @@ function acceptsPlainError(schema: Record<string, any>): boolean {
   return schema.type === "object" && required.every((name) => name === "error");
 }
 
+// Sent on every answer of an admitted or refused request while limits are on (RATE_LIMIT_PER_SECOND > 0).
+const rateLimitFields = {
+  "RateLimit-Policy": {
+    description: 'the key\'s limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>`',
+    schema: { type: "string" },
+  },
+  RateLimit: {
+    description: 'what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429',
+    schema: { type: "string" },
+  },
+};
+const retryAfter = {
+  "Retry-After": { description: "whole seconds to wait before the next request of this key", schema: { type: "integer", minimum: 1 } },
+};
+
+/** Every rate-limited operation (it lists a 429) sends the RateLimit fields on 2xx and 429, and Retry-After on 429. */
+function documentRateLimitFields(operation: Record<string, any>): void {
+  const responses: Record<string, Record<string, any>> = operation.responses ?? {};
+  if (!responses["429"]) return;
+  for (const [status, response] of Object.entries(responses)) {
+    if (status === "429") response.headers = { ...response.headers, ...retryAfter, ...rateLimitFields };
+    else if (/^2\d\d$/.test(status)) response.headers = { ...response.headers, ...rateLimitFields };
+  }
+}
+
 export function buildOpenApiDocument(app: AnyElysia): Record<string, any> {
   const generated = toOpenAPISchema(app, { paths: hiddenPaths, staticFile: false }, undefined, undefined, "3.1.0") as {
     paths: Record<string, Record<string, any>>;
@@ -83,6 +108,9 @@ export function buildOpenApiDocument(app: AnyElysia): Record<string, any> {
     messageList.headers = {
       "x-next-cursor": { description: "present when older messages may remain: pass it as `cursor`", schema: { type: "string" } },
     };
+  }
+  for (const methods of Object.values(generated.paths)) {
+    for (const operation of Object.values(methods)) documentRateLimitFields(operation);
   }
   return {
     openapi: "3.1.0",

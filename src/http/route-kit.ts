@@ -5,12 +5,21 @@ import { errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { makeRequestAuthorizer, type EndpointClass } from "../request/auth.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
+import type { RateLimitFields } from "../request/rate-limit-fields.ts";
 import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../request/body-limits.ts";
 import { normalizeRequestIdentifiers, unstorableTextIn } from "../request/text-input.ts";
 
 export function apiRoutes(svc: Services, name: string) {
   const limiter = rateLimiterFor(svc);
-  const decide = makeRequestAuthorizer(svc.sql, (principal) => limiter.take(principal.keyId));
+  // The RateLimit fields of each admitted request, added to its answer by the resolve hook.
+  const limits = new WeakMap<Request, RateLimitFields>();
+  const record = (request: Request, fields: RateLimitFields | null) => {
+    if (fields) limits.set(request, fields);
+  };
+  const decide = makeRequestAuthorizer(svc.sql, (principal, request) => {
+    const fields = limiter.take(principal.keyId);
+    return fields instanceof Promise ? fields.then((f) => record(request, f)) : record(request, fields);
+  });
   return (
     new Elysia({ name: `routes:${name}`, prefix: "/api/v1" })
       // Every route here declares its endpoint class through this macro, so its hooks are the
@@ -31,8 +40,11 @@ export function apiRoutes(svc: Services, name: string) {
             await decide(request, endpointClass);
             assertDecimalLimit(request.url);
           },
-          async resolve({ request }: { request: Request }) {
-            return { principal: await decide(request, endpointClass) };
+          async resolve({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) {
+            const principal = await decide(request, endpointClass);
+            const fields = limits.get(request);
+            if (fields) Object.assign(set.headers, fields);
+            return { principal };
           },
         }),
       })

@@ -8,6 +8,7 @@ import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
+import type { RateLimitFields } from "../request/rate-limit-fields.ts";
 import { authenticate } from "../request/auth.ts";
 import { errorFields } from "../log.ts";
 import { invalidParams, readMcpBody } from "./body.ts";
@@ -20,10 +21,20 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 }
 
+// The RateLimit fields of each admitted request, added to whatever it is answered.
+const limits = new WeakMap<Request, RateLimitFields>();
+
+function withRateLimitFields(request: Request, response: Response): Response {
+  const fields = limits.get(request);
+  if (fields) for (const [name, value] of Object.entries(fields)) response.headers.set(name, value);
+  return response;
+}
+
 async function principalOf(svc: Services, request: Request): Promise<Principal | Response> {
   try {
     const principal = await authenticate(svc.sql, request.headers.get("authorization"));
-    await rateLimiterFor(svc).take(principal.keyId);
+    const fields = await rateLimiterFor(svc).take(principal.keyId);
+    if (fields) limits.set(request, fields);
     return principal;
   } catch (error) {
     if (error instanceof ApiError && error.status === 429) return json(429, error.body, error.headers);
@@ -70,6 +81,12 @@ async function methodNotAllowed(svc: Services, request: Request): Promise<Respon
 export const mcpRoutes = (svc: Services, servers: McpServerPool = makeMcpServerPool(svc)) =>
   new Elysia({ name: "routes:mcp" })
     // parse "none": body.ts reads the body, under the API's size and nesting limits.
-    .post(MCP_PATH, ({ request }) => handlePost(svc, servers, request), { parse: "none", detail: { hide: true } })
-    .get(MCP_PATH, ({ request }) => methodNotAllowed(svc, request), { detail: { hide: true } })
-    .delete(MCP_PATH, ({ request }) => methodNotAllowed(svc, request), { parse: "none", detail: { hide: true } });
+    .post(MCP_PATH, async ({ request }) => withRateLimitFields(request, await handlePost(svc, servers, request)), {
+      parse: "none",
+      detail: { hide: true },
+    })
+    .get(MCP_PATH, async ({ request }) => withRateLimitFields(request, await methodNotAllowed(svc, request)), { detail: { hide: true } })
+    .delete(MCP_PATH, async ({ request }) => withRateLimitFields(request, await methodNotAllowed(svc, request)), {
+      parse: "none",
+      detail: { hide: true },
+    });

@@ -53,13 +53,13 @@ export function authorize(principal: Principal, endpointClass: EndpointClass): v
  * Authenticates and authorizes a request once, however many lifecycle hooks ask: the parse hook
  * asks first (so a bad key is 401 before a malformed body is 400), the handler's resolve last.
  */
-export function makeRequestAuthorizer(sql: Sql, limit: (principal: Principal) => void | Promise<void> = () => {}) {
+export function makeRequestAuthorizer(sql: Sql, limit: (principal: Principal, request: Request) => unknown | Promise<unknown> = () => {}) {
   const decided = new WeakMap<Request, Promise<Principal>>();
   return (request: Request, endpointClass: EndpointClass): Promise<Principal> => {
     let decision = decided.get(request);
     if (!decision) {
       decision = authenticate(sql, request.headers.get("authorization")).then(async (principal) => {
-        await limit(principal);
+        await limit(principal, request);
         authorize(principal, endpointClass);
         return principal;
       });

@@ -1,5 +1,6 @@
 // TypeBox models shared by several routes: the error bodies of SPEC "Errors".
 import { t } from "elysia";
+import { RATE_LIMITED } from "./rate-limit-fields.ts";
 
 export const ErrorBody = t.Object({ error: t.String() }, { additionalProperties: false, description: "basic error" });
 const KeyScopeError = t.Object(
@@ -15,10 +16,14 @@ export const ConflictError = t.Object({ code: t.String(), error: t.String() }, {
 /** A path id: any id that is not the caller's is the one 404, whatever its length or shape, never a 400. */
 export const PathId = t.String();
 
-/** The error statuses every authenticated route can answer. */
+/** The error statuses every authenticated route can answer (429: its key's rate limit, rate-limit.ts). */
 export const authErrors = {
   401: t.Object({ error: t.String() }, { description: "missing bearer token, or invalid api key" }),
   403: ForbiddenError,
+  429: t.Object(
+    { error: t.Literal(RATE_LIMITED) },
+    { additionalProperties: false, description: "the key is past its rate limit: retry after Retry-After seconds" },
+  ),
 };
 
 export const strictObject = <T extends Parameters<typeof t.Object>[0]>(properties: T, description?: string) =>
