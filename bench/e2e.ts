@@ -29,6 +29,7 @@ import { makeResolver } from "../src/mail/resolver.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { scannerAvailable, startClamd, startSpamd, type Scanner } from "../test/support/scanners.ts";
 import { apiPrincipal } from "./support/principal.ts";
+import { StageLog, stageTable } from "./support/stage-log.ts";
 
 /**
  * SPAMD_ADDRESS / CLAMD_ADDRESS from this environment when set; otherwise, when the Debian
@@ -60,6 +61,8 @@ type Phase = {
   screened: number[];
   /** messages of earlier phases still not delivered when this one started */
   backlog: number;
+  /** per stage, the times the service logged for this phase's messages */
+  stages: Map<string, number[]>;
 };
 
 const TOTAL_BUDGET_S = 85; // the whole run, set-up and drains included, stays under 90 s
@@ -153,6 +156,8 @@ export default async function run(args: string[]): Promise<void> {
   let child: ReturnType<typeof Bun.spawn> | null = null;
   let receiver: Server | null = null;
   const daemons: Scanner[] = [];
+  const stageLog = new StageLog();
+  let logRead: Promise<void> = Promise.resolve();
   try {
     // Webhook arrivals by subject: the payload carries it, and each message's subject is unique.
     const accepted = new Map<string, number>();
@@ -214,9 +219,11 @@ export default async function run(args: string[]): Promise<void> {
         ...(scanners.spamd ? { SPAMD_ADDRESS: scanners.spamd } : {}),
         ...(scanners.clamd ? { CLAMD_ADDRESS: scanners.clamd } : {}),
       },
-      stdout: "ignore", // the service's JSON log: written, as in production, but not kept
+      // The service's JSON log, written as in production: read for the per-stage table, not kept.
+      stdout: "pipe",
       stderr: "inherit",
     });
+    logRead = stageLog.consume(child.stdout as ReadableStream<Uint8Array>).catch(() => {});
     await smtpReady(smtpPort, child, 20_000);
 
     const transport = nodemailer.createTransport({
@@ -282,12 +289,12 @@ export default async function run(args: string[]): Promise<void> {
       const latencies = mine()
         .map((s) => (arrived.has(s) ? arrived.get(s)! - accepted.get(s)! : Infinity))
         .sort((a, b) => a - b);
-      const screened = (
-        await sql<{ ms: number }[]>`
-          select extract(epoch from processed_at - created_at)::float8 * 1000 as ms from messages
-          where subject like ${`${tag} message %`} and processed_at is not null`
-      )
-        .map((row) => row.ms)
+      const rows = await sql<{ id: string; ms: number | null }[]>`
+        select id, extract(epoch from processed_at - created_at)::float8 * 1000 as ms from messages
+        where subject like ${`${tag} message %`}`;
+      const screened = rows
+        .filter((row) => row.ms !== null)
+        .map((row) => row.ms!)
         .sort((a, b) => a - b);
       phases.push({
         rate,
@@ -299,6 +306,7 @@ export default async function run(args: string[]): Promise<void> {
         cpuMsPerMessage: (cpu * 1000) / total,
         screened,
         backlog,
+        stages: stageLog.over(rows.map((row) => row.id)),
       });
     }
     transport.close();
@@ -336,6 +344,10 @@ export default async function run(args: string[]): Promise<void> {
           (missedBelow.length ? `; missed at ${missedBelow.join(", ")} msgs/s in this run` : ""),
       `"screened": stored → screened (messages.created_at → processed_at, database clock); "cpu ms/msg": the service process's CPU time per message; ` +
         `"backlog": earlier messages still undelivered when the rate started ("lost" = not arrived within ${DRAIN_S} s of the phase's end)`,
+      "Where the time goes, per stage, from the service's own log lines (wall clock; a stage's time includes waiting for the event loop):",
+      "",
+      ...stageTable(phases.map((p) => ({ rate: p.rate, stages: p.stages }))),
+      "",
       `load average before ${loadBefore}, after ${loadAverage()} (${navigator.hardwareConcurrency} CPUs); total time ${elapsed().toFixed(1)} s`,
       "",
     ];
@@ -346,6 +358,7 @@ export default async function run(args: string[]): Promise<void> {
       const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(5_000).then(() => false)]);
       if (!exited) child.kill("SIGKILL");
       await child.exited;
+      await logRead;
     }
     for (const daemon of daemons) await daemon.close();
     if (receiver) {

@@ -9,6 +9,7 @@ import { enqueueJob } from "./jobs.ts";
 import type { Mailbox } from "./mailboxes.ts";
 import { sha256Hex } from "../secrets.ts";
 import type { Services } from "./services.ts";
+import { stopwatch } from "./stage-times.ts";
 import { threadFor } from "./threading.ts";
 import { MAILTO_LOCAL_PREFIX } from "./unsubscribe.ts";
 
@@ -47,8 +48,11 @@ export async function lookupRecipient(svc: Services, address: string): Promise<R
 }
 
 export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: Mailbox[], envelope: InboundEnvelope): Promise<string[]> {
-  const parsed = await parseInbound(raw);
-  const body = sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars });
+  const watch = stopwatch();
+  const parsed = await watch.time("parse", () => parseInbound(raw));
+  const body = await watch.time("sanitize", async () =>
+    sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars }),
+  );
   const unique = [...new Map(mailboxes.map((mailbox) => [mailbox.id, mailbox])).values()];
   const rawId = newId("raw");
   const digest = await sha256Hex(raw);
@@ -57,53 +61,55 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   const claimOrder = [...unique].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   let copies = 0;
 
-  const idByMailbox = await svc.sql.begin(async (tx) => {
-    const ids = new Map<string, string>();
-    let rawStored = false;
-    // The writes do not depend on each other's results: they are sent without waiting for each
-    // reply (postgres.js pipelines them on the transaction's connection, in order) and all awaited
-    // before COMMIT. A failed one aborts the transaction like an awaited one would.
-    const writes: Promise<void>[] = [];
-    const write = (query: PromiseLike<unknown>) => {
-      const done = Promise.resolve(query).then(() => {});
-      done.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
-      writes.push(done);
-    };
-    for (const mailbox of claimOrder) {
-      const id = newId("msg");
-      const earlier = await claimFirstCopy(tx, mailbox.id, parsed.rfcMessageId, digest, id);
-      if (earlier !== null) {
-        // A copy of a message this mailbox already holds: nothing new is stored or enqueued.
-        copies++;
-        ids.set(mailbox.id, earlier);
-        continue;
-      }
-      if (!rawStored) {
-        rawStored = true;
-        write(tx`
+  const idByMailbox = await watch.time("store", () =>
+    svc.sql.begin(async (tx) => {
+      const ids = new Map<string, string>();
+      let rawStored = false;
+      // The writes do not depend on each other's results: they are sent without waiting for each
+      // reply (postgres.js pipelines them on the transaction's connection, in order) and all awaited
+      // before COMMIT. A failed one aborts the transaction like an awaited one would.
+      const writes: Promise<void>[] = [];
+      const write = (query: PromiseLike<unknown>) => {
+        const done = Promise.resolve(query).then(() => {});
+        done.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
+        writes.push(done);
+      };
+      for (const mailbox of claimOrder) {
+        const id = newId("msg");
+        const earlier = await claimFirstCopy(tx, mailbox.id, parsed.rfcMessageId, digest, id);
+        if (earlier !== null) {
+          // A copy of a message this mailbox already holds: nothing new is stored or enqueued.
+          copies++;
+          ids.set(mailbox.id, earlier);
+          continue;
+        }
+        if (!rawStored) {
+          rawStored = true;
+          write(tx`
           insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from)
           values (${rawId}, ${raw.byteLength}, ${digest}, ${raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom})`);
-      }
-      const threadId = await threadFor(tx, mailbox.id, parsed.inReplyTo, parsed.references);
-      write(tx`
+        }
+        const threadId = await threadFor(tx, mailbox.id, parsed.inReplyTo, parsed.references);
+        write(tx`
         insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
           "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
         values (${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${parsed.rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
           ${parsed.references}::text[], ${parsed.fromAddr ?? envelope.mailFrom ?? ""}, ${mailbox.address}, ${parsed.subject},
           ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${tx.json(body.report as never)}, ${body.hidden_text || null},
           ${parsed.warnings}::text[], ${tx.json(parsed.headerValues)}, ${parsed.unread})`);
-      for (const attachment of parsed.attachments) {
-        write(tx`
+        for (const attachment of parsed.attachments) {
+          write(tx`
           insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content)
           values (${newId("att")}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
             ${attachment.contentId}, ${attachment.disposition}, ${attachment.content})`);
+        }
+        write(enqueueJob(tx, "process_inbound", { message_id: id }, { jobKey: `inbound:${id}` }));
+        ids.set(mailbox.id, id);
       }
-      write(enqueueJob(tx, "process_inbound", { message_id: id }, { jobKey: `inbound:${id}` }));
-      ids.set(mailbox.id, id);
-    }
-    await Promise.all(writes);
-    return ids;
-  });
+      await Promise.all(writes);
+      return ids;
+    }),
+  );
   const ids = unique.map((mailbox) => idByMailbox.get(mailbox.id)!);
   svc.log.info("inbound.accepted", {
     raw_message_id: rawId,
@@ -111,6 +117,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
     copies_of_earlier: copies,
     size: raw.byteLength,
     warnings: parsed.warnings.length,
+    stages_ms: watch.times,
   });
   return ids;
 }

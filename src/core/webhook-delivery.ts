@@ -10,6 +10,7 @@ import type { Services } from "./services.ts";
 import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from "./webhook-signature.ts";
 import { resolveWebhookTarget } from "./webhook-target.ts";
 import { standardWebhookHeaders } from "./standard-webhooks.ts";
+import { stopwatch } from "./stage-times.ts";
 
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 const JITTER = 0.2;
@@ -36,27 +37,33 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
   const leaseMs = timeoutMs + leaseGraceMs;
   const safetyJob = `webhook-lease:${deliveryId}`;
 
+  const watch = stopwatch();
   // Take the lease; the safety job commits with it and fires if this attempt never reports back.
-  const claimed = await sql.begin(async (tx) => {
-    const [row] = await tx`
+  const claimed = await watch.time("claim", () =>
+    sql.begin(async (tx) => {
+      const [row] = await tx`
       -- millisecond precision: the value travels through JS and is compared for equality later
       update webhook_deliveries d set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))
       from webhook_events e
       where d.id = ${deliveryId} and e.id = d.event_id and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
       returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, e.payload, e.message_id, e.created_at as event_created_at`;
-    if (!row) return null;
-    // Timed from the database's lease, not this process's clock, so clock skew cannot fire it early.
-    await enqueueJob(
-      tx,
-      "deliver_webhook",
-      { delivery_id: deliveryId },
-      { jobKey: safetyJob, runAt: new Date(Date.parse(row.lease_until) + 1000), maxAttempts: 3 },
-    );
-    return row;
-  });
+      if (!row) return null;
+      // Timed from the database's lease, not this process's clock, so clock skew cannot fire it early.
+      await enqueueJob(
+        tx,
+        "deliver_webhook",
+        { delivery_id: deliveryId },
+        { jobKey: safetyJob, runAt: new Date(Date.parse(row.lease_until) + 1000), maxAttempts: 3 },
+      );
+      return row;
+    }),
+  );
   if (!claimed) return "skipped";
 
-  const [endpoint] = await sql`select url, secret, enabled from webhook_endpoints where account_id = ${claimed.account_id}`;
+  const [endpoint] = await watch.time(
+    "endpoint",
+    () => sql`select url, secret, enabled from webhook_endpoints where account_id = ${claimed.account_id}`,
+  );
   const attempt = claimed.attempts + 1;
   const attemptedAt = new Date();
   let status: number | null = null;
@@ -70,20 +77,16 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
     error = "webhook is not configured or disabled";
   } else {
     try {
-      const target = await resolveWebhookTarget(endpoint.url, svc.resolve, allowPrivateNetworks);
+      const target = await watch.time("resolve", () => resolveWebhookTarget(endpoint.url, svc.resolve, allowPrivateNetworks));
       const timestamp = Date.now();
       const body: string = claimed.payload;
-      const response = await postWebhook(
-        target,
-        body,
-        {
-          [SIGNATURE_HEADER]: await signWebhook(endpoint.secret, timestamp, body),
-          [TIMESTAMP_HEADER]: String(timestamp),
-          ...(await standardWebhookHeaders(endpoint.secret, claimed.event_id, timestamp, body)),
-          "user-agent": "agent-mailbox-webhooks/1",
-        },
-        timeoutMs,
-      );
+      const headers = await watch.time("sign", async () => ({
+        [SIGNATURE_HEADER]: await signWebhook(endpoint.secret, timestamp, body),
+        [TIMESTAMP_HEADER]: String(timestamp),
+        ...(await standardWebhookHeaders(endpoint.secret, claimed.event_id, timestamp, body)),
+        "user-agent": "agent-mailbox-webhooks/1",
+      }));
+      const response = await watch.time("post", () => postWebhook(target, body, headers, timeoutMs));
       status = response.status;
       snippet = response.snippet;
       latency = response.latencyMs;
@@ -95,43 +98,45 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
 
   const delivered = status !== null && status >= 200 && status < 300;
   let result: AttemptResult;
-  await sql.begin(async (tx) => {
-    await tx`
+  await watch.time("record", () =>
+    sql.begin(async (tx) => {
+      await tx`
       insert into webhook_attempts (delivery_id, attempted_at, url, status, latency_ms, error, response_snippet)
       values (${deliveryId}, ${attemptedAt}, ${url}, ${status}, ${latency}, ${error}, ${snippet})`;
-    // Only the attempt that still holds the lease decides: one that outlived it was already
-    // followed by another attempt, whose state and safety job must stand.
-    const held = await tx`select 1 from webhook_deliveries where id = ${deliveryId} and lease_until = ${claimed.lease_until} for update`;
-    if (held.length === 0) {
-      result = "skipped";
-      return;
-    }
-    await tx`select graphile_worker.remove_job(${safetyJob})`;
-    if (delivered) {
-      result = "delivered";
-      await tx`
+      // Only the attempt that still holds the lease decides: one that outlived it was already
+      // followed by another attempt, whose state and safety job must stand.
+      const held = await tx`select 1 from webhook_deliveries where id = ${deliveryId} and lease_until = ${claimed.lease_until} for update`;
+      if (held.length === 0) {
+        result = "skipped";
+        return;
+      }
+      await tx`select graphile_worker.remove_job(${safetyJob})`;
+      if (delivered) {
+        result = "delivered";
+        await tx`
         update webhook_deliveries set state = 'delivered', attempts = ${attempt}, last_status = ${status}, last_error = null,
           delivered_at = now(), lease_until = null, next_attempt_at = null
         where id = ${deliveryId}`;
-      return;
-    }
-    const failure = error ?? `HTTP ${status}`;
-    if (attempt >= maxAttempts) {
-      result = "dead";
-      await tx`
+        return;
+      }
+      const failure = error ?? `HTTP ${status}`;
+      if (attempt >= maxAttempts) {
+        result = "dead";
+        await tx`
         update webhook_deliveries set state = 'dead', attempts = ${attempt}, last_status = ${status}, last_error = ${failure},
           dead_at = now(), lease_until = null, next_attempt_at = null
         where id = ${deliveryId}`;
-      return;
-    }
-    result = "retry_scheduled";
-    const delay = retryAfter ?? retryDelaySeconds(retryScheduleSeconds, attempt);
-    const runAt = new Date(Date.now() + delay * 1000);
-    await tx`
+        return;
+      }
+      result = "retry_scheduled";
+      const delay = retryAfter ?? retryDelaySeconds(retryScheduleSeconds, attempt);
+      const runAt = new Date(Date.now() + delay * 1000);
+      await tx`
       update webhook_deliveries set attempts = ${attempt}, last_status = ${status}, last_error = ${failure}, lease_until = null, next_attempt_at = ${runAt}
       where id = ${deliveryId}`;
-    await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, runAt, maxAttempts: 3 });
-  });
+      await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, runAt, maxAttempts: 3 });
+    }),
+  );
   webhookAttempts.inc({ outcome: result! });
   if (latency !== null) webhookResponseTime.observe(latency / 1000);
   if (result! === "delivered") webhookDeliveryDelay.observe(Math.max(0, Date.now() - Date.parse(claimed.event_created_at)) / 1000);
@@ -143,6 +148,7 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
     latency_ms: latency,
     result: result!,
     error,
+    stages_ms: watch.times,
   });
   return result!;
 }
