@@ -2,7 +2,8 @@
 // the listener's inbound.accepted line (parse, sanitize, the accept transaction), each job's
 // queue wait and duration (job.succeeded), screening's inbound.processed line (load, clamd, spam
 // scanner, auth, delivery reports, classifier, injection, comprehension, record) and the webhook
-// attempt's line (claim, endpoint, resolve, sign, post, record). Keyed by message id, so a
+// attempt's line (claim, endpoint, resolve, sign, post, record), made inside process_inbound
+// right after the verdict commits or, for retries and fallbacks, by a deliver_webhook job. Keyed by message id, so a
 // benchmark can summarise the messages of one phase. Times are the service's wall clock.
 
 export type MessageStages = Record<string, number>;
@@ -35,6 +36,7 @@ export const STAGE_ROWS: [string, string][] = [
   ["screen.injection", "injection detector"],
   ["screen.comprehension", "comprehension"],
   ["screen.record", "record + event (DB)"],
+  ["screen.webhook", "webhook attempt (in the job)"],
   ["inbound.job", "process_inbound job, total"],
   ["webhook.queue_wait", "deliver_webhook queue wait"],
   ["webhook.claim", "webhook lease (DB)"],

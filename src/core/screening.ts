@@ -12,14 +12,37 @@ import { deliverable, recordAndNotify, type ScreeningResult } from "./screening/
 import { askSpamd, judgeSpam } from "./screening/spam.ts";
 import type { Attempt, ScreeningRow } from "./screening/types.ts";
 import { scanVirus } from "./screening/virus.ts";
+import { settle, unsettle } from "./settle.ts";
 import { stopwatch } from "./stage-times.ts";
+import { attemptWebhookDelivery } from "./webhook-delivery.ts";
+import { errorFields } from "../log.ts";
 
 export type { ComprehensionStatus } from "./screening/types.ts";
 
 /** Scanner failures retry the job this many times before the message goes on without a verdict. */
 export const SCANNER_ATTEMPTS = 3;
 
-export async function screenMessage(svc: Services, messageId: string, jobAttempt = 1): Promise<void> {
+/**
+ * How long the first webhook attempt's job waits before it runs when screening attempts the
+ * delivery itself: long enough that the attempt right after the commit has taken its lease (and
+ * later removes the job), short enough that mail screened by a process that died at that moment
+ * is still delivered within seconds. The job running early is harmless: it finds the lease held.
+ */
+export const INLINE_WEBHOOK_FALLBACK_MS = 5_000;
+
+/**
+ * deliverWebhook: once the result and its webhook event are committed, make the first delivery
+ * attempt here, in this job (the process_inbound task does), instead of in a deliver_webhook job
+ * of its own: no second trip through the queue. The job committed with the event stays behind as
+ * the fallback (INLINE_WEBHOOK_FALLBACK_MS) and the attempt's lease and retries work as for any
+ * attempt (src/core/webhook-delivery.ts), so a crash at any point still delivers.
+ */
+export async function screenMessage(
+  svc: Services,
+  messageId: string,
+  jobAttempt = 1,
+  options: { deliverWebhook?: boolean } = {},
+): Promise<void> {
   const { sql, config, log } = svc;
   const watch = stopwatch();
   const [message] = await watch.time(
@@ -39,30 +62,54 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
   const raw: Uint8Array = message.content ?? new Uint8Array();
   const attempt: Attempt = { messageId, lastChance: jobAttempt >= SCANNER_ATTEMPTS };
 
-  // The scanners first: their failures retry the job, so they run before work that should not repeat.
-  const virusRisk = await watch.time("clamd", () => scanVirus(svc, raw, attempt));
-  const spamd = await watch.time("spamd", () => askSpamd(svc, raw, virusRisk, attempt));
-
-  const auth: AuthOutcome = await watch.time("auth", () =>
-    authenticateInbound({
-      raw,
-      remoteIp: message.remote_ip ?? "",
-      helo: message.helo ?? "",
-      mailFrom: message.mail_from ?? "",
-      // Local deliveries have no connection to check.
-      mode: message.remote_ip ? config.authMode : "off",
-      trustedAuthservIds: config.trustedAuthservIds,
-      resolver: svc.resolve,
-      mtaHostname: config.smtp.hostname,
-    }),
-  );
+  // The scanners first: their failures retry the job, so they run before work that should not
+  // repeat. clamd, the spam scanner and sender authentication (DNS only, no writes) run side by
+  // side: each waits on another process or the network, so the job waits for the slowest, not
+  // the sum. The spam scanner's answer is only used when the mail is not a virus, as if it had
+  // not been asked: its failure then neither retries the job nor counts.
+  const scannersStarted = performance.now();
+  const [virusRisk, spamdAnswer, auth] = await Promise.all([
+    watch.time("clamd", () => scanVirus(svc, raw, attempt)),
+    watch.time("spamd", () => settle(askSpamd(svc, raw, null, attempt))),
+    watch.time(
+      "auth",
+      (): Promise<AuthOutcome> =>
+        authenticateInbound({
+          raw,
+          remoteIp: message.remote_ip ?? "",
+          helo: message.helo ?? "",
+          mailFrom: message.mail_from ?? "",
+          // Local deliveries have no connection to check.
+          mode: message.remote_ip ? config.authMode : "off",
+          trustedAuthservIds: config.trustedAuthservIds,
+          resolver: svc.resolve,
+          mtaHostname: config.smtp.hostname,
+        }),
+    ),
+  ]);
+  watch.add("scanners", performance.now() - scannersStarted);
+  const spamd = virusRisk === "high" ? null : unsettle(spamdAnswer);
   const report = await watch.time("reports", () => applyDeliveryReports(sql, { id: message.id, account_id: message.account_id }));
 
   const spam = await watch.time("classifier", () => judgeSpam(svc, message, raw, auth, spamd, virusRisk));
   const injection = await watch.time("injection", () => screenInjection(svc, message, virusRisk));
   const comprehension = await watch.time("comprehension", () => comprehend(svc, message, { virusRisk, spam, injection }));
   const result: ScreeningResult = { auth, virusRisk, spamRisk: spam.risk, comprehension };
-  await watch.time("record", () => recordAndNotify(svc, message, result));
+  const inline = options.deliverWebhook === true;
+  const deliveryId = await watch.time("record", () =>
+    recordAndNotify(svc, message, result, inline ? { firstAttemptDelayMs: INLINE_WEBHOOK_FALLBACK_MS } : {}),
+  );
+  // The verdict is committed: a failure from here on must not fail (and so repeat) the job. The
+  // fallback job delivers what this attempt could not.
+  const attempted =
+    inline && deliveryId
+      ? await watch.time("webhook", () =>
+          attemptWebhookDelivery(svc, deliveryId, { inline: true }).catch((error: unknown) => {
+            log.warn("webhook.inline_attempt_failed", { message_id: messageId, delivery_id: deliveryId, ...errorFields(error) });
+            return null;
+          }),
+        )
+      : null;
 
   log.info("inbound.processed", {
     message_id: messageId,
@@ -73,6 +120,7 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
     injection_score: injection.body.score,
     comprehension_status: comprehension.status,
     webhook: deliverable(result, message),
+    ...(attempted ? { webhook_attempt: attempted } : {}),
     stages_ms: watch.times,
   });
 }

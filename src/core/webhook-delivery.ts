@@ -9,6 +9,7 @@ import { webhookAttempts, webhookDeliveryDelay, webhookResponseTime } from "../m
 import type { Services } from "./services.ts";
 import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from "./webhook-signature.ts";
 import { resolveWebhookTarget } from "./webhook-target.ts";
+import { nextAttemptJobKey } from "./webhooks.ts";
 import { standardWebhookHeaders } from "./standard-webhooks.ts";
 import { stopwatch } from "./stage-times.ts";
 
@@ -30,7 +31,16 @@ export function retryAfterSeconds(header: string | null): number | null {
   return seconds <= MAX_RETRY_AFTER_SECONDS ? seconds : null;
 }
 
-export async function attemptWebhookDelivery(svc: Services, deliveryId: string): Promise<AttemptResult> {
+/**
+ * inline: the attempt screening makes right after committing the event, while the delivery's
+ * first job waits as a fallback (see screenMessage): an attempt that settles the delivery takes
+ * that job away too (a retry replaces it, as for any attempt).
+ */
+export async function attemptWebhookDelivery(
+  svc: Services,
+  deliveryId: string,
+  options: { inline?: boolean } = {},
+): Promise<AttemptResult> {
   const { sql, config, log } = svc;
   const { timeoutMs, retryScheduleSeconds, allowPrivateNetworks, leaseGraceMs } = config.webhook;
   const maxAttempts = retryScheduleSeconds.length + 1;
@@ -111,6 +121,8 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
         return;
       }
       await tx`select graphile_worker.remove_job(${safetyJob})`;
+      if (options.inline && (delivered || attempt >= maxAttempts))
+        await tx`select graphile_worker.remove_job(${nextAttemptJobKey(deliveryId)})`;
       if (delivered) {
         result = "delivered";
         await tx`
@@ -134,7 +146,12 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
       await tx`
       update webhook_deliveries set attempts = ${attempt}, last_status = ${status}, last_error = ${failure}, lease_until = null, next_attempt_at = ${runAt}
       where id = ${deliveryId}`;
-      await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, runAt, maxAttempts: 3 });
+      await enqueueJob(
+        tx,
+        "deliver_webhook",
+        { delivery_id: deliveryId },
+        { jobKey: nextAttemptJobKey(deliveryId), runAt, maxAttempts: 3 },
+      );
     }),
   );
   webhookAttempts.inc({ outcome: result! });
