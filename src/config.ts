@@ -7,6 +7,7 @@ import type { LogLevel } from "./log.ts";
 export type Role = "api" | "smtp" | "worker";
 export type DeliveryTransportName = "local" | "smtp" | "mx";
 export type AuthMode = "off" | "verify" | "trust";
+export type SpamScannerName = "spamd" | "rspamd";
 
 export type Config = {
   databaseUrl: string | null;
@@ -77,7 +78,11 @@ export type Config = {
   };
   screening: {
     clamdAddress: string | null;
+    /** The edge spam scanner SPAM_SCANNER chose (null: none), with its address below. */
+    spamScanner: SpamScannerName | null;
     spamdAddress: string | null;
+    /** Rspamd's HTTP base URL (its normal worker or proxy, e.g. http://127.0.0.1:11333). */
+    rspamdUrl: string | null;
     timeoutMs: number;
     spamModelPath: string | null;
     spamClassifierThreshold: number;
@@ -180,6 +185,19 @@ function url(env: Env, name: string, fallback: string): string {
     throw new ConfigError(name, `must be an http(s) URL, got '${raw}'`);
   }
   return raw.replace(/\/+$/, "");
+}
+
+// SPAM_SCANNER names the edge spam scanner. Unset, it follows the address that is set, spamd
+// first, so a deployment that set only SPAMD_ADDRESS before SPAM_SCANNER existed keeps spamd.
+// Naming a scanner without its address is refused: it would silently scan nothing.
+function spamScanner(env: Env): SpamScannerName | null {
+  const spamd = optionalText(env, "SPAMD_ADDRESS");
+  const rspamd = optionalText(env, "RSPAMD_URL");
+  const fallback = spamd ? "spamd" : rspamd ? "rspamd" : "none";
+  const chosen = oneOf(env, "SPAM_SCANNER", fallback, ["spamd", "rspamd", "none"] as const);
+  if (chosen === "spamd" && !spamd) throw new ConfigError("SPAM_SCANNER", "is spamd but SPAMD_ADDRESS is not set");
+  if (chosen === "rspamd" && !rspamd) throw new ConfigError("SPAM_SCANNER", "is rspamd but RSPAMD_URL is not set");
+  return chosen === "none" ? null : chosen;
 }
 
 const hostnamePattern = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -308,7 +326,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     screening: {
       clamdAddress: optionalText(env, "CLAMD_ADDRESS"),
+      spamScanner: spamScanner(env),
       spamdAddress: optionalText(env, "SPAMD_ADDRESS"),
+      rspamdUrl: env.RSPAMD_URL ? url(env, "RSPAMD_URL", "") : null,
       timeoutMs: integer(env, "SCANNER_TIMEOUT_MS", 30_000, 100, 600_000),
       spamModelPath: optionalText(env, "SPAM_MODEL_PATH"),
       spamClassifierThreshold: fraction(env, "SPAM_CLASSIFIER_THRESHOLD", 0.9),

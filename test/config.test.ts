@@ -186,3 +186,39 @@ describe("bad variables fail naming the variable", () => {
     expect(stderr.trim()).toBe("invalid configuration: HTTP_PORT must be a whole number, got 'eighty'");
   });
 });
+
+describe("SPAM_SCANNER: which edge spam scanner, and refusals naming it", () => {
+  const scanner = (env: Record<string, string>) => {
+    const { spamScanner, spamdAddress, rspamdUrl } = loadConfig(env).screening;
+    return { spamScanner, spamdAddress, rspamdUrl };
+  };
+
+  test("unset, it follows the address that is set; spamd first, so older deployments keep spamd", () => {
+    expect(scanner({})).toEqual({ spamScanner: null, spamdAddress: null, rspamdUrl: null });
+    expect(scanner({ SPAMD_ADDRESS: "127.0.0.1:783" }).spamScanner).toBe("spamd");
+    expect(scanner({ RSPAMD_URL: "http://127.0.0.1:11333/" })).toEqual({
+      spamScanner: "rspamd",
+      spamdAddress: null,
+      rspamdUrl: "http://127.0.0.1:11333",
+    });
+    expect(scanner({ SPAMD_ADDRESS: "127.0.0.1:783", RSPAMD_URL: "http://127.0.0.1:11333" }).spamScanner).toBe("spamd");
+  });
+
+  test("named, it wins over the default; none turns the edge scanner off with an address set", () => {
+    const both = { SPAMD_ADDRESS: "127.0.0.1:783", RSPAMD_URL: "http://127.0.0.1:11333" };
+    expect(scanner({ ...both, SPAM_SCANNER: "rspamd" }).spamScanner).toBe("rspamd");
+    expect(scanner({ ...both, SPAM_SCANNER: "spamd" }).spamScanner).toBe("spamd");
+    expect(scanner({ ...both, SPAM_SCANNER: "none" }).spamScanner).toBeNull();
+  });
+
+  test("a bad value, or a scanner without its address, is refused at load", () => {
+    expect(refusal({ SPAM_SCANNER: "spamassassin" })).toBe(
+      "invalid configuration: SPAM_SCANNER must be one of spamd, rspamd, none, got 'spamassassin'",
+    );
+    expect(refusal({ SPAM_SCANNER: "rspamd" })).toBe("invalid configuration: SPAM_SCANNER is rspamd but RSPAMD_URL is not set");
+    expect(refusal({ SPAM_SCANNER: "spamd", RSPAMD_URL: "http://127.0.0.1:11333" })).toBe(
+      "invalid configuration: SPAM_SCANNER is spamd but SPAMD_ADDRESS is not set",
+    );
+    expect(refusal({ RSPAMD_URL: "127.0.0.1:11333" })).toStartWith("invalid configuration: RSPAMD_URL must be an http(s) URL");
+  });
+});

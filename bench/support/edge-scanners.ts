@@ -2,6 +2,7 @@
 // Rspamd, as SPAM_SCANNER chooses in production), each the address given in this environment or
 // else a real daemon started for the run when its Debian package is installed. Each started
 // daemon's pid comes back too, for the bench's CPU accounting.
+import { rspamdAvailable, startRspamd } from "../../test/support/rspamd.ts";
 import { scannerAvailable, startClamd, startSpamd } from "../../test/support/scanners.ts";
 
 export type SpamScannerChoice = "spamd" | "rspamd" | "none";
@@ -38,7 +39,11 @@ export async function startEdgeScanners(options: EdgeScannerOptions): Promise<Ed
         return (env.SPAMD_ADDRESS = daemon.address);
       }
       if (options.scanner === "rspamd") {
-        throw new Error("--scanner rspamd: not available in this build yet");
+        if (process.env.RSPAMD_URL) return (env.RSPAMD_URL = process.env.RSPAMD_URL);
+        if (!rspamdAvailable()) throw new Error("--scanner rspamd: rspamd is not installed (Debian: rspamd)");
+        const daemon = await startRspamd({ workers: options.rspamdWorkers });
+        started.push({ name: "rspamd", pid: daemon.pid, close: daemon.close });
+        return (env.RSPAMD_URL = daemon.url);
       }
       return null;
     };

@@ -9,7 +9,7 @@ import type { Services } from "./services.ts";
 import { comprehend } from "./screening/comprehend.ts";
 import { screenInjection } from "./screening/injection.ts";
 import { deliverable, recordAndNotify, type ScreeningResult } from "./screening/record.ts";
-import { askSpamd, judgeSpam } from "./screening/spam.ts";
+import { askSpamScanner, judgeSpam } from "./screening/spam.ts";
 import type { Attempt, ScreeningRow } from "./screening/types.ts";
 import { scanVirus } from "./screening/virus.ts";
 import { settle, unsettle } from "./settle.ts";
@@ -50,7 +50,7 @@ export async function screenMessage(
     () => sql<ScreeningRow[]>`
     select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.body_raw, m.hidden_text, m.truncated,
       m.sanitization, m.processed_at, m.unread_content, m.headers, r.content, r.remote_ip, r.helo, r.mail_from, r.received_at,
-      b.deliver_spam, s.schema as extraction_schema
+      b.address as mailbox_address, b.deliver_spam, s.schema as extraction_schema
     from messages m
       left join raw_messages r on r.id = m.raw_message_id
       join mailboxes b on b.id = m.mailbox_id
@@ -68,9 +68,9 @@ export async function screenMessage(
   // the sum. The spam scanner's answer is only used when the mail is not a virus, as if it had
   // not been asked: its failure then neither retries the job nor counts.
   const scannersStarted = performance.now();
-  const [virusRisk, spamdAnswer, auth] = await Promise.all([
+  const [virusRisk, edgeAnswer, auth] = await Promise.all([
     watch.time("clamd", () => scanVirus(svc, raw, attempt)),
-    watch.time("spamd", () => settle(askSpamd(svc, raw, null, attempt))),
+    watch.time(config.screening.spamScanner ?? "spam_scanner", () => settle(askSpamScanner(svc, message, raw, null, attempt))),
     watch.time(
       "auth",
       (): Promise<AuthOutcome> =>
@@ -88,10 +88,10 @@ export async function screenMessage(
     ),
   ]);
   watch.add("scanners", performance.now() - scannersStarted);
-  const spamd = virusRisk === "high" ? null : unsettle(spamdAnswer);
+  const edgeScan = virusRisk === "high" ? null : unsettle(edgeAnswer);
   const report = await watch.time("reports", () => applyDeliveryReports(sql, { id: message.id, account_id: message.account_id }));
 
-  const spam = await watch.time("classifier", () => judgeSpam(svc, message, raw, auth, spamd, virusRisk));
+  const spam = await watch.time("classifier", () => judgeSpam(svc, message, raw, auth, edgeScan, virusRisk));
   const injection = await watch.time("injection", () => screenInjection(svc, message, virusRisk));
   const comprehension = await watch.time("comprehension", () => comprehend(svc, message, { virusRisk, spam, injection }));
   const result: ScreeningResult = { auth, virusRisk, spamRisk: spam.risk, comprehension };

@@ -1,12 +1,14 @@
-// Step 2, spam, in two halves. askSpamd is the scanner a failure retries the job for, so it runs
-// before the work that should not repeat (delivery reports). judgeSpam then weighs the edge
-// verdict (a trusted upstream's flag, DMARC under p=reject, spamd) and the built-in classifier.
-import { checkWithSpamd, type SpamdVerdict } from "../../comprehension/scanners/spamd.ts";
+// Step 2, spam, in two halves. askSpamScanner is the scanner a failure retries the job for, so it
+// runs before the work that should not repeat (delivery reports). judgeSpam then weighs the edge
+// verdict (a trusted upstream's flag, DMARC under p=reject, spamd or Rspamd as SPAM_SCANNER chose)
+// and the built-in classifier.
+import { checkWithRspamd } from "../../comprehension/scanners/rspamd.ts";
+import { checkWithSpamd } from "../../comprehension/scanners/spamd.ts";
 import { classifySpam, loadSpamModel, type SpamModel } from "../../comprehension/spam/classifier.ts";
 import type { AuthOutcome } from "../../mail/authenticate.ts";
 import { edgeSpamVerdict } from "../screening-inputs.ts";
 import type { Services } from "../services.ts";
-import type { Attempt, EdgeSpamDetails, ScreeningRow, SpamDetails, SpamJudgement, VirusRisk } from "./types.ts";
+import type { Attempt, EdgeScan, EdgeSpamDetails, ScreeningRow, SpamDetails, SpamJudgement, VirusRisk } from "./types.ts";
 
 // A model file other than the shipped one (SPAM_MODEL_PATH), read once per path; a failed read is
 // not cached, so fixing the file fixes the next message.
@@ -22,15 +24,34 @@ function configuredSpamModel(path: string | null): Promise<SpamModel> | undefine
   return model;
 }
 
-/** spamd's verdict, or null when it is not configured, the mail is a virus, or it kept failing. */
-export async function askSpamd(svc: Services, raw: Uint8Array, virusRisk: VirusRisk, attempt: Attempt): Promise<SpamdVerdict | null> {
+/**
+ * The edge scanner's verdict (spamd or Rspamd), or null when none is configured, the mail is a
+ * virus, or the scanner kept failing. Both scanners fail the same way: before the job's last
+ * attempt the error retries the job; on the last one the message goes on without an edge verdict.
+ */
+export async function askSpamScanner(
+  svc: Services,
+  message: Pick<ScreeningRow, "remote_ip" | "helo" | "mail_from" | "mailbox_address">,
+  raw: Uint8Array,
+  virusRisk: VirusRisk,
+  attempt: Attempt,
+): Promise<EdgeScan | null> {
   const { config, log } = svc;
-  if (virusRisk === "high" || !config.screening.spamdAddress) return null;
+  const { spamScanner: scanner, spamdAddress, rspamdUrl, timeoutMs } = config.screening;
+  if (virusRisk === "high" || !scanner) return null;
   try {
-    return await checkWithSpamd(config.screening.spamdAddress, raw, config.screening.timeoutMs);
+    if (scanner === "spamd") return { scanner, ...(await checkWithSpamd(spamdAddress!, raw, timeoutMs)) };
+    const envelope = {
+      from: message.mail_from,
+      rcpt: message.mailbox_address,
+      ip: message.remote_ip,
+      helo: message.helo,
+      queueId: attempt.messageId,
+    };
+    return { scanner, ...(await checkWithRspamd(rspamdUrl!, raw, timeoutMs, envelope)) };
   } catch (error) {
     if (!attempt.lastChance) throw error;
-    log.error("screening.spamd_failed", { message_id: attempt.messageId, error: String((error as Error).message) });
+    log.error(`screening.${scanner}_failed`, { message_id: attempt.messageId, error: String((error as Error).message) });
     return null;
   }
 }
@@ -40,24 +61,26 @@ export async function judgeSpam(
   message: Pick<ScreeningRow, "id" | "headers" | "received_at">,
   raw: Uint8Array,
   auth: AuthOutcome,
-  spamd: SpamdVerdict | null,
+  scan: EdgeScan | null,
   virusRisk: VirusRisk,
 ): Promise<SpamJudgement> {
   const { config, log } = svc;
   const details: SpamDetails = {};
   if (virusRisk === "high") return { risk: null, details };
-  // The edge verdict: a trusted upstream's flag or DMARC under p=reject, then spamd if configured.
+  // The edge verdict: a trusted upstream's flag or DMARC under p=reject, then the edge scanner if configured.
   const flaggedByHeaders = edgeSpamVerdict(message.headers ?? {}, auth, config);
   let edgeFlagged = flaggedByHeaders;
   let edge: EdgeSpamDetails = { flagged: flaggedByHeaders, source: flaggedByHeaders ? "header_or_dmarc" : "none" };
-  if (spamd) {
-    edgeFlagged = flaggedByHeaders || spamd.spam;
+  if (scan) {
+    edgeFlagged = flaggedByHeaders || scan.spam;
     edge = {
       flagged: edgeFlagged,
-      source: flaggedByHeaders ? "header_or_dmarc" : "spamd",
-      // spamd's own figures, whichever source decided
-      score: spamd.score,
-      threshold: spamd.threshold,
+      source: flaggedByHeaders ? "header_or_dmarc" : scan.scanner,
+      // the scanner's own figures, whichever source decided
+      score: scan.score,
+      threshold: scan.threshold,
+      // Rspamd's action decided its flag (src/comprehension/scanners/rspamd.ts)
+      ...(scan.action === undefined ? {} : { action: scan.action }),
     };
   }
   details.edge = edge;

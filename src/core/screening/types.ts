@@ -1,5 +1,6 @@
 // What the screening steps read and what each returns. The steps run in order (virus, spam,
 // injection, comprehension, record and notify); each takes the results of the ones before it.
+import type { SpamScannerName } from "../../config.ts";
 import type { Classification, ComprehensionResult, ExtractionError } from "../../comprehension/engine.ts";
 import type { InjectionRisk } from "../../comprehension/injection/risk.ts";
 import type { AttachmentReading } from "../attachment-reading.ts";
@@ -25,6 +26,8 @@ export type ScreeningRow = {
   remote_ip: string | null;
   helo: string | null;
   mail_from: string | null;
+  /** the mailbox the message was delivered to: the envelope recipient an edge scanner is told */
+  mailbox_address: string;
   deliver_spam: boolean;
   extraction_schema: Record<string, unknown> | null;
 };
@@ -38,9 +41,12 @@ export type VirusRisk = "low" | "high" | null;
 /** null when the virus verdict was high (spam is not judged); error when the classifier failed. */
 export type SpamRisk = "low" | "high" | "error" | null;
 
+/** What the edge scanner said: spamd's verdict, or Rspamd's with the action that decided it. */
+export type EdgeScan = { scanner: SpamScannerName; spam: boolean; score: number; threshold: number; action?: string };
+
 export type EdgeSpamDetails =
   | { flagged: boolean; source: "header_or_dmarc" | "none" }
-  | { flagged: boolean; source: "header_or_dmarc" | "spamd"; score: number; threshold: number };
+  | { flagged: boolean; source: "header_or_dmarc" | SpamScannerName; score: number; threshold: number; action?: string };
 
 export type ClassifierSpamDetails = { spam: boolean; score: number; threshold: number } | { error: true };
 

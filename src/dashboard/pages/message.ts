@@ -38,7 +38,7 @@ function screeningSection(m: MessageDetail): Html {
   const classifier = obj(spam.classifier);
   const injection = obj(comprehension.injection);
   const signals = Array.isArray(injection?.signals) ? (injection!.signals as Json[]) : [];
-  const spamDetail = html`${edge ? html`edge: ${edge.flagged ? "flagged" : "not flagged"} (${String(edge.source ?? "none")}${edge.score !== undefined ? html`, spamd ${num(edge.score)} / ${num(edge.threshold)}` : html``}); ` : html``}
+  const spamDetail = html`${edge ? html`edge: ${edge.flagged ? "flagged" : "not flagged"} (${String(edge.source ?? "none")}${edge.score !== undefined ? html`, score ${num(edge.score)} / ${num(edge.threshold)}${edge.action !== undefined ? html`, action ${String(edge.action)}` : html``}` : html``}); ` : html``}
 ${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${num(classifier.score)} (threshold ${num(classifier.threshold)})`) : html``}`;
   const injectionDetail = injection
     ? html`score ${num(injection.score)} (threshold ${num(injection.threshold)}) ${injection.risky ? html`<span class="badge warn">risky</span>` : html`<span class="badge ok">not risky</span>`}`
