@@ -82,6 +82,32 @@ export async function createMessageReceivedEvent(
   const eventId = newId("evt");
   const body: MessageReceivedPayload = { event_id: eventId, type: "message.received", ...payload };
   const text = JSON.stringify(body);
+  // The webhook's rows first, the event log last: appending takes the account's event lock,
+  // which every other message of the account waits for until this transaction commits.
+  let deliveryId: string | null = null;
+  const [endpoint] = await db`select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> ''`;
+  if (endpoint) {
+    // Never beside an event the log already has under another id (a retried job never gets here:
+    // recordAndNotify only records a message not yet processed; this keeps it so regardless).
+    const inserted = await db`
+      insert into webhook_events (id, account_id, message_id, payload)
+      select ${eventId}, ${accountId}, ${payload.message_id}, ${text}
+      where not exists (select 1 from event_log where message_id = ${payload.message_id} and type = 'message.received')
+      on conflict (message_id, type) do nothing returning id`;
+    if (inserted.length > 0) {
+      deliveryId = newId("whd");
+      const delay = options.firstAttemptDelayMs ?? 0;
+      await Promise.all([
+        db`insert into webhook_deliveries (id, event_id, account_id, next_attempt_at) values (${deliveryId}, ${eventId}, ${accountId}, now())`,
+        enqueueJob(
+          db,
+          "deliver_webhook",
+          { delivery_id: deliveryId },
+          { jobKey: nextAttemptJobKey(deliveryId), maxAttempts: 3, ...(delay > 0 ? { runAt: new Date(Date.now() + delay) } : {}) },
+        ),
+      ]);
+    }
+  }
   const logged = await appendEvent(db, {
     id: eventId,
     accountId,
@@ -89,22 +115,9 @@ export async function createMessageReceivedEvent(
     messageId: payload.message_id,
     payload: text,
   });
-  if (logged === null) return null; // a retried screening job: the event already exists
-  const [endpoint] = await db`select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> ''`;
-  if (!endpoint) return { eventId, deliveryId: null };
-  const inserted = await db`
-    insert into webhook_events (id, account_id, message_id, payload) values (${eventId}, ${accountId}, ${payload.message_id}, ${text})
-    on conflict (message_id, type) do nothing returning id`;
-  if (inserted.length === 0) return { eventId, deliveryId: null };
-  const deliveryId = newId("whd");
-  await db`insert into webhook_deliveries (id, event_id, account_id, next_attempt_at) values (${deliveryId}, ${eventId}, ${accountId}, now())`;
-  const delay = options.firstAttemptDelayMs ?? 0;
-  await enqueueJob(
-    db,
-    "deliver_webhook",
-    { delivery_id: deliveryId },
-    { jobKey: nextAttemptJobKey(deliveryId), maxAttempts: 3, ...(delay > 0 ? { runAt: new Date(Date.now() + delay) } : {}) },
-  );
+  // A retried screening job: the event already exists (and so did its webhook rows, which the
+  // inserts above left alone).
+  if (logged === null) return null;
   return { eventId, deliveryId };
 }
 
