@@ -22,7 +22,9 @@ export type WorkerHandle = {
 };
 
 export async function startWorker(svc: Services, databaseUrl: string): Promise<WorkerHandle> {
-  const pool = new pg.Pool({ connectionString: databaseUrl });
+  // Each of the concurrent jobs takes a client to fetch and complete itself: a pool smaller than
+  // the concurrency makes jobs wait for one (Graphile Worker warns about it).
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: Math.max(10, svc.config.workerConcurrency + 1) });
   // A client whose server goes away emits on the pool when idle and on itself when checked out
   // (the runner's LISTEN connection is); unhandled, either would end the process.
   const poolError = (error: Error) => svc.log.warn("worker.pool_error", errorFields(error));
