@@ -56,7 +56,10 @@ export async function attemptWebhookDelivery(
       update webhook_deliveries d set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))
       from webhook_events e
       where d.id = ${deliveryId} and e.id = d.event_id and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
-      returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, e.payload, e.message_id, e.created_at as event_created_at`;
+      returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, e.payload, e.message_id, e.created_at as event_created_at,
+        -- the account's endpoint in the same round trip (null when there is none)
+        (select json_build_object('url', w.url, 'secret', w.secret, 'enabled', w.enabled) from webhook_endpoints w
+          where w.account_id = d.account_id) as endpoint`;
       if (!row) return null;
       // Timed from the database's lease, not this process's clock, so clock skew cannot fire it early.
       await enqueueJob(
@@ -70,10 +73,7 @@ export async function attemptWebhookDelivery(
   );
   if (!claimed) return "skipped";
 
-  const [endpoint] = await watch.time(
-    "endpoint",
-    () => sql`select url, secret, enabled from webhook_endpoints where account_id = ${claimed.account_id}`,
-  );
+  const endpoint = claimed.endpoint as { url: string; secret: string; enabled: boolean } | null;
   const attempt = claimed.attempts + 1;
   const attemptedAt = new Date();
   let status: number | null = null;
@@ -110,48 +110,49 @@ export async function attemptWebhookDelivery(
   let result: AttemptResult;
   await watch.time("record", () =>
     sql.begin(async (tx) => {
-      await tx`
-      insert into webhook_attempts (delivery_id, attempted_at, url, status, latency_ms, error, response_snippet)
-      values (${deliveryId}, ${attemptedAt}, ${url}, ${status}, ${latency}, ${error}, ${snippet})`;
-      // Only the attempt that still holds the lease decides: one that outlived it was already
-      // followed by another attempt, whose state and safety job must stand.
-      const held = await tx`select 1 from webhook_deliveries where id = ${deliveryId} and lease_until = ${claimed.lease_until} for update`;
+      // Statements that do not depend on each other's results are sent without waiting between
+      // them (postgres.js runs them in order on the transaction's connection): round trips, not
+      // statements, are what an attempt waits for on a busy database.
+      const [, held] = await Promise.all([
+        tx`
+        insert into webhook_attempts (delivery_id, attempted_at, url, status, latency_ms, error, response_snippet)
+        values (${deliveryId}, ${attemptedAt}, ${url}, ${status}, ${latency}, ${error}, ${snippet})`,
+        // Only the attempt that still holds the lease decides: one that outlived it was already
+        // followed by another attempt, whose state and safety job must stand.
+        tx`select 1 from webhook_deliveries where id = ${deliveryId} and lease_until = ${claimed.lease_until} for update`,
+      ]);
       if (held.length === 0) {
         result = "skipped";
         return;
       }
-      await tx`select graphile_worker.remove_job(${safetyJob})`;
+      const writes: PromiseLike<unknown>[] = [tx`select graphile_worker.remove_job(${safetyJob})`];
       if (options.inline && (delivered || attempt >= maxAttempts))
-        await tx`select graphile_worker.remove_job(${nextAttemptJobKey(deliveryId)})`;
+        writes.push(tx`select graphile_worker.remove_job(${nextAttemptJobKey(deliveryId)})`);
+      const failure = error ?? `HTTP ${status}`;
       if (delivered) {
         result = "delivered";
-        await tx`
+        writes.push(tx`
         update webhook_deliveries set state = 'delivered', attempts = ${attempt}, last_status = ${status}, last_error = null,
           delivered_at = now(), lease_until = null, next_attempt_at = null
-        where id = ${deliveryId}`;
-        return;
-      }
-      const failure = error ?? `HTTP ${status}`;
-      if (attempt >= maxAttempts) {
+        where id = ${deliveryId}`);
+      } else if (attempt >= maxAttempts) {
         result = "dead";
-        await tx`
+        writes.push(tx`
         update webhook_deliveries set state = 'dead', attempts = ${attempt}, last_status = ${status}, last_error = ${failure},
           dead_at = now(), lease_until = null, next_attempt_at = null
-        where id = ${deliveryId}`;
-        return;
+        where id = ${deliveryId}`);
+      } else {
+        result = "retry_scheduled";
+        const delay = retryAfter ?? retryDelaySeconds(retryScheduleSeconds, attempt);
+        const runAt = new Date(Date.now() + delay * 1000);
+        writes.push(
+          tx`
+          update webhook_deliveries set attempts = ${attempt}, last_status = ${status}, last_error = ${failure}, lease_until = null, next_attempt_at = ${runAt}
+          where id = ${deliveryId}`,
+          enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: nextAttemptJobKey(deliveryId), runAt, maxAttempts: 3 }),
+        );
       }
-      result = "retry_scheduled";
-      const delay = retryAfter ?? retryDelaySeconds(retryScheduleSeconds, attempt);
-      const runAt = new Date(Date.now() + delay * 1000);
-      await tx`
-      update webhook_deliveries set attempts = ${attempt}, last_status = ${status}, last_error = ${failure}, lease_until = null, next_attempt_at = ${runAt}
-      where id = ${deliveryId}`;
-      await enqueueJob(
-        tx,
-        "deliver_webhook",
-        { delivery_id: deliveryId },
-        { jobKey: nextAttemptJobKey(deliveryId), runAt, maxAttempts: 3 },
-      );
+      await Promise.all(writes);
     }),
   );
   webhookAttempts.inc({ outcome: result! });
