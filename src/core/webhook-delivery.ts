@@ -49,28 +49,26 @@ export async function attemptWebhookDelivery(
 
   const watch = stopwatch();
   // Take the lease; the safety job commits with it and fires if this attempt never reports back.
-  const claimed = await watch.time("claim", () =>
-    sql.begin(async (tx) => {
-      const [row] = await tx`
-      -- millisecond precision: the value travels through JS and is compared for equality later
-      update webhook_deliveries d set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))
-      from webhook_events e
-      where d.id = ${deliveryId} and e.id = d.event_id and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
-      returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, e.payload, e.message_id, e.created_at as event_created_at,
-        -- the account's endpoint in the same round trip (null when there is none)
+  // One statement, so one round trip and atomic without a transaction around it: the lease, the
+  // safety job (timed from the database's lease, not this process's clock, so clock skew cannot
+  // fire it early; the lease has millisecond precision because the value travels through JS and
+  // is compared for equality later), and the account's endpoint (null when there is none).
+  const claimed = await watch.time("claim", async () => {
+    const [row] = await sql`
+      with claimed as (
+        update webhook_deliveries d set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))
+        from webhook_events e
+        where d.id = ${deliveryId} and e.id = d.event_id and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
+        returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, e.payload, e.message_id, e.created_at as event_created_at
+      )
+      select c.*,
         (select json_build_object('url', w.url, 'secret', w.secret, 'enabled', w.enabled) from webhook_endpoints w
-          where w.account_id = d.account_id) as endpoint`;
-      if (!row) return null;
-      // Timed from the database's lease, not this process's clock, so clock skew cannot fire it early.
-      await enqueueJob(
-        tx,
-        "deliver_webhook",
-        { delivery_id: deliveryId },
-        { jobKey: safetyJob, runAt: new Date(Date.parse(row.lease_until) + 1000), maxAttempts: 3 },
-      );
-      return row;
-    }),
-  );
+          where w.account_id = c.account_id) as endpoint,
+        graphile_worker.add_job('deliver_webhook', json_build_object('delivery_id', c.id), job_key => ${safetyJob}::text,
+          run_at => c.lease_until + interval '1 second', max_attempts => 3) is not null as safety_job
+      from claimed c`;
+    return row ?? null;
+  });
   if (!claimed) return "skipped";
 
   const endpoint = claimed.endpoint as { url: string; secret: string; enabled: boolean } | null;
