@@ -83,38 +83,42 @@ export async function createMessageReceivedEvent(
   const body: MessageReceivedPayload = { event_id: eventId, type: "message.received", ...payload };
   const text = JSON.stringify(body);
   // The webhook's rows first, the event log last: appending takes the account's event lock,
-  // which every other message of the account waits for until this transaction commits.
-  let deliveryId: string | null = null;
-  const [endpoint] = await db`select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> ''`;
-  if (endpoint) {
-    // Never beside an event the log already has under another id (a retried job never gets here:
-    // recordAndNotify only records a message not yet processed; this keeps it so regardless).
-    const inserted = await db`
-      insert into webhook_events (id, account_id, message_id, payload)
-      select ${eventId}, ${accountId}, ${payload.message_id}, ${text}
-      where not exists (select 1 from event_log where message_id = ${payload.message_id} and type = 'message.received')
-      on conflict (message_id, type) do nothing returning id`;
-    if (inserted.length > 0) {
-      deliveryId = newId("whd");
-      const delay = options.firstAttemptDelayMs ?? 0;
-      await Promise.all([
+  // which every other message of the account waits for until this transaction commits. The
+  // webhook event is written only when the account has a webhook to deliver to, and never beside
+  // an event the log already has under another id (a retried job never gets here: recordAndNotify
+  // only records a message not yet processed; this keeps it so regardless).
+  const inserted = await db`
+    insert into webhook_events (id, account_id, message_id, payload)
+    select ${eventId}, ${accountId}, ${payload.message_id}, ${text}
+    where exists (select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> '')
+      and not exists (select 1 from event_log where message_id = ${payload.message_id} and type = 'message.received')
+    on conflict (message_id, type) do nothing returning id`;
+  const deliveryId = inserted.length > 0 ? newId("whd") : null;
+  const writes: Promise<unknown>[] = [];
+  if (deliveryId) {
+    const delay = options.firstAttemptDelayMs ?? 0;
+    writes.push(
+      Promise.resolve(
         db`insert into webhook_deliveries (id, event_id, account_id, next_attempt_at) values (${deliveryId}, ${eventId}, ${accountId}, now())`,
-        enqueueJob(
-          db,
-          "deliver_webhook",
-          { delivery_id: deliveryId },
-          { jobKey: nextAttemptJobKey(deliveryId), maxAttempts: 3, ...(delay > 0 ? { runAt: new Date(Date.now() + delay) } : {}) },
-        ),
-      ]);
-    }
+      ),
+      enqueueJob(
+        db,
+        "deliver_webhook",
+        { delivery_id: deliveryId },
+        { jobKey: nextAttemptJobKey(deliveryId), maxAttempts: 3, ...(delay > 0 ? { runAt: new Date(Date.now() + delay) } : {}) },
+      ),
+    );
   }
-  const logged = await appendEvent(db, {
+  // Sent behind the delivery's writes without waiting for them (postgres.js runs them in order on
+  // the transaction's connection): the lock is still taken after them, as the last write.
+  const appended = appendEvent(db, {
     id: eventId,
     accountId,
     mailboxId: payload.mailbox_id,
     messageId: payload.message_id,
     payload: text,
   });
+  const [logged] = await Promise.all([appended, ...writes]);
   // A retried screening job: the event already exists (and so did its webhook rows, which the
   // inserts above left alone).
   if (logged === null) return null;
