@@ -174,7 +174,14 @@ function percentile(sorted: number[], q: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
-const passes = (phase: Phase) => phase.refused === 0 && phase.missing === 0 && percentile(phase.latencies, 0.99) < SLO_MS;
+// Sustained: nothing refused or lost, p99 under the SLO, and the rate really offered: the client's
+// 8 connections each wait for their 250, so when accepting slows the send rate falls behind the
+// target, and a phase that sent at 60/s does not show that 100/s holds.
+const passes = (phase: Phase) =>
+  phase.refused === 0 &&
+  phase.missing === 0 &&
+  percentile(phase.latencies, 0.99) < SLO_MS &&
+  phase.sent / phase.sendSeconds >= 0.95 * phase.rate;
 
 export default async function run(args: string[]): Promise<void> {
   const options = parseOptions(args);
@@ -464,7 +471,7 @@ function report(options: Options, phases: Phase[], scanners: string, loadBefore:
       : `highest sustained rate with p99 under 1 s: ${sustained} msgs/s` +
         (sustained === Math.max(...phases.map((p) => p.rate)) && !options.findMax ? " (the highest rate tried: the limit is higher)" : "") +
         (missedBelow.length ? `; missed at ${missedBelow.join(", ")} msgs/s in this run` : ""),
-    `"screened": stored → screened (messages.created_at → processed_at, database clock); "backlog": earlier messages still undelivered ` +
+    `"p99<1s": no refusal or loss, p99 under 1 s, and at least 95% of the target rate achieved; "screened": stored → screened (messages.created_at → processed_at, database clock); "backlog": earlier messages still undelivered ` +
       `when the rate started ("lost" = not arrived within ${DRAIN_S} s of the phase's end); "cpu ms/msg": CPU time per message sent in ` +
       "the phase, of the service process, the PostgreSQL backends serving its database, each scanner daemon with its workers, and this bench " +
       "(SMTP client and webhook receiver)",
