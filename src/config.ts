@@ -312,7 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
     deliveryRetrySeconds: integer(env, "DELIVERY_RETRY_S", 60, 0, 24 * 3600),
     deliveryRetryLimit: integer(env, "DELIVERY_RETRY_LIMIT", 5, 1, 100),
     unsubscribeSecret: optionalText(env, "UNSUBSCRIBE_SECRET"),
-    workerConcurrency: integer(env, "WORKER_CONCURRENCY", 4, 1, 100),
+    workerConcurrency: integer(env, "WORKER_CONCURRENCY", 16, 1, 100),
     workerRecovery: {
       sweepIntervalMs: integer(env, "WORKER_SWEEP_INTERVAL_MS", 5_000, 100, 60_000),
       deadAfterMs: integer(env, "WORKER_DEAD_AFTER_MS", 15_000, 0, 300_000),

@@ -56,6 +56,14 @@ export const jobDuration = new Histogram({
   registers: [registry],
 });
 
+export const jobQueueWait = new Histogram({
+  name: "mailbox_job_queue_wait_seconds",
+  help: "From a job becoming due (run_at) to a worker starting it, per task: time spent queued.",
+  labelNames: ["task"] as const,
+  buckets: seconds,
+  registers: [registry],
+});
+
 export const jobFailures = new Counter({
   name: "mailbox_job_failures_total",
   help: "Job runs that threw (each is retried until its attempts run out), per task.",

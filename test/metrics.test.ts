@@ -93,19 +93,24 @@ describe("counters move with real traffic", () => {
     const read = await fetch(`${base()}/api/v1/messages/${sentId}`, { headers: { authorization: `Bearer ${account.key}` } });
     expect(read.status).toBe(200);
 
-    // The job's metric is recorded when Graphile Worker reports success, just after the webhook answered.
+    // The first webhook attempt is made by the process_inbound job once the verdict commits; that
+    // job's metric is recorded when Graphile Worker reports success, just after the webhook answered.
     const after = await waitFor(async () => {
       const text = await scrape();
       return (
-        value(text, "mailbox_job_duration_seconds_count", 'task="deliver_webhook",outcome="success"') >
-          value(before, "mailbox_job_duration_seconds_count", 'task="deliver_webhook",outcome="success"') && text
+        value(text, "mailbox_job_duration_seconds_count", 'task="process_inbound",outcome="success"') >
+          value(before, "mailbox_job_duration_seconds_count", 'task="process_inbound",outcome="success"') &&
+        value(text, "mailbox_webhook_attempts_total", 'outcome="delivered"') >
+          value(before, "mailbox_webhook_attempts_total", 'outcome="delivered"') &&
+        text
       );
-    }, "the webhook job's success in the metrics");
+    }, "the screening job's success and the delivered webhook in the metrics");
     const moved = (name: string, labels = "") => value(after, name, labels) - value(before, name, labels);
     expect(moved("mailbox_smtp_messages_total", 'result="accepted",reason="stored"')).toBeGreaterThanOrEqual(1);
     expect(moved("mailbox_smtp_messages_total", 'result="rejected",reason="unknown_mailbox"')).toBeGreaterThanOrEqual(1);
     expect(moved("mailbox_smtp_sessions_total")).toBeGreaterThanOrEqual(1);
     expect(moved("mailbox_job_duration_seconds_count", 'task="process_inbound",outcome="success"')).toBeGreaterThanOrEqual(1);
+    expect(moved("mailbox_job_queue_wait_seconds_count", 'task="process_inbound"')).toBeGreaterThanOrEqual(1);
     expect(moved("mailbox_webhook_attempts_total", 'outcome="delivered"')).toBeGreaterThanOrEqual(1);
     expect(moved("mailbox_webhook_delivery_delay_seconds_count")).toBeGreaterThanOrEqual(1);
     expect(moved("mailbox_sends_total", 'outcome="sent"')).toBe(1);

@@ -8,7 +8,7 @@ import pg from "pg";
 import type { Services } from "../src/core/services.ts";
 import { silentWorkerLogger } from "../src/db.ts";
 import { errorFields } from "../src/log.ts";
-import { jobDuration, jobFailures } from "../src/metrics.ts";
+import { jobDuration, jobFailures, jobQueueWait } from "../src/metrics.ts";
 import { guardConnectionRejections } from "./connection-rejections.ts";
 import { holdPoolLease, startSweeper, type PoolLease } from "./liveness.ts";
 import { taskList } from "./tasks/index.ts";
@@ -22,7 +22,9 @@ export type WorkerHandle = {
 };
 
 export async function startWorker(svc: Services, databaseUrl: string): Promise<WorkerHandle> {
-  const pool = new pg.Pool({ connectionString: databaseUrl });
+  // Each of the concurrent jobs takes a client to fetch and complete itself: a pool smaller than
+  // the concurrency makes jobs wait for one (Graphile Worker warns about it).
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: Math.max(10, svc.config.workerConcurrency + 1) });
   // A client whose server goes away emits on the pool when idle and on itself when checked out
   // (the runner's LISTEN connection is); unhandled, either would end the process.
   const poolError = (error: Error) => svc.log.warn("worker.pool_error", errorFields(error));
@@ -62,14 +64,21 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     await pool.end();
     throw error;
   }
-  // One log line per job run, with its id, task, attempt and duration.
-  const started = new Map<string, number>();
+  // One log line per job run, with its id, task, attempt, duration and time spent waiting in the
+  // queue (from run_at, when it became due, to its start: database clock against this process's).
+  const started = new Map<string, { at: number; queueWaitMs: number }>();
   const elapsed = (id: string) => {
     const start = started.get(id);
     started.delete(id);
-    return start === undefined ? null : Math.round(performance.now() - start);
+    return start === undefined
+      ? { took: null, queueWaitMs: null }
+      : { took: Math.round(performance.now() - start.at), queueWaitMs: start.queueWaitMs };
   };
-  runner.events.on("job:start", ({ job }) => void started.set(job.id, performance.now()));
+  runner.events.on("job:start", ({ job }) => {
+    const queueWaitMs = Math.max(0, Date.now() - new Date(job.run_at).getTime());
+    jobQueueWait.observe({ task: job.task_identifier }, queueWaitMs / 1000);
+    started.set(job.id, { at: performance.now(), queueWaitMs });
+  });
   // The payload's message or delivery id, so one message can be followed from the listener's
   // line through its jobs to the webhook's.
   const subject = (payload: unknown) => {
@@ -77,7 +86,7 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     return { ...(typeof message_id === "string" ? { message_id } : {}), ...(typeof delivery_id === "string" ? { delivery_id } : {}) };
   };
   runner.events.on("job:error", ({ job, error }) => {
-    const took = elapsed(job.id);
+    const { took, queueWaitMs } = elapsed(job.id);
     jobFailures.inc({ task: job.task_identifier });
     if (took !== null) jobDuration.observe({ task: job.task_identifier, outcome: "failure" }, took / 1000);
     svc.log.warn("job.failed", {
@@ -86,11 +95,12 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
       task: job.task_identifier,
       attempt: job.attempts,
       duration_ms: took,
+      queue_wait_ms: queueWaitMs,
       error: String((error as Error)?.message ?? error),
     });
   });
   runner.events.on("job:success", ({ job }) => {
-    const took = elapsed(job.id);
+    const { took, queueWaitMs } = elapsed(job.id);
     if (took !== null) jobDuration.observe({ task: job.task_identifier, outcome: "success" }, took / 1000);
     svc.log.info("job.succeeded", {
       job_id: job.id,
@@ -98,6 +108,7 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
       ...subject(job.payload),
       attempt: job.attempts,
       duration_ms: took,
+      queue_wait_ms: queueWaitMs,
     });
   });
   let held: PoolLease;

@@ -18,22 +18,29 @@ export type LoggedEvent = { cursor: string; payload: string };
 /**
  * Appends in the caller's transaction and announces the position at commit. Returns null when
  * the message already has its event (a retried screening job).
+ *
+ * Positions of one account must commit in the order they are drawn, or a reader that has seen N
+ * could later miss a smaller position committed after it: one appender per account at a time, by
+ * a lock held until the caller's transaction ends. Every message of the account waits for that
+ * lock, so a caller appends as the last write before COMMIT, and the lock, the insert and the
+ * NOTIFY travel together (sent without waiting between them; postgres.js runs them in order on
+ * the transaction's connection): one round trip under the lock, then the commit.
  */
 export async function appendEvent(
   db: Db,
   event: { id: string; accountId: string; mailboxId: string; messageId: string; payload: string },
 ): Promise<string | null> {
-  // Positions of one account must commit in the order they are drawn, or a reader that has seen
-  // N could later miss a smaller position committed after it: one appender per account at a time.
-  await db`select pg_advisory_xact_lock(hashtextextended(${`event_log:${event.accountId}`}, 0))`;
-  const [row] = await db`
-    insert into event_log (id, account_id, mailbox_id, message_id, payload)
-    values (${event.id}, ${event.accountId}, ${event.mailboxId}, ${event.messageId}, ${event.payload})
-    on conflict (message_id, type) do nothing returning position`;
-  if (!row) return null;
-  const position = String(row.position);
-  await db`select pg_notify(${EVENT_CHANNEL}, ${JSON.stringify({ a: event.accountId, p: position })})`;
-  return position;
+  const locked = db`select pg_advisory_xact_lock(hashtextextended(${`event_log:${event.accountId}`}, 0))`;
+  const appended = db`
+    with appended as (
+      insert into event_log (id, account_id, mailbox_id, message_id, payload)
+      values (${event.id}, ${event.accountId}, ${event.mailboxId}, ${event.messageId}, ${event.payload})
+      on conflict (message_id, type) do nothing returning position
+    )
+    select position, pg_notify(${EVENT_CHANNEL}, json_build_object('a', ${event.accountId}::text, 'p', position::text)::text) from appended`;
+  const [, rows] = await Promise.all([locked, appended]);
+  const [row] = rows;
+  return row ? String(row.position) : null;
 }
 
 /** A cursor is the decimal position a client last saw; "0" (or none) is the start of the log. */

@@ -11,6 +11,7 @@ import { ensureTask, insertJobQuietly } from "./jobs.ts";
 import type { Mailbox } from "./mailboxes.ts";
 import { sha256HexNow } from "../secrets.ts";
 import type { Services } from "./services.ts";
+import { stopwatch } from "./stage-times.ts";
 import { threadIdExpression } from "./threading.ts";
 import { MAILTO_LOCAL_PREFIX } from "./unsubscribe.ts";
 
@@ -49,8 +50,11 @@ export async function lookupRecipient(svc: Services, address: string): Promise<R
 }
 
 export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: Mailbox[], envelope: InboundEnvelope): Promise<string[]> {
-  const parsed = await parseInbound(raw);
-  const body = sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars });
+  const watch = stopwatch();
+  const parsed = await watch.time("parse", () => parseInbound(raw));
+  const body = await watch.time("sanitize", async () =>
+    sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars }),
+  );
   const unique = [...new Map(mailboxes.map((mailbox) => [mailbox.id, mailbox])).values()];
   const rawId = newId("raw");
   const digest = sha256HexNow(raw);
@@ -64,26 +68,27 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   // One round trip: no statement waits for another's reply. Whether a mailbox's copy is stored is
   // decided inside the transaction, by its claim (a copy of an earlier message stores and enqueues
   // nothing); a message without a Message-ID is always stored.
-  await pipelinedTransaction(svc.sql, (tx) => {
-    const statements: PromiseLike<unknown>[] = [];
-    if (rfcMessageId !== null)
-      for (const { mailbox, id } of planned) {
-        const claim = claimFirstCopy(tx, mailbox.id, rfcMessageId, digest, id);
-        claims.set(mailbox.id, claim);
-        statements.push(claim);
-      }
-    const storedIf = (ids: string[]) => (rfcMessageId === null ? tx`true` : claimedFor(tx, ids));
-    statements.push(
-      tx`
+  await watch.time("store", () =>
+    pipelinedTransaction(svc.sql, (tx) => {
+      const statements: PromiseLike<unknown>[] = [];
+      if (rfcMessageId !== null)
+        for (const { mailbox, id } of planned) {
+          const claim = claimFirstCopy(tx, mailbox.id, rfcMessageId, digest, id);
+          claims.set(mailbox.id, claim);
+          statements.push(claim);
+        }
+      const storedIf = (ids: string[]) => (rfcMessageId === null ? tx`true` : claimedFor(tx, ids));
+      statements.push(
+        tx`
         insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from)
         select ${rawId}, ${raw.byteLength}, ${digest}, ${raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}
         where ${storedIf(planned.map(({ id }) => id))}`.execute(),
-    );
-    for (const { mailbox, id } of planned) {
-      const stored = storedIf([id]);
-      const threadId = threadIdExpression(tx, mailbox.id, parsed.inReplyTo, parsed.references);
-      statements.push(
-        tx`
+      );
+      for (const { mailbox, id } of planned) {
+        const stored = storedIf([id]);
+        const threadId = threadIdExpression(tx, mailbox.id, parsed.inReplyTo, parsed.references);
+        statements.push(
+          tx`
           insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
             "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
           select ${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
@@ -91,21 +96,22 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
             ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${tx.json(body.report as never)}, ${body.hidden_text || null},
             ${parsed.warnings}::text[], ${tx.json(parsed.headerValues)}, ${parsed.unread}
           where ${stored}`.execute(),
-      );
-      for (const attachment of parsed.attachments) {
-        statements.push(
-          tx`
+        );
+        for (const attachment of parsed.attachments) {
+          statements.push(
+            tx`
             insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content)
             select ${newId("att")}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
               ${attachment.contentId}, ${attachment.disposition}, ${attachment.content}
             where ${stored}`.execute(),
-        );
+          );
+        }
+        // Without add_job's NOTIFY, which would make concurrent accepts commit one at a time (jobs.ts).
+        statements.push(insertJobQuietly(tx, "process_inbound", { message_id: id }, `inbound:${id}`, stored));
       }
-      // Without add_job's NOTIFY, which would make concurrent accepts commit one at a time (jobs.ts).
-      statements.push(insertJobQuietly(tx, "process_inbound", { message_id: id }, `inbound:${id}`, stored));
-    }
-    return statements;
-  });
+      return statements;
+    }),
+  );
 
   // Each mailbox's message: ours, or the earlier copy its claim named.
   const idByMailbox = new Map<string, string>();
@@ -119,6 +125,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
     copies_of_earlier: copies,
     size: raw.byteLength,
     warnings: parsed.warnings.length,
+    stages_ms: watch.times,
   });
   return ids;
 }

@@ -12,15 +12,42 @@ import { deliverable, recordAndNotify, type ScreeningResult } from "./screening/
 import { askSpamScanner, judgeSpam } from "./screening/spam.ts";
 import type { Attempt, ScreeningRow } from "./screening/types.ts";
 import { scanVirus } from "./screening/virus.ts";
+import { settle, unsettle } from "./settle.ts";
+import { stopwatch } from "./stage-times.ts";
+import { attemptWebhookDelivery } from "./webhook-delivery.ts";
+import { errorFields } from "../log.ts";
 
 export type { ComprehensionStatus } from "./screening/types.ts";
 
 /** Scanner failures retry the job this many times before the message goes on without a verdict. */
 export const SCANNER_ATTEMPTS = 3;
 
-export async function screenMessage(svc: Services, messageId: string, jobAttempt = 1): Promise<void> {
+/**
+ * How long the first webhook attempt's job waits before it runs when screening attempts the
+ * delivery itself: long enough that the attempt right after the commit has taken its lease (and
+ * later removes the job), short enough that mail screened by a process that died at that moment
+ * is still delivered within seconds. The job running early is harmless: it finds the lease held.
+ */
+export const INLINE_WEBHOOK_FALLBACK_MS = 5_000;
+
+/**
+ * deliverWebhook: once the result and its webhook event are committed, make the first delivery
+ * attempt here, in this job (the process_inbound task does), instead of in a deliver_webhook job
+ * of its own: no second trip through the queue. The job committed with the event stays behind as
+ * the fallback (INLINE_WEBHOOK_FALLBACK_MS) and the attempt's lease and retries work as for any
+ * attempt (src/core/webhook-delivery.ts), so a crash at any point still delivers.
+ */
+export async function screenMessage(
+  svc: Services,
+  messageId: string,
+  jobAttempt = 1,
+  options: { deliverWebhook?: boolean } = {},
+): Promise<void> {
   const { sql, config, log } = svc;
-  const [message] = await sql<ScreeningRow[]>`
+  const watch = stopwatch();
+  const [message] = await watch.time(
+    "load",
+    () => sql<ScreeningRow[]>`
     select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.body_raw, m.hidden_text, m.truncated,
       m.sanitization, m.processed_at, m.unread_content, m.headers, r.content, r.remote_ip, r.helo, r.mail_from, r.received_at,
       b.address as mailbox_address, b.deliver_spam, s.schema as extraction_schema
@@ -28,34 +55,61 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
       left join raw_messages r on r.id = m.raw_message_id
       join mailboxes b on b.id = m.mailbox_id
       left join extraction_schemas s on s.id = b.extraction_schema_id
-    where m.id = ${messageId}`;
+    where m.id = ${messageId}`,
+  );
   if (!message) return log.warn("inbound.missing", { message_id: messageId });
   if (message.processed_at) return;
   const raw: Uint8Array = message.content ?? new Uint8Array();
   const attempt: Attempt = { messageId, lastChance: jobAttempt >= SCANNER_ATTEMPTS };
 
-  // The scanners first: their failures retry the job, so they run before work that should not repeat.
-  const virusRisk = await scanVirus(svc, raw, attempt);
-  const edgeScan = await askSpamScanner(svc, message, raw, virusRisk, attempt);
+  // The scanners first: their failures retry the job, so they run before work that should not
+  // repeat. clamd, the spam scanner and sender authentication (DNS only, no writes) run side by
+  // side: each waits on another process or the network, so the job waits for the slowest, not
+  // the sum. The spam scanner's answer is only used when the mail is not a virus, as if it had
+  // not been asked: its failure then neither retries the job nor counts.
+  const scannersStarted = performance.now();
+  const [virusRisk, edgeAnswer, auth] = await Promise.all([
+    watch.time("clamd", () => scanVirus(svc, raw, attempt)),
+    watch.time(config.screening.spamScanner ?? "spam_scanner", () => settle(askSpamScanner(svc, message, raw, null, attempt))),
+    watch.time(
+      "auth",
+      (): Promise<AuthOutcome> =>
+        authenticateInbound({
+          raw,
+          remoteIp: message.remote_ip ?? "",
+          helo: message.helo ?? "",
+          mailFrom: message.mail_from ?? "",
+          // Local deliveries have no connection to check.
+          mode: message.remote_ip ? config.authMode : "off",
+          trustedAuthservIds: config.trustedAuthservIds,
+          resolver: svc.resolve,
+          mtaHostname: config.smtp.hostname,
+        }),
+    ),
+  ]);
+  watch.add("scanners", performance.now() - scannersStarted);
+  const edgeScan = virusRisk === "high" ? null : unsettle(edgeAnswer);
+  const report = await watch.time("reports", () => applyDeliveryReports(sql, { id: message.id, account_id: message.account_id }));
 
-  const auth: AuthOutcome = await authenticateInbound({
-    raw,
-    remoteIp: message.remote_ip ?? "",
-    helo: message.helo ?? "",
-    mailFrom: message.mail_from ?? "",
-    // Local deliveries have no connection to check.
-    mode: message.remote_ip ? config.authMode : "off",
-    trustedAuthservIds: config.trustedAuthservIds,
-    resolver: svc.resolve,
-    mtaHostname: config.smtp.hostname,
-  });
-  const report = await applyDeliveryReports(sql, { id: message.id, account_id: message.account_id });
-
-  const spam = await judgeSpam(svc, message, raw, auth, edgeScan, virusRisk);
-  const injection = await screenInjection(svc, message, virusRisk);
-  const comprehension = await comprehend(svc, message, { virusRisk, spam, injection });
+  const spam = await watch.time("classifier", () => judgeSpam(svc, message, raw, auth, edgeScan, virusRisk));
+  const injection = await watch.time("injection", () => screenInjection(svc, message, virusRisk));
+  const comprehension = await watch.time("comprehension", () => comprehend(svc, message, { virusRisk, spam, injection }));
   const result: ScreeningResult = { auth, virusRisk, spamRisk: spam.risk, comprehension };
-  await recordAndNotify(svc, message, result);
+  const inline = options.deliverWebhook === true;
+  const deliveryId = await watch.time("record", () =>
+    recordAndNotify(svc, message, result, inline ? { firstAttemptDelayMs: INLINE_WEBHOOK_FALLBACK_MS } : {}),
+  );
+  // The verdict is committed: a failure from here on must not fail (and so repeat) the job. The
+  // fallback job delivers what this attempt could not.
+  const attempted =
+    inline && deliveryId
+      ? await watch.time("webhook", () =>
+          attemptWebhookDelivery(svc, deliveryId, { inline: true }).catch((error: unknown) => {
+            log.warn("webhook.inline_attempt_failed", { message_id: messageId, delivery_id: deliveryId, ...errorFields(error) });
+            return null;
+          }),
+        )
+      : null;
 
   log.info("inbound.processed", {
     message_id: messageId,
@@ -66,5 +120,7 @@ export async function screenMessage(svc: Services, messageId: string, jobAttempt
     injection_score: injection.body.score,
     comprehension_status: comprehension.status,
     webhook: deliverable(result, message),
+    ...(attempted ? { webhook_attempt: attempted } : {}),
+    stages_ms: watch.times,
   });
 }

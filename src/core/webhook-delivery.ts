@@ -9,7 +9,9 @@ import { webhookAttempts, webhookDeliveryDelay, webhookResponseTime } from "../m
 import type { Services } from "./services.ts";
 import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from "./webhook-signature.ts";
 import { resolveWebhookTarget } from "./webhook-target.ts";
+import { nextAttemptJobKey } from "./webhooks.ts";
 import { standardWebhookHeaders } from "./standard-webhooks.ts";
+import { stopwatch } from "./stage-times.ts";
 
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 const JITTER = 0.2;
@@ -29,34 +31,47 @@ export function retryAfterSeconds(header: string | null): number | null {
   return seconds <= MAX_RETRY_AFTER_SECONDS ? seconds : null;
 }
 
-export async function attemptWebhookDelivery(svc: Services, deliveryId: string): Promise<AttemptResult> {
+/**
+ * inline: the attempt screening makes right after committing the event, while the delivery's
+ * first job waits as a fallback (see screenMessage): an attempt that settles the delivery takes
+ * that job away too (a retry replaces it, as for any attempt).
+ */
+export async function attemptWebhookDelivery(
+  svc: Services,
+  deliveryId: string,
+  options: { inline?: boolean } = {},
+): Promise<AttemptResult> {
   const { sql, config, log } = svc;
   const { timeoutMs, retryScheduleSeconds, allowPrivateNetworks, leaseGraceMs } = config.webhook;
   const maxAttempts = retryScheduleSeconds.length + 1;
   const leaseMs = timeoutMs + leaseGraceMs;
   const safetyJob = `webhook-lease:${deliveryId}`;
 
+  const watch = stopwatch();
   // Take the lease; the safety job commits with it and fires if this attempt never reports back.
-  const claimed = await sql.begin(async (tx) => {
-    const [row] = await tx`
-      -- millisecond precision: the value travels through JS and is compared for equality later
-      update webhook_deliveries d set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))
-      from webhook_events e
-      where d.id = ${deliveryId} and e.id = d.event_id and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
-      returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, e.payload, e.message_id, e.created_at as event_created_at`;
-    if (!row) return null;
-    // Timed from the database's lease, not this process's clock, so clock skew cannot fire it early.
-    await enqueueJob(
-      tx,
-      "deliver_webhook",
-      { delivery_id: deliveryId },
-      { jobKey: safetyJob, runAt: new Date(Date.parse(row.lease_until) + 1000), maxAttempts: 3 },
-    );
-    return row;
+  // One statement, so one round trip and atomic without a transaction around it: the lease, the
+  // safety job (timed from the database's lease, not this process's clock, so clock skew cannot
+  // fire it early; the lease has millisecond precision because the value travels through JS and
+  // is compared for equality later), and the account's endpoint (null when there is none).
+  const claimed = await watch.time("claim", async () => {
+    const [row] = await sql`
+      with claimed as (
+        update webhook_deliveries d set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))
+        from webhook_events e
+        where d.id = ${deliveryId} and e.id = d.event_id and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
+        returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, e.payload, e.message_id, e.created_at as event_created_at
+      )
+      select c.*,
+        (select json_build_object('url', w.url, 'secret', w.secret, 'enabled', w.enabled) from webhook_endpoints w
+          where w.account_id = c.account_id) as endpoint,
+        graphile_worker.add_job('deliver_webhook', json_build_object('delivery_id', c.id), job_key => ${safetyJob}::text,
+          run_at => c.lease_until + interval '1 second', max_attempts => 3) is not null as safety_job
+      from claimed c`;
+    return row ?? null;
   });
   if (!claimed) return "skipped";
 
-  const [endpoint] = await sql`select url, secret, enabled from webhook_endpoints where account_id = ${claimed.account_id}`;
+  const endpoint = claimed.endpoint as { url: string; secret: string; enabled: boolean } | null;
   const attempt = claimed.attempts + 1;
   const attemptedAt = new Date();
   let status: number | null = null;
@@ -70,20 +85,16 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
     error = "webhook is not configured or disabled";
   } else {
     try {
-      const target = await resolveWebhookTarget(endpoint.url, svc.resolve, allowPrivateNetworks);
+      const target = await watch.time("resolve", () => resolveWebhookTarget(endpoint.url, svc.resolve, allowPrivateNetworks));
       const timestamp = Date.now();
       const body: string = claimed.payload;
-      const response = await postWebhook(
-        target,
-        body,
-        {
-          [SIGNATURE_HEADER]: await signWebhook(endpoint.secret, timestamp, body),
-          [TIMESTAMP_HEADER]: String(timestamp),
-          ...(await standardWebhookHeaders(endpoint.secret, claimed.event_id, timestamp, body)),
-          "user-agent": "agent-mailbox-webhooks/1",
-        },
-        timeoutMs,
-      );
+      const headers = await watch.time("sign", async () => ({
+        [SIGNATURE_HEADER]: await signWebhook(endpoint.secret, timestamp, body),
+        [TIMESTAMP_HEADER]: String(timestamp),
+        ...(await standardWebhookHeaders(endpoint.secret, claimed.event_id, timestamp, body)),
+        "user-agent": "agent-mailbox-webhooks/1",
+      }));
+      const response = await watch.time("post", () => postWebhook(target, body, headers, timeoutMs));
       status = response.status;
       snippet = response.snippet;
       latency = response.latencyMs;
@@ -95,43 +106,53 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
 
   const delivered = status !== null && status >= 200 && status < 300;
   let result: AttemptResult;
-  await sql.begin(async (tx) => {
-    await tx`
-      insert into webhook_attempts (delivery_id, attempted_at, url, status, latency_ms, error, response_snippet)
-      values (${deliveryId}, ${attemptedAt}, ${url}, ${status}, ${latency}, ${error}, ${snippet})`;
-    // Only the attempt that still holds the lease decides: one that outlived it was already
-    // followed by another attempt, whose state and safety job must stand.
-    const held = await tx`select 1 from webhook_deliveries where id = ${deliveryId} and lease_until = ${claimed.lease_until} for update`;
-    if (held.length === 0) {
-      result = "skipped";
-      return;
-    }
-    await tx`select graphile_worker.remove_job(${safetyJob})`;
-    if (delivered) {
-      result = "delivered";
-      await tx`
+  await watch.time("record", () =>
+    sql.begin(async (tx) => {
+      // Statements that do not depend on each other's results are sent without waiting between
+      // them (postgres.js runs them in order on the transaction's connection): round trips, not
+      // statements, are what an attempt waits for on a busy database.
+      const [, held] = await Promise.all([
+        tx`
+        insert into webhook_attempts (delivery_id, attempted_at, url, status, latency_ms, error, response_snippet)
+        values (${deliveryId}, ${attemptedAt}, ${url}, ${status}, ${latency}, ${error}, ${snippet})`,
+        // Only the attempt that still holds the lease decides: one that outlived it was already
+        // followed by another attempt, whose state and safety job must stand.
+        tx`select 1 from webhook_deliveries where id = ${deliveryId} and lease_until = ${claimed.lease_until} for update`,
+      ]);
+      if (held.length === 0) {
+        result = "skipped";
+        return;
+      }
+      const writes: PromiseLike<unknown>[] = [tx`select graphile_worker.remove_job(${safetyJob})`];
+      if (options.inline && (delivered || attempt >= maxAttempts))
+        writes.push(tx`select graphile_worker.remove_job(${nextAttemptJobKey(deliveryId)})`);
+      const failure = error ?? `HTTP ${status}`;
+      if (delivered) {
+        result = "delivered";
+        writes.push(tx`
         update webhook_deliveries set state = 'delivered', attempts = ${attempt}, last_status = ${status}, last_error = null,
           delivered_at = now(), lease_until = null, next_attempt_at = null
-        where id = ${deliveryId}`;
-      return;
-    }
-    const failure = error ?? `HTTP ${status}`;
-    if (attempt >= maxAttempts) {
-      result = "dead";
-      await tx`
+        where id = ${deliveryId}`);
+      } else if (attempt >= maxAttempts) {
+        result = "dead";
+        writes.push(tx`
         update webhook_deliveries set state = 'dead', attempts = ${attempt}, last_status = ${status}, last_error = ${failure},
           dead_at = now(), lease_until = null, next_attempt_at = null
-        where id = ${deliveryId}`;
-      return;
-    }
-    result = "retry_scheduled";
-    const delay = retryAfter ?? retryDelaySeconds(retryScheduleSeconds, attempt);
-    const runAt = new Date(Date.now() + delay * 1000);
-    await tx`
-      update webhook_deliveries set attempts = ${attempt}, last_status = ${status}, last_error = ${failure}, lease_until = null, next_attempt_at = ${runAt}
-      where id = ${deliveryId}`;
-    await enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, runAt, maxAttempts: 3 });
-  });
+        where id = ${deliveryId}`);
+      } else {
+        result = "retry_scheduled";
+        const delay = retryAfter ?? retryDelaySeconds(retryScheduleSeconds, attempt);
+        const runAt = new Date(Date.now() + delay * 1000);
+        writes.push(
+          tx`
+          update webhook_deliveries set attempts = ${attempt}, last_status = ${status}, last_error = ${failure}, lease_until = null, next_attempt_at = ${runAt}
+          where id = ${deliveryId}`,
+          enqueueJob(tx, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: nextAttemptJobKey(deliveryId), runAt, maxAttempts: 3 }),
+        );
+      }
+      await Promise.all(writes);
+    }),
+  );
   webhookAttempts.inc({ outcome: result! });
   if (latency !== null) webhookResponseTime.observe(latency / 1000);
   if (result! === "delivered") webhookDeliveryDelay.observe(Math.max(0, Date.now() - Date.parse(claimed.event_created_at)) / 1000);
@@ -143,6 +164,7 @@ export async function attemptWebhookDelivery(svc: Services, deliveryId: string):
     latency_ms: latency,
     result: result!,
     error,
+    stages_ms: watch.times,
   });
   return result!;
 }

@@ -58,38 +58,76 @@ export async function disableWebhook(db: Db, accountId: string): Promise<boolean
   );
 }
 
+/** The event recorded, and its webhook delivery when the account has a webhook to deliver to. */
+export type RecordedEvent = { eventId: string; deliveryId: string | null };
+
 /**
  * Records the event in the caller's transaction (the one that records the screening result):
  * always in the event log (src/core/events.ts), and, when the account has an enabled webhook with
  * a URL and a secret, as a webhook event whose first delivery attempt is enqueued to run at once.
  * Both carry the same payload bytes and event_id.
+ *
+ * firstAttemptDelayMs: the caller attempts the delivery itself right after its transaction
+ * commits (the process_inbound task does), so the job is only the fallback should that attempt
+ * never happen (the process dies first): it runs after this delay, and a delivery the caller's
+ * attempt settled takes its job away (src/core/webhook-delivery.ts). Null when nothing was
+ * recorded (a retried screening job: the event already exists).
  */
 export async function createMessageReceivedEvent(
   db: Db,
   accountId: string,
   payload: Omit<MessageReceivedPayload, "event_id" | "type">,
-): Promise<string | null> {
+  options: { firstAttemptDelayMs?: number } = {},
+): Promise<RecordedEvent | null> {
   const eventId = newId("evt");
   const body: MessageReceivedPayload = { event_id: eventId, type: "message.received", ...payload };
   const text = JSON.stringify(body);
-  const logged = await appendEvent(db, {
+  // The webhook's rows first, the event log last: appending takes the account's event lock,
+  // which every other message of the account waits for until this transaction commits. The
+  // webhook event is written only when the account has a webhook to deliver to, and never beside
+  // an event the log already has under another id (a retried job never gets here: recordAndNotify
+  // only records a message not yet processed; this keeps it so regardless).
+  const inserted = await db`
+    insert into webhook_events (id, account_id, message_id, payload)
+    select ${eventId}, ${accountId}, ${payload.message_id}, ${text}
+    where exists (select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> '')
+      and not exists (select 1 from event_log where message_id = ${payload.message_id} and type = 'message.received')
+    on conflict (message_id, type) do nothing returning id`;
+  const deliveryId = inserted.length > 0 ? newId("whd") : null;
+  const writes: Promise<unknown>[] = [];
+  if (deliveryId) {
+    const delay = options.firstAttemptDelayMs ?? 0;
+    writes.push(
+      Promise.resolve(
+        db`insert into webhook_deliveries (id, event_id, account_id, next_attempt_at) values (${deliveryId}, ${eventId}, ${accountId}, now())`,
+      ),
+      enqueueJob(
+        db,
+        "deliver_webhook",
+        { delivery_id: deliveryId },
+        { jobKey: nextAttemptJobKey(deliveryId), maxAttempts: 3, ...(delay > 0 ? { runAt: new Date(Date.now() + delay) } : {}) },
+      ),
+    );
+  }
+  // Sent behind the delivery's writes without waiting for them (postgres.js runs them in order on
+  // the transaction's connection): the lock is still taken after them, as the last write.
+  const appended = appendEvent(db, {
     id: eventId,
     accountId,
     mailboxId: payload.mailbox_id,
     messageId: payload.message_id,
     payload: text,
   });
-  if (logged === null) return null; // a retried screening job: the event already exists
-  const [endpoint] = await db`select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> ''`;
-  if (!endpoint) return eventId;
-  const inserted = await db`
-    insert into webhook_events (id, account_id, message_id, payload) values (${eventId}, ${accountId}, ${payload.message_id}, ${text})
-    on conflict (message_id, type) do nothing returning id`;
-  if (inserted.length === 0) return eventId;
-  const deliveryId = newId("whd");
-  await db`insert into webhook_deliveries (id, event_id, account_id, next_attempt_at) values (${deliveryId}, ${eventId}, ${accountId}, now())`;
-  await enqueueJob(db, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, maxAttempts: 3 });
-  return eventId;
+  const [logged] = await Promise.all([appended, ...writes]);
+  // A retried screening job: the event already exists (and so did its webhook rows, which the
+  // inserts above left alone).
+  if (logged === null) return null;
+  return { eventId, deliveryId };
+}
+
+/** The job key of a delivery's next attempt (the first, a retry, a redrive). */
+export function nextAttemptJobKey(deliveryId: string): string {
+  return `webhook:${deliveryId}`;
 }
 
 export type DeliverySummary = {
@@ -139,5 +177,5 @@ async function redriveInTransaction(db: Db, accountId: string, deliveryId: strin
     if (!exists) throw errors.notFound("delivery");
     throw errors.conflict(`only a dead-lettered delivery can be redriven (this one is ${exists.state})`);
   }
-  await enqueueJob(db, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: `webhook:${deliveryId}`, maxAttempts: 3 });
+  await enqueueJob(db, "deliver_webhook", { delivery_id: deliveryId }, { jobKey: nextAttemptJobKey(deliveryId), maxAttempts: 3 });
 }

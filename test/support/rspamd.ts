@@ -33,6 +33,8 @@ export type Rspamd = {
   controllerUrl: string;
   /** the Bayes key prefix in Redis, private to this run */
   redisPrefix: string;
+  /** the main process (its workers are its children), for a benchmark's CPU accounting */
+  pid: number;
   /** Teach Bayes one message; false when Rspamd declined it (already learned, too few tokens). */
   learn(kind: "spam" | "ham", raw: Uint8Array): Promise<boolean>;
   close(): Promise<void>;
@@ -251,5 +253,5 @@ export async function startRspamd(options: RspamdOptions = {}): Promise<Rspamd> 
     throw new Error(`rspamd learn${kind}: HTTP ${response.status} ${text.slice(0, 200)}`);
   };
 
-  return { url, controllerUrl, redisPrefix: prefix, learn, close };
+  return { url, controllerUrl, redisPrefix: prefix, pid: child.pid, learn, close };
 }

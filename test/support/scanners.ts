@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { freePort } from "./smtp-client.ts";
 
 export type ScannerName = "clamd" | "spamd";
-export type Scanner = { address: string; close(): Promise<void> };
+/** pid: the daemon's process (spamd forks its children under it), for a benchmark's CPU accounting. */
+export type Scanner = { address: string; pid: number; close(): Promise<void> };
 
 /** The EICAR test file: every antivirus treats it as malware, and it is harmless. */
 export const EICAR = "X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*";
@@ -140,10 +141,11 @@ export async function startClamd(): Promise<Scanner> {
   const daemon: Daemon = { process: Bun.spawn([binary, "-c", config], { stdout: "ignore", stderr: "ignore" }), dir, log };
   running.add(daemon);
   await waitUntilReady(daemon, port, "zPING\0", /^PONG\0?$/, CLAMD_START_MS, "clamd");
-  return { address: `127.0.0.1:${port}`, close: () => stop(daemon) };
+  return { address: `127.0.0.1:${port}`, pid: daemon.process.pid, close: () => stop(daemon) };
 }
 
-export async function startSpamd(): Promise<Scanner> {
+/** children: spamd's -m, the most messages it checks at once (2 unless a benchmark asks for more). */
+export async function startSpamd(options: { children?: number } = {}): Promise<Scanner> {
   const binary = scannerBinary("spamd");
   if (!binary) throw new Error("spamd is not installed");
   const dir = mkdtempSync(join(tmpdir(), "test-spamd-"));
@@ -160,12 +162,17 @@ export async function startSpamd(): Promise<Scanner> {
     "-s",
     "stderr",
     "-m",
-    "2",
+    String(options.children ?? 2),
+    // All of them forked at start, and kept: a benchmark's load step must not wait for a fork.
+    "--min-children",
+    String(options.children ?? 2),
+    "--max-spare",
+    String(options.children ?? 2),
     // As root spamd drops to another user anyway; name it rather than rely on its fallback.
     ...(isRoot() ? ["-u", "nobody"] : []),
   ];
   const daemon: Daemon = { process: Bun.spawn(args, { stdout: "ignore", stderr: Bun.file(log) }), dir, log };
   running.add(daemon);
   await waitUntilReady(daemon, port, "PING SPAMC/1.5\r\n\r\n", /^SPAMD\/[\d.]+ 0 PONG/, SPAMD_START_MS, "spamd");
-  return { address: `127.0.0.1:${port}`, close: () => stop(daemon) };
+  return { address: `127.0.0.1:${port}`, pid: daemon.process.pid, close: () => stop(daemon) };
 }

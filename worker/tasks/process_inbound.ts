@@ -5,5 +5,6 @@ import type { Services } from "../../src/core/services.ts";
 import { screenMessage } from "../../src/core/screening.ts";
 
 export async function processInbound(svc: Services, payload: { message_id: string }, helpers?: JobHelpers): Promise<void> {
-  await screenMessage(svc, payload.message_id, helpers?.job.attempts ?? 1);
+  // The first webhook attempt is made here, right after the verdict commits (see screenMessage).
+  await screenMessage(svc, payload.message_id, helpers?.job.attempts ?? 1, { deliverWebhook: true });
 }

@@ -17,33 +17,48 @@ export function deliverable(result: ScreeningResult, message: Pick<ScreeningRow,
   return status !== "skipped_virus" && (status !== "skipped_spam" || message.deliver_spam === true);
 }
 
-export async function recordAndNotify(svc: Services, message: ScreeningRow, result: ScreeningResult): Promise<void> {
+/**
+ * Returns the webhook delivery this created, if any. firstAttemptDelayMs: see
+ * createMessageReceivedEvent (the caller attempts the delivery itself once this commits).
+ */
+export async function recordAndNotify(
+  svc: Services,
+  message: ScreeningRow,
+  result: ScreeningResult,
+  options: { firstAttemptDelayMs?: number } = {},
+): Promise<string | null> {
   const { sql, config } = svc;
   const { auth, virusRisk, spamRisk, comprehension } = result;
   const status = comprehension.status;
   const deliver = deliverable(result, message);
-  await sql.begin(async (tx) => {
+  return sql.begin(async (tx) => {
     const updated = await tx`
       update messages set auth_results = ${auth.results ? tx.json(auth.results) : null}, spam_risk = ${spamRisk}, virus_risk = ${virusRisk},
         comprehension = ${tx.json(comprehension as never)}, processed_at = now(),
         reply_text = ${replyText({ bodyClean: message.body_clean, bodyRaw: message.body_raw, maxChars: config.bodyCleanMaxChars })},
         search = message_search_document(subject, from_addr, body_clean, attachment_text)
       where id = ${message.id} and processed_at is null returning id`;
-    if (updated.length === 0 || !deliver) return;
-    await createMessageReceivedEvent(tx, message.account_id, {
-      message_id: message.id,
-      mailbox_id: message.mailbox_id,
-      thread_id: message.thread_id,
-      from: message.from_addr,
-      subject: message.subject,
-      body: message.body_clean ?? "",
-      truncated: message.truncated,
-      sanitization: message.sanitization ?? {},
-      comprehension_status: status,
-      classification: comprehension.classification ?? null,
-      extraction: status === "skipped_spam" ? null : (comprehension.extraction ?? null),
-      extraction_error: comprehension.extraction_error ?? null,
-      confidence: Number(comprehension.confidence ?? 0),
-    });
+    if (updated.length === 0 || !deliver) return null;
+    const recorded = await createMessageReceivedEvent(
+      tx,
+      message.account_id,
+      {
+        message_id: message.id,
+        mailbox_id: message.mailbox_id,
+        thread_id: message.thread_id,
+        from: message.from_addr,
+        subject: message.subject,
+        body: message.body_clean ?? "",
+        truncated: message.truncated,
+        sanitization: message.sanitization ?? {},
+        comprehension_status: status,
+        classification: comprehension.classification ?? null,
+        extraction: status === "skipped_spam" ? null : (comprehension.extraction ?? null),
+        extraction_error: comprehension.extraction_error ?? null,
+        confidence: Number(comprehension.confidence ?? 0),
+      },
+      options,
+    );
+    return recorded?.deliveryId ?? null;
   });
 }
