@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { acceptInbound, lookupRecipient } from "../src/core/inbound.ts";
 import { INLINE_WEBHOOK_FALLBACK_MS } from "../src/core/screening.ts";
+import { attemptWebhookDelivery } from "../src/core/webhook-delivery.ts";
 import { createMessageReceivedEvent, nextAttemptJobKey, setWebhook } from "../src/core/webhooks.ts";
 import { jobDuration } from "../src/metrics.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
@@ -62,38 +63,44 @@ async function deliverWebhookRuns(): Promise<number> {
 
 const personal = "Hi Jo,\n\nThanks for hosting yesterday. Could you send me the notes from the book club?\n\nMaya";
 
+/**
+ * A stored message whose screening job is taken away before any worker runs: its event is
+ * committed as screening commits it (with firstAttemptDelayMs), and no attempt is made.
+ */
+async function commitEventWithoutAttempt(accountId: string, mailbox: { address: string; id: string }, subject: string) {
+  const found = await lookupRecipient(ctx.svc, mailbox.address);
+  if (found.kind !== "mailbox") throw new Error("the mailbox was not found");
+  const raw = Buffer.from(`From: maya@example.org\r\nTo: ${mailbox.address}\r\nSubject: ${subject}\r\n\r\n${personal}\r\n`);
+  const [messageId] = await acceptInbound(ctx.svc, raw, [found.mailbox], { remoteIp: null, helo: null, mailFrom: "maya@example.org" });
+  await ctx.sql`select graphile_worker.remove_job(${`inbound:${messageId}`})`;
+  return ctx.sql.begin((tx) =>
+    createMessageReceivedEvent(
+      tx,
+      accountId,
+      {
+        message_id: messageId!,
+        mailbox_id: mailbox.id,
+        thread_id: "thr_inline_fallback",
+        from: "maya@example.org",
+        subject,
+        body: personal,
+        truncated: false,
+        sanitization: {},
+        comprehension_status: "complete",
+        classification: null,
+        extraction: null,
+        extraction_error: null,
+        confidence: 0,
+      },
+      { firstAttemptDelayMs: INLINE_WEBHOOK_FALLBACK_MS },
+    ),
+  );
+}
+
 describe("the process dies between the commit and its attempt", () => {
   test("the fallback job committed with the event delivers it after INLINE_WEBHOOK_FALLBACK_MS", async () => {
     const { receiver, account, mailbox } = await accountWithReceiver();
-    // A stored message whose screening job is taken away before any worker runs: the test
-    // commits the event as screening does (with firstAttemptDelayMs) and then makes no attempt.
-    const found = await lookupRecipient(ctx.svc, mailbox.address);
-    if (found.kind !== "mailbox") throw new Error("the mailbox was not found");
-    const raw = Buffer.from(`From: maya@example.org\r\nTo: ${mailbox.address}\r\nSubject: Inline fallback\r\n\r\n${personal}\r\n`);
-    const [messageId] = await acceptInbound(ctx.svc, raw, [found.mailbox], { remoteIp: null, helo: null, mailFrom: "maya@example.org" });
-    await ctx.sql`select graphile_worker.remove_job(${`inbound:${messageId}`})`;
-    const recorded = await ctx.sql.begin((tx) =>
-      createMessageReceivedEvent(
-        tx,
-        account.accountId,
-        {
-          message_id: messageId!,
-          mailbox_id: mailbox.id,
-          thread_id: "thr_inline_fallback",
-          from: "maya@example.org",
-          subject: "Inline fallback",
-          body: personal,
-          truncated: false,
-          sanitization: {},
-          comprehension_status: "complete",
-          classification: null,
-          extraction: null,
-          extraction_error: null,
-          confidence: 0,
-        },
-        { firstAttemptDelayMs: INLINE_WEBHOOK_FALLBACK_MS },
-      ),
-    );
+    const recorded = await commitEventWithoutAttempt(account.accountId, mailbox, "Inline fallback");
     const committedAt = performance.now();
     expect(recorded?.deliveryId).toMatch(/^whd_/);
     const jobs = await webhookJobs(recorded!.deliveryId!);
@@ -107,6 +114,23 @@ describe("the process dies between the commit and its attempt", () => {
       const [done] = await ctx.sql`select 1 from webhook_deliveries where id = ${recorded!.deliveryId} and state = 'delivered'`;
       return done;
     }, "the fallback to deliver");
+  }, 30_000);
+});
+
+describe("a job that runs before the delivery's next attempt is due", () => {
+  test("sends nothing: the fallback cannot send an attempt's retry early; once due, the attempt goes out", async () => {
+    const { receiver, account, mailbox } = await accountWithReceiver();
+    const recorded = await commitEventWithoutAttempt(account.accountId, mailbox, "Inline early");
+    const deliveryId = recorded!.deliveryId!;
+    // What an attempt that failed leaves behind: its retry due later. The fallback job that was
+    // already running then reaches the claim.
+    await ctx.sql`select graphile_worker.remove_job(${nextAttemptJobKey(deliveryId)})`;
+    await ctx.sql`update webhook_deliveries set attempts = 1, next_attempt_at = now() + interval '1 hour' where id = ${deliveryId}`;
+    expect(await attemptWebhookDelivery(ctx.svc, deliveryId)).toBe("skipped");
+    expect(receiver.requests).toHaveLength(0);
+    await ctx.sql`update webhook_deliveries set next_attempt_at = now() - interval '1 second' where id = ${deliveryId}`;
+    expect(await attemptWebhookDelivery(ctx.svc, deliveryId)).toBe("delivered");
+    expect(receiver.requests).toHaveLength(1);
   }, 30_000);
 });
 

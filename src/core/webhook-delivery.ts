@@ -59,13 +59,17 @@ export async function attemptWebhookDelivery(
         update webhook_deliveries d set lease_until = date_trunc('milliseconds', now() + make_interval(secs => ${leaseMs / 1000}))
         from webhook_events e
         where d.id = ${deliveryId} and e.id = d.event_id and d.state = 'pending' and (d.lease_until is null or d.lease_until < now())
+          -- Not before the attempt's time: a job that was already running (screening's fallback,
+          -- waiting on this row's lock while an attempt recorded its retry) must not send the retry
+          -- early. A scheduled job runs at that same run_at by the database's clock, so it passes.
+          and (d.next_attempt_at is null or d.next_attempt_at <= now())
         returning d.id, d.account_id, d.event_id, d.attempts, d.lease_until, e.payload, e.message_id, e.created_at as event_created_at
       )
       select c.*,
         (select json_build_object('url', w.url, 'secret', w.secret, 'enabled', w.enabled) from webhook_endpoints w
           where w.account_id = c.account_id) as endpoint,
         graphile_worker.add_job('deliver_webhook', json_build_object('delivery_id', c.id), job_key => ${safetyJob}::text,
-          run_at => c.lease_until + interval '1 second', max_attempts => 3) is not null as safety_job
+          run_at => c.lease_until + interval '1 second', max_attempts => 3) as safety_job
       from claimed c`;
     return row ?? null;
   });
