@@ -1,7 +1,7 @@
 // The answers of the per-key rate limit (rate-limit.ts) as the client sees them, on the HTTP API
 // and MCP alike: the IETF draft RateLimit-Policy / RateLimit fields (draft-ietf-httpapi-ratelimit-
-// headers) on the answers of the route handlers to an admitted request (not on a 400 from validation
-// or a 403 for scope, which come before the fields are set), and 429 {"error":"rate limited"} with a
+// headers) on the successful answers to an admitted request (a 400 from validation or a 403 for
+// scope comes before the fields are set), and 429 {"error":"rate limited"} with a
 // numeric Retry-After and the same fields once its bucket is empty.
 //   RateLimit-Policy: "per-key";q=<burst>;w=<seconds for an empty bucket to fill>
 //   RateLimit: "per-key";r=<tokens left>;t=<seconds until the bucket is full again>   (admitted)
