@@ -3,9 +3,11 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../db.ts";
 import { generateDkimKeyPair } from "../mail/dkim-keys.ts";
+import type { DkimKey } from "../mail/dkim-sign.ts";
 import type { Mailbox } from "./mailboxes.ts";
 
-export type SigningKey = { domainName: string; keySelector: string; privateKey: string };
+/** The key a message is signed with: what the signer (src/mail/dkim-sign.ts) takes. */
+export type SigningKey = DkimKey;
 
 type SharedKey = { selector: string; privateKey: string; publicKey: string };
 

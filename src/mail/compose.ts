@@ -1,6 +1,6 @@
 import MailComposer from "nodemailer/lib/mail-composer";
 import { encodeWord, foldLines } from "nodemailer/lib/mime-funcs";
-import { dkimSignMessage } from "./dkim-sign.ts";
+import { dkimSignMessage, type DkimKey } from "./dkim-sign.ts";
 
 export type ComposeInput = {
   from: string;
@@ -18,7 +18,7 @@ export type ComposeInput = {
    * URL (a service run on plain http) only the mailto is offered and no one-click header is set.
    */
   unsubscribe?: { url: string | null; mailto: string } | null;
-  dkim?: { domainName: string; keySelector: string; privateKey: string } | null;
+  dkim?: DkimKey | null;
   date?: Date;
 };
 
@@ -113,10 +113,7 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
 }
 
 /** Prepends the DKIM-Signature for `key`, covering the headers a receiver needs (SIGNED_HEADERS). */
-export function signMessage(
-  message: Uint8Array,
-  key: { domainName: string; keySelector: string; privateKey: string },
-): Promise<Uint8Array> {
+export function signMessage(message: Uint8Array, key: DkimKey): Promise<Uint8Array> {
   return dkimSignMessage(message, key, SIGNED_HEADERS);
 }
 

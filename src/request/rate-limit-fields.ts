@@ -35,5 +35,3 @@ export function makeRateLimitFields(o: Limits) {
     },
   };
 }
-
-export type RateLimitAnswers = ReturnType<typeof makeRateLimitFields>;

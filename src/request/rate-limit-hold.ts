@@ -23,7 +23,7 @@ import type { ApiError } from "../core/errors.ts";
 export type HoldOptions = { refusalHoldMs: number; heldPerKey: number };
 
 /** Held requests of all keys at once in one process: each is its request, context and timer, 3–7 KB of heap measured. */
-export const MAX_HELD = 5_000;
+const MAX_HELD = 5_000;
 /** Keys remembered with their last Retry-After; past this, those with nothing held are forgotten. */
 const MAX_TRACKED = 100_000;
 

@@ -19,8 +19,6 @@ import { errorFields, type Logger } from "../log.ts";
 import { makeRateLimitFields, type Limits, type RateLimitFields } from "./rate-limit-fields.ts";
 import { makeRefusalHold, type HoldOptions } from "./rate-limit-hold.ts";
 
-export { RATE_LIMITED } from "./rate-limit-fields.ts";
-
 /** What a bucket says to one request: admitted with about `remaining` tokens left, or refused for `waitMs`. */
 export type Verdict = { admitted: true; remaining: number } | { admitted: false; waitMs: number };
 export type Bucket = { take(keyId: string): Verdict | Promise<Verdict> };
