@@ -11,10 +11,11 @@
 // failed. Output: one line per file, the whole output of each failing file, the tests skipped
 // for a missing system tool with the command that installs them, and a last plain line
 // `N passed, N failed` (CI reads it). The exit code is 0 only when nothing failed.
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../src/db.ts";
+import { leftoversOf } from "../test/support/leftovers.ts";
 
 const root = join(import.meta.dirname, "..");
 const FILE_LIMIT_MS = 20 * 60_000;
@@ -55,51 +56,6 @@ function parseCounts(output: string): Counts {
     counts[kind] += Number(match[1]);
   }
   return counts;
-}
-
-/** Live processes (zombies aside) whose command line, working folder or open files name `dir`. */
-function processesHolding(dir: string): string[] {
-  const holders: string[] = [];
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (/^\d+ \(.*\) Z /s.test(stat)) continue;
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
-      let holds = cmdline.includes(dir) || readlinkSync(`/proc/${pid}/cwd`).startsWith(dir);
-      if (!holds) {
-        for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-          try {
-            if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(dir)) {
-              holds = true;
-              break;
-            }
-          } catch {}
-        }
-      }
-      if (holds) holders.push(`pid ${pid}: ${cmdline.slice(0, 160)}`);
-    } catch {}
-  }
-  return holders;
-}
-
-/** What a finished file left behind under its temporary folder; stops and removes it, too. */
-function leftoversOf(dir: string): string[] {
-  if (process.platform !== "linux") {
-    rmSync(dir, { recursive: true, force: true });
-    return [];
-  }
-  const found = processesHolding(dir).map((holder) => `process still running: ${holder}`);
-  for (const holder of found) {
-    const pid = Number(/pid (\d+)/.exec(holder)![1]);
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {}
-  }
-  if (existsSync(dir)) {
-    found.push(`temporary folder not removed: ${dir} (${readdirSync(dir).slice(0, 8).join(", ")})`);
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return found;
 }
 
 async function runFile(file: string, index: number, runRoot: string, env: Record<string, string>): Promise<Result> {
