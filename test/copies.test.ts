@@ -18,5 +18,5 @@ test("copies (fast): two of each role, one of each killed, nothing lost, twice, 
     lost: 0,
     duplicated: 0,
   });
-  expect(summary.longestDelayMs).toBeLessThan(20_000);
+  expect(summary.longestDelayMs).toBeLessThan(60_000); // a loaded machine adds seconds; a job left to Graphile Worker waits 4 h
 }, 90_000);

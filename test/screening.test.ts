@@ -545,7 +545,7 @@ describe("no scanner configured, and a comprehension engine that times out", () 
       hostname: "127.0.0.1",
       async fetch() {
         llmRequests += 1;
-        await Bun.sleep(5_000);
+        await Bun.sleep(30_000);
         return Response.json({ choices: [{ message: { content: "{}" } }] });
       },
     });
@@ -568,7 +568,7 @@ describe("no scanner configured, and a comprehension engine that times out", () 
     const id = await accept(ctx, inbox.id, await rfc822(personalMail(inbox.address, subjectFor("Lunch?"))));
     const started = Date.now();
     await screenMessage(ctx.svc, id);
-    expect(Date.now() - started).toBeLessThan(4_000); // it did not wait for the reply
+    expect(Date.now() - started).toBeLessThan(15_000); // it did not wait for the 30 s reply
     expect(llmRequests).toBe(1);
     const { detail, item } = await readBack(ctx, owner, id);
     expect(detail).toMatchObject({ virus_risk: null, spam_risk: "low" });
