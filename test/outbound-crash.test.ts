@@ -55,7 +55,13 @@ async function startApi(): Promise<{ base: string; service: ServiceChild }> {
   return { base: `http://127.0.0.1:${port}`, service };
 }
 
-const sendBody = (clientId: string) => ({ mailbox_id: o.mailbox.id, to: "alice@example.org", subject: clientId, text: "Once.", client_id: clientId });
+const sendBody = (clientId: string) => ({
+  mailbox_id: o.mailbox.id,
+  to: "alice@example.org",
+  subject: clientId,
+  text: "Once.",
+  client_id: clientId,
+});
 
 /** Retries the same client_id (in this process, no worker of the killed one) until it is no longer 409. */
 async function retryUntilFinal(clientId: string) {

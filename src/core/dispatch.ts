@@ -119,7 +119,12 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   outcomeRecording();
   // The reconcile task took this attempt over (it outlived RECONCILE_GRACE_S): its answer is the
   // one that counts, and a retry with the same client_id gets it.
-  if (!applied) result.outcome = { kind: "unknown", error: "the attempt took too long and was handed to reconciliation" };
+  if (!applied) {
+    result.outcome = {
+      kind: "unknown",
+      error: "the attempt took too long and was handed to reconciliation; retry with the same client_id for the final answer",
+    };
+  }
   sends.inc({ outcome: outcome.kind });
   svc.log.info("outbound.delivery", {
     message_id: messageId,
@@ -228,7 +233,12 @@ export async function recordOutcome(
         } else {
           await tx`select graphile_worker.remove_job(${reconcileJob})`;
         }
-        svc.log.warn("outbound.outcome_unknown", { message_id: messageId, draft_id: result.draftId, stage: stageReached, error: outcome.error });
+        svc.log.warn("outbound.outcome_unknown", {
+          message_id: messageId,
+          draft_id: result.draftId,
+          stage: stageReached,
+          error: outcome.error,
+        });
       }
     } else if (outcome.kind === "transient" && options.keepForRetry) {
       applied = await tx`

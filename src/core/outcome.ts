@@ -18,8 +18,9 @@ export function outcomeResponse(result: DispatchResult): StoredResponse {
     case "transient":
       return { status: 502, body: errors.transientFailure(`delivery failed temporarily: ${outcome.error}`).body };
     case "unknown":
-      return { status: 502, body: errors.outcomeUnknown(
-          `delivery outcome unknown: the message was sent up to its end but no reply was read, so it may or may not have arrived; it is not sent again (${outcome.error})`,
-        ).body };
+      return {
+        status: 502,
+        body: errors.outcomeUnknown(`delivery outcome unknown, the message may or may not have arrived: ${outcome.error}`).body,
+      };
   }
 }

@@ -30,7 +30,9 @@ const REPLY_MARGIN_MS = 5_000;
 
 export async function reconcileDelivery(svc: Services, messageId: string): Promise<void> {
   const { sql, log, config } = svc;
-  const [message] = await sql<(MessageRow & Record<string, unknown> & { delivery_status: string; delivery_attempts: number; marked: boolean })[]>`
+  const [message] = await sql<
+    (MessageRow & Record<string, unknown> & { delivery_status: string; delivery_attempts: number; marked: boolean })[]
+  >`
     select id, account_id, mailbox_id, thread_id, draft_id, delivery_status, delivery_attempts, from_addr, to_addr, rfc_message_id,
       raw_outbound is not null as has_raw, final_dot_at is not null as marked,
       extract(epoch from now() - coalesce(delivery_started_at, created_at)) * 1000 as attempt_age_ms,
@@ -38,7 +40,12 @@ export async function reconcileDelivery(svc: Services, messageId: string): Promi
     from messages where id = ${messageId} and direction = 'out'`;
   if (!message || message.delivery_status === "sent") return;
   const later = (inMs: number) =>
-    enqueueJob(sql, "reconcile_send", { message_id: message.id }, { jobKey: `reconcile:${message.id}`, runAt: new Date(Date.now() + inMs) });
+    enqueueJob(
+      sql,
+      "reconcile_send",
+      { message_id: message.id },
+      { jobKey: `reconcile:${message.id}`, runAt: new Date(Date.now() + inMs) },
+    );
 
   if (message.delivery_status === "unknown") {
     await sql.begin(async (tx) => {
@@ -145,7 +152,11 @@ function resultOf(message: MessageRow, attempt: number, outcome: DeliveryOutcome
 }
 
 function unknown(): DeliveryOutcome {
-  return { kind: "unknown", error: "the delivering process stopped after the final dot, before the reply was recorded", stage: "final" };
+  return {
+    kind: "unknown",
+    error: "the delivering process stopped after the final dot, before the reply was recorded; it is not sent again",
+    stage: "final",
+  };
 }
 
 async function giveDraftBack(tx: Tx, draftId: string | null, error: string): Promise<void> {
