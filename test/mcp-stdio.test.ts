@@ -42,7 +42,9 @@ beforeAll(async () => {
   stdio = new Client({ name: "stdio-test", version: "1.0.0" });
   await stdio.connect(launch({ AGENT_MAILBOX_URL: base, AGENT_MAILBOX_KEY: key }));
   http = new Client({ name: "http-test", version: "1.0.0" });
-  await http.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await http.connect(
+    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
 });
 
 afterAll(async () => {
