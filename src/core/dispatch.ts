@@ -21,6 +21,7 @@ import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
 import { sendStageDuration, sends } from "../metrics.ts";
 import type { Mailbox } from "./mailboxes.ts";
+import { storeMessageAttachments, type OutgoingFile } from "./attachment-bytes.ts";
 import { insertOutboundRecord } from "./outbound-record.ts";
 import { releaseSend } from "./quota.ts";
 import type { Services } from "./services.ts";
@@ -35,6 +36,8 @@ export type DispatchContent = {
   inReplyTo: string | null;
   references: string[];
   draftId: string | null;
+  /** Files sent after the text; recorded with the message as its attachments. */
+  attachments?: OutgoingFile[];
 };
 
 export type DispatchResult = {
@@ -96,6 +99,7 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
       unsubscribeTokenId: composed.unsubscribeTokenId,
     });
     if (!reserved) throw errors.quotaExhausted();
+    if (content.attachments?.length) await storeMessageAttachments(db, messageId, content.attachments);
     // After the record, not before: an idempotency key tied to the message is locked from here to
     // COMMIT, and a concurrent request with the same client_id must get its 409 without waiting
     // behind this send's quota reservation (test/idempotency.test.ts).
@@ -104,7 +108,8 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   };
   const recording = stage("record");
   // One statement commits by itself; a claim or a draft must commit with it.
-  const { content, raw, rfcMessageId } = input.prepare || input.afterRecord ? await sql.begin(record) : await record(sql);
+  const oneStatement = !input.prepare && !input.afterRecord && !input.content?.attachments?.length;
+  const { content, raw, rfcMessageId } = oneStatement ? await record(sql) : await sql.begin(record);
   recording();
 
   const delivering = stage("deliver");
@@ -151,6 +156,7 @@ async function compose(svc: Services, db: Db, messageId: string, content: Dispat
     inReplyTo: content.inReplyTo,
     references: content.references,
     unsubscribe: links,
+    attachments: content.attachments,
   });
   composing();
   const signing = stage("sign");
