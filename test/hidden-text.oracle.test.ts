@@ -1,5 +1,5 @@
 // The sanitizer against the browser: a fast sample of the generated hiding and look-alike
-// corpus (the long run is `bun run oracle`), and the hand-written table, rendered in headless
+// corpus (the long run is `npm run oracle`), and the hand-written table, rendered in headless
 // Chromium. Every disagreement is printed with its document.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
