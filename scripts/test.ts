@@ -86,9 +86,17 @@ async function runFile(file: string, index: number, runRoot: string, env: Record
 }
 
 const running = new Set<ReturnType<typeof Bun.spawn>>();
+/** Set on Ctrl-C or SIGTERM: no file starts after it. */
+let stopping = false;
 
 function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function printFailure(result: Result): void {
+  console.log(`\n==== ${result.file} (exit ${result.code}) ====\n${result.output.trimEnd()}`);
+  if (result.leftovers.length > 0) console.log(`left behind:\n  ${result.leftovers.join("\n  ")}`);
+  console.log(`==== end of ${result.file} ====\n`);
 }
 
 type Skip = { file: string; what: string; missing: string[]; packages: string[] };
@@ -137,6 +145,7 @@ async function main(): Promise<number> {
     ["SIGTERM", 143],
   ] as const) {
     process.once(signal, () => {
+      stopping = true;
       // The children got the terminal's Ctrl-C too and stop what they started; give them a moment.
       const deadline = Date.now() + 10_000;
       const wait = () => {
@@ -166,7 +175,7 @@ async function main(): Promise<number> {
   const results: Result[] = [];
   let next = 0;
   const worker = async () => {
-    while (next < queue.length) {
+    while (!stopping && next < queue.length) {
       const index = next++;
       const result = await runFile(queue[index]!, index, runRoot, env);
       results.push(result);
@@ -175,6 +184,8 @@ async function main(): Promise<number> {
       console.log(
         `${ok ? "ok  " : "FAIL"} ${result.file} (${formatSeconds(result.ms)}: ${pass} pass${skip ? `, ${skip} skip` : ""}${fail ? `, ${fail} fail` : ""})`,
       );
+      // A failing file's whole output at once, so a long run can be read while it goes on.
+      if (!ok && !stopping) printFailure(result);
     }
   };
   await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
@@ -184,10 +195,6 @@ async function main(): Promise<number> {
   cleanUp();
 
   const failed = results.filter((result) => result.code !== 0 || result.leftovers.length > 0);
-  for (const result of failed) {
-    console.log(`\n==== ${result.file} (exit ${result.code}) ====\n${result.output.trimEnd()}`);
-    if (result.leftovers.length > 0) console.log(`left behind:\n  ${result.leftovers.join("\n  ")}`);
-  }
   for (const line of summary) console.log(line);
 
   if (filters.length === 0) {
