@@ -11,7 +11,18 @@
 // failed. Output: one line per file, the whole output of each failing file, the tests skipped
 // for a missing system tool with the command that installs them, and a last plain line
 // `N passed, N failed` (CI reads it). The exit code is 0 only when nothing failed.
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../src/db.ts";

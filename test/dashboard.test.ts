@@ -854,10 +854,14 @@ describe("webhook", () => {
     const redriven = await client.act("/dashboard/webhook", `/dashboard/webhook/deliveries/${dead.id}/redrive`);
     expect(redriven.status).toBe(303);
     expect(redriven.headers.get("location")).toBe("/dashboard/webhook?done=redriven");
-    const delivered = await waitFor(async () => {
-      const [row] = await ctx.sql`select state, redrives from webhook_deliveries where id = ${dead.id} and state = 'delivered'`;
-      return row;
-    }, "the redriven delivery to succeed", 60_000);
+    const delivered = await waitFor(
+      async () => {
+        const [row] = await ctx.sql`select state, redrives from webhook_deliveries where id = ${dead.id} and state = 'delivered'`;
+        return row;
+      },
+      "the redriven delivery to succeed",
+      60_000,
+    );
     expect(delivered.redrives).toBe(1);
     const requests = await receiver.waitForRequests(7);
     expect(requests.map((r) => JSON.parse(r.text).event_id)).toEqual(Array(7).fill(dead.event_id));

@@ -18,7 +18,12 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function startFixture(name: string, wait: boolean) {
   const runDir = join(scratch, name);
   const ready = join(scratch, `${name}.ready`);
-  const env: Record<string, string | undefined> = { ...process.env, MAILBOX_TEST_RUN_DIR: runDir, FIXTURE_READY: ready, FIXTURE_WAIT: wait ? "1" : "0" };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    MAILBOX_TEST_RUN_DIR: runDir,
+    FIXTURE_READY: ready,
+    FIXTURE_WAIT: wait ? "1" : "0",
+  };
   delete env.DATABASE_URL;
   delete env.MAILBOX_TEST_SKIPS;
   const child = Bun.spawn([process.execPath, "test", "--timeout", "120000", FIXTURE], {

@@ -123,7 +123,12 @@ test("the README's shell blocks run as written against a started service", async
 }, 120_000);
 
 test("every npm script and file a command in README.md or docs/ names exists", () => {
-  const documents = [join(root, "README.md"), ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).map((name) => join(root, "docs", name))];
+  const documents = [
+    join(root, "README.md"),
+    ...readdirSync(join(root, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => join(root, "docs", name)),
+  ];
   const missing: string[] = [];
   let checked = 0;
   for (const path of documents) {
@@ -137,7 +142,8 @@ test("every npm script and file a command in README.md or docs/ names exists", (
       if (!existsSync(join(root, file!))) missing.push(`${path}: npx bun ${file}`);
     }
     // Bun and Deno are in node_modules/.bin after `npm ci`, not on the PATH: bare commands fail.
-    for (const [command] of text.matchAll(/`(?:bun run|bun (?:scripts|bench|src)\/|deno task|deno run)[^`]*`/g)) missing.push(`${path}: ${command}`);
+    for (const [command] of text.matchAll(/`(?:bun run|bun (?:scripts|bench|src)\/|deno task|deno run)[^`]*`/g))
+      missing.push(`${path}: ${command}`);
   }
   expect(missing).toEqual([]);
   expect(checked).toBeGreaterThan(20);

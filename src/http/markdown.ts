@@ -23,7 +23,8 @@ export function markdownToHtml(markdown: string): string {
     .split(/\n\s*\n/)
     .map((block) => {
       const lines = block.split("\n").map((line) => line.trim());
-      if (lines.every((line) => /^[-*] /.test(line))) return `<ul>${lines.map((line) => `<li>${inline(line.slice(2))}</li>`).join("")}</ul>`;
+      if (lines.every((line) => /^[-*] /.test(line)))
+        return `<ul>${lines.map((line) => `<li>${inline(line.slice(2))}</li>`).join("")}</ul>`;
       return `<p>${inline(lines.join(" "))}</p>`;
     })
     .join("\n");

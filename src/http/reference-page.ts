@@ -23,7 +23,10 @@ export function referencePage(spec: Spec): string {
         ? `<details><summary>Request body schema</summary><pre>${escapeHtml(JSON.stringify(operation.requestBody, null, 2))}</pre></details>`
         : "";
       const responses = Object.entries(operation.responses ?? {})
-        .map(([status, response]) => `<li><strong>${escapeHtml(status)}</strong> ${markdownToHtml(response.description ?? "").replace(/^<p>|<\/p>$/g, "")}</li>`)
+        .map(
+          ([status, response]) =>
+            `<li><strong>${escapeHtml(status)}</strong> ${markdownToHtml(response.description ?? "").replace(/^<p>|<\/p>$/g, "")}</li>`,
+        )
         .join("");
       sections.push(`<section><h2><span class="method">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code></h2>
 <p><strong>${escapeHtml(operation.summary ?? "")}</strong></p>${markdownToHtml(operation.description ?? "")}

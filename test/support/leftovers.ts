@@ -48,4 +48,3 @@ export function leftoversOf(dir: string): string[] {
   }
   return found;
 }
-

@@ -76,7 +76,6 @@ export function rspamdAvailable(): boolean {
   return rspamdBinary() !== null;
 }
 
-
 function isRoot(): boolean {
   return process.getuid?.() === 0;
 }

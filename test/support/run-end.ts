@@ -11,7 +11,8 @@ export type Cleanup = { sync(): void; graceful?(): Promise<void> };
 const KEY = Symbol.for("agent-mailbox.test.run-end");
 type Registry = { cleanups: Cleanup[]; hooked: boolean };
 // On globalThis: every module instance of this file in one process shares the list.
-const registry: Registry = ((globalThis as Record<symbol, unknown>)[KEY] as Registry | undefined) ??
+const registry: Registry =
+  ((globalThis as Record<symbol, unknown>)[KEY] as Registry | undefined) ??
   ((globalThis as Record<symbol, unknown>)[KEY] = { cleanups: [], hooked: false } as Registry);
 
 /** Registers a cleanup, run last-registered first; the returned function unregisters it (a clean close). */
