@@ -40,9 +40,12 @@ export type SenderRiskInput = {
   body: string;
   auth: Auth;
   context: SenderContext;
+  /** the account corrected earlier mail from this address as fraud */
+  reportedFraud?: boolean;
 };
 
 export const WEIGHTS = {
+  reported_fraud_sender: 4,
   dmarc_fail: 2.5,
   dmarc_fail_list: 0.5,
   not_authenticated_known_domain: 1.5,
@@ -125,6 +128,8 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
     return null;
   };
   const listDomain = input.listId ? (/<?([^<>\s]+)>?\s*$/.exec(input.listId)?.[1] ?? "").split(".").slice(-2).join(".") : "";
+
+  if (input.reportedFraud) add("reported_fraud_sender", `this account corrected earlier mail from ${fromAddr} as fraud`);
 
   // Authentication of the From domain (DMARC passes only when aligned with From).
   const auth = input.auth;
