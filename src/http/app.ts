@@ -12,6 +12,7 @@ import { metricsRoutes } from "./routes/metrics.ts";
 import { describeValidationFailure } from "../request/validation.ts";
 import { domainRoutes } from "./routes/domains.ts";
 import { mailboxRoutes } from "./routes/mailboxes.ts";
+import { feedbackRoutes } from "./routes/feedback.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { draftRoutes } from "./routes/drafts.ts";
@@ -30,6 +31,7 @@ const routeSets = [
   mailboxRoutes,
   domainRoutes,
   messageRoutes,
+  feedbackRoutes,
   sendRoutes,
   draftRoutes,
   unsubscribeRoutes,

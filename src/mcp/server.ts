@@ -15,7 +15,7 @@ import { authorize } from "../request/auth.ts";
 import { errorFields } from "../log.ts";
 import { createDraftTool, deleteDraftTool, getDraftTool, listDraftsTool, sendDraftTool, updateDraftTool } from "./draft-tools.ts";
 import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";
-import { getMessageTool, listMessagesTool } from "./message-tools.ts";
+import { correctVerdictTool, getMessageTool, listMessagesTool } from "./message-tools.ts";
 import { toolError, toolSuccess } from "./results.ts";
 import { sendEmailTool } from "./send-tools.ts";
 import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
@@ -27,6 +27,7 @@ export const tools: readonly CompiledTool[] = [
   createMailboxTool,
   listMessagesTool,
   getMessageTool,
+  correctVerdictTool,
   sendEmailTool,
   createDraftTool,
   listDraftsTool,
