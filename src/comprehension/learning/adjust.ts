@@ -5,10 +5,13 @@
 // score, as SpamAssassin's Bayes and SpamBayes do. Unlike them it must speak after a dozen
 // corrections with no ham corrections at all, so its weight is the share of the message's tokens
 // that carry evidence: a message of the kind corrected shares most of its words with it, other
-// mail only a few. The result moves the global score in log-odds:
-//   logit(final) = logit(global) + clamp(logit(account), ±MAX_SHIFT) × min(1, coverage / FULL_COVERAGE)
-// so an account without corrections (or a message sharing nothing with them) keeps the global
-// score exactly, and "not spam" corrections pull similar mail down the same way.
+// mail only a few. The final score moves from the global one toward the account's by that weight:
+//   w = min(1, coverage / FULL_COVERAGE);  final = (1 − w) × global + w × account
+// An account without corrections (or a message sharing nothing with them) keeps the global score
+// exactly; mail most of whose words were corrected as spam takes the account's verdict whatever
+// the global model thought (the people of the account know what they do not want), and "not
+// spam" corrections pull similar mail down the same way. A linear blend, not log-odds: the global
+// chi-square score is not calibrated and sits at 1e-7 on mail it finds ordinary.
 
 export type AccountStats = {
   spamMessages: number;
@@ -28,10 +31,8 @@ export type AccountAdjustment = {
 
 const MIN_STRENGTH = 0.1;
 const MAX_DECISIVE = 60;
-const FULL_COVERAGE = 0.5;
-const MAX_SHIFT = 6;
+const FULL_COVERAGE = 0.6;
 
-const logit = (p: number) => Math.log(p / (1 - p));
 const clampP = (p: number) => Math.min(1 - 1e-6, Math.max(1e-6, p));
 
 /** P(chi2 with 2v degrees of freedom ≥ x2), the series SpamBayes uses. */
@@ -83,8 +84,8 @@ export function adjustForAccount(stats: AccountStats | null, tokens: number[], g
     return { score: globalScore, global: globalScore, account: null, coverage: 0, evidence: 0, corrections };
   const own = accountScore(stats, tokens);
   if (own.score === null) return { score: globalScore, global: globalScore, account: null, coverage: 0, evidence: 0, corrections };
-  const shift = Math.max(-MAX_SHIFT, Math.min(MAX_SHIFT, logit(clampP(own.score)))) * Math.min(1, own.coverage / FULL_COVERAGE);
-  const score = 1 / (1 + Math.exp(-(logit(clampP(globalScore)) + shift)));
+  const weight = Math.min(1, own.coverage / FULL_COVERAGE);
+  const score = (1 - weight) * globalScore + weight * own.score;
   const round = (x: number) => Math.round(x * 10000) / 10000;
   return { score: round(score), global: globalScore, account: round(own.score), coverage: round(own.coverage), evidence: own.evidence, corrections };
 }
