@@ -25,6 +25,7 @@ import { insertOutboundRecord } from "./outbound-record.ts";
 import { releaseSend } from "./quota.ts";
 import type { Services } from "./services.ts";
 import { newUnsubscribeLinks } from "./unsubscribe.ts";
+import { recordLifecycleEvent } from "./lifecycle-events.ts";
 
 export type DispatchContent = {
   mailbox: Mailbox;
@@ -141,11 +142,83 @@ async function compose(svc: Services, db: Db, messageId: string, content: Dispat
   return { content, raw, rfcMessageId, unsubscribeTokenId: tokenId };
 }
 
+/** The outbound row as the outcome's statement returns it: what its event names. */
+type OutcomeRow = { created_at: string; mailbox_id: string; thread_id: string; draft_id: string | null; to_addr: string; subject: string };
+
+/** A send's final word as its events tell it: a transport outcome, or reconciliation's verdict. */
+export type RecordedOutcome = DeliveryOutcome | { kind: "assumed_sent"; providerMessageId: string } | { kind: "gave_up"; error: string };
+
+/**
+ * The events of a recorded outcome, in the transaction that records it: message.sent (and
+ * message.delivered when the transport's 250 came from the recipient's own server: direct MX, or
+ * our own mailbox), message.send_failed (will_retry when the reconcile task tries again). An
+ * unknown outcome is not final and says nothing yet. Every path that records an outcome comes
+ * here: recordOutcome below and the reconcile task's verdicts (src/core/reconcile.ts).
+ */
+export async function recordOutcomeEvents(
+  tx: Tx,
+  transportName: string,
+  accountId: string,
+  messageId: string,
+  row: OutcomeRow,
+  outcome: RecordedOutcome,
+  options: { willRetry?: boolean } = {},
+): Promise<void> {
+  const base = {
+    accountId,
+    mailboxId: row.mailbox_id,
+    threadId: row.thread_id,
+    messageId,
+    draftId: row.draft_id,
+    to: row.to_addr,
+    subject: row.subject,
+  };
+  switch (outcome.kind) {
+    case "unknown":
+      return;
+    case "sent":
+    case "assumed_sent": {
+      const assumed = outcome.kind === "assumed_sent";
+      const response = outcome.kind === "sent" ? outcome.response : null;
+      await recordLifecycleEvent(tx, {
+        ...base,
+        type: "message.sent",
+        detail: { provider_message_id: outcome.providerMessageId, transport: transportName, response, assumed },
+        dedupeKey: `sent:${messageId}`,
+      });
+      const finalHop = transportName === "mx" ? "recipient_mx" : transportName === "local" ? "local_mailbox" : null;
+      if (!assumed && finalHop) {
+        await recordLifecycleEvent(tx, {
+          ...base,
+          type: "message.delivered",
+          detail: { next_hop: finalHop, response },
+          dedupeKey: `delivered:${messageId}`,
+        });
+      }
+      return;
+    }
+    default: {
+      const permanent = outcome.kind === "permanent";
+      await recordLifecycleEvent(tx, {
+        ...base,
+        type: "message.send_failed",
+        detail: {
+          error: outcome.error,
+          response_code: "responseCode" in outcome ? (outcome.responseCode ?? null) : null,
+          permanent,
+          will_retry: options.willRetry === true,
+          transport: transportName,
+        },
+      });
+    }
+  }
+}
+
 /**
  * sent → the message is visible as sent. permanent or transient → it never left: the row goes
  * (a draft's transient failure keeps it for the reconcile task to retry) and the quota is given
- * back. unknown → it stays for reconciliation. The caller's follow-up commits in the same
- * transaction.
+ * back. unknown → it stays for reconciliation. The caller's follow-up and the outcome's events
+ * (recordOutcomeEvents) commit in the same transaction.
  */
 export async function recordOutcome(
   svc: Services,
@@ -159,27 +232,23 @@ export async function recordOutcome(
   // Only an attempt still recorded as in flight may write its outcome: if reconciliation has
   // already decided (an attempt that outlived the grace period), its decision stands.
   // Sent: the row and the removal of its reconcile job in one statement (atomic by itself).
-  const markSent = (db: Db, providerMessageId: string) => db<{ created_at: string }[]>`
+  const markSent = (db: Db, providerMessageId: string) => db<OutcomeRow[]>`
     with applied as (
       update messages set delivery_status = 'sent', provider_message_id = ${providerMessageId}, delivery_error = null, raw_outbound = null
-      where id = ${messageId} and delivery_status = 'sending' returning created_at
+      where id = ${messageId} and delivery_status = 'sending' returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject
     )
-    select created_at, graphile_worker.remove_job(${reconcileJob}) is not null as removed from applied`;
+    select applied.*, graphile_worker.remove_job(${reconcileJob}) is not null as removed from applied`;
   const late = () => svc.log.warn("outbound.outcome_after_reconciliation", { message_id: messageId, outcome: outcome.kind });
 
-  // The common case needs no transaction: nothing else commits with it.
-  if (outcome.kind === "sent" && !options.onOutcome) {
-    if ((await markSent(svc.sql, outcome.providerMessageId)).length === 0) late();
-    return;
-  }
   await svc.sql.begin(async (tx) => {
-    let applied: { created_at: string }[];
+    let applied: OutcomeRow[];
+    let willRetry = false;
     if (outcome.kind === "sent") {
       applied = await markSent(tx, outcome.providerMessageId);
     } else if (outcome.kind === "unknown") {
-      applied = await tx`
+      applied = await tx<OutcomeRow[]>`
         update messages set delivery_status = 'unknown', delivery_error = ${outcome.error}
-        where id = ${messageId} and delivery_status = 'sending' returning created_at`;
+        where id = ${messageId} and delivery_status = 'sending' returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       // A job must follow: when this runs inside the reconcile task, its own job is about to end.
       if (applied.length > 0) {
         await enqueueJob(
@@ -190,9 +259,10 @@ export async function recordOutcome(
         );
       }
     } else if (outcome.kind === "transient" && options.keepForRetry) {
-      applied = await tx`
+      willRetry = true;
+      applied = await tx<OutcomeRow[]>`
         update messages set delivery_status = 'retry', delivery_error = ${outcome.error}
-        where id = ${messageId} and delivery_status = 'sending' returning created_at`;
+        where id = ${messageId} and delivery_status = 'sending' returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       // Same job key: the pending reconcile job moves earlier instead of a second one appearing.
       if (applied.length > 0) {
         await enqueueJob(
@@ -203,7 +273,9 @@ export async function recordOutcome(
         );
       }
     } else {
-      applied = await tx`delete from messages where id = ${messageId} and delivery_status = 'sending' returning created_at`;
+      applied = await tx<
+        OutcomeRow[]
+      >`delete from messages where id = ${messageId} and delivery_status = 'sending' returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       if (applied.length > 0) {
         await tx`select graphile_worker.remove_job(${reconcileJob})`;
         await tx`delete from unsubscribe_tokens where message_id = ${messageId}`;
@@ -215,5 +287,7 @@ export async function recordOutcome(
       return;
     }
     if (options.onOutcome) await options.onOutcome(tx, result);
+    // Last: the event append takes the account's event lock until COMMIT.
+    await recordOutcomeEvents(tx, svc.transport.name, accountId, messageId, applied[0]!, outcome, { willRetry });
   });
 }

@@ -5,7 +5,7 @@
 //    receiving server kept the message, so it is recorded as sent and marked assumed; this never
 //    risks a duplicate. The waiting idempotency claim and the draft follow.
 import type { Tx } from "../db.ts";
-import { recordOutcome } from "./dispatch.ts";
+import { recordOutcome, recordOutcomeEvents } from "./dispatch.ts";
 import { completeByMessage } from "./idempotency.ts";
 import { enqueueJob } from "./jobs.ts";
 import { releaseSend } from "./quota.ts";
@@ -38,11 +38,15 @@ export async function reconcileDelivery(svc: Services, messageId: string): Promi
   if (message.delivery_status === "retry") {
     if (message.delivery_attempts >= config.deliveryRetryLimit) {
       await sql.begin(async (tx) => {
-        const deleted = await tx`delete from messages where id = ${message.id} and delivery_status = 'retry' returning created_at`;
+        const deleted = await tx`
+          delete from messages where id = ${message.id} and delivery_status = 'retry'
+          returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
         if (deleted.length === 0) return;
-        await tx`update drafts set status = 'draft', last_error = ${"delivery kept failing temporarily; send again"}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
+        const error = "delivery kept failing temporarily; send again";
+        await tx`update drafts set status = 'draft', last_error = ${error}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
         await tx`delete from unsubscribe_tokens where message_id = ${message.id}`;
         await releaseSend(tx, message.account_id, deleted[0]!.created_at);
+        await recordOutcomeEvents(tx, svc.transport.name, message.account_id, message.id, deleted[0] as never, { kind: "gave_up", error });
       });
       log.warn("reconcile.gave_up", { message_id: message.id, draft_id: message.draft_id, attempts: message.delivery_attempts });
       return;
@@ -74,13 +78,17 @@ export async function reconcileDelivery(svc: Services, messageId: string): Promi
     const updated = await tx`
       update messages set delivery_status = 'sent', outcome_assumed = true, provider_message_id = coalesce(provider_message_id, ${`assumed:${message.id}`}), raw_outbound = null
       where id = ${message.id} and delivery_status in ('sending', 'unknown')
-      returning provider_message_id`;
+      returning provider_message_id, created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
     if (updated.length === 0) return;
     await completeByMessage(tx, message.id, {
       status: 201,
       body: { id: message.id, thread_id: message.thread_id, provider_message_id: updated[0]!.provider_message_id },
     });
     await markDraftSent(tx, message.draft_id, message.id);
+    await recordOutcomeEvents(tx, svc.transport.name, message.account_id, message.id, updated[0] as never, {
+      kind: "assumed_sent",
+      providerMessageId: updated[0]!.provider_message_id,
+    });
   });
   log.info("reconcile.assumed_sent", { message_id: message.id, draft_id: message.draft_id });
 }
