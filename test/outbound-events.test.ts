@@ -104,7 +104,7 @@ describe("a send the recipient's MX refuses with 550", () => {
     expect(failed.message_id).toMatch(/^msg_/);
     expect(failed.mailbox_id).toBe(mailbox.id);
     expect(failed.subject).toBe("Will bounce at once");
-    expect(failed.detail).toMatchObject({ response_code: 550, permanent: true, will_retry: false, transport: "mx" });
+    expect(failed.detail).toMatchObject({ outcome: "refused", response_code: 550, permanent: true, will_retry: false, transport: "mx" });
     expect(failed.detail.error).toContain("550");
   });
 
@@ -139,7 +139,7 @@ describe("a send the MX accepts, and a bounce report for it arriving later", () 
     expect(history.body.events.map((e: any) => e.type)).toEqual(["message.sent", "message.delivered"]);
     const [sent, delivered] = history.body.events.map((e: any) => e.event);
     expect(sent).toMatchObject({ message_id: sentId, to: "carol@accepts.test", draft_id: null });
-    expect(sent.detail).toMatchObject({ transport: "mx", assumed: false });
+    expect(sent.detail).toMatchObject({ transport: "mx" });
     expect(delivered.detail).toMatchObject({ next_hop: "recipient_mx" });
     expect(String(delivered.detail.response)).toContain("250");
   });
