@@ -51,6 +51,13 @@ export interface paths {
      */
     get: operations["getApiV1MessagesById"];
   };
+  "/api/v1/messages/{id}/events": {
+    /**
+     * What became of a message
+     * @description Every step of an outbound message, with its time and detail: its draft's review (draft.pending_approval, draft.approved), the send's outcome (message.sent, message.delivered, message.send_failed), and reports that came later (message.bounced, message.complained). The id of a send that failed is still answered (the message itself is gone). For an inbound message: its message.received. 404 `message not found` as for GET /api/v1/messages/{id}.
+     */
+    get: operations["getApiV1MessagesByIdEvents"];
+  };
   "/api/v1/messages/{id}/attachments/{attachment_id}": {
     /**
      * Download an attachment
@@ -77,6 +84,13 @@ export interface paths {
      */
     post: operations["postApiV1Drafts"];
   };
+  "/api/v1/drafts/{id}/events": {
+    /**
+     * What became of a draft
+     * @description The draft's review and sends, oldest first (draft.pending_approval with its held_reason, draft.approved, draft.rejected with who and why, message.sent, message.send_failed ...), also once the draft is sent or rejected. 404 `draft not found` for another account's draft or another mailbox's under a bound key.
+     */
+    get: operations["getApiV1DraftsByIdEvents"];
+  };
   "/api/v1/drafts/{id}": {
     /**
      * Get a draft
@@ -100,6 +114,32 @@ export interface paths {
      * @description The mailbox's current require_approval decides: 202 queues it (again 202 when already queued), otherwise it is delivered (201). A permanent rejection (400) returns the draft to `draft` with the error recorded. On 502 the draft stays `sending`: a transient failure is retried by the service, an unknown outcome is reconciled. 422 when the draft has no recipient or the recipient is suppressed.
      */
     post: operations["postApiV1DraftsByIdSend"];
+  };
+  "/api/v1/drafts/{id}/attachments": {
+    /**
+     * List a draft's attachments
+     * @description In the order they were added, without their bytes. 404 `draft not found` as for GET /drafts/{id}.
+     */
+    get: operations["getApiV1DraftsByIdAttachments"];
+    /**
+     * Attach a file to a draft
+     * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+     */
+    post: operations["postApiV1DraftsByIdAttachments"];
+  };
+  "/api/v1/drafts/{id}/attachments/from-message": {
+    /**
+     * Attach a message's attachment to a draft
+     * @description Copies an attachment of a message the key can read (received or sent) onto the draft, without uploading it again. A message the key cannot read is 404 `message not found`; an unknown attachment id 404 `not found`; a message screened as malware 422 `attachment_infected`. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+     */
+    post: operations["postApiV1DraftsByIdAttachmentsFrom-message"];
+  };
+  "/api/v1/drafts/{id}/attachments/{attachment_id}": {
+    /**
+     * Remove an attachment from a draft
+     * @description Only a `draft` changes (409 approval_conflict otherwise). 404 `draft not found` as for GET /drafts/{id}; 404 `not found` when the draft has no such attachment.
+     */
+    delete: operations["deleteApiV1DraftsByIdAttachmentsByAttachment_id"];
   };
   "/api/v1/threads": {
     /**
@@ -125,7 +165,7 @@ export interface paths {
   "/api/v1/events": {
     /**
      * Read the event log
-     * @description message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
+     * @description Events after `after` (omitted: the oldest retained), oldest first: message.received, and what became of outbound mail and drafts (message.sent, message.delivered, message.send_failed, message.bounced, message.complained, draft.pending_approval, draft.approved, draft.rejected); `types` narrows them. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
      */
     get: operations["getApiV1Events"];
   };
@@ -797,6 +837,121 @@ export interface operations {
     };
   };
   /**
+   * What became of a message
+   * @description Every step of an outbound message, with its time and detail: its draft's review (draft.pending_approval, draft.approved), the send's outcome (message.sent, message.delivered, message.send_failed), and reports that came later (message.bounced, message.complained). The id of a send that failed is still answered (the message itself is gone). For an inbound message: its message.received. 404 `message not found` as for GET /api/v1/messages/{id}.
+   */
+  getApiV1MessagesByIdEvents: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description oldest first, at most 200; kept as long as the event log keeps events (EVENT_RETENTION_DAYS) */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            events: ({
+                /** @description the event's position in the event log */
+                cursor: string;
+                type: string;
+                /** @description when it was recorded (ISO 8601) */
+                created_at: string;
+                event: ({
+                  event_id: string;
+                  /** @constant */
+                  type: "message.received";
+                  message_id: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  from: string;
+                  subject: string;
+                  body: string;
+                  truncated: boolean;
+                  sanitization: Record<string, never>;
+                  comprehension_status: string;
+                  classification: Record<string, never> | null;
+                  extraction: Record<string, never> | null;
+                  extraction_error: Record<string, never> | null;
+                  confidence: number;
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
    * Download an attachment
    * @description Same authorization and 404 rules as the message; `attachment not found` when the message has no such attachment.
    */
@@ -1207,6 +1362,121 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * What became of a draft
+   * @description The draft's review and sends, oldest first (draft.pending_approval with its held_reason, draft.approved, draft.rejected with who and why, message.sent, message.send_failed ...), also once the draft is sent or rejected. 404 `draft not found` for another account's draft or another mailbox's under a bound key.
+   */
+  getApiV1DraftsByIdEvents: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description oldest first, at most 200; kept as long as the event log keeps events (EVENT_RETENTION_DAYS) */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            events: ({
+                /** @description the event's position in the event log */
+                cursor: string;
+                type: string;
+                /** @description when it was recorded (ISO 8601) */
+                created_at: string;
+                event: ({
+                  event_id: string;
+                  /** @constant */
+                  type: "message.received";
+                  message_id: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  from: string;
+                  subject: string;
+                  body: string;
+                  truncated: boolean;
+                  sanitization: Record<string, never>;
+                  comprehension_status: string;
+                  classification: Record<string, never> | null;
+                  extraction: Record<string, never> | null;
+                  extraction_error: Record<string, never> | null;
+                  confidence: number;
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
         content: {
           "application/json": {
             error: string;
@@ -1683,6 +1953,465 @@ export interface operations {
     };
   };
   /**
+   * List a draft's attachments
+   * @description In the order they were added, without their bytes. 404 `draft not found` as for GET /drafts/{id}.
+   */
+  getApiV1DraftsByIdAttachments: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            attachments: ({
+                /** @description dat_... */
+                id: string;
+                draft_id: string;
+                filename: string;
+                /** @description as declared, or as detected from the bytes when the declaration said nothing */
+                content_type: string;
+                /** @description bytes */
+                size: string | number;
+                /** @description hex SHA-256 of the bytes */
+                sha256: string;
+                /** @description the message attachment it was copied from */
+                source_attachment_id: string | null;
+                created_at: string;
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Attach a file to a draft
+   * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+   */
+  postApiV1DraftsByIdAttachments: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": {
+          /**
+           * Format: binary
+           * @description the file, with its filename and content type
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description a file a draft will send */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @description dat_... */
+            id: string;
+            draft_id: string;
+            filename: string;
+            /** @description as declared, or as detected from the bytes when the declaration said nothing */
+            content_type: string;
+            /** @description bytes */
+            size: string | number;
+            /** @description hex SHA-256 of the bytes */
+            sha256: string;
+            /** @description the message attachment it was copied from */
+            source_attachment_id: string | null;
+            created_at: string;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 422 */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "attachment_infected";
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description Response for status 503 */
+      503: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: true;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Attach a message's attachment to a draft
+   * @description Copies an attachment of a message the key can read (received or sent) onto the draft, without uploading it again. A message the key cannot read is 404 `message not found`; an unknown attachment id 404 `not found`; a message screened as malware 422 `attachment_infected`. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+   */
+  "postApiV1DraftsByIdAttachmentsFrom-message": {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description a message the key can read */
+          message_id: string;
+          /** @description one of that message's attachments (att_...) */
+          attachment_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description a file a draft will send */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @description dat_... */
+            id: string;
+            draft_id: string;
+            filename: string;
+            /** @description as declared, or as detected from the bytes when the declaration said nothing */
+            content_type: string;
+            /** @description bytes */
+            size: string | number;
+            /** @description hex SHA-256 of the bytes */
+            sha256: string;
+            /** @description the message attachment it was copied from */
+            source_attachment_id: string | null;
+            created_at: string;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 422 */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "attachment_infected";
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description Response for status 503 */
+      503: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: true;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove an attachment from a draft
+   * @description Only a `draft` changes (409 approval_conflict otherwise). 404 `draft not found` as for GET /drafts/{id}; 404 `not found` when the draft has no such attachment.
+   */
+  deleteApiV1DraftsByIdAttachmentsByAttachment_id: {
+    parameters: {
+      path: {
+        id: string;
+        attachment_id: string;
+      };
+    };
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: never;
+      };
+      /** @description a request body, when sent, must be a JSON object (an empty body counts as none) without NUL characters or lone surrogates */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
    * List a mailbox's threads
    * @description Conversations by latest activity, newest first. A mailbox_id that is not the account's yields an empty list; a bound key may list only its own mailbox (403 key_scope). `next_cursor` continues with older threads; a thread that gets a new message while a client walks moves to the top and is not shown again further down.
    */
@@ -1992,13 +2721,14 @@ export interface operations {
   };
   /**
    * Read the event log
-   * @description message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
+   * @description Events after `after` (omitted: the oldest retained), oldest first: message.received, and what became of outbound mail and drafts (message.sent, message.delivered, message.send_failed, message.bounced, message.complained, draft.pending_approval, draft.approved, draft.rejected); `types` narrows them. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
    */
   getApiV1Events: {
     parameters: {
       query?: {
         after?: string;
         mailbox_id?: string;
+        types?: string;
         limit?: string | number;
       };
     };
@@ -2016,8 +2746,7 @@ export interface operations {
             events: ({
                 /** @description opaque; resume after this event with `after=<cursor>` or Last-Event-ID */
                 cursor: string;
-                /** @description the webhook's message.received payload, the same event_id */
-                event: {
+                event: ({
                   event_id: string;
                   /** @constant */
                   type: "message.received";
@@ -2034,7 +2763,26 @@ export interface operations {
                   extraction: Record<string, never> | null;
                   extraction_error: Record<string, never> | null;
                   confidence: number;
-                };
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
               })[];
             next_cursor: string;
           };
@@ -2096,12 +2844,13 @@ export interface operations {
       query?: {
         after?: string;
         mailbox_id?: string;
+        types?: string;
         consumer?: string;
         prefetch?: string | number;
       };
     };
     responses: {
-      /** @description text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats */
+      /** @description text/event-stream: `id: <cursor>`, `event: <type>` (e.g. message.received), `data: <event JSON>`; comment heartbeats */
       200: {
         headers: {
           /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
@@ -2411,8 +3160,7 @@ export interface operations {
           "application/json": {
             events: ({
                 cursor: string;
-                /** @description the webhook's message.received payload, the same event_id */
-                event: {
+                event: ({
                   event_id: string;
                   /** @constant */
                   type: "message.received";
@@ -2429,7 +3177,26 @@ export interface operations {
                   extraction: Record<string, never> | null;
                   extraction_error: Record<string, never> | null;
                   confidence: number;
-                };
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
                 /** @description unacknowledged by then, the event goes to the next claim */
                 lease_expires_at: string;
                 /** @description how many times this event has been leased (1 the first time) */
