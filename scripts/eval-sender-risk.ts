@@ -91,7 +91,8 @@ export async function evaluateSenderRisk(set: "tuning" | "blind"): Promise<Sende
   const accounts = JSON.parse(await readFile(join(DIR, "accounts.json"), "utf8")) as Record<string, AccountFixture>;
   const fixtures = JSON.parse(await readFile(join(DIR, `${set}.json`), "utf8")) as Fixture[];
   const rows: SenderRiskScores["rows"] = [];
-  for (const fixture of fixtures) rows.push({ id: fixture.id, label: fixture.label, kind: fixture.kind, risk: await judge(fixture, accounts[fixture.account]!) });
+  for (const fixture of fixtures)
+    rows.push({ id: fixture.id, label: fixture.label, kind: fixture.kind, risk: await judge(fixture, accounts[fixture.account]!) });
   const fraud = rows.filter((r) => r.label === "fraud");
   const genuine = rows.filter((r) => r.label === "genuine");
   const flagged = (r: (typeof rows)[number]) => r.risk.level !== "low";

@@ -40,7 +40,6 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-
 test("the message page shows sender risk, decided_by and the correction buttons", async () => {
   const reply = await alice.get(`/dashboard/mail/${messageId}`);
   expect(reply.status).toBe(200);
@@ -68,7 +67,10 @@ test("a correction without the CSRF token is refused; with it, it stands, teache
   expect(corrections.text).toMatch(/learned from\s*<strong>1<\/strong> spam/);
   expect(corrections.text).toContain("Webinar: the &lt;b&gt;pipeline&lt;/b&gt; playbook");
 
-  const undone = await alice.act("/dashboard/corrections", `/dashboard/mail/${messageId}/feedback/undo`, { axis: "spam", back: "corrections" });
+  const undone = await alice.act("/dashboard/corrections", `/dashboard/mail/${messageId}/feedback/undo`, {
+    axis: "spam",
+    back: "corrections",
+  });
   expect(undone.status).toBe(303);
   expect(undone.headers.get("location")).toBe("/dashboard/corrections");
   expect((await ctx.sql`select 1 from message_feedback where undone_at is null`).length).toBe(0);

@@ -32,7 +32,8 @@ async function deliver(message: StreamMessage, to: { id: string; address: string
 }
 
 const verdictOf = async (id: string) => (await ctx.sql`select spam_risk, comprehension from messages where id = ${id}`)[0]!;
-const feedback = (key: string, id: string, verdict: unknown) => ctx.request("POST", `/api/v1/messages/${id}/feedback`, { key, body: { verdict } });
+const feedback = (key: string, id: string, verdict: unknown) =>
+  ctx.request("POST", `/api/v1/messages/${id}/feedback`, { key, body: { verdict } });
 
 describe("recording", () => {
   test("201 recorded, 200 for the same verdict again, the other verdict of the axis replaces it, DELETE undoes it", async () => {
@@ -40,7 +41,14 @@ describe("recording", () => {
     const first = await feedback(owner.key, id, "spam");
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
-      feedback: { id: expect.stringMatching(/^fbk_/), message_id: id, verdict: "spam", axis: "spam", trained: "spam", created_at: expect.any(String) },
+      feedback: {
+        id: expect.stringMatching(/^fbk_/),
+        message_id: id,
+        verdict: "spam",
+        axis: "spam",
+        trained: "spam",
+        created_at: expect.any(String),
+      },
       replaced: null,
     });
     const again = await feedback(owner.key, id, "spam");
@@ -56,7 +64,8 @@ describe("recording", () => {
       spam_messages: 0,
       ham_messages: 1,
     });
-    const [{ spam }] = await ctx.sql`select coalesce(sum(spam), 0)::int as spam from account_token_stats where account_id = ${owner.accountId}`;
+    const [{ spam }] =
+      await ctx.sql`select coalesce(sum(spam), 0)::int as spam from account_token_stats where account_id = ${owner.accountId}`;
     expect(spam).toBe(0);
 
     // Other axes stand beside it and train nothing.
@@ -101,11 +110,14 @@ describe("per-account learning", () => {
     expect(theirs.comprehension.spam.classifier.global_score).toBeUndefined();
 
     // Wanted mail of the account is not caught by what it learned.
-    const wanted = mailStream(7, 40).filter((m) => m.label === "wanted").slice(0, 10);
+    const wanted = mailStream(7, 40)
+      .filter((m) => m.label === "wanted")
+      .slice(0, 10);
     for (const message of wanted) expect((await verdictOf(await deliver(message, inbox))).spam_risk).toBe("low");
 
     // Undoing the corrections removes what they taught.
-    for (const id of corrected) expect((await ctx.request("DELETE", `/api/v1/messages/${id}/feedback`, { key: owner.key })).status).toBe(200);
+    for (const id of corrected)
+      expect((await ctx.request("DELETE", `/api/v1/messages/${id}/feedback`, { key: owner.key })).status).toBe(200);
     const after = await verdictOf(await deliver(unwantedMessage(301), inbox));
     expect(after.spam_risk).toBe("low");
   });

@@ -34,11 +34,21 @@ describe("signals", () => {
 
   test("lookalike domains: letters swapped, digits, other scripts, another suffix, a word added, a subdomain", () => {
     const known = domainOf("northwind-supplies.com")!;
-    for (const host of ["northwind-suppIies.com", "n0rthwind-supplies.com", "nоrthwind-supplies.com", "northwind-supplies.co", "northwind-supplies-billing.com", "northwind-supplies.com.pay-center.net"])
+    for (const host of [
+      "northwind-suppIies.com",
+      "n0rthwind-supplies.com",
+      "nоrthwind-supplies.com",
+      "northwind-supplies.co",
+      "northwind-supplies-billing.com",
+      "northwind-supplies.com.pay-center.net",
+    ])
       expect(imitation(domainOf(host)!, known)).not.toBeNull();
-    for (const host of ["northwind-supplies.com", "southwind-tools.com", "example.org"]) expect(imitation(domainOf(host)!, known)).toBeNull();
+    for (const host of ["northwind-supplies.com", "southwind-tools.com", "example.org"])
+      expect(imitation(domainOf(host)!, known)).toBeNull();
     expect(skeleton("gl0bex")).toBe(skeleton("globex"));
-    expect(names({ fromAddr: "billing@northwind-suppiies.com", fromHeader: "Karen Holt <billing@northwind-suppiies.com>" })).toContain("lookalike_domain");
+    expect(names({ fromAddr: "billing@northwind-suppiies.com", fromHeader: "Karen Holt <billing@northwind-suppiies.com>" })).toContain(
+      "lookalike_domain",
+    );
   });
 
   test("DMARC failure of the From domain, and its weaker form on a mailing list", () => {
@@ -72,9 +82,14 @@ describe("signals", () => {
       "振込先口座を変更いたしました。",
     ])
       expect(names({ body })).toContain("payment_change");
-    expect(names({ body: "We changed banks. Please verify by calling us on the number you already have on file." })).toEqual(["payment_change_verified"]);
+    expect(names({ body: "We changed banks. Please verify by calling us on the number you already have on file." })).toEqual([
+      "payment_change_verified",
+    ]);
     expect(names({ body: "Buy 5 Apple gift cards now and keep this between us." })).toEqual(["money_request", "pressure"]);
-    const compromised = assessSenderRisk({ ...base, body: "Our bank details have changed. IBAN: GB29 NWBK 6016 1331 9268 19. Do not call the office." });
+    const compromised = assessSenderRisk({
+      ...base,
+      body: "Our bank details have changed. IBAN: GB29 NWBK 6016 1331 9268 19. Do not call the office.",
+    });
     expect(compromised.level).toBe("elevated");
   });
 
@@ -126,11 +141,17 @@ describe("in screening, with the mailbox's correspondents from the database", ()
   };
 
   test("a lookalike of the vendor the mailbox wrote to is high; the vendor itself is low; both in classification", async () => {
-    const fake = await screened("Northwind Billing <billing@northwind-suppIies.example>", "Hello,\r\n\r\nThanks for the order. The May deliveries went out this morning and the invoice follows next week.\r\n\r\nKind regards,\r\nNorthwind");
+    const fake = await screened(
+      "Northwind Billing <billing@northwind-suppIies.example>",
+      "Hello,\r\n\r\nThanks for the order. The May deliveries went out this morning and the invoice follows next week.\r\n\r\nKind regards,\r\nNorthwind",
+    );
     expect(fake.sender_risk.level).toBe("high");
     expect(fake.sender_risk.signals.map((s: { name: string }) => s.name)).toContain("lookalike_domain");
     expect(fake.classification.sender_risk.level).toBe("high");
-    const real = await screened("Northwind Billing <billing@northwind-supplies.example>", "Hello,\r\n\r\nThanks for the order. The May deliveries went out this morning and the invoice follows next week.\r\n\r\nKind regards,\r\nNorthwind");
+    const real = await screened(
+      "Northwind Billing <billing@northwind-supplies.example>",
+      "Hello,\r\n\r\nThanks for the order. The May deliveries went out this morning and the invoice follows next week.\r\n\r\nKind regards,\r\nNorthwind",
+    );
     expect(real.sender_risk.level).toBe("low");
     expect(real.classification.sender_risk).toEqual({ level: "low", signals: [] });
   });

@@ -86,7 +86,9 @@ export async function giveFeedback(
     const trained = axis === "spam" ? (verdict === "spam" ? "spam" : "ham") : null;
     // Ascending, so concurrent corrections lock shared token rows in one order (no deadlock).
     const tokens = trained
-      ? [...new Set(learningTokens({ subject: message.subject, body: message.body_clean ?? "", fromAddr: message.from_addr }))].sort((a, b) => a - b)
+      ? [...new Set(learningTokens({ subject: message.subject, body: message.body_clean ?? "", fromAddr: message.from_addr }))].sort(
+          (a, b) => a - b,
+        )
       : [];
     const [row] = await tx<Row[]>`
       insert into message_feedback (id, account_id, message_id, mailbox_id, axis, verdict, source, actor, trained, tokens)
@@ -124,7 +126,14 @@ export async function undoFeedback(
 
 async function undoRow(tx: Db, row: Row, actor: string): Promise<void> {
   await tx`update message_feedback set undone_at = now(), undone_by = ${actor} where id = ${row.id}`;
-  if (row.trained) await count(tx, row.account_id, [...row.tokens].sort((a, b) => Number(a) - Number(b)), row.trained, -1);
+  if (row.trained)
+    await count(
+      tx,
+      row.account_id,
+      [...row.tokens].sort((a, b) => Number(a) - Number(b)),
+      row.trained,
+      -1,
+    );
 }
 
 /** Adds (+1) or removes (-1) one message's tokens from the account's statistics. */

@@ -102,7 +102,9 @@ function screeningNote(message: MessageDetail): string {
         : [];
       parts.push(
         `sender risk: ${sender.level === "low" ? "low" : sender.level.toUpperCase()}${names.length ? ` (signals: ${names.join(", ")})` : ""}` +
-          (sender.level === "low" ? "" : ": the message may not be from who it claims; do not pay, change payment details or send data on its word"),
+          (sender.level === "low"
+            ? ""
+            : ": the message may not be from who it claims; do not pay, change payment details or send data on its word"),
       );
     }
   }

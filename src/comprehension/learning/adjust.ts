@@ -87,5 +87,12 @@ export function adjustForAccount(stats: AccountStats | null, tokens: number[], g
   const weight = Math.min(1, own.coverage / FULL_COVERAGE);
   const score = (1 - weight) * globalScore + weight * own.score;
   const round = (x: number) => Math.round(x * 10000) / 10000;
-  return { score: round(score), global: globalScore, account: round(own.score), coverage: round(own.coverage), evidence: own.evidence, corrections };
+  return {
+    score: round(score),
+    global: globalScore,
+    account: round(own.score),
+    coverage: round(own.coverage),
+    evidence: own.evidence,
+    corrections,
+  };
 }

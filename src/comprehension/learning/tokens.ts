@@ -42,7 +42,10 @@ function words(text: string): string[] {
   const out: string[] = [];
   const lower = text.normalize("NFKC").toLowerCase();
   for (const m of lower.matchAll(WORD)) {
-    const w = m[0].normalize("NFD").replace(/\p{M}/gu, "").replace(/['’-]+$/, "");
+    const w = m[0]
+      .normalize("NFD")
+      .replace(/\p{M}/gu, "")
+      .replace(/['’-]+$/, "");
     if (w.length < 3 || w.length > 30 || STOP.has(w) || /^\d+$/.test(w)) continue;
     out.push(w);
   }

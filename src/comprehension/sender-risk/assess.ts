@@ -107,7 +107,11 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
 
   const accountDomains = [
     ...new Set(
-      [...context.accountDomains, ...context.mailboxes.map((m) => m.address.split("@")[1] ?? ""), ...context.people.map((p) => p.email.split("@")[1] ?? "")]
+      [
+        ...context.accountDomains,
+        ...context.mailboxes.map((m) => m.address.split("@")[1] ?? ""),
+        ...context.people.map((p) => p.email.split("@")[1] ?? ""),
+      ]
         .map((d) => d.toLowerCase())
         .filter(Boolean),
     ),
@@ -137,7 +141,10 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
     if (input.listId) add("dmarc_fail_list", `From ${from?.registrable ?? fromAddr} failed DMARC on a mailing list (lists often break it)`);
     else add("dmarc_fail", `From ${from?.registrable ?? fromAddr} failed DMARC: the domain did not send this`);
   } else if (auth && auth.dmarc !== "pass" && isKnownDomain(from)) {
-    add("not_authenticated_known_domain", `From ${from!.registrable}, a known domain, without DMARC (${auth.dmarc}): anyone could have written this From`);
+    add(
+      "not_authenticated_known_domain",
+      `From ${from!.registrable}, a known domain, without DMARC (${auth.dmarc}): anyone could have written this From`,
+    );
   }
 
   // The From domain made to look like a known one.
@@ -151,7 +158,8 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
     const replyLookalike = lookalikeOf(reply);
     if (replyLookalike) add("lookalike_domain", `Reply-To domain ${replyLookalike}`);
     else if (!isKnownDomain(reply) && !knownAddresses.has(replyAddr!)) {
-      if (isFreemail(reply) && !isFreemail(from)) add("reply_to_freemail", `replies go to a free-mail address at ${reply.registrable}, not to ${from.registrable}`);
+      if (isFreemail(reply) && !isFreemail(from))
+        add("reply_to_freemail", `replies go to a free-mail address at ${reply.registrable}, not to ${from.registrable}`);
       else add("reply_to_elsewhere", `replies go to ${reply.registrable}, not to ${from.registrable}`);
     }
   }
@@ -166,34 +174,53 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
     const mailbox = context.mailboxes.find((m) => m.address.toLowerCase() !== fromAddr && nameIn(display, m.displayName));
     const fromAccount = from !== null && accountDomainSet.has(from.registrable);
     if ((person || mailbox) && !fromAccount)
-      add("display_name_impersonation", `display name matches ${person ? person.email : mailbox!.address} of this account, sent from ${from?.registrable ?? fromAddr}`);
+      add(
+        "display_name_impersonation",
+        `display name matches ${person ? person.email : mailbox!.address} of this account, sent from ${from?.registrable ?? fromAddr}`,
+      );
     else {
       const correspondent = known.find((c) => {
         const d = domainOfAddress(c.address);
         return (
           c.address.toLowerCase() !== fromAddr &&
           (d === null || isFreemail(d) || d.registrable !== from?.registrable) &&
-          (nameIn(display, c.name) || nameIn(display, nameFromAddress(c.address)) || (d && !isFreemail(d) && nameIn(display, d.label.replace(/[-_]/g, " "))))
+          (nameIn(display, c.name) ||
+            nameIn(display, nameFromAddress(c.address)) ||
+            (d && !isFreemail(d) && nameIn(display, d.label.replace(/[-_]/g, " "))))
         );
       });
-      if (correspondent && !(from && knownDomains.has(from.registrable) && domainOfAddress(correspondent.address)?.registrable === from.registrable))
-        add("display_name_impersonation", `display name matches known correspondent ${correspondent.address}, sent from ${from?.registrable ?? fromAddr}`);
+      if (
+        correspondent &&
+        !(from && knownDomains.has(from.registrable) && domainOfAddress(correspondent.address)?.registrable === from.registrable)
+      )
+        add(
+          "display_name_impersonation",
+          `display name matches known correspondent ${correspondent.address}, sent from ${from?.registrable ?? fromAddr}`,
+        );
       else if (!fromAccount) {
         // the account's own name (its domain's words) on an outside address: "Carlos García" at gmail for estudio-garcia.es
-        const word = [...accountDomainSet].flatMap((d) => d.split(".")[0]!.split("-")).find((w) => w.length >= 5 && ` ${display} `.includes(` ${w} `));
-        if (word && (isFreemail(from) || lookalikeOf(from))) add("display_name_resembles_account", `display name carries "${word}", this account's name, from ${from?.registrable ?? fromAddr}`);
+        const word = [...accountDomainSet]
+          .flatMap((d) => d.split(".")[0]!.split("-"))
+          .find((w) => w.length >= 5 && ` ${display} `.includes(` ${w} `));
+        if (word && (isFreemail(from) || lookalikeOf(from)))
+          add(
+            "display_name_resembles_account",
+            `display name carries "${word}", this account's name, from ${from?.registrable ?? fromAddr}`,
+          );
       }
     }
   }
 
   // First contact.
   const seenAddress = knownAddresses.has(fromAddr) || context.correspondents.some((c) => c.address.toLowerCase() === fromAddr);
-  if (!seenAddress && !(from && !isFreemail(from) && isKnownDomain(from))) add("first_contact", `no earlier mail with ${fromAddr} or its domain`);
+  if (!seenAddress && !(from && !isFreemail(from) && isKnownDomain(from)))
+    add("first_contact", `no earlier mail with ${fromAddr} or its domain`);
 
   // What the text asks for.
   const wording = readWording(input.subject, input.body);
   if (wording.paymentChange) {
-    if (wording.verificationOffered) add("payment_change_verified", `bank details change ("${wording.paymentChange}"), with verification through a known channel offered`);
+    if (wording.verificationOffered)
+      add("payment_change_verified", `bank details change ("${wording.paymentChange}"), with verification through a known channel offered`);
     else add("payment_change", `bank or payment details change: "${wording.paymentChange}"`);
   }
   if (wording.paymentDetails) add("payment_details", `payment details in the text (${wording.paymentDetails})`);
@@ -215,7 +242,10 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
   const mismatch = linkMismatches(input.body)[0];
   if (mismatch) {
     const knownShown = isKnownDomain(mismatch.shown);
-    add(knownShown ? "link_mismatch_known" : "link_mismatch", `a link reads ${mismatch.shown.registrable} but goes to ${mismatch.target.registrable}`);
+    add(
+      knownShown ? "link_mismatch_known" : "link_mismatch",
+      `a link reads ${mismatch.shown.registrable} but goes to ${mismatch.target.registrable}`,
+    );
   }
 
   const score = Math.round(signals.reduce((sum, s) => sum + s.weight, 0) * 100) / 100;

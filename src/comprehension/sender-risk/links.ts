@@ -4,7 +4,8 @@
 // common sending platforms rewrite every target of honest newsletters and are not counted.
 import { domainOf, type Domain } from "./domains.ts";
 
-const ANCHOR = /((?:https?:\/\/)?(?:www\.)?[\p{L}\p{N}][\p{L}\p{N}.-]{0,200}\.[\p{L}]{2,24})(?:\/[^\s\[\]]{0,200})?\s*\[(https?:\/\/[^\s\]]{1,2048})\]/gu;
+const ANCHOR =
+  /((?:https?:\/\/)?(?:www\.)?[\p{L}\p{N}][\p{L}\p{N}.-]{0,200}\.[\p{L}]{2,24})(?:\/[^\s\[\]]{0,200})?\s*\[(https?:\/\/[^\s\]]{1,2048})\]/gu;
 
 const TRACKERS =
   /(?:^|\.)(?:sendgrid\.net|list-manage\.com|mcsv\.net|mailchimp\.com|hubspotlinks\.com|hs-sites\.com|mandrillapp\.com|sparkpostmail\.com|mailgun\.org|exacttarget\.com|rs6\.net|cmail\d*\.com|createsend\d*\.com|mjt\.lu|sendibt\d*\.com|awstrack\.me|safelinks\.protection\.outlook\.com|urldefense\.com|lnkd\.in|t\.co|bit\.ly|mailjet\.com|klclick\d*\.com|ct\.sendgrid\.net)$/i;

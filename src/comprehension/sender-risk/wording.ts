@@ -94,6 +94,6 @@ export function readWording(subject: string, body: string): Wording {
     moneyRequest: any(MONEY_REQUEST, text),
     pressure: any(PRESSURE, text),
     verificationOffered: any(VERIFY, text),
-    paymentDetails: iban ? `IBAN ${iban[0].slice(0, 4)}…` : (any([ACCOUNT_NUMBER, JA_ACCOUNT], text) && "account number"),
+    paymentDetails: iban ? `IBAN ${iban[0].slice(0, 4)}…` : any([ACCOUNT_NUMBER, JA_ACCOUNT], text) && "account number",
   };
 }

@@ -2,7 +2,16 @@
 // and MCP tool do, with the signed-in user as the actor), undo, and the Corrections page listing
 // the account's corrections with what its spam statistics have learned. Forms post behind the CSRF
 // guard like every dashboard action; the message must be one the user's account can read.
-import { AXIS_OF, accountCorrections, feedbackOfMessage, FEEDBACK_VERDICTS, giveFeedback, undoFeedback, type FeedbackAxis, type FeedbackVerdict } from "../../core/feedback.ts";
+import {
+  AXIS_OF,
+  accountCorrections,
+  feedbackOfMessage,
+  FEEDBACK_VERDICTS,
+  giveFeedback,
+  undoFeedback,
+  type FeedbackAxis,
+  type FeedbackVerdict,
+} from "../../core/feedback.ts";
 import type { MessageDetail } from "../../core/messages.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, reveal, when, type Html } from "../html.ts";
@@ -65,7 +74,13 @@ export const feedbackActions = {
   async undo(c: ActionContext): Promise<Response> {
     const axis = c.form.text("axis", 20) ?? "";
     const principal = await dashboardPrincipal(c.svc.sql, c.session);
-    await undoFeedback(c.svc.sql, principal, messageIdOf(c), (AXES as string[]).includes(axis) ? (axis as FeedbackAxis) : null, c.session.userId);
+    await undoFeedback(
+      c.svc.sql,
+      principal,
+      messageIdOf(c),
+      (AXES as string[]).includes(axis) ? (axis as FeedbackAxis) : null,
+      c.session.userId,
+    );
     const back = c.form.text("back", 40) === "corrections" ? "/dashboard/corrections" : `${path("mail", messageIdOf(c))}#corrections`;
     return redirect(back);
   },
