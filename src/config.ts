@@ -382,3 +382,13 @@ export function loadConfigOrReport(env: Env = process.env): Config | null {
     return null;
   }
 }
+
+/** The stdio MCP server's settings (src/mcp/stdio.ts): which running service to talk to, as whom. */
+export type StdioConfig = { serviceUrl: string; apiKey: string };
+
+export function loadStdioConfig(env: Env = process.env): StdioConfig {
+  const apiKey = optionalText(env, "AGENT_MAILBOX_KEY");
+  if (!apiKey) throw new ConfigError("AGENT_MAILBOX_KEY", "must be set to an api or mcp key (svc_...)");
+  if (/\s/.test(apiKey)) throw new ConfigError("AGENT_MAILBOX_KEY", "must not contain spaces or line breaks");
+  return { serviceUrl: url(env, "AGENT_MAILBOX_URL", "http://localhost:3000"), apiKey };
+}

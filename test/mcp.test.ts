@@ -26,6 +26,15 @@ const TOOLS = [
   "list_threads",
   "get_thread",
   "search_messages",
+  "get_attachment",
+  "list_events",
+  "open_consumer",
+  "get_consumer",
+  "claim_events",
+  "ack_events",
+  "list_domains",
+  "create_domain",
+  "verify_domain",
 ];
 
 let ctx: TestContext;

@@ -27,7 +27,7 @@ export const listMessagesTool = defineTool({
       t.String({ minLength: 1, maxLength: 512, description: "the cursor from the previous call's note: continue with older messages" }),
     ),
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => {
     // The body is GET /api/v1/messages's; the cursor travels beside it, as the x-next-cursor header does there.
@@ -63,7 +63,7 @@ export const getMessageTool = defineTool({
       }),
     ),
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => {
     const message = await getMessage(svc.sql, principal, args.id);

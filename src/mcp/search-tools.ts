@@ -26,7 +26,7 @@ export const searchMessagesTool = defineTool({
     limit: t.Optional(t.Number({ minimum: 1, multipleOf: 1, description: "default 20, values above 100 count as 100" })),
     cursor: t.Optional(t.String({ minLength: 1, maxLength: 512 })),
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => {
     const page = await searchMessages(svc.sql, principal, {

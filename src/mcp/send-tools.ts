@@ -15,7 +15,7 @@ export const sendEmailTool = defineTool({
     "and the same arguments returns the first result instead of sending twice; the same client_id with different arguments is refused " +
     "(409 idempotency_conflict). To reply in a thread pass reply_to_message_id. " +
     'Results: {id, thread_id, provider_message_id} when sent; {draft_id, status: "pending_approval"} when the mailbox needs a human\'s ' +
-    "approval (queued: do not send again). Errors are {status, error, code}: retry (with the same " +
+    "approval or the mailbox is paused: the email is held for a human: do not resend it (a human approves or rejects it; list_drafts shows it waiting until then, and an unanswered review expires as rejected). Errors are {status, error, code}: retry (with the same " +
     "client_id) only when `retryable` is true; " +
     "403 send_blocked_by_list and 422 (recipient suppressed) are final for that recipient.",
   input: strictObject({
