@@ -91,13 +91,14 @@ describe("each bomb is refused by its budget, with the reason", () => {
   test("past the checks, the memory limit ends the extraction process and says so", async () => {
     const limits = await attachmentTextLimits();
     if (!limits.prlimit) return;
-    // Budgets opened wide: only the process's address-space limit stands in the way.
-    const open = { ...limits, maxInflatedBytes: 4096 * MB, memoryBytes: 512 * MB };
+    // Budgets opened wide: only the process's address-space limit stands in the way (and a
+    // deadline long enough for a loaded machine to get there).
+    const open = { ...limits, maxInflatedBytes: 4096 * MB, memoryBytes: 512 * MB, timeoutMs: 120_000 };
     const docx = await extractAttachmentText({ contentType: DOCX, filename: "a.docx", content: await docxBomb(350) }, open);
     expect(docx).toMatchObject({ status: "error", error: "attachment text extraction went over its 512 MB memory budget" });
     const pdf = await extractAttachmentText({ contentType: "application/pdf", filename: "a.pdf", content: await pdfFlateBomb(540) }, open);
     expect(pdf).toMatchObject({ status: "error", error: "attachment text extraction went over its 512 MB memory budget" });
-  });
+  }, 300_000);
 });
 
 /** Resident memory of a process and all its descendants, in bytes (Linux /proc). */
