@@ -26,7 +26,7 @@ const MAX_MESSAGE_ATTACHMENT_TEXT = 300_000;
 let tools: Promise<[string | null, string | null]> | null = null;
 
 /** The budgets of extraction: the service's configuration, or the defaults. */
-export async function attachmentTextLimits(budgets?: Config["attachments"]): Promise<AttachmentTextLimits> {
+export async function attachmentTextLimits(budgets?: Config["attachmentReading"]): Promise<AttachmentTextLimits> {
   tools ??= Promise.all([findTesseract(), findPrlimit()]);
   const [tesseract, prlimit] = await tools;
   return { ...DEFAULT_ATTACHMENT_TEXT_LIMITS, ...budgets, tesseract, prlimit };
@@ -36,7 +36,7 @@ export async function readAttachments(svc: Services, messageId: string): Promise
   const { sql, log } = svc;
   const pending = await sql`select id from attachments where message_id = ${messageId} and text_status is null order by id`;
   if (pending.length > 0) {
-    const limits = await attachmentTextLimits(svc.config.attachments);
+    const limits = await attachmentTextLimits(svc.config.attachmentReading);
     // One attachment's bytes in memory at a time.
     for (const { id } of pending) {
       const [attachment] = await sql`select filename, content_type, content from attachments where id = ${id}`;
