@@ -319,7 +319,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpRelayUrl: relay,
     deliveryTimeoutMs: integer(env, "DELIVERY_TIMEOUT_MS", 30_000, 100, 600_000),
     mxAllowPrivateNetworks: boolean(env, "MX_DELIVERY_ALLOW_PRIVATE_NETWORKS", false),
-    reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 3600, 0, 30 * 24 * 3600),
+    reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 30, 0, 30 * 24 * 3600),
     deliveryRetrySeconds: integer(env, "DELIVERY_RETRY_S", 60, 0, 24 * 3600),
     deliveryRetryLimit: integer(env, "DELIVERY_RETRY_LIMIT", 5, 1, 100),
     unsubscribeSecret: optionalText(env, "UNSUBSCRIBE_SECRET"),
