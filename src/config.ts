@@ -63,6 +63,8 @@ export type Config = {
   deliveryTimeoutMs: number;
   /** Direct MX delivery may connect to loopback and private addresses (local tests only). */
   mxAllowPrivateNetworks: boolean;
+  /** Direct MX delivery connects to this port (25; tests point it at a local sink). */
+  mxPort: number;
   reconcileGraceSeconds: number;
   deliveryRetrySeconds: number;
   deliveryRetryLimit: number;
@@ -319,6 +321,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpRelayUrl: relay,
     deliveryTimeoutMs: integer(env, "DELIVERY_TIMEOUT_MS", 30_000, 100, 600_000),
     mxAllowPrivateNetworks: boolean(env, "MX_DELIVERY_ALLOW_PRIVATE_NETWORKS", false),
+    mxPort: integer(env, "MX_DELIVERY_PORT", 25, 1, 65535),
     reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 30, 0, 30 * 24 * 3600),
     deliveryRetrySeconds: integer(env, "DELIVERY_RETRY_S", 60, 0, 24 * 3600),
     deliveryRetryLimit: integer(env, "DELIVERY_RETRY_LIMIT", 5, 1, 100),
