@@ -18,6 +18,7 @@ const TOOLS = [
   "get_message",
   "correct_verdict",
   "send_email",
+  "forward_message",
   "create_draft",
   "list_drafts",
   "get_draft",
