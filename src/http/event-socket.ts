@@ -28,6 +28,7 @@ export const eventSocketRoutes = (svc: Services) => {
     query: t.Object({
       after: t.Optional(t.String({ maxLength: 32 })),
       mailbox_id: t.Optional(t.String({ minLength: 1 })),
+      types: t.Optional(t.String({ maxLength: 512 })),
       access_token: t.Optional(t.String({ maxLength: 512 })),
       consumer: t.Optional(t.String({ maxLength: 64 })),
       prefetch: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
@@ -36,7 +37,7 @@ export const eventSocketRoutes = (svc: Services) => {
       const header = request.headers.get("authorization") ?? (query.access_token ? `Bearer ${query.access_token}` : null);
       const principal = await authenticate(svc.sql, header);
       authorize(principal, "read");
-      const scope = scopeFor(principal, query.mailbox_id);
+      const scope = scopeFor(principal, query.mailbox_id, query.types);
       const source = await streamSource(svc, principal, query);
       decided.set(request, { principal, scope, source, consumer: query.consumer ?? null });
     },
