@@ -88,6 +88,8 @@ export type Config = {
     allowPrivateNetworks: boolean;
     leaseGraceMs: number;
   };
+  /** Frames a client sends on one WebSocket (src/http/socket-frames.ts). */
+  eventSocket: { framesPerSecond: number; maxPendingFrames: number; maxFrameBytes: number };
   events: {
     retentionDays: number;
     heartbeatMs: number;
@@ -355,6 +357,11 @@ export function loadConfig(env: Env = process.env): Config {
       retryScheduleSeconds: retrySchedule(env, "WEBHOOK_RETRY_SCHEDULE"),
       allowPrivateNetworks: boolean(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
       leaseGraceMs: integer(env, "WEBHOOK_LEASE_GRACE_MS", 30_000, 0, 3_600_000),
+    },
+    eventSocket: {
+      framesPerSecond: integer(env, "EVENT_SOCKET_FRAMES_PER_SECOND", 20, 1, 100_000),
+      maxPendingFrames: integer(env, "EVENT_SOCKET_MAX_PENDING_FRAMES", 8, 1, 1000),
+      maxFrameBytes: integer(env, "EVENT_SOCKET_MAX_FRAME_BYTES", 64 * 1024, 1024, 16 * 1024 * 1024),
     },
     events: {
       retentionDays: integer(env, "EVENT_RETENTION_DAYS", 30, 1, 3650),
