@@ -51,6 +51,13 @@ export interface paths {
      */
     get: operations["getApiV1MessagesById"];
   };
+  "/api/v1/messages/{id}/events": {
+    /**
+     * What became of a message
+     * @description Every step of an outbound message, with its time and detail: its draft's review (draft.pending_approval, draft.approved), the send's outcome (message.sent, message.delivered, message.send_failed), and reports that came later (message.bounced, message.complained). The id of a send that failed is still answered (the message itself is gone). For an inbound message: its message.received. 404 `message not found` as for GET /api/v1/messages/{id}.
+     */
+    get: operations["getApiV1MessagesByIdEvents"];
+  };
   "/api/v1/messages/{id}/attachments/{attachment_id}": {
     /**
      * Download an attachment
@@ -58,12 +65,31 @@ export interface paths {
      */
     get: operations["getApiV1MessagesByIdAttachmentsByAttachment_id"];
   };
+  "/api/v1/messages/{id}/feedback": {
+    /**
+     * Correct a message's verdict
+     * @description Requires `can_read`; a bound key only for its own mailbox. 201 when recorded; 200 when the same verdict was already standing (nothing changes). A message holds one standing verdict per axis (spam, injection, fraud): the other verdict of the axis replaces it (`replaced` names it) and undoes what it taught. `spam` and `not_spam` train the account's own statistics, applied to its later mail on top of the global model; other accounts are unaffected. The message's own stored verdicts do not change. 400 for outbound mail; 404 `message not found` as for GET /messages/{id}.
+     */
+    post: operations["postApiV1MessagesByIdFeedback"];
+    /**
+     * Undo a message's corrections
+     * @description Undoes the standing verdict of `axis` (every axis when omitted) and removes what it taught the account's statistics. `undone` lists them (empty when there was none). Same authorization and 404 as POST.
+     */
+    delete: operations["deleteApiV1MessagesByIdFeedback"];
+  };
   "/api/v1/send": {
     /**
      * Send one email
      * @description Checks run in this order: authentication, body validation (400), mailbox and key binding (403 key_scope, 404), idempotency (200 replay, 409 idempotency_conflict / idempotency_in_progress), send lists (403 send_blocked_by_list), suppression (422), approval (202 with a forced draft), monthly quota (402, terminal for the client_id), delivery (201; 400 permanent rejection; 502 transient or delivery_outcome_unknown). With `reply_to_message_id`, the recipient, subject (`Re:` once) and thread come from the original unless `to` or `subject` are given. A 402 or 400 rejection is stored for the client_id; 403, 422 and transient 502 are not, so a retry is evaluated again. After `delivery_outcome_unknown` the client_id answers 409 idempotency_in_progress until reconciliation records the outcome.
      */
     post: operations["postApiV1Send"];
+  };
+  "/api/v1/messages/{id}/forward": {
+    /**
+     * Forward a message
+     * @description Sends the message (received or sent) to one new recipient from the mailbox that holds it, as a new conversation: subject `Fwd: …`, the optional note, a `---------- Forwarded message ---------` block (From, Date, Subject, To) and the original's sanitized text inline, and the original's attachments (at most ATTACHMENT_MAX_BYTES together, else 413). Checks and answers are POST /send's, in its order, idempotency included. A message screened as an injection risk or a virus, or not screened yet, is never sent by a key alone: it is held as a pending draft (202) for a human, whatever the mailbox's require_approval. 404 `message not found` as for GET /messages/{id}.
+     */
+    post: operations["postApiV1MessagesByIdForward"];
   };
   "/api/v1/drafts": {
     /**
@@ -76,6 +102,13 @@ export interface paths {
      * @description Same body and validation as send. No idempotency: a retried create can duplicate a draft. Never queued for approval at creation.
      */
     post: operations["postApiV1Drafts"];
+  };
+  "/api/v1/drafts/{id}/events": {
+    /**
+     * What became of a draft
+     * @description The draft's review and sends, oldest first (draft.pending_approval with its held_reason, draft.approved, draft.rejected with who and why, message.sent, message.send_failed ...), also once the draft is sent or rejected. 404 `draft not found` for another account's draft or another mailbox's under a bound key.
+     */
+    get: operations["getApiV1DraftsByIdEvents"];
   };
   "/api/v1/drafts/{id}": {
     /**
@@ -151,7 +184,7 @@ export interface paths {
   "/api/v1/events": {
     /**
      * Read the event log
-     * @description message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
+     * @description Events after `after` (omitted: the oldest retained), oldest first: message.received, and what became of outbound mail and drafts (message.sent, message.delivered, message.send_failed, message.bounced, message.complained, draft.pending_approval, draft.approved, draft.rejected); `types` narrows them. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
      */
     get: operations["getApiV1Events"];
   };
@@ -823,6 +856,121 @@ export interface operations {
     };
   };
   /**
+   * What became of a message
+   * @description Every step of an outbound message, with its time and detail: its draft's review (draft.pending_approval, draft.approved), the send's outcome (message.sent, message.delivered, message.send_failed), and reports that came later (message.bounced, message.complained). The id of a send that failed is still answered (the message itself is gone). For an inbound message: its message.received. 404 `message not found` as for GET /api/v1/messages/{id}.
+   */
+  getApiV1MessagesByIdEvents: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description oldest first, at most 200; kept as long as the event log keeps events (EVENT_RETENTION_DAYS) */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            events: ({
+                /** @description the event's position in the event log */
+                cursor: string;
+                type: string;
+                /** @description when it was recorded (ISO 8601) */
+                created_at: string;
+                event: ({
+                  event_id: string;
+                  /** @constant */
+                  type: "message.received";
+                  message_id: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  from: string;
+                  subject: string;
+                  body: string;
+                  truncated: boolean;
+                  sanitization: Record<string, never>;
+                  comprehension_status: string;
+                  classification: Record<string, never> | null;
+                  extraction: Record<string, never> | null;
+                  extraction_error: Record<string, never> | null;
+                  confidence: number;
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
    * Download an attachment
    * @description Same authorization and 404 rules as the message; `attachment not found` when the message has no such attachment.
    */
@@ -894,6 +1042,241 @@ export interface operations {
     };
   };
   /**
+   * Correct a message's verdict
+   * @description Requires `can_read`; a bound key only for its own mailbox. 201 when recorded; 200 when the same verdict was already standing (nothing changes). A message holds one standing verdict per axis (spam, injection, fraud): the other verdict of the axis replaces it (`replaced` names it) and undoes what it taught. `spam` and `not_spam` train the account's own statistics, applied to its later mail on top of the global model; other accounts are unaffected. The message's own stored verdicts do not change. 400 for outbound mail; 404 `message not found` as for GET /messages/{id}.
+   */
+  postApiV1MessagesByIdFeedback: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `spam` / `not_spam` (the account's spam statistics learn from it), `injection` / `safe` (recorded), `fraud` / `genuine` (about the sender: later mail from it is flagged, or counted as a known correspondent) */
+          verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            feedback: {
+              id: string;
+              message_id: string;
+              /** @enum {string} */
+              verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+              /** @enum {string} */
+              axis: "spam" | "injection" | "fraud";
+              /** @enum {string|null} */
+              trained: "spam" | "ham" | null;
+              created_at: string;
+            };
+            /** @enum {string|null} */
+            replaced: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine" | null;
+          };
+        };
+      };
+      /** @description Response for status 201 */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            feedback: {
+              id: string;
+              message_id: string;
+              /** @enum {string} */
+              verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+              /** @enum {string} */
+              axis: "spam" | "injection" | "fraud";
+              /** @enum {string|null} */
+              trained: "spam" | "ham" | null;
+              created_at: string;
+            };
+            /** @enum {string|null} */
+            replaced: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine" | null;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Undo a message's corrections
+   * @description Undoes the standing verdict of `axis` (every axis when omitted) and removes what it taught the account's statistics. `undone` lists them (empty when there was none). Same authorization and 404 as POST.
+   */
+  deleteApiV1MessagesByIdFeedback: {
+    parameters: {
+      query?: {
+        axis?: "spam" | "injection" | "fraud";
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            undone: ({
+                id: string;
+                message_id: string;
+                /** @enum {string} */
+                verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+                /** @enum {string} */
+                axis: "spam" | "injection" | "fraud";
+                /** @enum {string|null} */
+                trained: "spam" | "ham" | null;
+                created_at: string;
+              })[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
    * Send one email
    * @description Checks run in this order: authentication, body validation (400), mailbox and key binding (403 key_scope, 404), idempotency (200 replay, 409 idempotency_conflict / idempotency_in_progress), send lists (403 send_blocked_by_list), suppression (422), approval (202 with a forced draft), monthly quota (402, terminal for the client_id), delivery (201; 400 permanent rejection; 502 transient or delivery_outcome_unknown). With `reply_to_message_id`, the recipient, subject (`Re:` once) and thread come from the original unless `to` or `subject` are given. A 402 or 400 rejection is stored for the client_id; 403, 422 and transient 502 are not, so a retry is evaluated again. After `delivery_outcome_unknown` the client_id answers 409 idempotency_in_progress until reconciliation records the outcome.
    */
@@ -915,6 +1298,188 @@ export interface operations {
     };
     responses: {
       /** @description the stored result of an earlier completed send with this client_id and payload */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            thread_id: string;
+            provider_message_id: string;
+          };
+        };
+      };
+      /** @description Response for status 201 */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            thread_id: string;
+            provider_message_id: string;
+          };
+        };
+      };
+      /** @description Response for status 202 */
+      202: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            draft_id: string;
+            /** @constant */
+            status: "pending_approval";
+          };
+        };
+      };
+      /** @description Response for status 400 */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: false;
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      402: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 403 */
+      403: {
+        content: {
+          "application/json": ({
+            /** @constant */
+            code: "send_blocked_by_list";
+            /** @enum {string} */
+            reason: "block_match" | "no_allow_match";
+            /** @enum {string} */
+            scope: "account" | "mailbox";
+            list_entry_id?: string;
+          }) | ({
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          });
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description transient failure (retryable true) or ambiguous outcome (code delivery_outcome_unknown) */
+      502: {
+        content: {
+          "application/json": {
+            error: string;
+            retryable: boolean;
+            /** @constant */
+            code?: "delivery_outcome_unknown";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Forward a message
+   * @description Sends the message (received or sent) to one new recipient from the mailbox that holds it, as a new conversation: subject `Fwd: …`, the optional note, a `---------- Forwarded message ---------` block (From, Date, Subject, To) and the original's sanitized text inline, and the original's attachments (at most ATTACHMENT_MAX_BYTES together, else 413). Checks and answers are POST /send's, in its order, idempotency included. A message screened as an injection risk or a virus, or not screened yet, is never sent by a key alone: it is held as a pending draft (202) for a human, whatever the mailbox's require_approval. 404 `message not found` as for GET /messages/{id}.
+   */
+  postApiV1MessagesByIdForward: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description exactly one address */
+          to: string;
+          /** @description a note above the forwarded message */
+          text?: string;
+          /** @description idempotency key, as for send; must not start with `draft:` */
+          client_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the stored result of an earlier completed forward with this client_id and payload */
       200: {
         headers: {
           /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
@@ -1233,6 +1798,121 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * What became of a draft
+   * @description The draft's review and sends, oldest first (draft.pending_approval with its held_reason, draft.approved, draft.rejected with who and why, message.sent, message.send_failed ...), also once the draft is sent or rejected. 404 `draft not found` for another account's draft or another mailbox's under a bound key.
+   */
+  getApiV1DraftsByIdEvents: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description oldest first, at most 200; kept as long as the event log keeps events (EVENT_RETENTION_DAYS) */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            events: ({
+                /** @description the event's position in the event log */
+                cursor: string;
+                type: string;
+                /** @description when it was recorded (ISO 8601) */
+                created_at: string;
+                event: ({
+                  event_id: string;
+                  /** @constant */
+                  type: "message.received";
+                  message_id: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  from: string;
+                  subject: string;
+                  body: string;
+                  truncated: boolean;
+                  sanitization: Record<string, never>;
+                  comprehension_status: string;
+                  classification: Record<string, never> | null;
+                  extraction: Record<string, never> | null;
+                  extraction_error: Record<string, never> | null;
+                  confidence: number;
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
         content: {
           "application/json": {
             error: string;
@@ -2477,13 +3157,14 @@ export interface operations {
   };
   /**
    * Read the event log
-   * @description message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
+   * @description Events after `after` (omitted: the oldest retained), oldest first: message.received, and what became of outbound mail and drafts (message.sent, message.delivered, message.send_failed, message.bounced, message.complained, draft.pending_approval, draft.approved, draft.rejected); `types` narrows them. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
    */
   getApiV1Events: {
     parameters: {
       query?: {
         after?: string;
         mailbox_id?: string;
+        types?: string;
         limit?: string | number;
       };
     };
@@ -2501,8 +3182,7 @@ export interface operations {
             events: ({
                 /** @description opaque; resume after this event with `after=<cursor>` or Last-Event-ID */
                 cursor: string;
-                /** @description the webhook's message.received payload, the same event_id */
-                event: {
+                event: ({
                   event_id: string;
                   /** @constant */
                   type: "message.received";
@@ -2519,7 +3199,26 @@ export interface operations {
                   extraction: Record<string, never> | null;
                   extraction_error: Record<string, never> | null;
                   confidence: number;
-                };
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
               })[];
             next_cursor: string;
           };
@@ -2581,12 +3280,13 @@ export interface operations {
       query?: {
         after?: string;
         mailbox_id?: string;
+        types?: string;
         consumer?: string;
         prefetch?: string | number;
       };
     };
     responses: {
-      /** @description text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats */
+      /** @description text/event-stream: `id: <cursor>`, `event: <type>` (e.g. message.received), `data: <event JSON>`; comment heartbeats */
       200: {
         headers: {
           /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
@@ -2896,8 +3596,7 @@ export interface operations {
           "application/json": {
             events: ({
                 cursor: string;
-                /** @description the webhook's message.received payload, the same event_id */
-                event: {
+                event: ({
                   event_id: string;
                   /** @constant */
                   type: "message.received";
@@ -2914,7 +3613,26 @@ export interface operations {
                   extraction: Record<string, never> | null;
                   extraction_error: Record<string, never> | null;
                   confidence: number;
-                };
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
                 /** @description unacknowledged by then, the event goes to the next claim */
                 lease_expires_at: string;
                 /** @description how many times this event has been leased (1 the first time) */

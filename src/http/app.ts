@@ -13,6 +13,7 @@ import { metricsRoutes } from "./routes/metrics.ts";
 import { describeValidationFailure } from "../request/validation.ts";
 import { domainRoutes } from "./routes/domains.ts";
 import { mailboxRoutes } from "./routes/mailboxes.ts";
+import { feedbackRoutes } from "./routes/feedback.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { draftRoutes } from "./routes/drafts.ts";
@@ -21,6 +22,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { consumerRoutes } from "./routes/consumers.ts";
 import { eventSocketRoutes } from "./event-socket.ts";
 import { sendRoutes } from "./routes/send.ts";
+import { forwardRoutes } from "./routes/forward.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
@@ -32,7 +34,9 @@ const routeSets = [
   mailboxRoutes,
   domainRoutes,
   messageRoutes,
+  feedbackRoutes,
   sendRoutes,
+  forwardRoutes,
   draftRoutes,
   draftAttachmentRoutes,
   unsubscribeRoutes,

@@ -21,9 +21,10 @@ import {
 } from "./draft-attachment-tools.ts";
 import { createDraftTool, deleteDraftTool, getDraftTool, listDraftsTool, sendDraftTool, updateDraftTool } from "./draft-tools.ts";
 import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";
-import { getMessageTool, listMessagesTool } from "./message-tools.ts";
+import { correctVerdictTool, getMessageTool, listMessagesTool } from "./message-tools.ts";
 import { toolError, toolSuccess } from "./results.ts";
 import { sendEmailTool } from "./send-tools.ts";
+import { forwardMessageTool } from "./forward-tools.ts";
 import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
 import { searchMessagesTool } from "./search-tools.ts";
 import { getAttachmentTool } from "./attachment-tools.ts";
@@ -36,7 +37,9 @@ export const tools: readonly CompiledTool[] = [
   createMailboxTool,
   listMessagesTool,
   getMessageTool,
+  correctVerdictTool,
   sendEmailTool,
+  forwardMessageTool,
   createDraftTool,
   listDraftsTool,
   getDraftTool,
