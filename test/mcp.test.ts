@@ -16,6 +16,8 @@ const TOOLS = [
   "create_mailbox",
   "list_messages",
   "get_message",
+  "wait_for_message",
+  "get_message_events",
   "send_email",
   "create_draft",
   "list_drafts",
