@@ -19,6 +19,7 @@ const TOOLS = [
   "wait_for_message",
   "get_message_events",
   "send_email",
+  "forward_message",
   "create_draft",
   "list_drafts",
   "get_draft",
