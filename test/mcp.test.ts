@@ -18,6 +18,7 @@ const TOOLS = [
   "get_message",
   "wait_for_message",
   "get_message_events",
+  "correct_verdict",
   "send_email",
   "forward_message",
   "create_draft",
