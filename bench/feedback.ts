@@ -70,7 +70,15 @@ export default async function run(args: string[]): Promise<void> {
       const mailbox = await makeMailbox(ctx, fixture, slug);
       boxes.push({
         ...mailbox,
-        principal: { keyId: fixture.keyId, accountId: fixture.accountId, plan: "free", scope: "api", mailboxId: null, canRead: true, canSend: true },
+        principal: {
+          keyId: fixture.keyId,
+          accountId: fixture.accountId,
+          plan: "free",
+          scope: "api",
+          mailboxId: null,
+          canRead: true,
+          canSend: true,
+        },
       });
     }
     const [learner, bystander] = boxes as [Box, Box];
@@ -80,7 +88,9 @@ export default async function run(args: string[]): Promise<void> {
     console.log(
       `feedback replay: evaluation window ${window.length} messages (${unwantedInWindow} unwanted, ${window.length - unwantedInWindow} wanted), seed ${options.seed}`,
     );
-    console.log("corrections (spam/not_spam)  stream read  learner errors (missed, wrongly flagged)  bystander errors (missed, wrongly flagged)");
+    console.log(
+      "corrections (spam/not_spam)  stream read  learner errors (missed, wrongly flagged)  bystander errors (missed, wrongly flagged)",
+    );
     let corrections = 0;
     let spam = 0;
     let ham = 0;
