@@ -201,7 +201,7 @@ export async function messagePage(c: PageContext): Promise<Response> {
   // getMessage's 404 and messageExtras' 404 both become the one not-found page.
   const m = await getMessage(c.svc.sql, principal, id);
   const extras = await messageExtras(c.svc.sql, c.session.accountId, id);
-  const body = html`<p><a href="/dashboard/mail?mailbox=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
+  const body = html`<p><a href="/dashboard/mail?mailbox_id=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
 ${summary(m)}
 <section id="headers"><h2>Headers</h2>${headersSection(m, extras)}</section>
 <section id="screening"><h2>Screening</h2>${screeningSection(m)}<h3>Authentication</h3>${authSection(m)}</section>
