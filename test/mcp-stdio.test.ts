@@ -120,6 +120,8 @@ describe("stdio MCP server", () => {
       ["list_threads", { mailbox_id: mailbox.id }, true],
       ["get_thread", { id: message.thread_id }, true],
       ["search_messages", { mailbox_id: mailbox.id, q: "invoice" }, true],
+      ["get_labels", { message_id: messageId }, true],
+      ["change_labels", { message_ids: [messageId], add: ["read"] }, false],
       ["list_events", { mailbox_id: mailbox.id }, true],
       ["open_consumer", { name: "stdio-consumer", mailbox_id: mailbox.id }, false],
       ["get_consumer", { name: "stdio-consumer" }, true],
