@@ -43,6 +43,12 @@ export type Config = {
     maxMessageBytes: number;
     maxRecipients: number;
     maxConnections: number;
+    /** Connections one client address (IPv6: one /64) may hold at once (smtp/fairness.ts). */
+    maxConnectionsPerAddress: number;
+    /** A session is closed (421) after this long, whatever it is doing. */
+    maxSessionMs: number;
+    /** A session is closed (421) after this many commands of any kind. */
+    maxCommands: number;
     idleTimeoutMs: number;
     /** Pause before the 220 greeting; a client that talks during it is refused (421). */
     greetingDelayMs: number;
@@ -88,6 +94,8 @@ export type Config = {
     allowPrivateNetworks: boolean;
     leaseGraceMs: number;
   };
+  /** Frames a client sends on one WebSocket (src/http/socket-frames.ts). */
+  eventSocket: { framesPerSecond: number; maxPendingFrames: number; maxFrameBytes: number };
   events: {
     retentionDays: number;
     heartbeatMs: number;
@@ -313,6 +321,9 @@ export function loadConfig(env: Env = process.env): Config {
       maxMessageBytes: integer(env, "SMTP_MAX_MESSAGE_BYTES", 25 * 1024 * 1024, 1024, 200 * 1024 * 1024),
       maxRecipients: integer(env, "SMTP_MAX_RECIPIENTS", 50, 1, 1000),
       maxConnections: integer(env, "SMTP_MAX_CONNECTIONS", 200, 1, 100000),
+      maxConnectionsPerAddress: integer(env, "SMTP_MAX_CONNECTIONS_PER_ADDRESS", 20, 1, 100000),
+      maxSessionMs: integer(env, "SMTP_MAX_SESSION_S", 600, 1, 86_400) * 1000,
+      maxCommands: integer(env, "SMTP_MAX_COMMANDS", 2000, 10, 1_000_000),
       idleTimeoutMs: integer(env, "SMTP_IDLE_TIMEOUT_S", 60, 1, 3600) * 1000,
       greetingDelayMs: integer(env, "SMTP_GREETING_DELAY_MS", 0, 0, 10_000),
       tlsCertFile: optionalText(env, "SMTP_TLS_CERT_FILE"),
@@ -355,6 +366,11 @@ export function loadConfig(env: Env = process.env): Config {
       retryScheduleSeconds: retrySchedule(env, "WEBHOOK_RETRY_SCHEDULE"),
       allowPrivateNetworks: boolean(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
       leaseGraceMs: integer(env, "WEBHOOK_LEASE_GRACE_MS", 30_000, 0, 3_600_000),
+    },
+    eventSocket: {
+      framesPerSecond: integer(env, "EVENT_SOCKET_FRAMES_PER_SECOND", 20, 1, 100_000),
+      maxPendingFrames: integer(env, "EVENT_SOCKET_MAX_PENDING_FRAMES", 8, 1, 1000),
+      maxFrameBytes: integer(env, "EVENT_SOCKET_MAX_FRAME_BYTES", 64 * 1024, 1024, 16 * 1024 * 1024),
     },
     events: {
       retentionDays: integer(env, "EVENT_RETENTION_DAYS", 30, 1, 3650),

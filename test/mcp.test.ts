@@ -16,6 +16,7 @@ const TOOLS = [
   "create_mailbox",
   "list_messages",
   "get_message",
+  "correct_verdict",
   "send_email",
   "forward_message",
   "create_draft",

@@ -9,6 +9,7 @@ import { makeGuard, type ActionContext, type PageContext } from "./guard.ts";
 import { activityPage } from "./pages/activity.ts";
 import { approvalsPage } from "./pages/approvals.ts";
 import { domainsPage } from "./pages/domains.ts";
+import { correctionsPage, feedbackActions } from "./pages/feedback.ts";
 import { notFoundPage } from "./pages/errors.ts";
 import { keysPage } from "./pages/keys.ts";
 import { makeLoginHandlers } from "./pages/login.ts";
@@ -73,6 +74,9 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
       hidden,
     )
     .post("/mail/:id/labels", action("message.labels", changeLabelsAction), hidden)
+    .post("/mail/:id/feedback", action("message.feedback", feedbackActions.give), hidden)
+    .post("/mail/:id/feedback/undo", action("message.feedback_undo", feedbackActions.undo), hidden)
+    .get("/corrections", page(correctionsPage), hidden)
     .get("/mail/:id/original", page(originalPages.frame), hidden)
     .get("/mail/:id/raw", page(originalPages.raw), hidden)
     .get("/mail/:id/attachments/:attachment", page(originalPages.attachment), hidden)

@@ -13,6 +13,7 @@ import { metricsRoutes } from "./routes/metrics.ts";
 import { describeValidationFailure } from "../request/validation.ts";
 import { domainRoutes } from "./routes/domains.ts";
 import { mailboxRoutes } from "./routes/mailboxes.ts";
+import { feedbackRoutes } from "./routes/feedback.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { draftRoutes } from "./routes/drafts.ts";
@@ -34,6 +35,7 @@ const routeSets = [
   mailboxRoutes,
   domainRoutes,
   messageRoutes,
+  feedbackRoutes,
   sendRoutes,
   forwardRoutes,
   draftRoutes,

@@ -21,7 +21,7 @@ import {
 } from "./draft-attachment-tools.ts";
 import { createDraftTool, deleteDraftTool, getDraftTool, listDraftsTool, sendDraftTool, updateDraftTool } from "./draft-tools.ts";
 import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";
-import { getMessageTool, listMessagesTool } from "./message-tools.ts";
+import { correctVerdictTool, getMessageTool, listMessagesTool } from "./message-tools.ts";
 import { toolError, toolSuccess } from "./results.ts";
 import { sendEmailTool } from "./send-tools.ts";
 import { forwardMessageTool } from "./forward-tools.ts";
@@ -38,6 +38,7 @@ export const tools: readonly CompiledTool[] = [
   createMailboxTool,
   listMessagesTool,
   getMessageTool,
+  correctVerdictTool,
   sendEmailTool,
   forwardMessageTool,
   createDraftTool,
