@@ -120,6 +120,7 @@ describe("stdio MCP server", () => {
       ["list_threads", { mailbox_id: mailbox.id }, true],
       ["get_thread", { id: message.thread_id }, true],
       ["search_messages", { mailbox_id: mailbox.id, q: "invoice" }, true],
+      ["correct_verdict", { id: messageId, verdict: "not_spam" }, false],
       ["get_labels", { message_id: messageId }, true],
       ["change_labels", { message_ids: [messageId], add: ["read"] }, false],
       ["list_events", { mailbox_id: mailbox.id }, true],
