@@ -104,6 +104,8 @@ describe("stdio MCP server", () => {
       ["create_mailbox", { slug: "stdio-made" }, false],
       ["list_messages", { mailbox_id: mailbox.id }, true],
       ["get_message", { id: messageId }, true],
+      ["wait_for_message", { mailbox_id: mailbox.id, subject_contains: "nothing-like-this", timeout_s: 0 }, false],
+      ["get_message_events", { id: messageId }, true],
       ["get_attachment", { message_id: messageId, attachment_id: attachmentId }, true],
       ["send_email", { mailbox_id: mailbox.id, to: "frank@example.org", text: "Sent through stdio", client_id: "stdio-1" }, false],
       ["forward_message", { message_id: messageId, to: "hugo@example.org", client_id: "stdio-fwd" }, false],

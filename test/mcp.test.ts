@@ -16,6 +16,8 @@ const TOOLS = [
   "create_mailbox",
   "list_messages",
   "get_message",
+  "wait_for_message",
+  "get_message_events",
   "correct_verdict",
   "send_email",
   "forward_message",

@@ -44,6 +44,13 @@ export interface paths {
      */
     get: operations["getApiV1Messages"];
   };
+  "/api/v1/messages/wait": {
+    /**
+     * Wait for a message (long poll)
+     * @description Returns the first screened message of the mailbox that matches the filters (sender address or domain, subject text, thread, arrived after `after` or at/after `since`; with neither, mail from now on), with its one-time codes and confirmation links up front. Waits up to `timeout_s` (default 30, at most 60) and then answers 200 `{status: "timeout", cursor}`: call again with `after=cursor` to keep waiting without missing anything. Mail screened as a prompt-injection risk is returned with `injection_risk: true`, a warning and nothing extracted; mail quarantined as a virus, or as spam unless the mailbox delivers spam, is never returned. Wakes on the event log's notifications (it holds across API copies). 404 `mailbox not found` for another account's mailbox; a bound key may wait on its own mailbox only (403 key_scope).
+     */
+    get: operations["getApiV1MessagesWait"];
+  };
   "/api/v1/messages/{id}": {
     /**
      * Get a message
@@ -756,6 +763,120 @@ export interface operations {
             /** @constant */
             code: "key_scope";
           } | {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Wait for a message (long poll)
+   * @description Returns the first screened message of the mailbox that matches the filters (sender address or domain, subject text, thread, arrived after `after` or at/after `since`; with neither, mail from now on), with its one-time codes and confirmation links up front. Waits up to `timeout_s` (default 30, at most 60) and then answers 200 `{status: "timeout", cursor}`: call again with `after=cursor` to keep waiting without missing anything. Mail screened as a prompt-injection risk is returned with `injection_risk: true`, a warning and nothing extracted; mail quarantined as a virus, or as spam unless the mailbox delivers spam, is never returned. Wakes on the event log's notifications (it holds across API copies). 404 `mailbox not found` for another account's mailbox; a bound key may wait on its own mailbox only (403 key_scope).
+   */
+  getApiV1MessagesWait: {
+    parameters: {
+      query: {
+        mailbox_id: string;
+        from?: string;
+        subject_contains?: string;
+        thread_id?: string;
+        after?: string;
+        since?: string;
+        timeout_s?: number;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": ({
+            /** @constant */
+            status: "found";
+            /** @description pass as `after` to wait for the next one */
+            cursor: string;
+            message: {
+              id: string;
+              mailbox_id: string;
+              thread_id: string;
+              from_addr: string;
+              to_addr: string;
+              subject: string;
+              created_at: string;
+              /** @description one-time codes found in the subject and body */
+              verification_codes: string[];
+              /** @description links that sign in, verify, confirm or activate */
+              confirmation_links: string[];
+              password_reset_links: string[];
+              comprehension_status: string;
+              /** @description screened as a prompt-injection risk: nothing was extracted from it */
+              injection_risk: boolean;
+              warning: string | null;
+            };
+          }) | ({
+            /** @constant */
+            status: "timeout";
+            /** @description pass as `after` to keep waiting without missing anything */
+            cursor: string;
+            waited_ms: string | number;
+            retry: string;
+          });
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
             error: string;
           };
         };

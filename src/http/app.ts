@@ -29,6 +29,7 @@ import { labelRoutes } from "./routes/labels.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 import { dashboardRoutes } from "../dashboard/routes.ts";
 import { mcpRoutes } from "../mcp/routes.ts";
+import { eventHubFor } from "./event-hub.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
 const routeSets = [
@@ -90,6 +91,8 @@ export function makeApp(svc: Services) {
   // The WebSocket upgrade needs Bun's server; under Deno the SSE stream serves the same feed.
   if (typeof Bun !== "undefined") app.use(eventSocketRoutes(svc));
   app.use(dashboardRoutes(svc, makeClientAddressOf(svc.config.trustedProxies)));
+  // MCP's wait_for_message waits on this process's hub, as GET /api/v1/messages/wait does.
+  svc.eventWake ??= eventHubFor(svc);
   app.use(mcpRoutes(svc));
   return app;
 }

@@ -32,12 +32,15 @@ import { getAttachmentTool } from "./attachment-tools.ts";
 import { createDomainTool, listDomainsTool, verifyDomainTool } from "./domain-tools.ts";
 import { ackEventsTool, claimEventsTool, getConsumerTool, listEventsTool, openConsumerTool } from "./event-tools.ts";
 import { jsonSchemaOf, type CompiledTool } from "./tool.ts";
+import { getMessageEventsTool, waitForMessageTool } from "./wait-tools.ts";
 
 export const tools: readonly CompiledTool[] = [
   listMailboxesTool,
   createMailboxTool,
   listMessagesTool,
   getMessageTool,
+  waitForMessageTool,
+  getMessageEventsTool,
   correctVerdictTool,
   sendEmailTool,
   forwardMessageTool,
