@@ -94,6 +94,26 @@ describe("mail list", () => {
     expect(inbound.text).not.toContain("Outbound hello");
   });
 
+  test("?mailbox_id= names the mailbox as in the API (and ?mailbox= still does); links use mailbox_id", async () => {
+    const second = await makeMailbox(ctx, owner, "mailpages-second");
+    for (const query of [`mailbox_id=${second.id}`, `mailbox=${second.id}`, `mailbox_id=${second.id}&mailbox=${second.id}`]) {
+      const page = await alice.get(`/dashboard/mail?${query}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`<title>Mail · ${second.address}`);
+    }
+    // Never silently another mailbox: two different ids, or another account's id, are the one 404 page.
+    const missing = await alice.get("/dashboard/mail?mailbox_id=mbx_doesnotexist");
+    expect(missing.status).toBe(404);
+    for (const query of [`mailbox_id=${second.id}&mailbox=${mailbox.id}`, `mailbox_id=${otherMailbox.id}`]) {
+      const refused = await alice.get(`/dashboard/mail?${query}`);
+      expect(refused.status).toBe(404);
+      expect(refused.text).toBe(missing.text);
+    }
+    const first = await alice.get(`/dashboard/mail?mailbox_id=${mailbox.id}`);
+    expect(first.text).toContain('<select name="mailbox_id">');
+    expect(first.text).toContain(`/dashboard/mail?mailbox_id=${mailbox.id}&amp;before=`);
+  });
+
   test("the first mailbox is shown when none is named; another account's mailbox is the one 404 page", async () => {
     expect((await alice.get("/dashboard/mail")).text).toContain(mailbox.address);
     const foreign = await alice.get(`/dashboard/mail?mailbox=${otherMailbox.id}`);

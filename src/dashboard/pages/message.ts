@@ -218,7 +218,7 @@ export async function messagePage(c: PageContext, notice: Notice | null = null, 
   const m = await getMessage(c.svc.sql, principal, id);
   const extras = await messageExtras(c.svc.sql, c.session.accountId, id);
   const labels = await getMessageLabels(c.svc.sql, principal, id);
-  const body = html`<p><a href="/dashboard/mail?mailbox=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
+  const body = html`<p><a href="/dashboard/mail?mailbox_id=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
 ${summary(m)}
 <section id="labels"><h2>Labels</h2>${labelsSection(c, m, labels)}</section>
 <section id="headers"><h2>Headers</h2>${headersSection(m, extras)}</section>
