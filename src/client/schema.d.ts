@@ -3919,7 +3919,7 @@ export interface operations {
           };
         };
       };
-      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      /** @description basic error */
       429: {
         headers: {
           /** @description whole seconds to wait before the next request of this key */
@@ -3931,8 +3931,7 @@ export interface operations {
         };
         content: {
           "application/json": {
-            /** @constant */
-            error: "rate limited";
+            error: string;
           };
         };
       };
