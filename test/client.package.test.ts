@@ -87,7 +87,17 @@ test("it loads with require() too (CommonJS on Node 20.19+)", async () => {
 }, 60_000);
 
 test("it runs under Deno", async () => {
-  const ran = await run([bin("deno"), "run", "--allow-net", "--allow-env", "--allow-read", "consumer.mjs", `http://127.0.0.1:${server.port}`, owner.key, ...(await signedBody())]);
+  const ran = await run([
+    bin("deno"),
+    "run",
+    "--allow-net",
+    "--allow-env",
+    "--allow-read",
+    "consumer.mjs",
+    `http://127.0.0.1:${server.port}`,
+    owner.key,
+    ...(await signedBody()),
+  ]);
   expect(ran.code, ran.output).toBe(0);
   expect(JSON.parse(ran.stdout.trim().split("\n").at(-1)!)).toEqual(expected);
 }, 120_000);
