@@ -6,7 +6,7 @@
 //                                  pending_approval ──reject───▶ rejected (tombstoned)
 //   sending ──permanent rejection──▶ draft (error recorded, fix and send again)
 //   draft ──delete──▶ deleted (tombstoned)
-import type { Db } from "../db.ts";
+import type { Db, Sql } from "../db.ts";
 import { dispatchMessage } from "./dispatch.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
@@ -25,6 +25,7 @@ import {
 } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
+import { closeReview, openReview, type HoldReason } from "./reviews.ts";
 import type { Services } from "./services.ts";
 
 export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
@@ -79,8 +80,8 @@ async function insertDraft(
 ): Promise<DraftRow> {
   const [row] = await db.unsafe<DraftRow[]>(
     `insert into drafts (id, account_id, mailbox_id, status, to_addr, subject, text, reply_to_message_id, in_reply_to, "references",
-       requires_human, thread_id, client_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11, $12, $13)
+       requires_human, thread_id, client_id, created_by_key_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11, $12, $13, $14)
      returning ${DRAFT_COLUMNS}`,
     [
       newId("drf"),
@@ -96,6 +97,7 @@ async function insertDraft(
       status === "pending_approval",
       outgoing.threadId,
       clientId,
+      principal.keyId,
     ] as never[],
   );
   return row!;
@@ -110,9 +112,23 @@ export async function createDraft(svc: Services, principal: Principal, body: Out
   return { id: row.id, status: "draft" };
 }
 
-/** The draft POST /send creates when the mailbox requires approval. */
-export async function createForcedDraft(db: Db, principal: Principal, outgoing: ResolvedOutgoing, clientId: string | null): Promise<Draft> {
-  return draftView(await insertDraft(db, principal, outgoing, "pending_approval", clientId));
+/** Why a send from this mailbox waits for a human now, or null when it may go out. */
+export function holdReasonOf(mailbox: { require_approval: boolean; paused_at: string | null }): HoldReason | null {
+  if (mailbox.paused_at) return "mailbox_paused";
+  return mailbox.require_approval ? "require_approval" : null;
+}
+
+/** The draft POST /send creates when the mailbox holds its mail for a human; call inside the transaction. */
+export async function createForcedDraft(
+  tx: Db,
+  principal: Principal,
+  outgoing: ResolvedOutgoing,
+  clientId: string | null,
+  reason: HoldReason,
+): Promise<Draft> {
+  const draft = draftView(await insertDraft(tx, principal, outgoing, "pending_approval", clientId));
+  await openReview(tx, draft.id, reason);
+  return draft;
 }
 
 /** A live draft the principal may see; tombstoned, deleted and foreign drafts are the one 404. */
@@ -195,11 +211,16 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   // Without approval, deliverDraft checks the lists and suppressions under the draft's lock.
   const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
   assertSendingEntitled(principal.plan, mailbox);
-  if (mailbox.require_approval) {
+  const hold = holdReasonOf(mailbox);
+  if (hold) {
     await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
-    const queued = await svc.sql`
-      update drafts set status = 'pending_approval', requires_human = true, updated_at = now()
-      where id = ${id} and status = 'draft' and deleted_at is null returning id`;
+    const queued = await svc.sql.begin(async (tx) => {
+      const rows = await tx`
+        update drafts set status = 'pending_approval', requires_human = true, updated_at = now()
+        where id = ${id} and status = 'draft' and deleted_at is null returning id`;
+      if (rows.length > 0) await openReview(tx, id, hold);
+      return rows;
+    });
     if (queued.length === 0) {
       const now = await findDraft(svc.sql, principal, id);
       if (now?.status === "pending_approval") return pendingResponse(id);
@@ -239,6 +260,7 @@ async function deliverDraft(
       await tx`
         update drafts set status = 'sending', last_error = null, decided_by = coalesce(${decidedBy}, decided_by), updated_at = now()
         where id = ${draftId}`;
+      if (from === "pending_approval") await closeReview(tx, draftId, "approved", decidedBy);
       return {
         mailbox,
         to: row.to,
@@ -287,12 +309,24 @@ export async function approveDraft(svc: Services, decider: Decider, draftId: str
   return deliverDraft(svc, row.id, row.account_id, "pending_approval", decider.name);
 }
 
-export async function rejectDraft(db: Db, decider: Decider, draftId: string): Promise<void> {
-  const rows = await db`
-    update drafts set status = 'rejected', decided_by = ${decider.name}, updated_at = now()
-    where id = ${draftId} and (${decider.accountId}::text is null or account_id = ${decider.accountId})
-      and status = 'pending_approval' and deleted_at is null
-    returning id`;
+/** Why a pending draft was rejected: a human's decision, or its review window ran out (no one decided). */
+export type RejectionReason = "rejected" | "expired";
+
+/**
+ * pending_approval → rejected, the one rejection path (dashboard, CLI, review links, expiry). An
+ * expired review is recorded as such: no `decided_by`, and the audit trail says it expired.
+ */
+export async function rejectDraft(db: Sql, decider: Decider, draftId: string, reason: RejectionReason = "rejected"): Promise<void> {
+  const decidedBy = reason === "expired" ? null : decider.name;
+  const rows = await db.begin(async (tx) => {
+    const updated = await tx`
+      update drafts set status = 'rejected', decided_by = ${decidedBy}, updated_at = now()
+      where id = ${draftId} and (${decider.accountId}::text is null or account_id = ${decider.accountId})
+        and status = 'pending_approval' and deleted_at is null
+      returning id`;
+    if (updated.length > 0) await closeReview(tx, draftId, reason, decidedBy);
+    return updated;
+  });
   if (rows.length > 0) return;
   const [row] = await db`
     select status from drafts

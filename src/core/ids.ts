@@ -20,7 +20,8 @@ export type IdPrefix =
   | "whd"
   | "out"
   | "req"
-  | "con";
+  | "con"
+  | "rev";
 
 export function randomBase32(length: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(length));

@@ -2,7 +2,7 @@
 // binding (with the custom-domain entitlement), idempotency, send lists, suppression, approval,
 // quota, delivery. A blocked or suppressed recipient never reaches the queue.
 import { dispatchMessage } from "./dispatch.ts";
-import { createForcedDraft } from "./drafts.ts";
+import { createForcedDraft, holdReasonOf } from "./drafts.ts";
 import { ApiError } from "./errors.ts";
 import {
   attachMessage,
@@ -39,9 +39,10 @@ export async function sendMessage(svc: Services, principal: Principal, body: Out
     await checkRecipientPolicy(svc.sql, principal.accountId, outgoing.mailbox.id, to);
     checks();
 
-    if (outgoing.mailbox.require_approval) {
+    const hold = holdReasonOf(outgoing.mailbox);
+    if (hold) {
       return await svc.sql.begin(async (tx) => {
-        const draft = await createForcedDraft(tx, principal, outgoing, body.client_id ?? null);
+        const draft = await createForcedDraft(tx, principal, outgoing, body.client_id ?? null, hold);
         const response = { status: 202, body: { draft_id: draft.id, status: "pending_approval" } };
         if (claim) await finishIdempotencyKey(tx, claim, "completed", response);
         return response;

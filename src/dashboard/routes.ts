@@ -18,6 +18,7 @@ import { messagePage } from "./pages/message.ts";
 import { originalPages } from "./pages/message-original.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { peoplePage } from "./pages/people.ts";
+import { makeReviewPages } from "./pages/review.ts";
 import { schemasPage, SCHEMA_FORM_BYTES } from "./pages/schemas.ts";
 import { sendListsPage } from "./pages/sendlists.ts";
 import { webhookPage } from "./pages/webhook.ts";
@@ -29,7 +30,7 @@ type Route = { request: Request; params: Record<string, string> };
 
 /** `clientAddressOf` tells the sign-in throttle where a request came from (see src/http/app.ts). */
 export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf) {
-  const guard = makeGuard(svc);
+  const guard = makeGuard(svc, clientAddressOf);
   const login = makeLoginHandlers(svc, guard);
   const page =
     (handler: (c: PageContext) => Promise<Response>) =>
@@ -40,6 +41,7 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     ({ request, params }: Route) =>
       guard.action(request, params ?? {}, name, handler, maxFormBytes);
   const notFound = page(async (c) => notFoundPage(c.session));
+  const review = makeReviewPages(svc, clientAddressOf);
 
   return new Elysia({ name: "dashboard", prefix: "/dashboard" })
     .get("/assets/style.css", () => stylesheet(), hidden)
@@ -56,6 +58,9 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .post("/sendlists", action("sendlist.add", sendListsPage.add), hidden)
     .post("/sendlists/:id/remove", action("sendlist.remove", sendListsPage.remove), hidden)
     .get("/approvals", page(approvalsPage.show), hidden)
+    // A reviewer's email link: no session, the token is the credential (pages/review.ts).
+    .get("/review/:token", ({ request, params }: Route) => review.show(request, params.token ?? ""), hidden)
+    .post("/review", ({ request }: Route) => review.answer(request), hidden)
     .post("/approvals/:id/approve", action("draft.approve", approvalsPage.approve), hidden)
     .post("/approvals/:id/reject", action("draft.reject", approvalsPage.reject), hidden)
     .get("/mailboxes", page(mailboxesPage.show), hidden)

@@ -43,7 +43,7 @@ ${more}
 }
 
 /** What the send pipeline answered, in words, and the page status that goes with it. */
-function describeOutcome(result: StoredResponse): { notice: Notice; status: number } {
+export function describeOutcome(result: StoredResponse): { notice: Notice; status: number } {
   const body = result.body as Record<string, unknown>;
   if (result.status === 201) return { notice: { kind: "ok", text: `Approved and sent (message ${String(body.id)}).` }, status: 200 };
   if (result.status === 400)
@@ -58,7 +58,7 @@ function describeOutcome(result: StoredResponse): { notice: Notice; status: numb
   };
 }
 
-function describeRefusal(error: ApiError): string {
+export function describeRefusal(error: ApiError): string {
   const body = error.body;
   if (body.code === "send_blocked_by_list") {
     const why = body.reason === "block_match" ? "matches a block entry" : "matches no allow entry";

@@ -26,11 +26,11 @@ function auditDetails(row: AuditRow): string {
 function auditTable(c: PageContext, rows: AuditRow[], older: string | null): Html {
   const body = rows.map(
     (r) =>
-      html`<tr><td>${when(r.created_at)}</td><td>${r.user_email ?? "—"}</td><td><code>${r.action}</code></td><td><span class="badge ${r.outcome === "ok" ? "ok" : "warn"}">${r.outcome}</span></td><td data-label="On">${r.target_id ?? "—"}</td><td><small>${auditDetails(r)}</small></td></tr>`,
+      html`<tr><td>${when(r.created_at)}</td><td>${r.user_email ?? (r.action === "draft.expired" ? "review window (no one)" : "—")}</td><td><code>${r.action}</code></td><td><span class="badge ${r.outcome === "ok" ? "ok" : "warn"}">${r.outcome}</span></td><td data-label="On">${r.target_id ?? "—"}</td><td data-label="From">${r.client ?? "—"}</td><td><small>${auditDetails(r)}</small></td></tr>`,
   );
   const before = c.url.searchParams.get("before");
-  return html`<div class="scroll"><table class="compact stack" id="audit"><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Outcome</th><th>On</th><th>Details</th></tr></thead>
-<tbody>${body.length ? body : html`<tr><td colspan="6">No actions recorded yet.</td></tr>`}</tbody></table></div>
+  return html`<div class="scroll"><table class="compact stack" id="audit"><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Outcome</th><th>On</th><th>From</th><th>Details</th></tr></thead>
+<tbody>${body.length ? body : html`<tr><td colspan="7">No actions recorded yet.</td></tr>`}</tbody></table></div>
 <p class="paging">${before ? html`<a href="/dashboard/people#audit">Newest</a>` : html``}${older ? html`<a href="/dashboard/people?before=${older}#audit" rel="next">Older entries →</a>` : html``}</p>`;
 }
 
