@@ -159,8 +159,7 @@ const commands: Record<string, Command> = {
     },
   },
   "mailbox set": {
-    usage:
-      "mailbox set ID [--require-approval on|off] [--deliver-spam on|off] [--paused on|off] [--review-window-hours N] [--by NAME]",
+    usage: "mailbox set ID [--require-approval on|off] [--deliver-spam on|off] [--paused on|off] [--review-window-hours N] [--by NAME]",
     options: {
       "require-approval": { type: "string" },
       "deliver-spam": { type: "string" },

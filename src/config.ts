@@ -27,6 +27,11 @@ export type Config = {
   dkimSelector: string;
   logLevel: LogLevel;
   maxRequestBytes: number;
+  /**
+   * Outgoing attachments (docs/decisions.md, "Outgoing attachments"): the most bytes one draft's
+   * files may add up to (each file included) and how many files it may carry.
+   */
+  attachments: { maxBytes: number; maxCount: number };
   /** Proxies whose X-Forwarded-For is believed, as canonical CIDR ranges ("10.0.0.0/8", "::1/128"). */
   trustedProxies: string[];
   dnsServers: string[];
@@ -280,6 +285,12 @@ export function loadConfig(env: Env = process.env): Config {
     dkimSelector: hostname(env, "DKIM_SELECTOR", "svc1"),
     logLevel: oneOf(env, "LOG_LEVEL", "info", ["debug", "info", "warn", "error", "silent"] as const),
     maxRequestBytes: integer(env, "MAX_REQUEST_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    attachments: {
+      // 18 MiB of files is about 24.3 MiB once base64-encoded in the message: under the 25 MiB most
+      // receivers (Gmail, Outlook, SMTP SIZE defaults) accept.
+      maxBytes: integer(env, "ATTACHMENT_MAX_BYTES", 18 * 1024 * 1024, 1, 64 * 1024 * 1024),
+      maxCount: integer(env, "ATTACHMENT_MAX_COUNT", 20, 1, 100),
+    },
     trustedProxies: trustedProxies(env, "TRUSTED_PROXIES"),
     dnsServers: dnsServers(env, "DNS_SERVERS"),
     dnsTimeoutMs: integer(env, "DNS_TIMEOUT_MS", 3000, 50, 60000),
@@ -308,7 +319,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpRelayUrl: relay,
     deliveryTimeoutMs: integer(env, "DELIVERY_TIMEOUT_MS", 30_000, 100, 600_000),
     mxAllowPrivateNetworks: boolean(env, "MX_DELIVERY_ALLOW_PRIVATE_NETWORKS", false),
-    reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 3600, 0, 30 * 24 * 3600),
+    reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 30, 0, 30 * 24 * 3600),
     deliveryRetrySeconds: integer(env, "DELIVERY_RETRY_S", 60, 0, 24 * 3600),
     deliveryRetryLimit: integer(env, "DELIVERY_RETRY_LIMIT", 5, 1, 100),
     unsubscribeSecret: optionalText(env, "UNSUBSCRIBE_SECRET"),

@@ -538,6 +538,33 @@ describe("escaping", () => {
     expect(page.text).not.toMatch(/<script/i);
   });
 
+  test("the approval queue lists every attachment's name, type and size, names escaped", async () => {
+    await ctx.sql`update mailboxes set require_approval = true where id = ${mailbox.id}`;
+    const created = await ctx.request("POST", "/api/v1/drafts", {
+      key: owner.key,
+      body: { mailbox_id: mailbox.id, to: "carol@example.net", subject: "With files", text: "Two files." },
+    });
+    for (const [name, type, content] of [
+      ["<img src=x onerror=alert(3)>.txt", "text/plain", "hello"],
+      ["figures.csv", "text/csv", "a,b\n".repeat(1000)],
+    ] as const) {
+      const form = new FormData();
+      form.append("file", new File([content], name, { type }));
+      const response = await fetch(`${base}/api/v1/drafts/${created.body.id}/attachments`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${owner.key}` },
+        body: form,
+      });
+      expect(response.status).toBe(201);
+    }
+    expect((await ctx.request("POST", `/api/v1/drafts/${created.body.id}/send`, { key: owner.key })).status).toBe(202);
+    const page = await (await signedIn(ownerEmail)).get("/dashboard/approvals");
+    const row = page.text.slice(page.text.indexOf(`id="draft-${created.body.id}"`));
+    expect(row).toContain('<span class="attachment-name">&lt;img src=x onerror=alert(3)&gt;.txt</span> <small>text/plain, 5 bytes</small>');
+    expect(row).toContain('<span class="attachment-name">figures.csv</span> <small>text/csv, 3.9 KiB</small>');
+    expect(page.text).not.toContain("<img src=x");
+  });
+
   test("a hostile user email in the page frame renders as text", async () => {
     const email = `${HOSTILE}@example.com`;
     await createUser(ctx.sql, { accountId: owner.accountId, email, password: PASSWORD });

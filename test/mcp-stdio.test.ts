@@ -95,6 +95,9 @@ describe("stdio MCP server", () => {
     const draftToDelete = (await call(stdio, "create_draft", { mailbox_id: mailbox.id, to: "erin@example.org", text: "Bye" }))
       .structuredContent;
 
+    const toRemove = (await call(http, "attach_file", { draft_id: draft.id, filename: "old.txt", content_base64: btoa("old") }))
+      .structuredContent;
+
     // [tool, arguments, compare with /mcp] — reads are compared whole; writes run once, through stdio.
     const plan: [string, Record<string, unknown>, boolean][] = [
       ["list_mailboxes", {}, true],
@@ -107,6 +110,10 @@ describe("stdio MCP server", () => {
       ["list_drafts", { mailbox_id: mailbox.id }, true],
       ["get_draft", { id: draft.id }, true],
       ["update_draft", { id: draft.id, subject: "Hi again" }, false],
+      ["attach_file", { draft_id: draft.id, filename: "notes.txt", content_type: "text/plain", content_base64: btoa("notes") }, false],
+      ["attach_message_attachment", { draft_id: draft.id, message_id: messageId, attachment_id: attachmentId }, false],
+      ["remove_draft_attachment", { draft_id: draft.id, attachment_id: toRemove.id }, false],
+      ["list_draft_attachments", { draft_id: draft.id }, true],
       ["delete_draft", { id: draftToDelete.id }, false],
       ["send_draft", { id: draft.id }, false],
       ["list_threads", { mailbox_id: mailbox.id }, true],

@@ -101,6 +101,32 @@ export interface paths {
      */
     post: operations["postApiV1DraftsByIdSend"];
   };
+  "/api/v1/drafts/{id}/attachments": {
+    /**
+     * List a draft's attachments
+     * @description In the order they were added, without their bytes. 404 `draft not found` as for GET /drafts/{id}.
+     */
+    get: operations["getApiV1DraftsByIdAttachments"];
+    /**
+     * Attach a file to a draft
+     * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+     */
+    post: operations["postApiV1DraftsByIdAttachments"];
+  };
+  "/api/v1/drafts/{id}/attachments/from-message": {
+    /**
+     * Attach a message's attachment to a draft
+     * @description Copies an attachment of a message the key can read (received or sent) onto the draft, without uploading it again. A message the key cannot read is 404 `message not found`; an unknown attachment id 404 `not found`; a message screened as malware 422 `attachment_infected`. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+     */
+    post: operations["postApiV1DraftsByIdAttachmentsFrom-message"];
+  };
+  "/api/v1/drafts/{id}/attachments/{attachment_id}": {
+    /**
+     * Remove an attachment from a draft
+     * @description Only a `draft` changes (409 approval_conflict otherwise). 404 `draft not found` as for GET /drafts/{id}; 404 `not found` when the draft has no such attachment.
+     */
+    delete: operations["deleteApiV1DraftsByIdAttachmentsByAttachment_id"];
+  };
   "/api/v1/threads": {
     /**
      * List a mailbox's threads
@@ -1679,6 +1705,465 @@ export interface operations {
             retryable: boolean;
             /** @constant */
             code?: "delivery_outcome_unknown";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List a draft's attachments
+   * @description In the order they were added, without their bytes. 404 `draft not found` as for GET /drafts/{id}.
+   */
+  getApiV1DraftsByIdAttachments: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            attachments: ({
+                /** @description dat_... */
+                id: string;
+                draft_id: string;
+                filename: string;
+                /** @description as declared, or as detected from the bytes when the declaration said nothing */
+                content_type: string;
+                /** @description bytes */
+                size: string | number;
+                /** @description hex SHA-256 of the bytes */
+                sha256: string;
+                /** @description the message attachment it was copied from */
+                source_attachment_id: string | null;
+                created_at: string;
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Attach a file to a draft
+   * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+   */
+  postApiV1DraftsByIdAttachments: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": {
+          /**
+           * Format: binary
+           * @description the file, with its filename and content type
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description a file a draft will send */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @description dat_... */
+            id: string;
+            draft_id: string;
+            filename: string;
+            /** @description as declared, or as detected from the bytes when the declaration said nothing */
+            content_type: string;
+            /** @description bytes */
+            size: string | number;
+            /** @description hex SHA-256 of the bytes */
+            sha256: string;
+            /** @description the message attachment it was copied from */
+            source_attachment_id: string | null;
+            created_at: string;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 422 */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "attachment_infected";
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description Response for status 503 */
+      503: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: true;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Attach a message's attachment to a draft
+   * @description Copies an attachment of a message the key can read (received or sent) onto the draft, without uploading it again. A message the key cannot read is 404 `message not found`; an unknown attachment id 404 `not found`; a message screened as malware 422 `attachment_infected`. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+   */
+  "postApiV1DraftsByIdAttachmentsFrom-message": {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description a message the key can read */
+          message_id: string;
+          /** @description one of that message's attachments (att_...) */
+          attachment_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description a file a draft will send */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @description dat_... */
+            id: string;
+            draft_id: string;
+            filename: string;
+            /** @description as declared, or as detected from the bytes when the declaration said nothing */
+            content_type: string;
+            /** @description bytes */
+            size: string | number;
+            /** @description hex SHA-256 of the bytes */
+            sha256: string;
+            /** @description the message attachment it was copied from */
+            source_attachment_id: string | null;
+            created_at: string;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 422 */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "attachment_infected";
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description Response for status 503 */
+      503: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: true;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove an attachment from a draft
+   * @description Only a `draft` changes (409 approval_conflict otherwise). 404 `draft not found` as for GET /drafts/{id}; 404 `not found` when the draft has no such attachment.
+   */
+  deleteApiV1DraftsByIdAttachmentsByAttachment_id: {
+    parameters: {
+      path: {
+        id: string;
+        attachment_id: string;
+      };
+    };
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: never;
+      };
+      /** @description a request body, when sent, must be a JSON object (an empty body counts as none) without NUL characters or lone surrogates */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
           };
         };
       };

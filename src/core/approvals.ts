@@ -81,15 +81,10 @@ export async function reviewSubject(db: Db, reviewId: string): Promise<ReviewSub
   };
 }
 
-/** Outgoing attachments of a draft, when the service keeps them (draft_attachments), by name and size. */
+/** The draft's outgoing attachments, by name and size (what goes out with it). */
 async function draftAttachments(db: Db, draftId: string): Promise<{ filename: string; size: number }[]> {
-  const [table] = await db`select to_regclass('draft_attachments') is not null as present`;
-  if (!table?.present) return [];
-  const rows = await db`select to_jsonb(a) as row from draft_attachments a where a.draft_id = ${draftId}`;
-  return rows.map((r) => {
-    const row = r.row as Record<string, unknown>;
-    return { filename: String(row.filename ?? "attachment"), size: Number(row.size ?? 0) };
-  });
+  const rows = await db`select filename, size from draft_attachments where draft_id = ${draftId} order by created_at, id`;
+  return rows.map((r) => ({ filename: r.filename as string, size: Number(r.size) }));
 }
 
 /** The notify_reviewers task: one email per reviewer who has not been sent one, each with a link of their own. */
@@ -139,10 +134,10 @@ export async function notifyReviewers(svc: Services, reviewId: string): Promise<
 
 // ---- Expiry -------------------------------------------------------------------------------------
 
-
 /** The expire_review task: rejects the draft as a human rejection would, recorded as expired. */
 export async function expireReview(svc: Services, reviewId: string): Promise<"expired" | "not_due" | "closed"> {
-  const [review] = await svc.sql`select draft_id, account_id, outcome, expires_at, expires_at <= now() as due from draft_reviews where id = ${reviewId}`;
+  const [review] =
+    await svc.sql`select draft_id, account_id, outcome, expires_at, expires_at <= now() as due from draft_reviews where id = ${reviewId}`;
   if (!review || review.outcome !== null) return "closed";
   if (!review.due) {
     // Run early (a clock step, a window lengthened): come back when it is due.
@@ -207,7 +202,8 @@ export type LinkAnswer =
 export async function answerLink(svc: Services, token: string, decision: "approve" | "reject"): Promise<LinkAnswer> {
   const state = await linkState(svc.sql, token);
   if (state.kind !== "open") return { kind: "closed", state };
-  const spent = await svc.sql`update review_links set used_at = now() where token_hash = ${state.tokenHash} and used_at is null returning 1`;
+  const spent =
+    await svc.sql`update review_links set used_at = now() where token_hash = ${state.tokenHash} and used_at is null returning 1`;
   if (spent.length === 0) return { kind: "closed", state: { ...state, kind: "closed", why: "used" } };
   const decider: Decider = { accountId: state.subject.review.account_id, name: `email-link:${state.reviewer.id}` };
   const { subject, reviewer } = state;

@@ -7,6 +7,7 @@
 //   sending ──permanent rejection──▶ draft (error recorded, fix and send again)
 //   draft ──delete──▶ deleted (tombstoned)
 import type { Db, Sql } from "../db.ts";
+import { draftAttachmentFiles } from "./attachment-bytes.ts";
 import { dispatchMessage } from "./dispatch.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
@@ -270,6 +271,7 @@ async function deliverDraft(
         inReplyTo: row.in_reply_to,
         references: row.references,
         draftId,
+        attachments: await draftAttachmentFiles(tx, draftId),
       };
     },
     async onOutcome(tx, dispatched) {

@@ -21,6 +21,7 @@ export type IdPrefix =
   | "out"
   | "req"
   | "con"
+  | "dat"
   | "rev";
 
 export function randomBase32(length: number): string {

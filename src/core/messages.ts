@@ -3,6 +3,7 @@
 // Outbound messages are visible once sent; one whose delivery is in doubt is not shown yet.
 import type { Db } from "../db.ts";
 import type { AuthResults } from "../mail/authenticate.ts";
+import { messageAttachmentContent } from "./attachment-bytes.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
@@ -100,8 +101,8 @@ export async function getAttachment(
   attachmentId: string,
 ): Promise<{ filename: string | null; content_type: string; content: Uint8Array }> {
   await visibleMessage(db, principal, messageId);
-  const [attachment] = await db`
-    select filename, content_type, content from attachments where id = ${attachmentId} and message_id = ${messageId}`;
-  if (!attachment) throw errors.notFound("attachment");
-  return { filename: attachment.filename, content_type: attachment.content_type, content: attachment.content };
+  const [attachment] = await db`select filename, content_type from attachments where id = ${attachmentId} and message_id = ${messageId}`;
+  const content = attachment ? await messageAttachmentContent(db, messageId, attachmentId) : null;
+  if (!attachment || !content) throw errors.notFound("attachment");
+  return { filename: attachment.filename, content_type: attachment.content_type, content };
 }

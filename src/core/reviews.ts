@@ -32,10 +32,10 @@ export async function openReview(tx: Db, draftId: string, reason: HoldReason): P
     on conflict (draft_id) where outcome is null do nothing
     returning id, reason, expires_at`;
   if (!review) return;
-  if (review.reason !== "mailbox_paused") await enqueueJob(tx, "notify_reviewers", { review_id: review.id }, { jobKey: `notify:${review.id}` });
+  if (review.reason !== "mailbox_paused")
+    await enqueueJob(tx, "notify_reviewers", { review_id: review.id }, { jobKey: `notify:${review.id}` });
   await enqueueJob(tx, "expire_review", { review_id: review.id }, { jobKey: `expire:${review.id}`, runAt: review.expires_at });
 }
-
 
 /**
  * Closes the draft's open review, in the transaction of the decision. An expiry also goes into the

@@ -62,13 +62,16 @@ export async function sendMessage(svc: Services, principal: Principal, body: Out
         draftId: null,
       },
       afterRecord: claim ? (tx, messageId) => attachMessage(tx, claim!, messageId) : undefined,
-      // The stored answer commits with the outcome; after an unknown outcome the claim waits
-      // for the reconcile task, and after a transient failure it is released for a retry.
+      // The stored answer commits with the outcome; an unknown outcome (the final dot went out,
+      // no reply came) is an answer too, never replayed as sent; after a transient failure the
+      // claim is released for a retry.
       onOutcome: claim
         ? async (tx, dispatched) => {
             const response = outcomeResponse(dispatched);
             if (dispatched.outcome.kind === "sent") await finishIdempotencyKey(tx, claim!, "completed", response);
-            if (dispatched.outcome.kind === "permanent") await finishIdempotencyKey(tx, claim!, "failed_terminal", response);
+            if (dispatched.outcome.kind === "permanent" || dispatched.outcome.kind === "unknown") {
+              await finishIdempotencyKey(tx, claim!, "failed_terminal", response);
+            }
             if (dispatched.outcome.kind === "transient") await releaseIdempotencyKey(tx, claim!);
           }
         : undefined,

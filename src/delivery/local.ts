@@ -10,6 +10,12 @@ export function makeLocalTransport(svc: Services): DeliveryTransport {
   return {
     name: "local",
     async deliver(envelope, raw, meta) {
+      // Storing is the local "final dot": once it may have committed, the outcome can be unknown.
+      try {
+        await meta.beforeFinalDot?.();
+      } catch (error) {
+        return { kind: "transient", error: `local delivery not started: ${(error as Error).message}`, stage: "data" };
+      }
       try {
         const { stored, outcomes } = await receiveForRecipients(svc, raw, [envelope.to], {
           remoteIp: null,

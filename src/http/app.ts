@@ -1,4 +1,5 @@
 // Assembles the HTTP API: error mapping, size limits, the routes and /openapi.json.
+import { requestByteLimit } from "../request/body-limits.ts";
 import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
@@ -15,6 +16,7 @@ import { mailboxRoutes } from "./routes/mailboxes.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { draftRoutes } from "./routes/drafts.ts";
+import { draftAttachmentRoutes } from "./routes/draft-attachments.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { consumerRoutes } from "./routes/consumers.ts";
 import { eventSocketRoutes } from "./event-socket.ts";
@@ -32,6 +34,7 @@ const routeSets = [
   messageRoutes,
   sendRoutes,
   draftRoutes,
+  draftAttachmentRoutes,
   unsubscribeRoutes,
   threadRoutes,
   searchRoutes,
@@ -66,7 +69,7 @@ export function makeApp(svc: Services) {
       const path = pathOf(request.url);
       if (/%00/i.test(path) && !path.startsWith("/api/v1/")) return json(404, errors.routeNotFound().body);
       const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > svc.config.maxRequestBytes) return json(413, errors.bodyTooLarge().body);
+      if (length > requestByteLimit(svc.config, request.method, path)) return json(413, errors.bodyTooLarge().body);
     })
     .onError(({ code, error, request }) => errorResponse(svc, code, error, request))
     // Runs once a route matched, before validation: the request-duration metric's route label.

@@ -1,6 +1,7 @@
 // Serves the app over HTTP with one JSON log line per request (id, status, duration) and a
 // request id echoed to the client. Bun.serve where it exists, Deno.serve otherwise. This is the
 // one place that knows the runtime, so it is where the TCP peer's address is read and handed on.
+import { uploadByteLimit } from "../request/body-limits.ts";
 import type { Services } from "../core/services.ts";
 import { errors } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
@@ -47,7 +48,7 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
       hostname: config.host,
       port,
       // A backstop only: the app reads bodies itself and answers 413 as JSON at MAX_REQUEST_BYTES.
-      maxRequestBodySize: config.maxRequestBytes * 2 + 65536,
+      maxRequestBodySize: Math.max(config.maxRequestBytes * 2, uploadByteLimit(config)) + 65536,
       fetch: async (request, server) => {
         // A WebSocket upgrade (/api/v1/events/ws) is answered by the upgrade itself, so its
         // response is not ours to add headers to; it gets its log line here (path only: the

@@ -90,7 +90,8 @@ export const sendDraftTool = defineTool({
     'Send a draft. Results: {id, draft_id, thread_id, provider_message_id} when delivered; {draft_id, status: "pending_approval"} ' +
     "when the mailbox needs a human's approval or is paused: held for a human: do not resend (calling again changes nothing; a human approves or rejects it, and an unanswered review expires as rejected). " +
     "Errors are {status, error, code}: 422 when the draft has no recipient (set one with update_draft); 409 approval_conflict " +
-    "when it is already sending or gone; on 502 the draft stays `sending` and the service finishes it, so do not resend it.",
+    "when it is already sending or gone; on 502 the draft stays `sending` and the service finishes it, so do not resend it: it ends sent, " +
+    "or back in `draft` with last_error when delivery kept failing or its outcome stayed unknown (it may have arrived: check before sending again).",
   input: strictObject({ id: draftId }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   endpointClass: "write",

@@ -13,6 +13,12 @@ import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import { authorize } from "../request/auth.ts";
 import { errorFields } from "../log.ts";
+import {
+  attachFileTool,
+  attachMessageAttachmentTool,
+  listDraftAttachmentsTool,
+  removeDraftAttachmentTool,
+} from "./draft-attachment-tools.ts";
 import { createDraftTool, deleteDraftTool, getDraftTool, listDraftsTool, sendDraftTool, updateDraftTool } from "./draft-tools.ts";
 import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";
 import { getMessageTool, listMessagesTool } from "./message-tools.ts";
@@ -37,6 +43,10 @@ export const tools: readonly CompiledTool[] = [
   updateDraftTool,
   deleteDraftTool,
   sendDraftTool,
+  attachFileTool,
+  attachMessageAttachmentTool,
+  listDraftAttachmentsTool,
+  removeDraftAttachmentTool,
   listThreadsTool,
   getThreadTool,
   searchMessagesTool,

@@ -115,7 +115,11 @@ export function makeReviewPages(svc: Services, clientAddressOf: ClientAddressOf)
       const state = { subject: answer.subject, reviewer: answer.reviewer };
       if (answer.kind === "rejected") {
         await audit(state, action, 200, {}, request);
-        return resultPage(answer.subject, { kind: "ok", text: "Rejected: the email will not be sent. The agent sees the draft as rejected." }, 200);
+        return resultPage(
+          answer.subject,
+          { kind: "ok", text: "Rejected: the email will not be sent. The agent sees the draft as rejected." },
+          200,
+        );
       }
       if (answer.kind === "refused") {
         const code = typeof answer.error.body.code === "string" ? answer.error.body.code : null;
