@@ -12,6 +12,7 @@ const texts = {
   webhook_disabled: "The webhook was disabled. No events are sent until a URL is set again.",
   webhook_not_configured: "No webhook is configured.",
   person_removed: "The person was removed; their sessions ended.",
+  person_updated: "Saved: who gets an email when a draft waits for approval.",
   password_changed: "Your password was changed. Every other session of yours was signed out.",
   schema_created: "The extraction schema was created.",
   schema_attached: "The mailbox's extraction schema was saved; it applies to mail that arrives from now on.",
