@@ -286,10 +286,24 @@ const commands: Record<string, Command> = {
     },
   },
   "webhook set": {
-    usage: "webhook set --account ID --url U [--secret S]",
-    options: { account: { type: "string" }, url: { type: "string" }, secret: { type: "string" } },
+    usage: "webhook set --account ID --url U [--secret S] [--events message.sent,message.bounced,...]",
+    options: { account: { type: "string" }, url: { type: "string" }, secret: { type: "string" }, events: { type: "string" } },
     run: async (_db, f, _p, services) => {
-      const input = { accountId: required(f, "account"), url: required(f, "url"), secret: str(f, "secret") ?? null };
+      const events = str(f, "events");
+      const input = {
+        accountId: required(f, "account"),
+        url: required(f, "url"),
+        secret: str(f, "secret") ?? null,
+        // message.received is always delivered; --events adds the outbound and review types
+        ...(events === undefined
+          ? {}
+          : {
+              eventTypes: events
+                .split(",")
+                .map((type) => type.trim())
+                .filter(Boolean),
+            }),
+      };
       const { endpoint, secret } = await setWebhook(await services(), input);
       return { ...endpoint, secret, note: str(f, "secret") ? "secret set as given" : "generated secret, shown once; store it now" };
     },

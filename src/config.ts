@@ -50,6 +50,16 @@ export type Config = {
     tlsKeyFile: string | null;
   };
   bodyCleanMaxChars: number;
+  /** Budgets of attachment text extraction (src/mail/attachment-text.ts, docs/security.md). */
+  attachmentReading: {
+    maxBytes: number;
+    timeoutMs: number;
+    memoryBytes: number;
+    maxInflatedBytes: number;
+    maxPdfPages: number;
+    maxImagePixels: number;
+    concurrency: number;
+  };
   /**
    * Per-key token bucket (src/request/rate-limit.ts); perSecond 0 turns it off. A key that comes
    * back before its Retry-After has its next 429 held refusalHoldMs (0: never), at most heldPerKey
@@ -63,6 +73,8 @@ export type Config = {
   deliveryTimeoutMs: number;
   /** Direct MX delivery may connect to loopback and private addresses (local tests only). */
   mxAllowPrivateNetworks: boolean;
+  /** Direct MX delivery connects to this port (25; tests point it at a local sink). */
+  mxPort: number;
   reconcileGraceSeconds: number;
   deliveryRetrySeconds: number;
   deliveryRetryLimit: number;
@@ -76,6 +88,8 @@ export type Config = {
     allowPrivateNetworks: boolean;
     leaseGraceMs: number;
   };
+  /** Frames a client sends on one WebSocket (src/http/socket-frames.ts). */
+  eventSocket: { framesPerSecond: number; maxPendingFrames: number; maxFrameBytes: number };
   events: {
     retentionDays: number;
     heartbeatMs: number;
@@ -307,6 +321,15 @@ export function loadConfig(env: Env = process.env): Config {
       tlsKeyFile: optionalText(env, "SMTP_TLS_KEY_FILE"),
     },
     bodyCleanMaxChars: integer(env, "BODY_CLEAN_MAX_CHARS", 50_000, 100, 10_000_000),
+    attachmentReading: {
+      maxBytes: integer(env, "ATTACHMENT_READ_MAX_BYTES", 20 * 1024 * 1024, 1024, 200 * 1024 * 1024),
+      timeoutMs: integer(env, "ATTACHMENT_READ_TIMEOUT_MS", 20_000, 100, 600_000),
+      memoryBytes: integer(env, "ATTACHMENT_READ_MEMORY_MB", 1024, 512, 65_536) * 1024 * 1024,
+      maxInflatedBytes: integer(env, "ATTACHMENT_READ_MAX_INFLATED_MB", 64, 1, 4096) * 1024 * 1024,
+      maxPdfPages: integer(env, "ATTACHMENT_READ_MAX_PDF_PAGES", 2_000, 1, 1_000_000),
+      maxImagePixels: integer(env, "ATTACHMENT_READ_MAX_IMAGE_PIXELS", 40_000_000, 10_000, 1_000_000_000),
+      concurrency: integer(env, "ATTACHMENT_READERS", 2, 1, 64),
+    },
     rateLimit: {
       perSecond: integer(env, "RATE_LIMIT_PER_SECOND", 100, 0, 1_000_000),
       burst: integer(env, "RATE_LIMIT_BURST", 2000, 1, 10_000_000),
@@ -319,6 +342,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpRelayUrl: relay,
     deliveryTimeoutMs: integer(env, "DELIVERY_TIMEOUT_MS", 30_000, 100, 600_000),
     mxAllowPrivateNetworks: boolean(env, "MX_DELIVERY_ALLOW_PRIVATE_NETWORKS", false),
+    mxPort: integer(env, "MX_DELIVERY_PORT", 25, 1, 65535),
     reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 30, 0, 30 * 24 * 3600),
     deliveryRetrySeconds: integer(env, "DELIVERY_RETRY_S", 60, 0, 24 * 3600),
     deliveryRetryLimit: integer(env, "DELIVERY_RETRY_LIMIT", 5, 1, 100),
@@ -333,6 +357,11 @@ export function loadConfig(env: Env = process.env): Config {
       retryScheduleSeconds: retrySchedule(env, "WEBHOOK_RETRY_SCHEDULE"),
       allowPrivateNetworks: boolean(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
       leaseGraceMs: integer(env, "WEBHOOK_LEASE_GRACE_MS", 30_000, 0, 3_600_000),
+    },
+    eventSocket: {
+      framesPerSecond: integer(env, "EVENT_SOCKET_FRAMES_PER_SECOND", 20, 1, 100_000),
+      maxPendingFrames: integer(env, "EVENT_SOCKET_MAX_PENDING_FRAMES", 8, 1, 1000),
+      maxFrameBytes: integer(env, "EVENT_SOCKET_MAX_FRAME_BYTES", 64 * 1024, 1024, 16 * 1024 * 1024),
     },
     events: {
       retentionDays: integer(env, "EVENT_RETENTION_DAYS", 30, 1, 3650),

@@ -204,6 +204,10 @@ describe("a review expires", () => {
       .sql`select graphile_worker.add_job('expire_review', json_build_object('review_id', ${review!.id}::text), job_key => ${`expire:${review!.id}`}::text)`;
     await waitFor(async () => (await statusOf(draftId)).status === "rejected", "the expired draft rejected");
     expect(await statusOf(draftId)).toEqual({ status: "rejected", decided_by: null });
+    // draft.rejected in the event stream carries the reason.
+    const events = await world.ctx.sql`select type, payload from event_log where draft_id = ${draftId} order by position`;
+    expect(events.map((e) => e.type)).toEqual(["draft.pending_approval", "draft.rejected"]);
+    expect(JSON.parse(events[1]!.payload).detail).toMatchObject({ reason: "expired", decided_by: "review_window" });
     const [closed] = await world.ctx.sql`select outcome, decided_by from draft_reviews where id = ${review!.id}`;
     expect(closed).toEqual({ outcome: "expired", decided_by: null });
     const trail = await world.ctx.sql`select user_email, action, outcome, details from dashboard_audit where target_id = ${draftId}`;
@@ -274,5 +278,15 @@ describe("screening verdicts in the email", () => {
     expect(mail.text).toContain("high-risk sender");
     expect(mail.text).toContain(`Answers: mallory@example.net: Orders (${inbound})`);
     expect(mail.text).toContain("Its screening: injection risk HIGH (score 0.97); spam risk high");
+    // The queue in the dashboard says so first too, on the draft's card.
+    const queue = await (await DashboardClient.signIn(origin, REVIEWER, "correct horse battery staple")).get("/dashboard/approvals");
+    const card = queue.text.split(`id="draft-${sent.body.draft_id}">`)[1]!.split("</article>")[0]!;
+    expect(
+      card
+        .trimStart()
+        .startsWith(
+          '<p class="notice error risk" role="alert">⚠ This answers a conversation holding 1 message(s) flagged as a prompt-injection risk',
+        ),
+    ).toBe(true);
   });
 });

@@ -181,7 +181,7 @@ describe("extraction through the worker", () => {
     expect(html!.text).not.toContain("secret hidden");
   });
 
-  test("a broken PDF is an error on that attachment alone; unknown types are unsupported", async () => {
+  test("a broken PDF is an error on that attachment alone, and the message is read in part; unknown types are unsupported", async () => {
     const rows = await attachmentsOf(ids.broken!);
     const byName = Object.fromEntries(rows.map((row) => [row.filename, row]));
     expect(byName["broken.pdf"]).toMatchObject({ text_status: "error", text: null });
@@ -189,15 +189,18 @@ describe("extraction through the worker", () => {
     expect(byName["notes.txt"]).toMatchObject({ text_status: "ok", text: "good notes survive" });
     expect(byName["program.exe"]).toMatchObject({ text_status: "unsupported", text: null });
     const [message] = await ctx.sql`select comprehension from messages where id = ${ids.broken!}`;
-    expect(message!.comprehension.status).toBe("complete");
+    expect(message!.comprehension.status).toBe("partial");
+    expect(message!.comprehension.unread_content).toStartWith("attachment broken.pdf was not read (");
+    expect(message!.comprehension.extraction_error.message).toContain("attachment broken.pdf was not read");
   });
 
-  test("an attachment whose extraction never finished is skipped on the retry; the message goes on", async () => {
+  test("an attachment whose extraction never finished is skipped on the retry; the message goes on, read in part", async () => {
     const [bomb] = await attachmentsOf(ids.crashed!);
     expect(bomb).toMatchObject({ text_status: "error", text_error: "extraction did not finish", text: null });
     const [message] = await ctx.sql`select processed_at, comprehension from messages where id = ${ids.crashed!}`;
     expect(message!.processed_at).not.toBeNull();
-    expect(message!.comprehension.status).toBe("complete");
+    expect(message!.comprehension.status).toBe("partial");
+    expect(message!.comprehension.unread_content).toBe("attachment bomb.txt was not read (extraction did not finish)");
   });
 
   test("a scanned PDF is read with OCR", async () => {
@@ -257,8 +260,8 @@ describe("limits", () => {
   });
 });
 
-describe("parsing off the job's thread", () => {
-  test("a parser still busy at the deadline is terminated, and the next file parses normally", async () => {
+describe("parsing in a process of its own", () => {
+  test("a parser still busy at the deadline is killed, and the next file parses normally", async () => {
     const limits = await attachmentTextLimits();
     const pdf = await pdfWithText(Array.from({ length: 25 }, (_, i) => `line ${i} of a long page`));
     const cut = await extractAttachmentText(

@@ -69,7 +69,7 @@ describe("stdio MCP server", () => {
       }
       expect(tool.description).toContain("403 key_scope");
     }
-    for (const name of ["send_email", "send_draft"]) {
+    for (const name of ["send_email", "send_draft", "forward_message"]) {
       expect(local.tools.find((t) => t.name === name)!.description).toContain("held for a human: do not resend");
     }
     expect(stdio.getInstructions()).toBe(http.getInstructions());
@@ -106,6 +106,7 @@ describe("stdio MCP server", () => {
       ["get_message", { id: messageId }, true],
       ["get_attachment", { message_id: messageId, attachment_id: attachmentId }, true],
       ["send_email", { mailbox_id: mailbox.id, to: "frank@example.org", text: "Sent through stdio", client_id: "stdio-1" }, false],
+      ["forward_message", { message_id: messageId, to: "hugo@example.org", client_id: "stdio-fwd" }, false],
       ["create_draft", { mailbox_id: mailbox.id, to: "gina@example.org", text: "Another" }, false],
       ["list_drafts", { mailbox_id: mailbox.id }, true],
       ["get_draft", { id: draft.id }, true],

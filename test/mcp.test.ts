@@ -17,6 +17,7 @@ const TOOLS = [
   "list_messages",
   "get_message",
   "send_email",
+  "forward_message",
   "create_draft",
   "list_drafts",
   "get_draft",

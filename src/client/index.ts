@@ -27,7 +27,10 @@ export type ApiSuccess<O> = {
 /** A contract result: every status the OpenAPI document lists for the operation, typed. */
 export type ApiResult<O> = ApiSuccess<O> | ApiFailure<O>;
 
-export type MessageReceivedEvent = EventItem["event"];
+export type AnyEvent = EventItem["event"];
+export type MessageReceivedEvent = Extract<AnyEvent, { type: "message.received" }>;
+/** message.sent, message.delivered, message.send_failed, message.bounced, message.complained, draft.* */
+export type LifecycleEvent = Exclude<AnyEvent, { type: "message.received" }>;
 export type SendBody = operations["postApiV1Send"]["requestBody"]["content"]["application/json"];
 
 export type ClientOptions = {
@@ -64,6 +67,9 @@ export function createMailboxClient(options: ClientOptions) {
         result<operations["getApiV1Messages"]>(await api.GET("/api/v1/messages", { params: { query: { mailbox_id: mailboxId, limit } } })),
       get: async (id: string) =>
         result<operations["getApiV1MessagesById"]>(await api.GET("/api/v1/messages/{id}", { params: { path: { id } } })),
+      /** What became of a message: its draft's review, its send's outcome, later bounces and complaints. */
+      events: async (id: string) =>
+        result<operations["getApiV1MessagesByIdEvents"]>(await api.GET("/api/v1/messages/{id}/events", { params: { path: { id } } })),
     },
     /**
      * Sends with a client_id (generated when not given), and retries what the contract says may be
@@ -93,7 +99,7 @@ export function createMailboxClient(options: ClientOptions) {
     },
     events: {
       /** One page of the log after a cursor. */
-      list: async (query: { after?: string; mailbox_id?: string; limit?: number } = {}) =>
+      list: async (query: { after?: string; mailbox_id?: string; limit?: number; types?: string } = {}) =>
         result<operations["getApiV1Events"]>(await api.GET("/api/v1/events", { params: { query } })),
       /** Live events, in order, across reconnects: resumes after the last one yielded. */
       stream: (streamOptions: EventStreamOptions = {}): AsyncGenerator<EventItem> => eventStream(context, streamOptions),

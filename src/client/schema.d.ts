@@ -51,6 +51,13 @@ export interface paths {
      */
     get: operations["getApiV1MessagesById"];
   };
+  "/api/v1/messages/{id}/events": {
+    /**
+     * What became of a message
+     * @description Every step of an outbound message, with its time and detail: its draft's review (draft.pending_approval, draft.approved), the send's outcome (message.sent, message.delivered, message.send_failed), and reports that came later (message.bounced, message.complained). The id of a send that failed is still answered (the message itself is gone). For an inbound message: its message.received. 404 `message not found` as for GET /api/v1/messages/{id}.
+     */
+    get: operations["getApiV1MessagesByIdEvents"];
+  };
   "/api/v1/messages/{id}/attachments/{attachment_id}": {
     /**
      * Download an attachment
@@ -65,6 +72,13 @@ export interface paths {
      */
     post: operations["postApiV1Send"];
   };
+  "/api/v1/messages/{id}/forward": {
+    /**
+     * Forward a message
+     * @description Sends the message (received or sent) to one new recipient from the mailbox that holds it, as a new conversation: subject `Fwd: …`, the optional note, a `---------- Forwarded message ---------` block (From, Date, Subject, To) and the original's sanitized text inline, and the original's attachments (at most ATTACHMENT_MAX_BYTES together, else 413). Checks and answers are POST /send's, in its order, idempotency included. A message screened as an injection risk or a virus, or not screened yet, is never sent by a key alone: it is held as a pending draft (202) for a human, whatever the mailbox's require_approval. 404 `message not found` as for GET /messages/{id}.
+     */
+    post: operations["postApiV1MessagesByIdForward"];
+  };
   "/api/v1/drafts": {
     /**
      * List live drafts
@@ -76,6 +90,13 @@ export interface paths {
      * @description Same body and validation as send. No idempotency: a retried create can duplicate a draft. Never queued for approval at creation.
      */
     post: operations["postApiV1Drafts"];
+  };
+  "/api/v1/drafts/{id}/events": {
+    /**
+     * What became of a draft
+     * @description The draft's review and sends, oldest first (draft.pending_approval with its held_reason, draft.approved, draft.rejected with who and why, message.sent, message.send_failed ...), also once the draft is sent or rejected. 404 `draft not found` for another account's draft or another mailbox's under a bound key.
+     */
+    get: operations["getApiV1DraftsByIdEvents"];
   };
   "/api/v1/drafts/{id}": {
     /**
@@ -151,7 +172,7 @@ export interface paths {
   "/api/v1/events": {
     /**
      * Read the event log
-     * @description message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
+     * @description Events after `after` (omitted: the oldest retained), oldest first: message.received, and what became of outbound mail and drafts (message.sent, message.delivered, message.send_failed, message.bounced, message.complained, draft.pending_approval, draft.approved, draft.rejected); `types` narrows them. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
      */
     get: operations["getApiV1Events"];
   };
@@ -825,6 +846,121 @@ export interface operations {
     };
   };
   /**
+   * What became of a message
+   * @description Every step of an outbound message, with its time and detail: its draft's review (draft.pending_approval, draft.approved), the send's outcome (message.sent, message.delivered, message.send_failed), and reports that came later (message.bounced, message.complained). The id of a send that failed is still answered (the message itself is gone). For an inbound message: its message.received. 404 `message not found` as for GET /api/v1/messages/{id}.
+   */
+  getApiV1MessagesByIdEvents: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description oldest first, at most 200; kept as long as the event log keeps events (EVENT_RETENTION_DAYS) */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            events: ({
+                /** @description the event's position in the event log */
+                cursor: string;
+                type: string;
+                /** @description when it was recorded (ISO 8601) */
+                created_at: string;
+                event: ({
+                  event_id: string;
+                  /** @constant */
+                  type: "message.received";
+                  message_id: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  from: string;
+                  subject: string;
+                  body: string;
+                  truncated: boolean;
+                  sanitization: Record<string, never>;
+                  comprehension_status: string;
+                  classification: Record<string, never> | null;
+                  extraction: Record<string, never> | null;
+                  extraction_error: Record<string, never> | null;
+                  confidence: number;
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
    * Download an attachment
    * @description Same authorization and 404 rules as the message; `attachment not found` when the message has no such attachment.
    */
@@ -917,6 +1053,188 @@ export interface operations {
     };
     responses: {
       /** @description the stored result of an earlier completed send with this client_id and payload */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            thread_id: string;
+            provider_message_id: string;
+          };
+        };
+      };
+      /** @description Response for status 201 */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            thread_id: string;
+            provider_message_id: string;
+          };
+        };
+      };
+      /** @description Response for status 202 */
+      202: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            draft_id: string;
+            /** @constant */
+            status: "pending_approval";
+          };
+        };
+      };
+      /** @description Response for status 400 */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: false;
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      402: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 403 */
+      403: {
+        content: {
+          "application/json": ({
+            /** @constant */
+            code: "send_blocked_by_list";
+            /** @enum {string} */
+            reason: "block_match" | "no_allow_match";
+            /** @enum {string} */
+            scope: "account" | "mailbox";
+            list_entry_id?: string;
+          }) | ({
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          });
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description transient failure (retryable true) or ambiguous outcome (code delivery_outcome_unknown) */
+      502: {
+        content: {
+          "application/json": {
+            error: string;
+            retryable: boolean;
+            /** @constant */
+            code?: "delivery_outcome_unknown";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Forward a message
+   * @description Sends the message (received or sent) to one new recipient from the mailbox that holds it, as a new conversation: subject `Fwd: …`, the optional note, a `---------- Forwarded message ---------` block (From, Date, Subject, To) and the original's sanitized text inline, and the original's attachments (at most ATTACHMENT_MAX_BYTES together, else 413). Checks and answers are POST /send's, in its order, idempotency included. A message screened as an injection risk or a virus, or not screened yet, is never sent by a key alone: it is held as a pending draft (202) for a human, whatever the mailbox's require_approval. 404 `message not found` as for GET /messages/{id}.
+   */
+  postApiV1MessagesByIdForward: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description exactly one address */
+          to: string;
+          /** @description a note above the forwarded message */
+          text?: string;
+          /** @description idempotency key, as for send; must not start with `draft:` */
+          client_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the stored result of an earlier completed forward with this client_id and payload */
       200: {
         headers: {
           /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
@@ -1235,6 +1553,121 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * What became of a draft
+   * @description The draft's review and sends, oldest first (draft.pending_approval with its held_reason, draft.approved, draft.rejected with who and why, message.sent, message.send_failed ...), also once the draft is sent or rejected. 404 `draft not found` for another account's draft or another mailbox's under a bound key.
+   */
+  getApiV1DraftsByIdEvents: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description oldest first, at most 200; kept as long as the event log keeps events (EVENT_RETENTION_DAYS) */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            events: ({
+                /** @description the event's position in the event log */
+                cursor: string;
+                type: string;
+                /** @description when it was recorded (ISO 8601) */
+                created_at: string;
+                event: ({
+                  event_id: string;
+                  /** @constant */
+                  type: "message.received";
+                  message_id: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  from: string;
+                  subject: string;
+                  body: string;
+                  truncated: boolean;
+                  sanitization: Record<string, never>;
+                  comprehension_status: string;
+                  classification: Record<string, never> | null;
+                  extraction: Record<string, never> | null;
+                  extraction_error: Record<string, never> | null;
+                  confidence: number;
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
         content: {
           "application/json": {
             error: string;
@@ -2479,13 +2912,14 @@ export interface operations {
   };
   /**
    * Read the event log
-   * @description message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
+   * @description Events after `after` (omitted: the oldest retained), oldest first: message.received, and what became of outbound mail and drafts (message.sent, message.delivered, message.send_failed, message.bounced, message.complained, draft.pending_approval, draft.approved, draft.rejected); `types` narrows them. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
    */
   getApiV1Events: {
     parameters: {
       query?: {
         after?: string;
         mailbox_id?: string;
+        types?: string;
         limit?: string | number;
       };
     };
@@ -2503,8 +2937,7 @@ export interface operations {
             events: ({
                 /** @description opaque; resume after this event with `after=<cursor>` or Last-Event-ID */
                 cursor: string;
-                /** @description the webhook's message.received payload, the same event_id */
-                event: {
+                event: ({
                   event_id: string;
                   /** @constant */
                   type: "message.received";
@@ -2521,7 +2954,26 @@ export interface operations {
                   extraction: Record<string, never> | null;
                   extraction_error: Record<string, never> | null;
                   confidence: number;
-                };
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
               })[];
             next_cursor: string;
           };
@@ -2583,12 +3035,13 @@ export interface operations {
       query?: {
         after?: string;
         mailbox_id?: string;
+        types?: string;
         consumer?: string;
         prefetch?: string | number;
       };
     };
     responses: {
-      /** @description text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats */
+      /** @description text/event-stream: `id: <cursor>`, `event: <type>` (e.g. message.received), `data: <event JSON>`; comment heartbeats */
       200: {
         headers: {
           /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
@@ -2898,8 +3351,7 @@ export interface operations {
           "application/json": {
             events: ({
                 cursor: string;
-                /** @description the webhook's message.received payload, the same event_id */
-                event: {
+                event: ({
                   event_id: string;
                   /** @constant */
                   type: "message.received";
@@ -2916,7 +3368,26 @@ export interface operations {
                   extraction: Record<string, never> | null;
                   extraction_error: Record<string, never> | null;
                   confidence: number;
-                };
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
                 /** @description unacknowledged by then, the event goes to the next claim */
                 lease_expires_at: string;
                 /** @description how many times this event has been leased (1 the first time) */

@@ -39,9 +39,9 @@ export async function storeDraftAttachment(
   row: { draftId: string; accountId: string; file: OutgoingFile; sha256: string; sourceAttachmentId: string | null },
 ) {
   const [stored] = await db`
-    insert into draft_attachments (id, draft_id, account_id, filename, content_type, size, sha256, source_attachment_id, content)
+    insert into draft_attachments (id, draft_id, account_id, filename, content_type, size, sha256, source_attachment_id, content, created_at)
     values (${newId("dat")}, ${row.draftId}, ${row.accountId}, ${row.file.filename}, ${row.file.contentType},
-      ${row.file.content.byteLength}, ${row.sha256}, ${row.sourceAttachmentId}, ${row.file.content})
+      ${row.file.content.byteLength}, ${row.sha256}, ${row.sourceAttachmentId}, ${row.file.content}, clock_timestamp())
     returning id, draft_id, filename, content_type, size, sha256, source_attachment_id, created_at`;
   return stored!;
 }
@@ -53,5 +53,16 @@ export async function storeMessageAttachments(db: Db, messageId: string, files: 
       insert into attachments (id, message_id, filename, content_type, size, sha256, disposition, content)
       values (${newId("att")}, ${messageId}, ${file.filename}, ${file.contentType}, ${file.content.byteLength},
         ${await sha256Hex(file.content)}, 'attachment', ${file.content})`;
+  }
+}
+
+/** Copies every attachment of a message onto a draft (a forward held for approval carries them). */
+export async function copyMessageAttachmentsToDraft(db: Db, messageId: string, draftId: string, accountId: string): Promise<void> {
+  const rows = await db`select id from attachments where message_id = ${messageId} order by id`;
+  for (const { id } of rows) {
+    await db`
+      insert into draft_attachments (id, draft_id, account_id, filename, content_type, size, sha256, source_attachment_id, content, created_at)
+      select ${newId("dat")}, ${draftId}, ${accountId}, coalesce(filename, 'attachment'), content_type, size, sha256, id, content, clock_timestamp()
+      from attachments where id = ${id}`;
   }
 }

@@ -26,6 +26,7 @@ import { insertOutboundRecord } from "./outbound-record.ts";
 import { releaseSend } from "./quota.ts";
 import type { Services } from "./services.ts";
 import { newUnsubscribeLinks } from "./unsubscribe.ts";
+import { recordLifecycleEvent } from "./lifecycle-events.ts";
 
 export type DispatchContent = {
   mailbox: Mailbox;
@@ -179,6 +180,78 @@ export async function markFinalDot(db: Db, messageId: string, attempt: number): 
   if (rows.length === 0) throw new Error("the delivery was taken over by reconciliation");
 }
 
+/** The outbound row as the outcome's statement returns it: what its event names. */
+export type OutcomeRow = {
+  created_at: string;
+  mailbox_id: string;
+  thread_id: string;
+  draft_id: string | null;
+  to_addr: string;
+  subject: string;
+};
+
+/** A send's final word as its events tell it: a transport outcome, or the reconcile task giving up. */
+export type RecordedOutcome = DeliveryOutcome | { kind: "gave_up"; error: string };
+
+/**
+ * The events of a recorded outcome, in the transaction that records it: message.sent (and
+ * message.delivered when the transport's 250 came from the recipient's own server: direct MX, or
+ * our own mailbox), message.send_failed (`outcome`: refused, temporary with will_retry when the
+ * reconcile task tries again, or unknown: the final dot went out and no reply was read, so it may
+ * have arrived). Every path that records an outcome comes here: recordOutcome below, and the
+ * reconcile task when it gives a draft up (src/core/reconcile.ts).
+ */
+export async function recordOutcomeEvents(
+  tx: Tx,
+  transportName: string,
+  accountId: string,
+  messageId: string,
+  row: OutcomeRow,
+  outcome: RecordedOutcome,
+  options: { willRetry?: boolean } = {},
+): Promise<void> {
+  const base = {
+    accountId,
+    mailboxId: row.mailbox_id,
+    threadId: row.thread_id,
+    messageId,
+    draftId: row.draft_id,
+    to: row.to_addr,
+    subject: row.subject,
+  };
+  if (outcome.kind === "sent") {
+    await recordLifecycleEvent(tx, {
+      ...base,
+      type: "message.sent",
+      detail: { provider_message_id: outcome.providerMessageId, transport: transportName, response: outcome.response },
+      dedupeKey: `sent:${messageId}`,
+    });
+    const finalHop = transportName === "mx" ? "recipient_mx" : transportName === "local" ? "local_mailbox" : null;
+    if (finalHop) {
+      await recordLifecycleEvent(tx, {
+        ...base,
+        type: "message.delivered",
+        detail: { next_hop: finalHop, response: outcome.response },
+        dedupeKey: `delivered:${messageId}`,
+      });
+    }
+    return;
+  }
+  const kind = outcome.kind === "permanent" ? "refused" : outcome.kind === "unknown" ? "unknown" : "temporary";
+  await recordLifecycleEvent(tx, {
+    ...base,
+    type: "message.send_failed",
+    detail: {
+      outcome: kind,
+      error: outcome.error,
+      response_code: "responseCode" in outcome ? (outcome.responseCode ?? null) : null,
+      permanent: outcome.kind === "permanent",
+      will_retry: options.willRetry === true,
+      transport: transportName,
+    },
+  });
+}
+
 /**
  * The one place an outbound delivery's outcome is recorded (the send, draft send, approval and
  * the reconcile task all come here):
@@ -187,7 +260,7 @@ export async function markFinalDot(db: Db, messageId: string, attempt: number): 
  * back. unknown → the final dot went out and no reply was read: the message stays 'unknown' for
  * good (never recorded as sent), the caller stores SPEC's 502 delivery_outcome_unknown as the
  * answer, and a draft is given back by the reconcile task. The caller's follow-up commits in
- * the same transaction. Returns false when the attempt no longer owns the message (the reconcile
+ * the same transaction, and so do the outcome's events (recordOutcomeEvents). Returns false when the attempt no longer owns the message (the reconcile
  * task took it over, or already decided): nothing is written then.
  */
 export async function recordOutcome(
@@ -203,29 +276,27 @@ export async function recordOutcome(
   // Only the attempt still recorded as in flight may write its outcome: if reconciliation has
   // taken over or decided (an attempt that outlived the grace period), its decision stands.
   // Sent: the row and the removal of its reconcile job in one statement (atomic by itself).
-  const markSent = (db: Db, providerMessageId: string) => db<{ created_at: string }[]>`
+  const markSent = (db: Db, providerMessageId: string) => db<OutcomeRow[]>`
     with applied as (
       update messages set delivery_status = 'sent', provider_message_id = ${providerMessageId}, delivery_error = null, raw_outbound = null,
         delivery_stage = ${stageReached}
-      where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt} returning created_at
+      where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
+      returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject
     )
-    select created_at, graphile_worker.remove_job(${reconcileJob}) is not null as removed from applied`;
+    select applied.*, graphile_worker.remove_job(${reconcileJob}) is not null as removed from applied`;
   const late = () => svc.log.warn("outbound.outcome_after_reconciliation", { message_id: messageId, outcome: outcome.kind, attempt });
 
-  // The common case needs no transaction: nothing else commits with it.
-  if (outcome.kind === "sent" && !options.onOutcome) {
-    if ((await markSent(svc.sql, outcome.providerMessageId)).length > 0) return true;
-    late();
-    return false;
-  }
+  // Always a transaction: the outcome's events commit with it.
   return await svc.sql.begin(async (tx) => {
-    let applied: { created_at: string }[];
+    let applied: OutcomeRow[];
+    let willRetry = false;
     if (outcome.kind === "sent") {
       applied = await markSent(tx, outcome.providerMessageId);
     } else if (outcome.kind === "unknown") {
-      applied = await tx`
+      applied = await tx<OutcomeRow[]>`
         update messages set delivery_status = 'unknown', delivery_error = ${outcome.error}, delivery_stage = ${stageReached}
-        where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt} returning created_at`;
+        where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
+        returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       if (applied.length > 0) {
         // A draft waits in 'sending' (SPEC) until the reconcile task gives it back; a send has
         // its answer already (the caller stores it), so its job goes.
@@ -247,9 +318,11 @@ export async function recordOutcome(
         });
       }
     } else if (outcome.kind === "transient" && options.keepForRetry) {
-      applied = await tx`
+      willRetry = true;
+      applied = await tx<OutcomeRow[]>`
         update messages set delivery_status = 'retry', delivery_error = ${outcome.error}, delivery_stage = ${stageReached}
-        where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt} returning created_at`;
+        where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
+        returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       // Same job key: the pending reconcile job moves earlier instead of a second one appearing.
       if (applied.length > 0) {
         await enqueueJob(
@@ -260,8 +333,9 @@ export async function recordOutcome(
         );
       }
     } else {
-      applied = await tx`
-        delete from messages where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt} returning created_at`;
+      applied = await tx<OutcomeRow[]>`
+        delete from messages where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
+        returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       if (applied.length > 0) {
         await tx`select graphile_worker.remove_job(${reconcileJob})`;
         await tx`delete from unsubscribe_tokens where message_id = ${messageId}`;
@@ -273,6 +347,8 @@ export async function recordOutcome(
       return false;
     }
     if (options.onOutcome) await options.onOutcome(tx, result);
+    // Last: the event append takes the account's event lock until COMMIT.
+    await recordOutcomeEvents(tx, svc.transport.name, accountId, messageId, applied[0]!, outcome, { willRetry });
     return true;
   });
 }

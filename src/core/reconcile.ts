@@ -12,7 +12,7 @@
 //  - 'unknown' (a draft left in 'sending' after a 502 delivery_outcome_unknown): give it back.
 // Every outcome goes through recordOutcome (dispatch.ts), the one place outcomes are written.
 import type { Tx } from "../db.ts";
-import { recordOutcome, markFinalDot, type DispatchResult } from "./dispatch.ts";
+import { recordOutcome, recordOutcomeEvents, markFinalDot, type DispatchResult, type OutcomeRow } from "./dispatch.ts";
 import { finishByMessage, releaseByMessage } from "./idempotency.ts";
 import { enqueueJob } from "./jobs.ts";
 import { outcomeResponse } from "./outcome.ts";
@@ -88,11 +88,15 @@ export async function reconcileDelivery(svc: Services, messageId: string): Promi
   if (message.delivery_status === "retry") {
     if (message.delivery_attempts >= config.deliveryRetryLimit) {
       await sql.begin(async (tx) => {
-        const deleted = await tx`delete from messages where id = ${message.id} and delivery_status = 'retry' returning created_at`;
+        const deleted = await tx<OutcomeRow[]>`
+          delete from messages where id = ${message.id} and delivery_status = 'retry'
+          returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
         if (deleted.length === 0) return;
-        await giveDraftBack(tx, message.draft_id, "delivery kept failing temporarily; send again");
+        const error = "delivery kept failing temporarily; send again";
+        await giveDraftBack(tx, message.draft_id, error);
         await tx`delete from unsubscribe_tokens where message_id = ${message.id}`;
         await releaseSend(tx, message.account_id, deleted[0]!.created_at);
+        await recordOutcomeEvents(tx, svc.transport.name, message.account_id, message.id, deleted[0]!, { kind: "gave_up", error });
       });
       log.warn("reconcile.gave_up", { message_id: message.id, draft_id: message.draft_id, attempts: message.delivery_attempts });
       return;

@@ -12,6 +12,7 @@ const REASONS: Record<string, string> = {
   require_approval: "the mailbox requires a human's approval for every email it sends",
   mailbox_paused: "the mailbox is paused: nothing it sends goes out until a human approves it or unpauses the mailbox",
   loop_guard: "the loop guard stopped it: the agent was answering the same conversation too often",
+  risky_forward: "it forwards a message screening flagged as risky (prompt injection, spam or malware)",
 };
 
 export const reasonText = (reason: string): string => REASONS[reason] ?? `held by the service (${reason})`;

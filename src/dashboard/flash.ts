@@ -11,6 +11,7 @@ const texts = {
   mailbox_updated: "The mailbox settings were saved.",
   webhook_disabled: "The webhook was disabled. No events are sent until a URL is set again.",
   webhook_not_configured: "No webhook is configured.",
+  webhook_events_saved: "The webhook's event types were saved; they apply to events from now on.",
   person_removed: "The person was removed; their sessions ended.",
   person_updated: "Saved: who gets an email when a draft waits for approval.",
   password_changed: "Your password was changed. Every other session of yours was signed out.",

@@ -46,6 +46,9 @@ export type PendingDraftRow = {
   expires_at: string | null;
   key_name: string | null;
   key_hint: string | null;
+  /** inbound messages of its thread flagged as a prompt-injection risk, or from a high-risk sender */
+  risky_injection: number;
+  risky_sender: number;
 };
 
 /**
@@ -58,7 +61,11 @@ export async function pendingDrafts(db: Db, accountId: string, limit: number): P
       coalesce((select json_agg(json_build_object('filename', a.filename, 'content_type', a.content_type, 'size', a.size)
                   order by a.created_at, a.id)
                 from draft_attachments a where a.draft_id = drafts.id), '[]'::json) as attachments,
-      r.reason as held_reason, r.expires_at, k.name as key_name, k.key_hint
+      r.reason as held_reason, r.expires_at, k.name as key_name, k.key_hint,
+      (select count(*)::int from messages m where m.thread_id = drafts.thread_id and m.mailbox_id = drafts.mailbox_id and m.direction = 'in'
+         and (m.comprehension ->> 'status' = 'skipped_injection_risk' or m.comprehension -> 'injection' ->> 'risky' = 'true')) as risky_injection,
+      (select count(*)::int from messages m where m.thread_id = drafts.thread_id and m.mailbox_id = drafts.mailbox_id and m.direction = 'in'
+         and (m.spam_risk = 'high' or m.auth_results ->> 'dmarc' = 'fail')) as risky_sender
     from drafts
       left join draft_reviews r on r.draft_id = drafts.id and r.outcome is null
       left join api_keys k on k.id = drafts.created_by_key_id

@@ -21,6 +21,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { consumerRoutes } from "./routes/consumers.ts";
 import { eventSocketRoutes } from "./event-socket.ts";
 import { sendRoutes } from "./routes/send.ts";
+import { forwardRoutes } from "./routes/forward.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
@@ -33,6 +34,7 @@ const routeSets = [
   domainRoutes,
   messageRoutes,
   sendRoutes,
+  forwardRoutes,
   draftRoutes,
   draftAttachmentRoutes,
   unsubscribeRoutes,

@@ -32,7 +32,7 @@ export function eventStreamResponse(svc: Services, scope: EventScope, source: Fe
     { highWaterMark: svc.config.events.maxQueueBytes, size: (chunk) => chunk?.byteLength ?? 0 },
   );
   feed = startFeed(svc, scope, source, {
-    send: (event) => write(`id: ${event.cursor}\nevent: message.received\ndata: ${event.payload}\n\n`),
+    send: (event) => write(`id: ${event.cursor}\nevent: ${event.type ?? "message.received"}\ndata: ${event.payload}\n\n`),
     heartbeat: () => write(": heartbeat\n\n"),
     backlogBytes: () => (ended ? 0 : svc.config.events.maxQueueBytes - (controller.desiredSize ?? 0)),
     end(reason: CloseReason) {

@@ -64,7 +64,11 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
         if (pathOf(request.url) === "/api/v1/events/stream") server.timeout(request, 0);
         return handle(request, () => server.requestIP(request)?.address ?? null);
       },
-      websocket: elysiaWebSocket as unknown as Bun.WebSocketHandler<any>,
+      // A frame over the limit closes its connection (1009) before it is read into memory.
+      websocket: {
+        ...(elysiaWebSocket as unknown as Bun.WebSocketHandler<any>),
+        maxPayloadLength: config.eventSocket.maxFrameBytes,
+      },
     });
     // Elysia's .ws upgrades through the app's server.
     (app as { server: unknown }).server = server;

@@ -24,6 +24,7 @@ import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";
 import { getMessageTool, listMessagesTool } from "./message-tools.ts";
 import { toolError, toolSuccess } from "./results.ts";
 import { sendEmailTool } from "./send-tools.ts";
+import { forwardMessageTool } from "./forward-tools.ts";
 import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
 import { searchMessagesTool } from "./search-tools.ts";
 import { getAttachmentTool } from "./attachment-tools.ts";
@@ -37,6 +38,7 @@ export const tools: readonly CompiledTool[] = [
   listMessagesTool,
   getMessageTool,
   sendEmailTool,
+  forwardMessageTool,
   createDraftTool,
   listDraftsTool,
   getDraftTool,

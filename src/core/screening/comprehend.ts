@@ -15,8 +15,21 @@ export async function comprehend(svc: Services, message: ScreeningRow, verdicts:
   const { virusRisk, spam, injection } = verdicts;
   // Names and types only; applyDeliveryReports reads the bytes of report parts alone. One read
   // serving both would load every attachment's bytes or teach this query what a report part is.
-  const attachments = await sql<{ filename: string | null; content_type: string }[]>`
-    select filename, content_type from attachments where message_id = ${message.id} order by id`;
+  const attachments = await sql<{ filename: string | null; content_type: string; text_status: string | null; text_error: string | null }[]>`
+    select filename, content_type, text_status, text_error from attachments where message_id = ${message.id} order by id`;
+  // An attachment that could not be read (refused by a budget, killed, broken) is content left
+  // unread, as much as a MIME part past the parser's limit.
+  const unread = [
+    message.unread_content,
+    ...attachments
+      .filter((attachment) => attachment.text_status === "error" || attachment.text_status === "too_large")
+      .map(
+        (attachment) =>
+          `attachment ${attachment.filename ?? "(unnamed)"} was not read (${attachment.text_error ?? attachment.text_status})`,
+      ),
+  ]
+    .filter(Boolean)
+    .join("; ");
   // Attachment text that is not risky is offered to comprehension after the body, so an invoice
   // PDF yields its facts.
   const input = comprehensionInput(
@@ -43,12 +56,12 @@ export async function comprehend(svc: Services, message: ScreeningRow, verdicts:
       llmTimeoutMs: config.llm.timeoutMs,
     });
     const result = await engine.comprehend(input);
-    outcome = message.unread_content ? readInPart(result, message.unread_content) : { ...result };
+    outcome = unread ? readInPart(result, unread) : { ...result };
   }
 
   const stored: StoredComprehension = { ...outcome, injection: injection.body, spam: spam.details };
   // The screening report says what was not read, whatever the verdict.
-  if (message.unread_content) stored.unread_content = message.unread_content;
+  if (unread) stored.unread_content = unread;
   if (injection.attachments.length > 0) stored.attachment_injection = injection.attachments;
   return stored;
 }

@@ -18,7 +18,16 @@ const PAGE_LIMIT = 50;
 // on screen (in a scrolling box), with invisible and direction-changing characters made visible.
 function draftCard(c: PageContext, draft: PendingDraftRow, addresses: Map<string, string>): Html {
   const key = draft.key_name || draft.key_hint ? html`${draft.key_name ?? "unnamed key"} (${draft.key_hint ?? "?"}…)` : html`—`;
-  return html`<article class="review" id="draft-${draft.id}">
+  // Said first, as in the reviewer email: the conversation holds mail that may have steered the agent.
+  const warnings = [
+    draft.risky_injection > 0
+      ? html`<p class="notice error risk" role="alert">⚠ This answers a conversation holding ${draft.risky_injection} message(s) flagged as a prompt-injection risk: the agent may have been steered by it.</p>`
+      : html``,
+    draft.risky_sender > 0
+      ? html`<p class="notice error risk">⚠ The conversation holds ${draft.risky_sender} message(s) from a high-risk sender (spam verdict high, or DMARC failed).</p>`
+      : html``,
+  ];
+  return html`<article class="review" id="draft-${draft.id}">${warnings}
 <dl class="review-facts">
 <dt>From</dt><dd>${addresses.get(draft.mailbox_id) ?? draft.mailbox_id}</dd>
 <dt>To</dt><dd>${draft.to === null ? "(no recipient)" : reveal(draft.to)}</dd>

@@ -5,6 +5,8 @@ import type { Services } from "../../core/services.ts";
 import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
 import { apiRoutes } from "../route-kit.ts";
+import { messageHistory } from "../../core/lifecycle-events.ts";
+import { HistoryResponse } from "./events.ts";
 
 const Verdict = t.Union([
   t.Literal("pass"),
@@ -113,6 +115,19 @@ export const messageRoutes = (svc: Services) =>
       detail: {
         summary: "Get a message",
         description: "404 `message not found` for a missing id, another account's, or another mailbox's under a bound key.",
+      },
+    })
+    .get("/messages/:id/events", async ({ principal, params }) => ({ events: await messageHistory(svc.sql, principal, params.id) }), {
+      auth: "read",
+      params: t.Object({ id: PathId }),
+      response: { 200: HistoryResponse, ...authErrors, 404: ErrorBody },
+      detail: {
+        summary: "What became of a message",
+        description:
+          "Every step of an outbound message, with its time and detail: its draft's review (draft.pending_approval, " +
+          "draft.approved), the send's outcome (message.sent, message.delivered, message.send_failed), and reports that came " +
+          "later (message.bounced, message.complained). The id of a send that failed is still answered (the message itself is " +
+          "gone). For an inbound message: its message.received. 404 `message not found` as for GET /api/v1/messages/{id}.",
       },
     })
     .get(
