@@ -133,6 +133,10 @@ test("killed after the final dot, before the reply: 502 delivery_outcome_unknown
   expect((await o.send(sendBody("crash-after-dot"))).body).toEqual(answer.body);
   const [after] = await o.ctx.sql`select delivery_status, outcome_assumed from messages where id = ${row!.id}`;
   expect(after).toMatchObject({ delivery_status: "unknown", outcome_assumed: false });
+  // The agent hears of it: message.send_failed with outcome unknown, and no message.sent.
+  const events = await o.ctx.sql`select type, payload from event_log where message_id = ${row!.id} order by position`;
+  expect(events.map((e) => e.type)).toEqual(["message.send_failed"]);
+  expect(events[0]!.payload as string).toContain('"outcome":"unknown"');
   const activity = await sendsByOutcome(o.ctx.sql, o.owner.accountId, o.mailbox.id);
   expect(activity.some((d) => d.outcome === "in doubt" && d.n >= 1)).toBe(true);
   expect(activity.some((d) => d.outcome === "assumed sent")).toBe(false);

@@ -233,7 +233,7 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
     });
   });
 
-  test("EICAR attachment: virus_risk high, spam never scored (null), skipped_virus, readable but never sent to the webhook", async () => {
+  test("EICAR attachment: virus_risk high, spam_risk null, skipped_virus, every verdict still recorded, readable but never sent to the webhook", async () => {
     const subject = subjectFor("Invoice attached");
     const id = await deliver({
       ...personalMail(inbox.address, subject),
@@ -242,8 +242,13 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
     const { detail, item } = await readBack(ctx, owner, id);
     expect(detail).toMatchObject({ virus_risk: "high", spam_risk: null });
     expect(detail.comprehension).toMatchObject({ status: "skipped_virus", classification: null, extraction: null });
-    // Scoring never ran: no edge or classifier verdict was recorded.
-    expect(detail.comprehension.spam).toEqual({});
+    // The virus verdict decided; the classifier's, injection's and sender risk's are still in the
+    // report (the edge scanner is not asked about a virus). spam_risk stays null for the status.
+    expect(detail.comprehension.decided_by).toBe("virus");
+    expect(detail.comprehension.spam.edge).toBeUndefined();
+    expect(detail.comprehension.spam.classifier).toMatchObject({ spam: expect.any(Boolean), score: expect.any(Number) });
+    expect(detail.comprehension.injection).toMatchObject({ score: expect.any(Number), risky: false });
+    expect(detail.comprehension.sender_risk).toMatchObject({ level: expect.stringMatching(/^(low|elevated|high)$/) });
     expect(item.comprehension).toEqual({ status: "skipped_virus", classification: null });
     // Stored and readable: the body and the attachment's metadata are there for a human to inspect.
     expect(detail.body_clean).toContain("lunch on Thursday");
@@ -260,7 +265,12 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
       status: "skipped_spam",
       extraction: null,
       spam: { edge: { flagged: true, source: "spamd", score: 1000 } },
+      decided_by: "spam",
     });
+    // The spam verdict decided; the others are recorded beside it.
+    expect(detail.comprehension.spam.classifier).toMatchObject({ score: expect.any(Number) });
+    expect(detail.comprehension.injection).toMatchObject({ score: expect.any(Number) });
+    expect(detail.comprehension.sender_risk.level).toMatch(/^(low|elevated|high)$/);
     expect(item.comprehension.status).toBe("skipped_spam");
     expect(await eventsFor(ctx, id)).toHaveLength(0);
   });

@@ -31,6 +31,9 @@ export type AnyEvent = EventItem["event"];
 export type MessageReceivedEvent = Extract<AnyEvent, { type: "message.received" }>;
 /** message.sent, message.delivered, message.send_failed, message.bounced, message.complained, draft.* */
 export type LifecycleEvent = Exclude<AnyEvent, { type: "message.received" }>;
+type WaitAnswer = operations["getApiV1MessagesWait"]["responses"][200]["content"]["application/json"];
+/** A message wait_for_message / messages.waitFor found: codes and links up front. */
+export type WaitedMessage = Extract<WaitAnswer, { status: "found" }>["message"];
 export type SendBody = operations["postApiV1Send"]["requestBody"]["content"]["application/json"];
 
 export type ClientOptions = {
@@ -67,6 +70,32 @@ export function createMailboxClient(options: ClientOptions) {
         result<operations["getApiV1Messages"]>(await api.GET("/api/v1/messages", { params: { query: { mailbox_id: mailboxId, limit } } })),
       get: async (id: string) =>
         result<operations["getApiV1MessagesById"]>(await api.GET("/api/v1/messages/{id}", { params: { path: { id } } })),
+      /** One long poll (at most 60 s): the first matching screened message, or `{status: "timeout", cursor}`. */
+      wait: async (query: operations["getApiV1MessagesWait"]["parameters"]["query"]) =>
+        result<operations["getApiV1MessagesWait"]>(await api.GET("/api/v1/messages/wait", { params: { query } })),
+      /**
+       * Waits for a sign-up code or link, as long as `timeoutMs` says (default 120 s), calling the
+       * long poll again with its cursor after each timeout so nothing is missed. Resolves with the
+       * message (its `verification_codes` and `confirmation_links` up front), or null when time ran out.
+       */
+      waitFor: async (
+        query: Omit<operations["getApiV1MessagesWait"]["parameters"]["query"], "timeout_s">,
+        waitOptions: { timeoutMs?: number; signal?: AbortSignal } = {},
+      ): Promise<WaitedMessage | null> => {
+        const deadline = Date.now() + (waitOptions.timeoutMs ?? 120_000);
+        let after = query.after;
+        for (;;) {
+          const left = Math.max(0, Math.min(60, Math.ceil((deadline - Date.now()) / 1000)));
+          const answer = await api.GET("/api/v1/messages/wait", {
+            params: { query: { ...query, ...(after ? { after } : {}), timeout_s: left } },
+            signal: waitOptions.signal,
+          });
+          if (!answer.data) throw new Error(`wait failed: HTTP ${answer.response.status} ${JSON.stringify(answer.error)}`);
+          if (answer.data.status === "found") return answer.data.message;
+          after = answer.data.cursor;
+          if (Date.now() >= deadline || waitOptions.signal?.aborted) return null;
+        }
+      },
       /** What became of a message: its draft's review, its send's outcome, later bounces and complaints. */
       events: async (id: string) =>
         result<operations["getApiV1MessagesByIdEvents"]>(await api.GET("/api/v1/messages/{id}/events", { params: { path: { id } } })),

@@ -22,7 +22,8 @@ export type IdPrefix =
   | "req"
   | "con"
   | "dat"
-  | "rev";
+  | "rev"
+  | "fbk";
 
 export function randomBase32(length: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(length));

@@ -43,7 +43,7 @@ export type MessageListItem = {
 };
 
 /** A message the principal may see, or the one 404 every invisible message gets. */
-async function visibleMessage(db: Db, principal: Principal, id: string) {
+export async function visibleMessage(db: Db, principal: Principal, id: string) {
   const [message] = await db`
     select id, mailbox_id, direction, provider_message_id, rfc_message_id, thread_id, in_reply_to, from_addr, to_addr,
       subject, body_raw, body_clean, truncated, created_at, comprehension, auth_results, spam_risk, virus_risk

@@ -8,6 +8,7 @@ import { html, path, reveal, when, type Html } from "../html.ts";
 import { layout } from "../layout.ts";
 import { messageExtras, threadOf, type MessageExtras } from "../mail-queries.ts";
 import { dashboardPrincipal } from "../principal.ts";
+import { correctionsSection } from "./feedback.ts";
 import { htmlResponse } from "../respond.ts";
 
 type Json = Record<string, unknown>;
@@ -31,6 +32,20 @@ function authSection(m: MessageDetail): Html {
 <tbody><tr><td>${cell(m.auth_results.spf)}</td><td>${cell(m.auth_results.dkim)}</td><td>${cell(m.auth_results.dmarc)}</td></tr></tbody></table>`;
 }
 
+function riskBadge(level: string): Html {
+  const kind = level === "high" ? "bad" : level === "elevated" ? "warn" : level === "low" ? "ok" : "";
+  return html`<span class="badge ${kind}">${level || "—"}</span>`;
+}
+
+/** How far the account's own corrections moved the global classifier score, when they did. */
+function accountEffect(classifier: Json): Html {
+  const account = obj(classifier.account);
+  if (!account) return html``;
+  const corrections = obj(account.corrections) ?? {};
+  return html`<br><small>global model ${num(classifier.global_score)}; this account's corrections (${num(corrections.spam)} spam, ${num(corrections.ham)} not spam)
+${account.score === null ? html`share nothing with this message` : html`score it ${num(account.score)} over ${num(account.tokens)} tokens (${num(Number(account.coverage) * 100)}% of its words)`}</small>`;
+}
+
 function screeningSection(m: MessageDetail): Html {
   const comprehension = obj(m.comprehension) ?? {};
   const spam = obj(comprehension.spam) ?? {};
@@ -39,7 +54,12 @@ function screeningSection(m: MessageDetail): Html {
   const injection = obj(comprehension.injection);
   const signals = Array.isArray(injection?.signals) ? (injection!.signals as Json[]) : [];
   const spamDetail = html`${edge ? html`edge: ${edge.flagged ? "flagged" : "not flagged"} (${String(edge.source ?? "none")}${edge.score !== undefined ? html`, score ${num(edge.score)} / ${num(edge.threshold)}${edge.action !== undefined ? html`, action ${String(edge.action)}` : html``}` : html``}); ` : html``}
-${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${num(classifier.score)} (threshold ${num(classifier.threshold)})`) : html``}`;
+${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${num(classifier.score)} (threshold ${num(classifier.threshold)})${accountEffect(classifier)}`) : html``}`;
+  const sender = obj(comprehension.sender_risk);
+  const senderSignals = Array.isArray(sender?.signals) ? (sender!.signals as Json[]) : [];
+  const senderDetail = sender
+    ? html`${riskBadge(String(sender.level ?? ""))} ${sender.score !== undefined ? html`score ${num(sender.score)}` : html``}${senderSignals.length ? html`<ul class="signals">${senderSignals.slice(0, 20).map((s) => html`<li><code>${String(s.name ?? "")}</code> ${reveal(String(s.detail ?? ""))}</li>`)}</ul>` : html``}`
+    : html`not assessed`;
   const injectionDetail = injection
     ? html`score ${num(injection.score)} (threshold ${num(injection.threshold)}) ${injection.risky ? html`<span class="badge warn">risky</span>` : html`<span class="badge ok">not risky</span>`}`
     : html`not scored`;
@@ -53,6 +73,8 @@ ${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${n
     ["Spam", html`${verdict(m.spam_risk)} ${spamDetail}`],
     ["Virus", verdict(m.virus_risk)],
     ["Injection", injectionDetail],
+    ["Sender risk", senderDetail],
+    ["Decided by", comprehension.decided_by ? String(comprehension.decided_by) : null],
   ])}
 ${signalRows.length ? html`<h3>Injection signals</h3><div class="scroll"><table class="compact signals"><thead><tr><th>Signal</th><th>Weight</th><th>Evidence</th></tr></thead><tbody>${signalRows}</tbody></table></div>` : html``}`;
 }
@@ -166,6 +188,7 @@ function summary(m: MessageDetail): Html {
   return html`<p class="summary">${m.direction === "out" ? html`<span class="badge sent">outbound</span>` : html`<span class="badge">inbound</span>`}
 <a href="#screening">spam ${verdict(m.spam_risk)}</a> <a href="#screening">virus ${verdict(m.virus_risk)}</a>
 ${injection ? html`<a href="#screening">injection ${injection.risky ? html`<span class="badge warn">risky</span>` : html`<span class="badge ok">low</span>`}</a>` : html``}
+${obj(comprehension?.sender_risk) ? html`<a href="#screening">sender ${riskBadge(String(obj(comprehension?.sender_risk)!.level ?? ""))}</a>` : html``}
 ${classification ? html`<a href="#comprehension"><span class="badge ok">${String(classification.label ?? "")}</span></a>` : html``}
 ${auth ? html`<a href="#screening">SPF ${auth.spf} · DKIM ${auth.dkim} · DMARC ${auth.dmarc}</a>` : html``}
 ${m.attachments.length ? html`<a href="#attachments">${m.attachments.length} attachment${m.attachments.length === 1 ? "" : "s"}</a>` : html``}
@@ -182,6 +205,7 @@ export async function messagePage(c: PageContext): Promise<Response> {
 ${summary(m)}
 <section id="headers"><h2>Headers</h2>${headersSection(m, extras)}</section>
 <section id="screening"><h2>Screening</h2>${screeningSection(m)}<h3>Authentication</h3>${authSection(m)}</section>
+<section id="corrections"><h2>Corrections</h2>${await correctionsSection(c, m)}</section>
 <section id="comprehension"><h2>Classification and extraction</h2>${comprehensionSection(m)}</section>
 <section id="body"><h2>Clean body</h2><p class="hint">What the agent reads${m.truncated ? " (cut at the length limit)" : ""}. Invisible characters show as <mark class="hidden-char">U+…</mark>.</p>
 <pre class="body">${m.body_clean === null ? "(no body)" : reveal(m.body_clean)}</pre></section>
