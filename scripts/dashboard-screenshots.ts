@@ -3,7 +3,7 @@
 // embedded Postgres) is filled with a demo account: two mailboxes, a month of mail through the
 // real inbound and screening path, sends, webhook deliveries, a custom domain half published,
 // a schema, two people and two drafts waiting for approval, with the reviewer email of one and its
-// confirmation page. Run: bun scripts/dashboard-screenshots.ts
+// confirmation page. Run: npx bun scripts/dashboard-screenshots.ts
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { simpleParser } from "mailparser";
