@@ -106,7 +106,6 @@ describe("stdio MCP server", () => {
       ["get_message", { id: messageId }, true],
       ["wait_for_message", { mailbox_id: mailbox.id, subject_contains: "nothing-like-this", timeout_s: 0 }, false],
       ["get_message_events", { id: messageId }, true],
-      ["correct_verdict", { id: messageId, verdict: "not_spam" }, false],
       ["get_attachment", { message_id: messageId, attachment_id: attachmentId }, true],
       ["send_email", { mailbox_id: mailbox.id, to: "frank@example.org", text: "Sent through stdio", client_id: "stdio-1" }, false],
       ["forward_message", { message_id: messageId, to: "hugo@example.org", client_id: "stdio-fwd" }, false],
