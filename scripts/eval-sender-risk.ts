@@ -4,7 +4,7 @@
 // people as email addresses only (the dashboard keeps no names), mailboxes with display names,
 // correspondents with the display names and counts seen.
 //
-//   bun run scripts/eval-sender-risk.ts [--set tuning|blind|both] [--verbose]
+//   npx bun scripts/eval-sender-risk.ts [--set tuning|blind|both] [--verbose]
 //
 // Prints, per set: fraud precision and recall (flagged = level elevated or high), the share of
 // genuine mail flagged, and the same at `high` only. `bun run eval` calls evaluateSenderRisk.

@@ -103,6 +103,8 @@ export type Config = {
     maxQueueBytes: number;
     /** how long a stream client may stay over maxQueueBytes before it is disconnected */
     stallMs: number;
+    /** open streams (SSE and WebSocket) one key may hold in one API process (src/http/stream-slots.ts) */
+    streamsPerKey: number;
     leaseSeconds: number;
   };
   screening: {
@@ -377,6 +379,7 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatMs: integer(env, "EVENT_HEARTBEAT_MS", 15_000, 100, 600_000),
       maxQueueBytes: integer(env, "EVENT_STREAM_MAX_QUEUE_BYTES", 1024 * 1024, 1024, 256 * 1024 * 1024),
       stallMs: integer(env, "EVENT_STREAM_STALL_MS", 10_000, 10, 600_000),
+      streamsPerKey: integer(env, "EVENT_STREAMS_PER_KEY", 20, 1, 100_000),
       leaseSeconds: integer(env, "EVENT_LEASE_S", 60, 1, 24 * 3600),
     },
     screening: {

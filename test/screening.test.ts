@@ -19,28 +19,14 @@ import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
-import {
-  EICAR,
-  GTUBE,
-  scannerAvailable,
-  scannersPresent,
-  scannersRequired,
-  startClamd,
-  startSpamd,
-  type Scanner,
-} from "./support/scanners.ts";
+import { EICAR, GTUBE, startClamd, startSpamd, type Scanner } from "./support/scanners.ts";
+import { needTools } from "./support/system-tools.ts";
 import { deliverRaw, sendMail, waitFor } from "./support/smtp-client.ts";
 
 const STATUSES = ["complete", "partial", "skipped_injection_risk", "skipped_spam", "skipped_virus"];
 const SENDER_IP = "192.0.2.10";
 
-const haveScanners = scannersPresent(["clamd", "spamd"], "test/screening.test.ts: screening with real clamd and spamd");
-
-test("clamd and spamd are installed wherever CI=true (a skip there would hide the screening tests)", () => {
-  const installed = { clamd: scannerAvailable("clamd"), spamd: scannerAvailable("spamd") };
-  if (scannersRequired) expect(installed).toEqual({ clamd: true, spamd: true });
-  else expect(haveScanners).toBe(installed.clamd && installed.spamd);
-});
+const haveScanners = await needTools(import.meta.path, ["clamd", "spamd"], "screening with real clamd and spamd");
 
 // ---- helpers shared by every context ----
 
@@ -569,7 +555,7 @@ describe("no scanner configured, and a comprehension engine that times out", () 
       hostname: "127.0.0.1",
       async fetch() {
         llmRequests += 1;
-        await Bun.sleep(5_000);
+        await Bun.sleep(30_000);
         return Response.json({ choices: [{ message: { content: "{}" } }] });
       },
     });
@@ -592,7 +578,7 @@ describe("no scanner configured, and a comprehension engine that times out", () 
     const id = await accept(ctx, inbox.id, await rfc822(personalMail(inbox.address, subjectFor("Lunch?"))));
     const started = Date.now();
     await screenMessage(ctx.svc, id);
-    expect(Date.now() - started).toBeLessThan(4_000); // it did not wait for the reply
+    expect(Date.now() - started).toBeLessThan(15_000); // it did not wait for the 30 s reply
     expect(llmRequests).toBe(1);
     const { detail, item } = await readBack(ctx, owner, id);
     expect(detail).toMatchObject({ virus_risk: null, spam_risk: "low" });
