@@ -29,6 +29,7 @@ import { assertMailboxAllowed, type Principal } from "./principal.ts";
 import { closeReview, openReview, type HoldReason } from "./reviews.ts";
 import type { Services } from "./services.ts";
 import { recordLifecycleEvent } from "./lifecycle-events.ts";
+import { automaticOriginal, loopGuardReason } from "./loop-guard.ts";
 
 export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
 
@@ -257,10 +258,12 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   // Without approval, deliverDraft checks the lists and suppressions under the draft's lock.
   const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
   assertSendingEntitled(principal.plan, mailbox);
-  const hold = holdReasonOf(mailbox);
-  if (hold) {
+  const loopReason = await loopGuardReason(svc.sql, draft.account_id, { messageId: draft.reply_to_message_id, threadId: draft.thread_id });
+  // A pause first (the operator's stop: no reviewer email), then the loop guard, then the mailbox's setting.
+  const pause = holdReasonOf(mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
+  if (pause || mailbox.require_approval || loopReason) {
     await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
-    const queued = await svc.sql.begin((tx) => holdForApproval(tx, id, hold === "require_approval" ? null : hold));
+    const queued = await svc.sql.begin((tx) => holdForApproval(tx, id, pause ?? loopReason));
     if (!queued) {
       const now = await findDraft(svc.sql, principal, id);
       if (now?.status === "pending_approval") return pendingResponse(id);
@@ -311,6 +314,7 @@ async function deliverDraft(
         references: row.references,
         draftId,
         attachments: await draftAttachmentFiles(tx, draftId),
+        answersAutomatic: (await automaticOriginal(tx, row.account_id, row.reply_to_message_id)) !== null,
       };
     },
     // A human's approval is the claim from pending_approval, recorded with the message it sends.

@@ -15,7 +15,8 @@ const REASONS: Record<string, string> = {
   risky_forward: "it forwards a message screening flagged as risky (prompt injection, spam or malware)",
 };
 
-export const reasonText = (reason: string): string => REASONS[reason] ?? `held by the service (${reason})`;
+/** A known reason in words; the loop guard writes its own (drafts.held_reason), shown as it is. */
+export const reasonText = (reason: string): string => REASONS[reason] ?? reason;
 
 export function reviewLink(baseUrl: string, token: string, intent?: "approve" | "reject"): string {
   return `${baseUrl}/dashboard/review/${token}${intent ? `?intent=${intent}` : ""}`;

@@ -41,7 +41,7 @@ export type PendingDraftRow = {
   created_at: string;
   /** the files it sends (draft_attachments), in the order added */
   attachments: { filename: string; content_type: string; size: number }[];
-  /** its open review: why it is held and when it expires (null for a draft queued before reviews existed) */
+  /** why it is held (the loop guard's words, a pause, the mailbox setting) and when its review expires */
   held_reason: string | null;
   expires_at: string | null;
   key_name: string | null;
@@ -61,7 +61,7 @@ export async function pendingDrafts(db: Db, accountId: string, limit: number): P
       coalesce((select json_agg(json_build_object('filename', a.filename, 'content_type', a.content_type, 'size', a.size)
                   order by a.created_at, a.id)
                 from draft_attachments a where a.draft_id = drafts.id), '[]'::json) as attachments,
-      r.reason as held_reason, r.expires_at, k.name as key_name, k.key_hint,
+      coalesce(drafts.held_reason, r.reason) as held_reason, r.expires_at, k.name as key_name, k.key_hint,
       (select count(*)::int from messages m where m.thread_id = drafts.thread_id and m.mailbox_id = drafts.mailbox_id and m.direction = 'in'
          and (m.comprehension ->> 'status' = 'skipped_injection_risk' or m.comprehension -> 'injection' ->> 'risky' = 'true')) as risky_injection,
       (select count(*)::int from messages m where m.thread_id = drafts.thread_id and m.mailbox_id = drafts.mailbox_id and m.direction = 'in'

@@ -68,7 +68,7 @@ async function render(c: PageContext, notice?: Notice | null, status = 200): Pro
     total > drafts.length
       ? html`<p class="hint">Showing the oldest ${drafts.length} of ${total} waiting drafts; the rest appear as these are decided.</p>`
       : html``;
-  const body = html`<p class="hint">Mail from mailboxes that require approval waits here. Approving sends it at once through the normal send pipeline
+  const body = html`<p class="hint">Mail from mailboxes that require approval waits here, and so does a reply the loop guard held (a reply to automatic mail such as an out-of-office, or a thread where the agent keeps answering it; its reason is shown). Approving sends it at once through the normal send pipeline
 (send lists, suppressions, quota and delivery all apply). Highlighted <mark class="hidden-char">U+…</mark> markers stand for invisible characters in the draft.</p>
 ${more}
 <div class="reviews">${drafts.length ? drafts.map((d) => draftCard(c, d, addresses)) : html`<p class="empty">Nothing is waiting for approval.</p>`}</div>`;
