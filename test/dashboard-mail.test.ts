@@ -271,3 +271,31 @@ describe("approval banner", () => {
     await ctx.sql`update mailboxes set require_approval = false where id = ${mailbox.id}`;
   });
 });
+
+describe("labels on the message page", () => {
+  test("shown, added, removed and marked read through the page; the API sees the same; other accounts cannot", async () => {
+    const page = `/dashboard/mail/${htmlId}`;
+    expect((await alice.get(page)).text).toContain('<section id="labels">');
+    expect((await alice.get(page)).text).toContain('<span class="badge label">unread');
+    const added = await alice.act(page, `${page}/labels`, { add: "Invoices, todo" });
+    expect(added.status).toBe(303);
+    expect(added.headers.get("location")).toBe(`${page}?done=labels_saved#labels`);
+    const api = async () => (await ctx.request("GET", `/api/v1/messages/${htmlId}/labels`, { key: owner.key })).body.labels;
+    expect(await api()).toEqual(["invoices", "todo", "unread"]);
+    await alice.act(page, `${page}/labels`, { add: "read" });
+    await alice.act(page, `${page}/labels`, { remove: "todo" });
+    expect(await api()).toEqual(["invoices", "read"]);
+    const shown = (await alice.get(page)).text;
+    expect(shown).toContain('<span class="badge label">invoices');
+    expect(shown).toContain("Mark unread");
+
+    const bad = await alice.act(page, `${page}/labels`, { add: "<script>" });
+    expect(bad.status).toBe(400);
+    expect(bad.text).not.toContain("<script>");
+    // Another account's message is the one 404, and nothing changes.
+    const foreign = await bob.act(`/dashboard/mail`, `/dashboard/mail/${htmlId}/labels`, { add: "pwned" });
+    expect(foreign.status).toBe(404);
+    expect(await api()).toEqual(["invoices", "read"]);
+    expect((await alice.act(page, `/dashboard/mail/${otherMessageId}/labels`, { add: "x" })).status).toBe(404);
+  });
+});

@@ -188,6 +188,37 @@ export interface paths {
      */
     get: operations["getApiV1Search"];
   };
+  "/api/v1/messages/{id}/labels": {
+    /**
+     * A message's labels
+     * @description Sorted. 404 `message not found` as for GET /messages/{id}. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    get: operations["getApiV1MessagesByIdLabels"];
+    /**
+     * Add and remove a message's labels
+     * @description Returns the labels after the change. Needs can_read (inbox bookkeeping, not sending). A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    post: operations["postApiV1MessagesByIdLabels"];
+  };
+  "/api/v1/threads/{id}/labels": {
+    /**
+     * A thread's labels
+     * @description The labels any of its messages carries, except `read` and `archived`, which a thread has only when every message has them (new mail makes it unread and unarchived). 404 `thread not found`. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    get: operations["getApiV1ThreadsByIdLabels"];
+    /**
+     * Add and remove a thread's labels
+     * @description Applies the change to every message of the thread the key can see; returns the thread's labels after it. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    post: operations["postApiV1ThreadsByIdLabels"];
+  };
+  "/api/v1/labels/batch": {
+    /**
+     * Change labels on many messages
+     * @description One change over up to 100 messages, in one transaction. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    post: operations["postApiV1LabelsBatch"];
+  };
   "/api/v1/events": {
     /**
      * Read the event log
@@ -676,6 +707,7 @@ export interface operations {
         mailbox_id: string;
         limit?: string | number;
         cursor?: string;
+        label?: string;
       };
     };
     responses: {
@@ -2978,6 +3010,7 @@ export interface operations {
         mailbox_id: string;
         limit?: string | number;
         cursor?: string;
+        label?: string;
       };
     };
     responses: {
@@ -3190,6 +3223,7 @@ export interface operations {
         has_attachment?: boolean;
         label?: string;
         direction?: "in" | "out";
+        has_label?: string;
         limit?: string | number;
         cursor?: string;
       };
@@ -3253,6 +3287,436 @@ export interface operations {
             /** @constant */
             code: "key_scope";
           } | {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * A message's labels
+   * @description Sorted. 404 `message not found` as for GET /messages/{id}. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  getApiV1MessagesByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Add and remove a message's labels
+   * @description Returns the labels after the change. Needs can_read (inbox bookkeeping, not sending). A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  postApiV1MessagesByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description labels to add (at most 20) */
+          add?: string[];
+          /** @description labels to remove (at most 20) */
+          remove?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * A thread's labels
+   * @description The labels any of its messages carries, except `read` and `archived`, which a thread has only when every message has them (new mail makes it unread and unarchived). 404 `thread not found`. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  getApiV1ThreadsByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Add and remove a thread's labels
+   * @description Applies the change to every message of the thread the key can see; returns the thread's labels after it. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  postApiV1ThreadsByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description labels to add (at most 20) */
+          add?: string[];
+          /** @description labels to remove (at most 20) */
+          remove?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Change labels on many messages
+   * @description One change over up to 100 messages, in one transaction. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  postApiV1LabelsBatch: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description at most 100 message ids */
+          message_ids: string[];
+          /** @description labels to add (at most 20) */
+          add?: string[];
+          /** @description labels to remove (at most 20) */
+          remove?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @description the ids changed */
+            updated: string[];
+            /** @description ids missing or not visible to the key (never told apart) */
+            not_found: string[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
             error: string;
           };
         };

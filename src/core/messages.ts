@@ -6,6 +6,7 @@ import type { AuthResults } from "../mail/authenticate.ts";
 import { messageAttachmentContent } from "./attachment-bytes.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
+import { messageLabelFilter } from "./labels.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 
 export type AttachmentSummary = { id: string; filename: string | null; content_type: string; size: number; sha256: string };
@@ -72,9 +73,11 @@ export async function listMessagesPage(
   mailboxId: string,
   limit: number,
   cursor?: string,
+  label?: string,
 ): Promise<{ messages: MessageListItem[]; nextCursor: string | null }> {
   assertMailboxAllowed(principal, mailboxId);
   const after = decodeCursor("m", cursor);
+  const labelled = label === undefined ? db`` : db`and ${messageLabelFilter(db, label)}`;
   const rows = await db`
     select id, direction, from_addr, to_addr, subject, created_at,
       case when comprehension is null then null
@@ -87,6 +90,7 @@ export async function listMessagesPage(
       and (delivery_status is null or delivery_status = 'sent')
       and (${after?.micros ?? null}::bigint is null
         or (created_at, id) < (timestamptz 'epoch' + ${after?.micros ?? null}::bigint * interval '1 microsecond', ${after?.id ?? null}::text))
+      ${labelled}
     order by created_at desc, id desc
     limit ${limit}`;
   const last = rows.length === limit ? rows[rows.length - 1] : undefined;

@@ -25,6 +25,7 @@ import { sendRoutes } from "./routes/send.ts";
 import { forwardRoutes } from "./routes/forward.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { labelRoutes } from "./routes/labels.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 import { dashboardRoutes } from "../dashboard/routes.ts";
 import { mcpRoutes } from "../mcp/routes.ts";
@@ -43,6 +44,7 @@ const routeSets = [
   unsubscribeRoutes,
   threadRoutes,
   searchRoutes,
+  labelRoutes,
   eventRoutes,
   consumerRoutes,
 ];

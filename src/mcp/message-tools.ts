@@ -27,12 +27,19 @@ export const listMessagesTool = defineTool({
     cursor: t.Optional(
       t.String({ minLength: 1, maxLength: 512, description: "the cursor from the previous call's note: continue with older messages" }),
     ),
+    label: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "only messages carrying this label: unread, read, archived or one of your own (see change_labels)",
+      }),
+    ),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => {
     // The body is GET /api/v1/messages's; the cursor travels beside it, as the x-next-cursor header does there.
-    const page = await listMessagesPage(svc.sql, principal, args.mailbox_id, clampLimit(args.limit, 50, 100), args.cursor);
+    const page = await listMessagesPage(svc.sql, principal, args.mailbox_id, clampLimit(args.limit, 50, 100), args.cursor, args.label);
     return {
       body: { messages: page.messages },
       notes: page.nextCursor ? [`Older messages remain: call list_messages with cursor "${page.nextCursor}".`] : [],

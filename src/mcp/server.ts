@@ -27,6 +27,7 @@ import { sendEmailTool } from "./send-tools.ts";
 import { forwardMessageTool } from "./forward-tools.ts";
 import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
 import { searchMessagesTool } from "./search-tools.ts";
+import { changeLabelsTool, getLabelsTool } from "./label-tools.ts";
 import { getAttachmentTool } from "./attachment-tools.ts";
 import { createDomainTool, listDomainsTool, verifyDomainTool } from "./domain-tools.ts";
 import { ackEventsTool, claimEventsTool, getConsumerTool, listEventsTool, openConsumerTool } from "./event-tools.ts";
@@ -56,6 +57,8 @@ export const tools: readonly CompiledTool[] = [
   listThreadsTool,
   getThreadTool,
   searchMessagesTool,
+  getLabelsTool,
+  changeLabelsTool,
   getAttachmentTool,
   listEventsTool,
   openConsumerTool,

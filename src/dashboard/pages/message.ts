@@ -2,14 +2,17 @@
 // agent read, what sanitization hid and removed, authentication results, the spam, virus and
 // injection verdicts with their signals, classification and extraction, attachments, the thread,
 // and the original HTML, which is shown only inside a sandboxed frame (see message-original.ts).
+import { ApiError } from "../../core/errors.ts";
+import { changeMessageLabels, getMessageLabels } from "../../core/labels.ts";
 import { getMessage, type MessageDetail } from "../../core/messages.ts";
-import type { PageContext } from "../guard.ts";
+import { doneUrl, flash } from "../flash.ts";
+import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, reveal, when, type Html } from "../html.ts";
-import { layout } from "../layout.ts";
+import { csrfField, layout, type Notice } from "../layout.ts";
 import { messageExtras, threadOf, type MessageExtras } from "../mail-queries.ts";
 import { dashboardPrincipal } from "../principal.ts";
 import { correctionsSection } from "./feedback.ts";
-import { htmlResponse } from "../respond.ts";
+import { htmlResponse, redirect } from "../respond.ts";
 
 type Json = Record<string, unknown>;
 const obj = (value: unknown): Json | null =>
@@ -195,14 +198,29 @@ ${m.attachments.length ? html`<a href="#attachments">${m.attachments.length} att
 <a href="#original">original</a></p>`;
 }
 
-export async function messagePage(c: PageContext): Promise<Response> {
+/** The message's labels, each removable, and the common changes one click away. */
+function labelsSection(c: PageContext, m: MessageDetail, labels: string[]): Html {
+  const action = path("mail", m.id, "labels");
+  const button = (name: "add" | "remove", value: string, text: string) =>
+    html`<form method="post" action="${action}" class="inline">${csrfField(c.session)}<input type="hidden" name="${name}" value="${value}"><button type="submit" class="link">${text}</button></form>`;
+  const unread = labels.includes("unread");
+  const archived = labels.includes("archived");
+  return html`<p class="labels">${labels.length ? labels.map((label) => html`<span class="badge label">${label} ${button("remove", label === "unread" ? "unread" : label, "×")}</span>`) : html`<span class="hint">No labels.</span>`}</p>
+<p>${unread ? button("add", "read", "Mark read") : m.direction === "in" ? button("add", "unread", "Mark unread") : html``} ${archived ? button("remove", "archived", "Unarchive") : button("add", "archived", "Archive")}</p>
+<form method="post" action="${action}">${csrfField(c.session)}<label>Add labels <input name="add" maxlength="400" placeholder="e.g. invoices, todo"></label> <button type="submit">Add</button></form>
+<p class="hint">Agents see and change the same labels through the API (\`/api/v1/messages/{id}/labels\`). Separate several with commas or spaces.</p>`;
+}
+
+export async function messagePage(c: PageContext, notice: Notice | null = null, status = 200): Promise<Response> {
   const id = c.params.id ?? "";
   const principal = await dashboardPrincipal(c.svc.sql, c.session);
   // getMessage's 404 and messageExtras' 404 both become the one not-found page.
   const m = await getMessage(c.svc.sql, principal, id);
   const extras = await messageExtras(c.svc.sql, c.session.accountId, id);
+  const labels = await getMessageLabels(c.svc.sql, principal, id);
   const body = html`<p><a href="/dashboard/mail?mailbox_id=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
 ${summary(m)}
+<section id="labels"><h2>Labels</h2>${labelsSection(c, m, labels)}</section>
 <section id="headers"><h2>Headers</h2>${headersSection(m, extras)}</section>
 <section id="screening"><h2>Screening</h2>${screeningSection(m)}<h3>Authentication</h3>${authSection(m)}</section>
 <section id="corrections"><h2>Corrections</h2>${await correctionsSection(c, m)}</section>
@@ -216,5 +234,24 @@ ${summary(m)}
   // The page title cannot show markers, so invisible and direction-changing characters become
   // U+FFFD there (the Headers section shows them as markers).
   const title = m.subject.replace(/[\p{Cf}\p{Cc}]/gu, "\uFFFD");
-  return htmlResponse(layout(title ? `Message: ${title}` : "Message", body, c.session));
+  return htmlResponse(layout(title ? `Message: ${title}` : "Message", body, c.session, notice ?? flash(c.url)), status);
+}
+
+/** POST /dashboard/mail/{id}/labels: `add` and `remove`, each one or more names separated by commas or spaces. */
+export async function changeLabelsAction(c: ActionContext): Promise<Response> {
+  const id = c.params.id ?? "";
+  const names = (field: string) =>
+    (c.form.text(field, 400) ?? "")
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .slice(0, 20);
+  const principal = await dashboardPrincipal(c.svc.sql, c.session);
+  try {
+    const labels = await changeMessageLabels(c.svc.sql, principal, id, { add: names("add"), remove: names("remove") });
+    c.audit.labels = labels.join(",");
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400) return messagePage(c, { kind: "error", text: error.message }, 400);
+    throw error;
+  }
+  return redirect(`${doneUrl(path("mail", id), "labels_saved")}#labels`);
 }

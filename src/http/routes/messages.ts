@@ -108,7 +108,14 @@ export const messageRoutes = (svc: Services) =>
     .get(
       "/messages",
       async ({ principal, query, set }) => {
-        const page = await listMessagesPage(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 50, 100), query.cursor);
+        const page = await listMessagesPage(
+          svc.sql,
+          principal,
+          query.mailbox_id,
+          clampLimit(query.limit, 50, 100),
+          query.cursor,
+          query.label,
+        );
         // SPEC's body stays {messages}: the way to older mail travels in a header.
         if (page.nextCursor) set.headers["x-next-cursor"] = page.nextCursor;
         return { messages: page.messages };
@@ -119,6 +126,13 @@ export const messageRoutes = (svc: Services) =>
           mailbox_id: t.String({ minLength: 1 }),
           limit: t.Optional(t.Integer({ title: "limit", minimum: 1, description: "default 50; values above 100 are clamped to 100" })),
           cursor: t.Optional(t.String({ description: "the `x-next-cursor` header of the previous page: continue with older messages" })),
+          label: t.Optional(
+            t.String({
+              minLength: 1,
+              maxLength: 64,
+              description: "only messages carrying this label (`unread`, `read`, `archived` or a name of yours); absent: all messages",
+            }),
+          ),
         }),
         response: {
           200: t.Object(
