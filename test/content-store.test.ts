@@ -188,6 +188,8 @@ test("the store down at read time: 503 with a clear error, never 500", async () 
   const response = await ctx.request("GET", path, { key: owner.key });
   expect(response.status).toBe(503);
   expect(response.body.error).toContain("object store");
+  // The dashboard's original view says the same as a page (a 503, not its 500 page).
+  await expect(rawMessage(ctx.svc, owner.accountId, message!.id)).rejects.toMatchObject({ status: 503 });
   // Back up: the same read works.
   await startS3(s3Port);
   expect((await ctx.request("GET", path, { key: owner.key })).text).toBe("Unreadable for a while.");
