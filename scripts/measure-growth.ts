@@ -3,7 +3,7 @@
 // database; then every message is aged past a retention of 1 day and purged, and the tables are
 // compacted to show what the tombstones keep. Also the rows written per message.
 //
-//   bun scripts/measure-growth.ts [--limit 1000] [--store]
+//   npx bun scripts/measure-growth.ts [--limit 1000] [--store]
 // --store: content goes to an object store (BLOB_STORE_URL at an s3rver started here); the bytes
 // the store then holds are printed beside the database's.
 import { parseArgs } from "node:util";

@@ -10,7 +10,7 @@
 // The threshold is never chosen on held-out mail: it comes from cross-validation on the
 // training groups.
 //
-//   bun run scripts/train-spam.ts [--out path]
+//   npx bun scripts/train-spam.ts [--out path]
 
 import { readFile, writeFile } from "node:fs/promises";
 import { spamFeatures } from "../src/comprehension/spam/features.ts";

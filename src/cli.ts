@@ -1,4 +1,4 @@
-// The operator CLI (`bun run cli <resource> <action> ...`): the operator's control plane beside
+// The operator CLI (`npm run cli -- <resource> <action> ...`): the operator's control plane beside
 // the dashboard, calling the same core functions it does. `--json` prints machine output.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -389,7 +389,7 @@ const commands: Record<string, Command> = {
 };
 
 export function usage(): string {
-  return ["usage: bun run cli <command> [options] [--json]", ...Object.values(commands).map((c) => `  ${c.usage}`)].join("\n");
+  return ["usage: npm run cli -- <command> [options] [--json]", ...Object.values(commands).map((c) => `  ${c.usage}`)].join("\n");
 }
 
 function print(result: unknown, asJson: boolean): void {
@@ -423,7 +423,7 @@ export async function runCli(argv: string[]): Promise<number> {
       strict: true,
     }));
   } catch (error) {
-    console.error(`${(error as Error).message}\nusage: bun run cli ${command.usage}`);
+    console.error(`${(error as Error).message}\nusage: npm run cli -- ${command.usage}`);
     return 2;
   }
 
@@ -462,7 +462,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`${error.message}\nusage: bun run cli ${command.usage}`);
+      console.error(`${error.message}\nusage: npm run cli -- ${command.usage}`);
       return 2;
     }
     // Anything else is one line for the operator, never a stack trace.

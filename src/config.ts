@@ -43,6 +43,12 @@ export type Config = {
     maxMessageBytes: number;
     maxRecipients: number;
     maxConnections: number;
+    /** Connections one client address (IPv6: one /64) may hold at once (smtp/fairness.ts). */
+    maxConnectionsPerAddress: number;
+    /** A session is closed (421) after this long, whatever it is doing. */
+    maxSessionMs: number;
+    /** A session is closed (421) after this many commands of any kind. */
+    maxCommands: number;
     idleTimeoutMs: number;
     /** Pause before the 220 greeting; a client that talks during it is refused (421). */
     greetingDelayMs: number;
@@ -102,6 +108,8 @@ export type Config = {
     maxQueueBytes: number;
     /** how long a stream client may stay over maxQueueBytes before it is disconnected */
     stallMs: number;
+    /** open streams (SSE and WebSocket) one key may hold in one API process (src/http/stream-slots.ts) */
+    streamsPerKey: number;
     leaseSeconds: number;
   };
   screening: {
@@ -337,6 +345,9 @@ export function loadConfig(env: Env = process.env): Config {
       maxMessageBytes: integer(env, "SMTP_MAX_MESSAGE_BYTES", 25 * 1024 * 1024, 1024, 200 * 1024 * 1024),
       maxRecipients: integer(env, "SMTP_MAX_RECIPIENTS", 50, 1, 1000),
       maxConnections: integer(env, "SMTP_MAX_CONNECTIONS", 200, 1, 100000),
+      maxConnectionsPerAddress: integer(env, "SMTP_MAX_CONNECTIONS_PER_ADDRESS", 20, 1, 100000),
+      maxSessionMs: integer(env, "SMTP_MAX_SESSION_S", 600, 1, 86_400) * 1000,
+      maxCommands: integer(env, "SMTP_MAX_COMMANDS", 2000, 10, 1_000_000),
       idleTimeoutMs: integer(env, "SMTP_IDLE_TIMEOUT_S", 60, 1, 3600) * 1000,
       greetingDelayMs: integer(env, "SMTP_GREETING_DELAY_MS", 0, 0, 10_000),
       tlsCertFile: optionalText(env, "SMTP_TLS_CERT_FILE"),
@@ -391,6 +402,7 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatMs: integer(env, "EVENT_HEARTBEAT_MS", 15_000, 100, 600_000),
       maxQueueBytes: integer(env, "EVENT_STREAM_MAX_QUEUE_BYTES", 1024 * 1024, 1024, 256 * 1024 * 1024),
       stallMs: integer(env, "EVENT_STREAM_STALL_MS", 10_000, 10, 600_000),
+      streamsPerKey: integer(env, "EVENT_STREAMS_PER_KEY", 20, 1, 100_000),
       leaseSeconds: integer(env, "EVENT_LEASE_S", 60, 1, 24 * 3600),
     },
     screening: {

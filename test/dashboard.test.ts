@@ -828,7 +828,7 @@ describe("webhook", () => {
         return row;
       },
       "the delivery to be dead-lettered",
-      25_000,
+      90_000,
     );
     const client = await signedIn(ownerEmail);
     const list = await client.get("/dashboard/webhook?state=dead");
@@ -854,17 +854,21 @@ describe("webhook", () => {
     const redriven = await client.act("/dashboard/webhook", `/dashboard/webhook/deliveries/${dead.id}/redrive`);
     expect(redriven.status).toBe(303);
     expect(redriven.headers.get("location")).toBe("/dashboard/webhook?done=redriven");
-    const delivered = await waitFor(async () => {
-      const [row] = await ctx.sql`select state, redrives from webhook_deliveries where id = ${dead.id} and state = 'delivered'`;
-      return row;
-    }, "the redriven delivery to succeed");
+    const delivered = await waitFor(
+      async () => {
+        const [row] = await ctx.sql`select state, redrives from webhook_deliveries where id = ${dead.id} and state = 'delivered'`;
+        return row;
+      },
+      "the redriven delivery to succeed",
+      60_000,
+    );
     expect(delivered.redrives).toBe(1);
     const requests = await receiver.waitForRequests(7);
     expect(requests.map((r) => JSON.parse(r.text).event_id)).toEqual(Array(7).fill(dead.event_id));
     // Only a dead letter can be redriven.
     const again = await client.act("/dashboard/webhook", `/dashboard/webhook/deliveries/${dead.id}/redrive`);
     expect(again.status).toBe(409);
-  });
+  }, 180_000);
 });
 
 describe("limits and routing", () => {

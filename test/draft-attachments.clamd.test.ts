@@ -3,12 +3,13 @@
 // file passes, and a scanner that does not answer refuses the file (fail closed) rather than letting
 // it through unscanned.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { EICAR, scannersPresent, startClamd, type Scanner } from "./support/scanners.ts";
+import { EICAR, startClamd, type Scanner } from "./support/scanners.ts";
+import { needTools } from "./support/system-tools.ts";
 import { closedPort, startOutbound, type Outbound } from "./support/outbound.ts";
 
 setDefaultTimeout(60_000);
 
-const haveClamd = scannersPresent(["clamd"], "test/draft-attachments.clamd.test.ts: outgoing attachments scanned by clamd");
+const haveClamd = await needTools(import.meta.path, ["clamd"], "outgoing attachments scanned by clamd");
 let clamd: Scanner | null = null;
 let o: Outbound;
 let down: Outbound;

@@ -3,6 +3,7 @@
 // closes that connection with 1008 and leaves every other key answered. Over real HTTP.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { drainEventHub } from "../src/http/event-hub.ts";
+import { makeFrameGuard } from "../src/http/socket-frames.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { appendTestEvent } from "./support/events.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
@@ -15,7 +16,9 @@ beforeAll(async () => {
   ctx = await makeTestContext({
     HTTP_PORT: "0",
     EVENT_SOCKET_FRAMES_PER_SECOND: "20",
-    EVENT_SOCKET_MAX_PENDING_FRAMES: "8",
+    // Generous here, so that a slow database on a loaded machine never closes the junk test first
+    // for frames in progress; the guard's own test below holds that limit.
+    EVENT_SOCKET_MAX_PENDING_FRAMES: "100",
     EVENT_SOCKET_MAX_FRAME_BYTES: "4096",
     RATE_LIMIT_PER_SECOND: "5",
     RATE_LIMIT_BURST: "40",
@@ -105,4 +108,22 @@ test("a frame over EVENT_SOCKET_MAX_FRAME_BYTES closes the connection before it 
   const closed = await socket.closed;
   expect(closed.code).toBe(1009);
   expect(socket.frames).toEqual([]);
+});
+
+test("the connection's guard: a bucket of frames per second, and a cap on frames in progress", () => {
+  let now = 0;
+  const guard = makeFrameGuard({ framesPerSecond: 4, maxPendingFrames: 2, maxFrameBytes: 1024 }, () => now);
+  expect(guard.admit()).toEqual({ admitted: true });
+  expect(guard.admit()).toEqual({ admitted: true });
+  expect(guard.admit()).toEqual({ admitted: false, reason: "too many frames in progress" });
+  guard.done();
+  guard.done();
+  expect(guard.admit()).toEqual({ admitted: true });
+  guard.done();
+  expect(guard.admit()).toEqual({ admitted: true });
+  guard.done();
+  // Four in the bucket, all spent: the fifth within the same instant is refused, a quarter second later one is back.
+  expect(guard.admit()).toEqual({ admitted: false, reason: "too many frames" });
+  now += 250;
+  expect(guard.admit()).toEqual({ admitted: true });
 });

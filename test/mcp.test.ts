@@ -16,6 +16,9 @@ const TOOLS = [
   "create_mailbox",
   "list_messages",
   "get_message",
+  "wait_for_message",
+  "get_message_events",
+  "correct_verdict",
   "send_email",
   "forward_message",
   "create_draft",
@@ -31,6 +34,8 @@ const TOOLS = [
   "list_threads",
   "get_thread",
   "search_messages",
+  "get_labels",
+  "change_labels",
   "get_attachment",
   "list_events",
   "open_consumer",
@@ -598,5 +603,29 @@ describe("draft attachments through the tools", () => {
       }),
     );
     expect(copied).toMatchObject({ filename: "amounts.csv", source_attachment_id: arrived.attachments[0].id });
+  });
+});
+
+describe("labels through the tools", () => {
+  test("change_labels on messages and a thread, get_labels, and the label filter of list_messages", async () => {
+    const client = await connect(mcpKey);
+    const box = success(await call(client, "create_mailbox", { slug: "mcp-labels" }));
+    const from = success(await call(client, "create_mailbox", { slug: "mcp-labels-from" }));
+    const sent = success(await call(client, "send_email", { mailbox_id: from.id, to: box.address, subject: "Label me", text: "x" }));
+    const arrived = sent.provider_message_id.slice("local:".length);
+    expect(success(await call(client, "get_labels", { message_id: arrived }))).toEqual({ labels: ["unread"] });
+    expect(success(await call(client, "change_labels", { message_ids: [arrived, "msg_nope"], add: ["read", "todo"] }))).toEqual({
+      updated: [arrived],
+      not_found: ["msg_nope"],
+    });
+    const todo = success(await call(client, "list_messages", { mailbox_id: box.id, label: "todo" }));
+    expect(todo.messages.map((m: { id: string }) => m.id)).toEqual([arrived]);
+    const threadId = success(await call(client, "get_message", { id: arrived })).thread_id;
+    expect(success(await call(client, "change_labels", { thread_id: threadId, add: ["archived"], remove: ["todo"] }))).toEqual({
+      labels: ["archived", "read"],
+    });
+    expect(success(await call(client, "get_labels", { thread_id: threadId }))).toEqual({ labels: ["archived", "read"] });
+    expect(failure(await call(client, "change_labels", { add: ["x"] })).status).toBe(400);
+    expect(failure(await call(client, "get_labels", { message_id: "msg_nope" }))).toEqual({ status: 404, error: "message not found" });
   });
 });

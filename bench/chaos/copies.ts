@@ -1,4 +1,4 @@
-// `bun run chaos copies`: two copies of every role, the way the README says to run them
+// `npm run chaos -- copies`: two copies of every role, the way the README says to run them
 // (ROLES=api, ROLES=smtp, ROLES=worker, separate ports, one database). SMTP load is spread over
 // both listeners as an MTA spreads over two MX hosts, HTTP reads over both APIs as a load balancer
 // would, and at mid-load one copy of each role is SIGKILLed. Across the copies it checks that one

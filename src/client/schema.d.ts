@@ -44,6 +44,13 @@ export interface paths {
      */
     get: operations["getApiV1Messages"];
   };
+  "/api/v1/messages/wait": {
+    /**
+     * Wait for a message (long poll)
+     * @description Returns the first screened message of the mailbox that matches the filters (sender address or domain, subject text, thread, arrived after `after` or at/after `since`; with neither, mail from now on), with its one-time codes and confirmation links up front. Waits up to `timeout_s` (default 30, at most 60) and then answers 200 `{status: "timeout", cursor}`: call again with `after=cursor` to keep waiting without missing anything. Mail screened as a prompt-injection risk is returned with `injection_risk: true`, a warning and nothing extracted; mail quarantined as a virus, or as spam unless the mailbox delivers spam, is never returned. Wakes on the event log's notifications (it holds across API copies). 404 `mailbox not found` for another account's mailbox; a bound key may wait on its own mailbox only (403 key_scope).
+     */
+    get: operations["getApiV1MessagesWait"];
+  };
   "/api/v1/messages/{id}": {
     /**
      * Get a message
@@ -64,6 +71,18 @@ export interface paths {
      * @description Same authorization and 404 rules as the message; `attachment not found` when the message has no such attachment.
      */
     get: operations["getApiV1MessagesByIdAttachmentsByAttachment_id"];
+  };
+  "/api/v1/messages/{id}/feedback": {
+    /**
+     * Correct a message's verdict
+     * @description Requires `can_read`; a bound key only for its own mailbox. 201 when recorded; 200 when the same verdict was already standing (nothing changes). A message holds one standing verdict per axis (spam, injection, fraud): the other verdict of the axis replaces it (`replaced` names it) and undoes what it taught. `spam` and `not_spam` train the account's own statistics, applied to its later mail on top of the global model; other accounts are unaffected. The message's own stored verdicts do not change. 400 for outbound mail; 404 `message not found` as for GET /messages/{id}.
+     */
+    post: operations["postApiV1MessagesByIdFeedback"];
+    /**
+     * Undo a message's corrections
+     * @description Undoes the standing verdict of `axis` (every axis when omitted) and removes what it taught the account's statistics. `undone` lists them (empty when there was none). Same authorization and 404 as POST.
+     */
+    delete: operations["deleteApiV1MessagesByIdFeedback"];
   };
   "/api/v1/send": {
     /**
@@ -168,6 +187,37 @@ export interface paths {
      * @description Full-text search (PostgreSQL, language-neutral 'simple' configuration: words match as written, in any language) over subject, sender, clean body and attachment text, ranked by relevance then newest, with filters. A mailbox_id that is not the account's yields no results; a bound key may search only its own mailbox (403 key_scope). 400 for a bad date or cursor.
      */
     get: operations["getApiV1Search"];
+  };
+  "/api/v1/messages/{id}/labels": {
+    /**
+     * A message's labels
+     * @description Sorted. 404 `message not found` as for GET /messages/{id}. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    get: operations["getApiV1MessagesByIdLabels"];
+    /**
+     * Add and remove a message's labels
+     * @description Returns the labels after the change. Needs can_read (inbox bookkeeping, not sending). A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    post: operations["postApiV1MessagesByIdLabels"];
+  };
+  "/api/v1/threads/{id}/labels": {
+    /**
+     * A thread's labels
+     * @description The labels any of its messages carries, except `read` and `archived`, which a thread has only when every message has them (new mail makes it unread and unarchived). 404 `thread not found`. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    get: operations["getApiV1ThreadsByIdLabels"];
+    /**
+     * Add and remove a thread's labels
+     * @description Applies the change to every message of the thread the key can see; returns the thread's labels after it. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    post: operations["postApiV1ThreadsByIdLabels"];
+  };
+  "/api/v1/labels/batch": {
+    /**
+     * Change labels on many messages
+     * @description One change over up to 100 messages, in one transaction. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    post: operations["postApiV1LabelsBatch"];
   };
   "/api/v1/events": {
     /**
@@ -657,6 +707,7 @@ export interface operations {
         mailbox_id: string;
         limit?: string | number;
         cursor?: string;
+        label?: string;
       };
     };
     responses: {
@@ -712,6 +763,120 @@ export interface operations {
             /** @constant */
             code: "key_scope";
           } | {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Wait for a message (long poll)
+   * @description Returns the first screened message of the mailbox that matches the filters (sender address or domain, subject text, thread, arrived after `after` or at/after `since`; with neither, mail from now on), with its one-time codes and confirmation links up front. Waits up to `timeout_s` (default 30, at most 60) and then answers 200 `{status: "timeout", cursor}`: call again with `after=cursor` to keep waiting without missing anything. Mail screened as a prompt-injection risk is returned with `injection_risk: true`, a warning and nothing extracted; mail quarantined as a virus, or as spam unless the mailbox delivers spam, is never returned. Wakes on the event log's notifications (it holds across API copies). 404 `mailbox not found` for another account's mailbox; a bound key may wait on its own mailbox only (403 key_scope).
+   */
+  getApiV1MessagesWait: {
+    parameters: {
+      query: {
+        mailbox_id: string;
+        from?: string;
+        subject_contains?: string;
+        thread_id?: string;
+        after?: string;
+        since?: string;
+        timeout_s?: number;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": ({
+            /** @constant */
+            status: "found";
+            /** @description pass as `after` to wait for the next one */
+            cursor: string;
+            message: {
+              id: string;
+              mailbox_id: string;
+              thread_id: string;
+              from_addr: string;
+              to_addr: string;
+              subject: string;
+              created_at: string;
+              /** @description one-time codes found in the subject and body */
+              verification_codes: string[];
+              /** @description links that sign in, verify, confirm or activate */
+              confirmation_links: string[];
+              password_reset_links: string[];
+              comprehension_status: string;
+              /** @description screened as a prompt-injection risk: nothing was extracted from it */
+              injection_risk: boolean;
+              warning: string | null;
+            };
+          }) | ({
+            /** @constant */
+            status: "timeout";
+            /** @description pass as `after` to keep waiting without missing anything */
+            cursor: string;
+            waited_ms: string | number;
+            retry: string;
+          });
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
             error: string;
           };
         };
@@ -1004,6 +1169,241 @@ export interface operations {
       };
       /** @description basic error */
       404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Correct a message's verdict
+   * @description Requires `can_read`; a bound key only for its own mailbox. 201 when recorded; 200 when the same verdict was already standing (nothing changes). A message holds one standing verdict per axis (spam, injection, fraud): the other verdict of the axis replaces it (`replaced` names it) and undoes what it taught. `spam` and `not_spam` train the account's own statistics, applied to its later mail on top of the global model; other accounts are unaffected. The message's own stored verdicts do not change. 400 for outbound mail; 404 `message not found` as for GET /messages/{id}.
+   */
+  postApiV1MessagesByIdFeedback: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `spam` / `not_spam` (the account's spam statistics learn from it), `injection` / `safe` (recorded), `fraud` / `genuine` (about the sender: later mail from it is flagged, or counted as a known correspondent) */
+          verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            feedback: {
+              id: string;
+              message_id: string;
+              /** @enum {string} */
+              verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+              /** @enum {string} */
+              axis: "spam" | "injection" | "fraud";
+              /** @enum {string|null} */
+              trained: "spam" | "ham" | null;
+              created_at: string;
+            };
+            /** @enum {string|null} */
+            replaced: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine" | null;
+          };
+        };
+      };
+      /** @description Response for status 201 */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            feedback: {
+              id: string;
+              message_id: string;
+              /** @enum {string} */
+              verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+              /** @enum {string} */
+              axis: "spam" | "injection" | "fraud";
+              /** @enum {string|null} */
+              trained: "spam" | "ham" | null;
+              created_at: string;
+            };
+            /** @enum {string|null} */
+            replaced: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine" | null;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Undo a message's corrections
+   * @description Undoes the standing verdict of `axis` (every axis when omitted) and removes what it taught the account's statistics. `undone` lists them (empty when there was none). Same authorization and 404 as POST.
+   */
+  deleteApiV1MessagesByIdFeedback: {
+    parameters: {
+      query?: {
+        axis?: "spam" | "injection" | "fraud";
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            undone: ({
+                id: string;
+                message_id: string;
+                /** @enum {string} */
+                verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+                /** @enum {string} */
+                axis: "spam" | "injection" | "fraud";
+                /** @enum {string|null} */
+                trained: "spam" | "ham" | null;
+                created_at: string;
+              })[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
         content: {
           "application/json": {
             error: string;
@@ -2610,6 +3010,7 @@ export interface operations {
         mailbox_id: string;
         limit?: string | number;
         cursor?: string;
+        label?: string;
       };
     };
     responses: {
@@ -2822,6 +3223,7 @@ export interface operations {
         has_attachment?: boolean;
         label?: string;
         direction?: "in" | "out";
+        has_label?: string;
         limit?: string | number;
         cursor?: string;
       };
@@ -2885,6 +3287,436 @@ export interface operations {
             /** @constant */
             code: "key_scope";
           } | {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * A message's labels
+   * @description Sorted. 404 `message not found` as for GET /messages/{id}. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  getApiV1MessagesByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Add and remove a message's labels
+   * @description Returns the labels after the change. Needs can_read (inbox bookkeeping, not sending). A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  postApiV1MessagesByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description labels to add (at most 20) */
+          add?: string[];
+          /** @description labels to remove (at most 20) */
+          remove?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * A thread's labels
+   * @description The labels any of its messages carries, except `read` and `archived`, which a thread has only when every message has them (new mail makes it unread and unarchived). 404 `thread not found`. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  getApiV1ThreadsByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Add and remove a thread's labels
+   * @description Applies the change to every message of the thread the key can see; returns the thread's labels after it. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  postApiV1ThreadsByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description labels to add (at most 20) */
+          add?: string[];
+          /** @description labels to remove (at most 20) */
+          remove?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Change labels on many messages
+   * @description One change over up to 100 messages, in one transaction. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  postApiV1LabelsBatch: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description at most 100 message ids */
+          message_ids: string[];
+          /** @description labels to add (at most 20) */
+          add?: string[];
+          /** @description labels to remove (at most 20) */
+          remove?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @description the ids changed */
+            updated: string[];
+            /** @description ids missing or not visible to the key (never told apart) */
+            not_found: string[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
             error: string;
           };
         };
@@ -3087,7 +3919,7 @@ export interface operations {
           };
         };
       };
-      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      /** @description basic error */
       429: {
         headers: {
           /** @description whole seconds to wait before the next request of this key */
@@ -3099,8 +3931,7 @@ export interface operations {
         };
         content: {
           "application/json": {
-            /** @constant */
-            error: "rate limited";
+            error: string;
           };
         };
       };

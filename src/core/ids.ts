@@ -21,7 +21,8 @@ export type IdPrefix =
   | "out"
   | "req"
   | "con"
-  | "dat";
+  | "dat"
+  | "fbk";
 
 export function randomBase32(length: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(length));

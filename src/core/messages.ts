@@ -6,6 +6,7 @@ import type { AuthResults } from "../mail/authenticate.ts";
 import { messageAttachmentContent } from "./attachment-bytes.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
+import { messageLabelFilter } from "./labels.ts";
 import type { Services } from "./services.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 
@@ -44,7 +45,7 @@ export type MessageListItem = {
 };
 
 /** A message the principal may see, or the one 404 every invisible message gets. */
-async function visibleMessage(db: Db, principal: Principal, id: string) {
+export async function visibleMessage(db: Db, principal: Principal, id: string) {
   const [message] = await db`
     select id, mailbox_id, direction, provider_message_id, rfc_message_id, thread_id, in_reply_to, from_addr, to_addr,
       subject, body_raw, body_clean, truncated, created_at, comprehension, auth_results, spam_risk, virus_risk
@@ -73,9 +74,11 @@ export async function listMessagesPage(
   mailboxId: string,
   limit: number,
   cursor?: string,
+  label?: string,
 ): Promise<{ messages: MessageListItem[]; nextCursor: string | null }> {
   assertMailboxAllowed(principal, mailboxId);
   const after = decodeCursor("m", cursor);
+  const labelled = label === undefined ? db`` : db`and ${messageLabelFilter(db, label)}`;
   const rows = await db`
     select id, direction, from_addr, to_addr, subject, created_at,
       case when comprehension is null then null
@@ -88,6 +91,7 @@ export async function listMessagesPage(
       and (delivery_status is null or delivery_status = 'sent')
       and (${after?.micros ?? null}::bigint is null
         or (created_at, id) < (timestamptz 'epoch' + ${after?.micros ?? null}::bigint * interval '1 microsecond', ${after?.id ?? null}::text))
+      ${labelled}
     order by created_at desc, id desc
     limit ${limit}`;
   const last = rows.length === limit ? rows[rows.length - 1] : undefined;

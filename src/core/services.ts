@@ -6,6 +6,7 @@ import { makeBlobStore, type BlobStore } from "./blob-store.ts";
 import { listenThrough } from "./key-cache.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
 import type { DeliveryTransport } from "./transport.ts";
+import type { WakeSource } from "./event-wake.ts";
 
 export type Services = {
   sql: Sql;
@@ -20,6 +21,11 @@ export type Services = {
   transport: DeliveryTransport;
   /** The object store for message content (BLOB_STORE_URL), or null: content stays in PostgreSQL. */
   blobs: BlobStore | null;
+  /**
+   * The process's event hub (LISTEN/NOTIFY), for surfaces that wait on new events without owning
+   * it (the MCP tool wait_for_message): set by the HTTP app (src/http/app.ts), which owns the hub.
+   */
+  eventWake?: WakeSource;
 };
 
 /**

@@ -16,6 +16,7 @@ const texts = {
   password_changed: "Your password was changed. Every other session of yours was signed out.",
   schema_created: "The extraction schema was created.",
   schema_attached: "The mailbox's extraction schema was saved; it applies to mail that arrives from now on.",
+  labels_saved: "The labels were saved.",
   redriven: "The delivery was redriven: the same event goes out again with a fresh cycle of attempts.",
 } as const;
 

@@ -1,6 +1,6 @@
 // The `local` transport (the embedded default): mail to one of our mailboxes is delivered into it
 // through the same path the SMTP listener uses; mail to anyone else is kept in the local outbox,
-// like a developer mail catcher (`bun run cli outbox list`).
+// like a developer mail catcher (`npm run cli -- outbox list`).
 import { newId } from "../core/ids.ts";
 import { receiveForRecipients } from "../core/inbound-recipients.ts";
 import type { Services } from "../core/services.ts";

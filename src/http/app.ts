@@ -13,6 +13,7 @@ import { metricsRoutes } from "./routes/metrics.ts";
 import { describeValidationFailure } from "../request/validation.ts";
 import { domainRoutes } from "./routes/domains.ts";
 import { mailboxRoutes } from "./routes/mailboxes.ts";
+import { feedbackRoutes } from "./routes/feedback.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { draftRoutes } from "./routes/drafts.ts";
@@ -24,15 +25,18 @@ import { sendRoutes } from "./routes/send.ts";
 import { forwardRoutes } from "./routes/forward.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { labelRoutes } from "./routes/labels.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 import { dashboardRoutes } from "../dashboard/routes.ts";
 import { mcpRoutes } from "../mcp/routes.ts";
+import { eventHubFor } from "./event-hub.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
 const routeSets = [
   mailboxRoutes,
   domainRoutes,
   messageRoutes,
+  feedbackRoutes,
   sendRoutes,
   forwardRoutes,
   draftRoutes,
@@ -40,6 +44,7 @@ const routeSets = [
   unsubscribeRoutes,
   threadRoutes,
   searchRoutes,
+  labelRoutes,
   eventRoutes,
   consumerRoutes,
 ];
@@ -86,6 +91,8 @@ export function makeApp(svc: Services) {
   // The WebSocket upgrade needs Bun's server; under Deno the SSE stream serves the same feed.
   if (typeof Bun !== "undefined") app.use(eventSocketRoutes(svc));
   app.use(dashboardRoutes(svc, makeClientAddressOf(svc.config.trustedProxies)));
+  // MCP's wait_for_message waits on this process's hub, as GET /api/v1/messages/wait does.
+  svc.eventWake ??= eventHubFor(svc);
   app.use(mcpRoutes(svc));
   return app;
 }

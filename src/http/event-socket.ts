@@ -12,10 +12,21 @@ import { ApiError } from "../core/errors.ts";
 import { authenticate, authorize } from "../request/auth.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
 import { makeFrameGuard, type FrameGuard } from "./socket-frames.ts";
+import { streamSlotsFor } from "./stream-slots.ts";
 import { startFeed, type CloseReason, type Feed, type FeedSource } from "./event-feed.ts";
 import { streamSource } from "./stream-source.ts";
 
-type Opened = { principal: Principal; scope: EventScope; source: FeedSource; consumer: string | null };
+type Opened = {
+  principal: Principal;
+  scope: EventScope;
+  source: FeedSource;
+  consumer: string | null;
+  release: () => void;
+  opened?: boolean;
+};
+
+/** A slot taken before an upgrade that never opened is given back after this long. */
+const UNOPENED_SLOT_MS = 10_000;
 type RawSocket = { send(data: string): number; close(code?: number, reason?: string): void; getBufferedAmount(): number };
 
 // Close codes: 1001 going away (shutdown: reconnect elsewhere), 1008 policy (too slow), 1011 error.
@@ -25,6 +36,7 @@ export const eventSocketRoutes = (svc: Services) => {
   const decided = new WeakMap<Request, Opened>();
   const feeds = new WeakMap<object, Feed>();
   const consumersOf = new WeakMap<object, { principal: Principal; name: string }>();
+  const releasesOf = new WeakMap<object, () => void>();
   const clientsOf = new WeakMap<object, { principal: Principal; guard: FrameGuard; closed: boolean }>();
   const app = new Elysia({ name: "routes:events-ws", prefix: "/api/v1" }).ws("/events/ws", {
     // OpenAPI has no WebSocket operation: the stream's description and docs/events.md name it.
@@ -43,12 +55,22 @@ export const eventSocketRoutes = (svc: Services) => {
       authorize(principal, "read");
       const scope = scopeFor(principal, query.mailbox_id, query.types);
       const source = await streamSource(svc, principal, query);
-      decided.set(request, { principal, scope, source, consumer: query.consumer ?? null });
+      // The key's stream slot: a refusal is a 429 JSON answer before the upgrade.
+      // Elysia runs this hook twice for one upgrade (as a route hook and again in its Bun adapter):
+      // the second run gives back the slot the first took.
+      decided.get(request)?.release();
+      const release = streamSlotsFor(svc).take(principal.keyId);
+      setTimeout(() => {
+        if (!decided.get(request)?.opened) release();
+      }, UNOPENED_SLOT_MS).unref?.();
+      decided.set(request, { principal, scope, source, consumer: query.consumer ?? null, release });
     },
     open(ws) {
       const raw = ws.raw as unknown as RawSocket;
       const opened = decided.get((ws.data as { request: Request }).request);
       if (!opened) return raw.close(1011, "not authorized");
+      opened.opened = true;
+      releasesOf.set(raw, opened.release);
       const feed = startFeed(svc, opened.scope, opened.source, {
         // 0: Bun dropped the frame (its own buffer limit): a gap the client cannot see, so end it.
         send: (event) => {
@@ -64,7 +86,10 @@ export const eventSocketRoutes = (svc: Services) => {
           }
         },
       });
-      if (!feed) return raw.close(1001, "server shutting down, reconnect to resume");
+      if (!feed) {
+        opened.release();
+        return raw.close(1001, "server shutting down, reconnect to resume");
+      }
       feeds.set(raw, feed);
       clientsOf.set(raw, { principal: opened.principal, guard: makeFrameGuard(svc.config.eventSocket), closed: false });
       if (opened.consumer) consumersOf.set(raw, { principal: opened.principal, name: opened.consumer });
@@ -93,6 +118,7 @@ export const eventSocketRoutes = (svc: Services) => {
       }
     },
     close(ws) {
+      releasesOf.get(ws.raw as object)?.();
       const client = clientsOf.get(ws.raw as object);
       if (client) client.closed = true;
       feeds.get(ws.raw as object)?.close("client");

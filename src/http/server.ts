@@ -1,6 +1,7 @@
 // Serves the app over HTTP with one JSON log line per request (id, status, duration) and a
 // request id echoed to the client. Bun.serve where it exists, Deno.serve otherwise. This is the
 // one place that knows the runtime, so it is where the TCP peer's address is read and handed on.
+import { MAX_WAIT_SECONDS } from "../core/message-wait.ts";
 import { uploadByteLimit } from "../request/body-limits.ts";
 import type { Services } from "../core/services.ts";
 import { errors } from "../core/errors.ts";
@@ -61,7 +62,10 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
           return response as Response;
         }
         // An event stream is quiet between heartbeats; Bun's 10 s idle timeout would cut it.
-        if (pathOf(request.url) === "/api/v1/events/stream") server.timeout(request, 0);
+        const requestPath = pathOf(request.url);
+        if (requestPath === "/api/v1/events/stream") server.timeout(request, 0);
+        // A long poll (and an MCP call of wait_for_message) is quiet for up to MAX_WAIT_SECONDS.
+        else if (requestPath === "/api/v1/messages/wait" || requestPath === "/mcp") server.timeout(request, MAX_WAIT_SECONDS + 15);
         return handle(request, () => server.requestIP(request)?.address ?? null);
       },
       // A frame over the limit closes its connection (1009) before it is read into memory.

@@ -20,13 +20,16 @@ export const listEventsTool = defineTool({
   name: "list_events",
   title: "Read the event log",
   description:
-    "Read message.received events (one per inbound email) after a cursor, oldest first, as {events: [{cursor, event}], next_cursor}. " +
+    "Read events after a cursor, oldest first, as {events: [{cursor, event}], next_cursor}: message.received (one per inbound " +
+    "email), and what became of your outbound mail and drafts (message.sent, message.delivered, message.send_failed, " +
+    "message.bounced, message.complained, draft.pending_approval, draft.approved, draft.rejected; `types` narrows them). " +
     "Poll: call again with after = next_cursor; an empty list means nothing new yet (wait before polling again). Without `after` it " +
     "starts at the oldest event kept (30 days). 400 means the cursor is not one this service returned: start without it. " +
     UNTRUSTED,
   input: strictObject({
     after: t.Optional(t.String({ maxLength: 32, description: "next_cursor of the previous call" })),
     mailbox_id: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "only this mailbox's events" })),
+    types: t.Optional(t.String({ maxLength: 512, description: "only these types, comma-separated, e.g. message.bounced,draft.rejected" })),
     limit: t.Optional(
       t.Number({ minimum: 1, multipleOf: 1, description: `default 100; values above ${MAX_EVENTS_PAGE} count as ${MAX_EVENTS_PAGE}` }),
     ),
@@ -37,6 +40,7 @@ export const listEventsTool = defineTool({
     body: await listEvents(svc.sql, principal, {
       after: args.after,
       mailboxId: args.mailbox_id,
+      types: args.types,
       limit: clampLimit(args.limit, 100, MAX_EVENTS_PAGE),
     }),
   }),

@@ -21,22 +21,27 @@ import {
 } from "./draft-attachment-tools.ts";
 import { createDraftTool, deleteDraftTool, getDraftTool, listDraftsTool, sendDraftTool, updateDraftTool } from "./draft-tools.ts";
 import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";
-import { getMessageTool, listMessagesTool } from "./message-tools.ts";
+import { correctVerdictTool, getMessageTool, listMessagesTool } from "./message-tools.ts";
 import { toolError, toolSuccess } from "./results.ts";
 import { sendEmailTool } from "./send-tools.ts";
 import { forwardMessageTool } from "./forward-tools.ts";
 import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
 import { searchMessagesTool } from "./search-tools.ts";
+import { changeLabelsTool, getLabelsTool } from "./label-tools.ts";
 import { getAttachmentTool } from "./attachment-tools.ts";
 import { createDomainTool, listDomainsTool, verifyDomainTool } from "./domain-tools.ts";
 import { ackEventsTool, claimEventsTool, getConsumerTool, listEventsTool, openConsumerTool } from "./event-tools.ts";
 import { jsonSchemaOf, type CompiledTool } from "./tool.ts";
+import { getMessageEventsTool, waitForMessageTool } from "./wait-tools.ts";
 
 export const tools: readonly CompiledTool[] = [
   listMailboxesTool,
   createMailboxTool,
   listMessagesTool,
   getMessageTool,
+  waitForMessageTool,
+  getMessageEventsTool,
+  correctVerdictTool,
   sendEmailTool,
   forwardMessageTool,
   createDraftTool,
@@ -52,6 +57,8 @@ export const tools: readonly CompiledTool[] = [
   listThreadsTool,
   getThreadTool,
   searchMessagesTool,
+  getLabelsTool,
+  changeLabelsTool,
   getAttachmentTool,
   listEventsTool,
   openConsumerTool,

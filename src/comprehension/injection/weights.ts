@@ -6,7 +6,7 @@
 // The values were set by hand against test/fixtures/injection/ (malicious.json, benign.json,
 // then the holdouts) before they moved here unchanged; they are not fitted by
 // scripts/train-injection.ts, which fits only the learned stage (model.json), reading these
-// signals as inputs. `bun scripts/eval-injection.ts` prints what they score today.
+// signals as inputs. `npx bun scripts/eval-injection.ts` prints what they score today.
 
 export const WEIGHTS = {
   // override.ts: setting aside the reader's standing instructions.

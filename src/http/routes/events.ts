@@ -4,7 +4,8 @@ import { t } from "elysia";
 import { listEvents, MAX_EVENTS_PAGE, scopeFor } from "../../core/events.ts";
 import { EVENT_TYPES, LIFECYCLE_EVENT_TYPES } from "../../core/event-payload.ts";
 import type { Services } from "../../core/services.ts";
-import { eventStreamResponse } from "../event-stream.ts";
+import { eventStreamResponse, streamHeaders } from "../event-stream.ts";
+import { streamSlotsFor } from "../stream-slots.ts";
 import { streamSource } from "../stream-source.ts";
 import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
@@ -103,12 +104,14 @@ export const eventRoutes = (svc: Services) =>
     )
     .get(
       "/events/stream",
-      async ({ principal, query, request }) =>
-        eventStreamResponse(
-          svc,
-          scopeFor(principal, query.mailbox_id),
-          await streamSource(svc, principal, { ...query, lastEventId: request.headers.get("last-event-id") }),
-        ),
+      async ({ principal, query, request }) => {
+        const scope = scopeFor(principal, query.mailbox_id);
+        const source = await streamSource(svc, principal, { ...query, lastEventId: request.headers.get("last-event-id") });
+        // HEAD: what GET would answer, at once, without opening a stream.
+        if (request.method === "HEAD") return new Response(null, { headers: streamHeaders });
+        const release = streamSlotsFor(svc).take(principal.keyId);
+        return eventStreamResponse(svc, scope, source, release);
+      },
       {
         auth: "read",
         query: strictObject({
@@ -137,6 +140,7 @@ export const eventRoutes = (svc: Services) =>
           400: ErrorBody,
           ...authErrors,
           404: ErrorBody,
+          429: ErrorBody,
           503: ErrorBody,
         },
         detail: {
