@@ -24,6 +24,9 @@ export type ScreeningRow = {
   headers: Record<string, string> | null;
   received_at: Date | null;
   content: Uint8Array | null;
+  /** The raw message's object in the store (BLOB_STORE_URL), when it is not in `content`. */
+  blob_key: string | null;
+  raw_sha256: string | null;
   remote_ip: string | null;
   helo: string | null;
   mail_from: string | null;
