@@ -39,6 +39,8 @@ export type DispatchContent = {
   draftId: string | null;
   /** Files sent after the text; recorded with the message as its attachments. */
   attachments?: OutgoingFile[];
+  /** An iMIP part (an RSVP's REPLY), sent as text/calendar beside the text. */
+  calendar?: { method: string; content: string } | null;
 };
 
 export type DispatchResult = {
@@ -158,6 +160,7 @@ async function compose(svc: Services, db: Db, messageId: string, content: Dispat
     references: content.references,
     unsubscribe: links,
     attachments: content.attachments,
+    calendar: content.calendar,
   });
   composing();
   const signing = stage("sign");

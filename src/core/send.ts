@@ -37,6 +37,7 @@ export type SendExtras = {
   /** hashed for the client_id's idempotency record */
   payload: Record<string, unknown>;
   attachments?: OutgoingFile[];
+  calendar?: { method: string; content: string } | null;
   holdForHuman?: boolean;
   onHeld?(tx: Tx, draftId: string): Promise<void>;
 };
@@ -88,6 +89,7 @@ export async function sendOutgoing(
         references: outgoing.reply?.references ?? [],
         draftId: null,
         attachments: extras.attachments,
+        calendar: extras.calendar,
       },
       afterRecord: claim ? (tx, messageId) => attachMessage(tx, claim!, messageId) : undefined,
       // The stored answer commits with the outcome; an unknown outcome (the final dot went out,

@@ -22,6 +22,8 @@ export type ComposeInput = {
   date?: Date;
   /** Files sent as attachments after the text (multipart/mixed); names and types checked by the caller. */
   attachments?: { filename: string; contentType: string; content: Uint8Array }[];
+  /** An iMIP part (RFC 6047): text/calendar with this METHOD, as an alternative to the text. */
+  calendar?: { method: string; content: string } | null;
 };
 
 // RFC 8058 §4 asks that List-Unsubscribe and List-Unsubscribe-Post be covered by the
@@ -72,6 +74,7 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
     assertNoLineBreak(name, value);
   }
   for (const ref of m.references ?? []) assertNoLineBreak("references", ref);
+  if (m.calendar && !/^[A-Z-]{1,20}$/.test(m.calendar.method)) throw new Error("calendar.method must be an iTIP method such as REPLY");
   for (const file of m.attachments ?? []) {
     assertNoLineBreak("attachment filename", file.filename);
     assertNoLineBreak("attachment content type", file.contentType);
@@ -110,6 +113,7 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
     references: references.length ? references.map((id) => `<${id}>`) : undefined,
     date: m.date ?? new Date(),
     headers,
+    icalEvent: m.calendar ? { method: m.calendar.method, content: m.calendar.content } : undefined,
     attachments: m.attachments?.map((file) => ({
       filename: file.filename,
       contentType: file.contentType,
