@@ -37,7 +37,7 @@ export async function rsvpToMessage(svc: Services, principal: Principal, message
   if (original.direction !== "in") throw errors.validation("only a received invitation can be answered");
   const mailbox = await resolveMailbox(svc.sql, principal, original.mailbox_id);
 
-  const invitation = (await calendarParts(svc.sql, original.id))
+  const invitation = (await calendarParts(svc, svc.sql, original.id))
     .map((part) => ({ part, info: parseCalendar(part.text) }))
     .find(({ info }) => info?.method === "REQUEST");
   if (!invitation) throw errors.validation("the message holds no calendar invitation (METHOD:REQUEST) to answer");

@@ -24,6 +24,13 @@ export type ComposeInput = {
   attachments?: { filename: string; contentType: string; content: Uint8Array }[];
   /** An iMIP part (RFC 6047): text/calendar with this METHOD, as an alternative to the text. */
   calendar?: { method: string; content: string } | null;
+  /**
+   * RFC 3834 Auto-Submitted (docs/decisions.md): `auto-generated` for what an agent writes,
+   * `auto-replied` for a reply to automatic mail; null sets none. Either way a responder that
+   * follows RFC 3834 (vacation, helpdesk) does not answer it, and Exchange is asked the same
+   * with X-Auto-Response-Suppress. No Precedence: that is the mark of bulk mail.
+   */
+  autoSubmitted?: "auto-generated" | "auto-replied" | null;
 };
 
 // RFC 8058 §4 asks that List-Unsubscribe and List-Unsubscribe-Post be covered by the
@@ -44,6 +51,7 @@ const SIGNED_HEADERS = [
   "Content-Transfer-Encoding",
   "List-Unsubscribe",
   "List-Unsubscribe-Post",
+  "Auto-Submitted",
 ].join(":");
 
 // Long threads keep the root and the most recent ids (RFC 5322 §3.6.4 allows trimming).
@@ -98,6 +106,11 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
   if (m.unsubscribe) {
     headers["List-Unsubscribe"] = { prepared: true, value: listUnsubscribeValue(m.unsubscribe) };
     if (m.unsubscribe.url) headers["List-Unsubscribe-Post"] = { prepared: true, value: "List-Unsubscribe=One-Click" };
+  }
+
+  if (m.autoSubmitted) {
+    headers["Auto-Submitted"] = { prepared: true, value: m.autoSubmitted };
+    headers["X-Auto-Response-Suppress"] = { prepared: true, value: "OOF, AutoReply" };
   }
 
   const references = trimReferences(m.references ?? [], inReplyTo);
