@@ -95,7 +95,7 @@ async function ours(messages: CorpusMessage[], modelPath?: string): Promise<Row>
   const loadStart = performance.now();
   const model = await loadSpamModel(modelPath);
   console.log(
-    `model loaded in ${(performance.now() - loadStart).toFixed(0)} ms (${model.probabilities.size} tokens, threshold ${model.threshold})`,
+    `model loaded in ${(performance.now() - loadStart).toFixed(0)} ms (${model.weights.size} weights, threshold ${model.threshold})`,
   );
   const times: number[] = [];
   const verdicts: Verdict[] = [];
