@@ -55,7 +55,7 @@ console.log(
 
 const ourRow = await ours(messages, args.model);
 // What screening does with the same score: flag only at SPAM_CLASSIFIER_THRESHOLD.
-const screeningThreshold = loadConfig().screening.spamClassifierThreshold;
+const screeningThreshold = loadConfig().screening.spamClassifierThreshold ?? (await loadSpamModel(args.model)).threshold;
 const atScreening: Row = {
   name: `ours at screening threshold ${screeningThreshold}`,
   msPerMessage: ourRow.msPerMessage,

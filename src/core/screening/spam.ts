@@ -87,11 +87,14 @@ export async function judgeSpam(
   try {
     // Arrival time: the classifier compares the Date header with it.
     const receivedAt = message.received_at ? new Date(message.received_at) : undefined;
-    const verdict = await classifySpam(raw, await configuredSpamModel(config.screening.spamModelPath), { receivedAt });
-    // On its own the classifier quarantines only when very sure (SPAM_CLASSIFIER_THRESHOLD): a
+    const model = await (configuredSpamModel(config.screening.spamModelPath) ?? loadSpamModel());
+    const verdict = await classifySpam(raw, model, { receivedAt });
+    // On its own the classifier quarantines only above its threshold: the model's own (chosen
+    // for at most 1% of validation ham flagged) unless SPAM_CLASSIFIER_THRESHOLD overrides it. A
     // false positive hides a password reset or an order notice from the agent.
-    const flagged = verdict.score >= config.screening.spamClassifierThreshold;
-    details.classifier = { spam: flagged, score: verdict.score, threshold: config.screening.spamClassifierThreshold };
+    const threshold = config.screening.spamClassifierThreshold ?? model.threshold;
+    const flagged = verdict.score >= threshold;
+    details.classifier = { spam: flagged, score: verdict.score, threshold, reasons: verdict.reasons };
     return { risk: edgeFlagged || flagged ? "high" : "low", details };
   } catch (error) {
     log.error("screening.classifier_failed", { message_id: message.id, error: String((error as Error).message) });

@@ -48,7 +48,8 @@ export type EdgeSpamDetails =
   | { flagged: boolean; source: "header_or_dmarc" | "none" }
   | { flagged: boolean; source: "header_or_dmarc" | SpamScannerName; score: number; threshold: number; action?: string };
 
-export type ClassifierSpamDetails = { spam: boolean; score: number; threshold: number } | { error: true };
+/** reasons: what pushed the content score up most, in words (classifier.ts spamReasons). */
+export type ClassifierSpamDetails = { spam: boolean; score: number; threshold: number; reasons?: string[] } | { error: true };
 
 /** Stored as comprehension.spam: empty when the message was a virus. */
 export type SpamDetails = { edge?: EdgeSpamDetails; classifier?: ClassifierSpamDetails };
