@@ -39,7 +39,10 @@ export function injectionRecords(slice: string): CorpusRecord[] {
 }
 
 /** Spam verdicts at `threshold` (the screening default when omitted: the model's own). */
-export async function scoreSpam(records: CorpusRecord[], threshold?: number): Promise<{ score: BinaryScore; byFamily: Map<string, [number, number]>; byLanguage: Map<string, [number, number]> }> {
+export async function scoreSpam(
+  records: CorpusRecord[],
+  threshold?: number,
+): Promise<{ score: BinaryScore; byFamily: Map<string, [number, number]>; byLanguage: Map<string, [number, number]> }> {
   const model = await loadSpamModel();
   const t = threshold ?? model.threshold;
   const s: BinaryScore = { n: 0, pos: 0, neg: 0, tp: 0, fp: 0, fn: 0, tn: 0, msPerMessage: 0 };
@@ -54,8 +57,8 @@ export async function scoreSpam(records: CorpusRecord[], threshold?: number): Pr
     const flagged = v.score >= t;
     const spam = r.label === "spam";
     s.n++;
-    if (spam) (s.pos++, flagged ? s.tp++ : s.fn++);
-    else (s.neg++, flagged ? s.fp++ : s.tn++);
+    if (spam) s.pos++, flagged ? s.tp++ : s.fn++;
+    else s.neg++, flagged ? s.fp++ : s.tn++;
     for (const [map, key] of [
       [byFamily, `${r.label}/${r.family.split("-")[0]}`],
       [byLanguage, `${r.label}/${r.language}`],
@@ -82,8 +85,8 @@ export async function scoreInjection(records: CorpusRecord[]): Promise<{ score: 
     ms += performance.now() - t0;
     const positive = r.label === "injection";
     s.n++;
-    if (positive) (s.pos++, risky ? s.tp++ : s.fn++);
-    else (s.neg++, risky ? s.fp++ : s.tn++);
+    if (positive) s.pos++, risky ? s.tp++ : s.fn++;
+    else s.neg++, risky ? s.fp++ : s.tn++;
     const key = `${r.label}/${r.language}`;
     const c = byLanguage.get(key) ?? [0, 0];
     c[0] += risky ? 1 : 0;
@@ -97,11 +100,18 @@ export async function scoreInjection(records: CorpusRecord[]): Promise<{ score: 
 export async function injectionInput(r: CorpusRecord) {
   const mail = await simpleParser(toRaw(r));
   const body = sanitizeBody({ text: mail.text, html: typeof mail.html === "string" ? mail.html : null }, { maxChars: 100_000 });
-  return { subject: mail.subject ?? "", bodyClean: body.body_clean ?? "", hiddenText: body.hidden_text, report: body.report as unknown as Record<string, number> };
+  return {
+    subject: mail.subject ?? "",
+    bodyClean: body.body_clean ?? "",
+    hiddenText: body.hidden_text,
+    report: body.report as unknown as Record<string, number>,
+  };
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { slice: { type: "string", default: "blind" }, threshold: { type: "string" }, detail: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    options: { slice: { type: "string", default: "blind" }, threshold: { type: "string" }, detail: { type: "boolean", default: false } },
+  });
   const slice = values.slice!;
   const spam = await scoreSpam(spamRecords(slice), values.threshold ? Number(values.threshold) : undefined);
   console.log(formatScore(`spam ${slice}`, spam.score));

@@ -60,8 +60,8 @@ if (args["with-spamassassin"] || spamdAddress) {
         [edgeOnly, edge.spam],
       ] as const) {
         row.n++;
-        if (r.label === "spam") (row.pos++, flagged ? row.tp++ : row.fn++);
-        else (row.neg++, flagged ? row.fp++ : row.tn++);
+        if (r.label === "spam") row.pos++, flagged ? row.tp++ : row.fn++;
+        else row.neg++, flagged ? row.fp++ : row.tn++;
       }
     }
     edgeOnly.msPerMessage = s.msPerMessage = ms / blind.length;
@@ -81,8 +81,8 @@ if (!args["skip-spamassassin-corpus"]) {
     const flagged = (await classifySpam(m.raw, model)).score >= threshold;
     ms += performance.now() - t0;
     all.n++;
-    if (m.spam) (all.pos++, flagged ? all.tp++ : all.fn++);
-    else (all.neg++, flagged ? all.fp++ : all.tn++);
+    if (m.spam) all.pos++, flagged ? all.tp++ : all.fn++;
+    else all.neg++, flagged ? all.fp++ : all.tn++;
     const c = perGroup.get(m.group) ?? [0, 0];
     c[0] += flagged ? 1 : 0;
     c[1]++;

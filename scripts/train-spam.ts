@@ -199,13 +199,17 @@ export async function buildModel(log: (line: string) => void = () => {}, compose
     for (const g of ["spamassassin", "composed"]) {
       const of = validation.filter((v) => v.group === g);
       for (const t of [0.3, 0.5, 0.7, 0.9]) {
-        console.log(`  ${g} @${t}: spam ${of.filter((v) => v.spam && v.p >= t).length}/${of.filter((v) => v.spam).length}, ham ${of.filter((v) => !v.spam && v.p >= t).length}/${of.filter((v) => !v.spam).length}`);
+        console.log(
+          `  ${g} @${t}: spam ${of.filter((v) => v.spam && v.p >= t).length}/${of.filter((v) => v.spam).length}, ham ${of.filter((v) => !v.spam && v.p >= t).length}/${of.filter((v) => !v.spam).length}`,
+        );
       }
     }
     const at = (t: number) => validation.filter((v) => v.group === "hand").map((v) => `${v.spam ? "S" : "H"}${v.p >= t ? "+" : "-"}`);
     for (const t of [0.3, 0.5, 0.7, 0.8, 0.9]) {
       const row = at(t);
-      console.log(`  hand @${t}: spam caught ${row.filter((x) => x === "S+").length}/${row.filter((x) => x[0] === "S").length}, ham flagged ${row.filter((x) => x === "H+").length}/${row.filter((x) => x[0] === "H").length}`);
+      console.log(
+        `  hand @${t}: spam caught ${row.filter((x) => x === "S+").length}/${row.filter((x) => x[0] === "S").length}, ham flagged ${row.filter((x) => x === "H+").length}/${row.filter((x) => x[0] === "H").length}`,
+      );
     }
   }
   log(`validation (${validation.length} messages, grouped by source): threshold ${chosen.threshold}, ${JSON.stringify(chosen.stats)}`);
@@ -225,7 +229,10 @@ export async function buildModel(log: (line: string) => void = () => {}, compose
     },
     threshold: chosen.threshold,
     bias: model.bias,
-    validation: { method: `${FOLDS}-fold out-of-fold scores, folds by list, sender domain or message; threshold: <= 1% of each group's ham`, ...chosen.stats },
+    validation: {
+      method: `${FOLDS}-fold out-of-fold scores, folds by list, sender domain or message; threshold: <= 1% of each group's ham`,
+      ...chosen.stats,
+    },
     weights,
   };
 }

@@ -21,20 +21,237 @@ export function rng(seed: number): () => number {
   };
 }
 
-const SYL = ["ver", "lo", "qui", "tex", "nor", "ba", "ri", "on", "sa", "vi", "ta", "mon", "cor", "el", "zen", "pla", "dri", "fa", "ku", "mi", "ro", "sto", "lux", "ar", "den", "gro", "ni", "pex", "tal", "ve"];
-const FIRST = ["Anna", "Ben", "Chloe", "David", "Elena", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam", "Maya", "Noah", "Olga", "Pedro", "Quinn", "Rosa", "Sven", "Tara", "Umar", "Vera", "Will", "Xu", "Yara", "Zoe", "Mark", "Lisa", "Kenji", "Aisha", "Tomasz", "Marie"];
-const LAST = ["Smith", "Keller", "Dubois", "Rossi", "Nowak", "Tanaka", "Silva", "Jansen", "Berg", "Costa", "Walsh", "Ortiz", "Novak", "Hughes", "Lindqvist", "Moreau", "Yilmaz", "Petrov", "Chen", "Kumar"];
-const CITIES = ["Lagos", "Leeds", "Lyon", "Porto", "Gdansk", "Osaka", "Denver", "Bremen", "Malmo", "Izmir", "Kyiv", "Manila", "Lima", "Turin"];
-const BIG = ["microsoft", "paypal", "amazon", "apple", "netflix", "dhl", "fedex", "ups", "docusign", "dropbox", "google", "coinbase", "binance", "chase", "wellsfargo", "hsbc", "santander", "outlook", "office365", "icloud", "adobe", "wetransfer", "spotify", "steam", "meta", "instagram", "linkedin", "revolut", "ing", "sparkasse", "posteitaliane", "correos", "laposte", "postnl", "royalmail", "usps", "hmrc", "irs", "norton", "mcafee"];
-const RISKY_TLD = ["top", "xyz", "icu", "shop", "click", "live", "online", "site", "info", "cc", "biz", "support", "help", "life", "store", "buzz", "rest", "monster"];
+const SYL = [
+  "ver",
+  "lo",
+  "qui",
+  "tex",
+  "nor",
+  "ba",
+  "ri",
+  "on",
+  "sa",
+  "vi",
+  "ta",
+  "mon",
+  "cor",
+  "el",
+  "zen",
+  "pla",
+  "dri",
+  "fa",
+  "ku",
+  "mi",
+  "ro",
+  "sto",
+  "lux",
+  "ar",
+  "den",
+  "gro",
+  "ni",
+  "pex",
+  "tal",
+  "ve",
+];
+const FIRST = [
+  "Anna",
+  "Ben",
+  "Chloe",
+  "David",
+  "Elena",
+  "Farid",
+  "Grace",
+  "Hugo",
+  "Ines",
+  "Jonas",
+  "Kira",
+  "Liam",
+  "Maya",
+  "Noah",
+  "Olga",
+  "Pedro",
+  "Quinn",
+  "Rosa",
+  "Sven",
+  "Tara",
+  "Umar",
+  "Vera",
+  "Will",
+  "Xu",
+  "Yara",
+  "Zoe",
+  "Mark",
+  "Lisa",
+  "Kenji",
+  "Aisha",
+  "Tomasz",
+  "Marie",
+];
+const LAST = [
+  "Smith",
+  "Keller",
+  "Dubois",
+  "Rossi",
+  "Nowak",
+  "Tanaka",
+  "Silva",
+  "Jansen",
+  "Berg",
+  "Costa",
+  "Walsh",
+  "Ortiz",
+  "Novak",
+  "Hughes",
+  "Lindqvist",
+  "Moreau",
+  "Yilmaz",
+  "Petrov",
+  "Chen",
+  "Kumar",
+];
+const CITIES = [
+  "Lagos",
+  "Leeds",
+  "Lyon",
+  "Porto",
+  "Gdansk",
+  "Osaka",
+  "Denver",
+  "Bremen",
+  "Malmo",
+  "Izmir",
+  "Kyiv",
+  "Manila",
+  "Lima",
+  "Turin",
+];
+const BIG = [
+  "microsoft",
+  "paypal",
+  "amazon",
+  "apple",
+  "netflix",
+  "dhl",
+  "fedex",
+  "ups",
+  "docusign",
+  "dropbox",
+  "google",
+  "coinbase",
+  "binance",
+  "chase",
+  "wellsfargo",
+  "hsbc",
+  "santander",
+  "outlook",
+  "office365",
+  "icloud",
+  "adobe",
+  "wetransfer",
+  "spotify",
+  "steam",
+  "meta",
+  "instagram",
+  "linkedin",
+  "revolut",
+  "ing",
+  "sparkasse",
+  "posteitaliane",
+  "correos",
+  "laposte",
+  "postnl",
+  "royalmail",
+  "usps",
+  "hmrc",
+  "irs",
+  "norton",
+  "mcafee",
+];
+const RISKY_TLD = [
+  "top",
+  "xyz",
+  "icu",
+  "shop",
+  "click",
+  "live",
+  "online",
+  "site",
+  "info",
+  "cc",
+  "biz",
+  "support",
+  "help",
+  "life",
+  "store",
+  "buzz",
+  "rest",
+  "monster",
+];
 const SAFE_TLD = ["com", "com", "com", "co.uk", "de", "fr", "io", "net", "org", "es", "it", "nl", "se", "com.br", "co.jp"];
-const SEC_WORDS = ["secure", "verify", "login", "account", "billing", "support", "update", "service", "auth", "confirm", "online", "portal", "help", "id", "signin", "notice", "alert", "pay", "refund", "track"];
-const TOPICS = ["remote work", "the housing market", "AI in schools", "the chip shortage", "city cycling", "sleep science", "open source funding", "the energy transition"];
+const SEC_WORDS = [
+  "secure",
+  "verify",
+  "login",
+  "account",
+  "billing",
+  "support",
+  "update",
+  "service",
+  "auth",
+  "confirm",
+  "online",
+  "portal",
+  "help",
+  "id",
+  "signin",
+  "notice",
+  "alert",
+  "pay",
+  "refund",
+  "track",
+];
+const TOPICS = [
+  "remote work",
+  "the housing market",
+  "AI in schools",
+  "the chip shortage",
+  "city cycling",
+  "sleep science",
+  "open source funding",
+  "the energy transition",
+];
 const PRODUCTS = ["Slides", "Notes", "Board", "Flow", "Studio", "One", "Air", "Pro"];
-const DOCS = ["Q3 Payroll.xlsx", "Contract_final.pdf", "Invoice_0412.pdf", "Bonus structure 2026.docx", "Scan_0031.pdf", "Statement.pdf", "Purchase Order 7719.pdf"];
+const DOCS = [
+  "Q3 Payroll.xlsx",
+  "Contract_final.pdf",
+  "Invoice_0412.pdf",
+  "Bonus structure 2026.docx",
+  "Scan_0031.pdf",
+  "Statement.pdf",
+  "Purchase Order 7719.pdf",
+];
 const FREEMAIL = ["gmail.com", "outlook.com", "yahoo.com", "hotmail.com", "proton.me", "mail.com", "aol.com", "gmx.com"];
 const SHORT = ["bit.ly", "tinyurl.com", "t.co", "is.gd", "cutt.ly", "rb.gy"];
-const CONFUSABLE: Record<string, string> = { a: "а", e: "е", o: "о", p: "р", c: "с", x: "х", y: "у", i: "і", A: "Α", B: "Β", E: "Ε", H: "Η", I: "Ι", K: "Κ", M: "Μ", O: "Ο", P: "Ρ", T: "Τ" };
+const CONFUSABLE: Record<string, string> = {
+  a: "а",
+  e: "е",
+  o: "о",
+  p: "р",
+  c: "с",
+  x: "х",
+  y: "у",
+  i: "і",
+  A: "Α",
+  B: "Β",
+  E: "Ε",
+  H: "Η",
+  I: "Ι",
+  K: "Κ",
+  M: "Μ",
+  O: "Ο",
+  P: "Ρ",
+  T: "Τ",
+};
 
 type R = () => number;
 const pick = <T>(r: R, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -108,7 +325,10 @@ function fill(r: R, text: string, c: Ctx, link: () => string): string {
       case "product":
         return pick(r, PRODUCTS);
       case "code":
-        return Math.floor(r() * 1e9).toString(36).toUpperCase().slice(0, 6);
+        return Math.floor(r() * 1e9)
+          .toString(36)
+          .toUpperCase()
+          .slice(0, 6);
       case "code6":
         return String(Math.floor(r() * 900000 + 100000));
       case "last4":
@@ -160,14 +380,22 @@ function spamLink(r: R, host: string): string {
   void u;
   const roll = r();
   if (roll < 0.08) return `https://${pick(r, SHORT)}/${Math.floor(r() * 1e9).toString(36)}`;
-  if (roll < 0.12) return `http://${Math.floor(r() * 200 + 20)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}/${pick(r, SEC_WORDS)}.php`;
+  if (roll < 0.12)
+    return `http://${Math.floor(r() * 200 + 20)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}/${pick(r, SEC_WORDS)}.php`;
   return `${r() < 0.85 ? "https" : "http"}://${r() < 0.3 ? `${pick(r, SEC_WORDS)}.` : ""}${host}/${pick(r, SEC_WORDS)}${r() < 0.5 ? `?id=${Math.floor(r() * 1e7).toString(36)}` : ""}`;
 }
 
 function obfuscate(r: R, text: string): string {
   const mode = Math.floor(r() * 4);
   const words = text.split(" ");
-  const targets = new Set(some(r, words.map((_, i) => i), 2, 5));
+  const targets = new Set(
+    some(
+      r,
+      words.map((_, i) => i),
+      2,
+      5,
+    ),
+  );
   return words
     .map((w, i) => {
       if (!targets.has(i) || w.length < 4 || /https?:/.test(w)) return w;
@@ -189,7 +417,10 @@ function html(r: R, paragraphs: string[], imageHeavy: boolean, linkTextOf: (url:
         .replace(/\n/g, "<br>"),
     )
     .map((p) => `<p${r() < 0.3 ? ` style="font-family:Arial;font-size:${pick(r, [12, 14, 16])}px"` : ""}>${p}</p>`);
-  if (imageHeavy) body.unshift(`<img src="https://${pick(r, ["cdn", "img", "static"])}.${invent(r)}.com/b/${Math.floor(r() * 1e6)}.jpg" width="600" alt="">`);
+  if (imageHeavy)
+    body.unshift(
+      `<img src="https://${pick(r, ["cdn", "img", "static"])}.${invent(r)}.com/b/${Math.floor(r() * 1e6)}.jpg" width="600" alt="">`,
+    );
   return `<html><body>${r() < 0.4 ? '<table width="600" align="center"><tr><td>' : ""}${body.join("\n")}${r() < 0.4 ? "</td></tr></table>" : ""}</body></html>`;
 }
 
@@ -236,25 +467,83 @@ export function composeSpam(r: R, i: number): CorpusRecord {
   if (r() < 0.12) paragraphs = paragraphs.map((p) => (r() < 0.5 ? obfuscate(r, p) : p));
   if (r() < 0.06) subject = obfuscate(r, subject);
   const fromDomain =
-    r() < 0.15 ? pick(r, FREEMAIL) : r() < 0.5 ? host.replace(/^[^.]*\.(?=[^.]+\.[^.]+$)/, "") : `${invent(r)}.${pick(r, [...RISKY_TLD, "com", "net"])}`;
-  const local = pick(r, ["info", "support", "noreply", "service", "billing", "alert", "admin", `${first.toLowerCase()}.${last.toLowerCase()}`, `${invent(r)}${Math.floor(r() * 999)}`]);
+    r() < 0.15
+      ? pick(r, FREEMAIL)
+      : r() < 0.5
+        ? host.replace(/^[^.]*\.(?=[^.]+\.[^.]+$)/, "")
+        : `${invent(r)}.${pick(r, [...RISKY_TLD, "com", "net"])}`;
+  const local = pick(r, [
+    "info",
+    "support",
+    "noreply",
+    "service",
+    "billing",
+    "alert",
+    "admin",
+    `${first.toLowerCase()}.${last.toLowerCase()}`,
+    `${invent(r)}${Math.floor(r() * 999)}`,
+  ]);
   const headers: [string, string][] = [header("From", `"${sender}" <${local}@${fromDomain}>`), header("Subject", subject)];
   if (r() < 0.2) headers.push(header("Reply-To", `${first.toLowerCase()}${Math.floor(r() * 99)}@${pick(r, FREEMAIL)}`));
   if (kind === "bulk" && r() < 0.5) headers.push(header("List-Unsubscribe", `<https://${host}/unsub?u=${Math.floor(r() * 1e6)}>`));
-  if (r() < 0.25) headers.push(header("X-Mailer", pick(r, ["PHPMailer 6.8.1", "Microsoft Outlook 16.0", "Sendinblue", "MailChimp Mailer", "Apple Mail (2.3731)", "Mozilla Thunderbird"])));
+  if (r() < 0.25)
+    headers.push(
+      header(
+        "X-Mailer",
+        pick(r, [
+          "PHPMailer 6.8.1",
+          "Microsoft Outlook 16.0",
+          "Sendinblue",
+          "MailChimp Mailer",
+          "Apple Mail (2.3731)",
+          "Mozilla Thunderbird",
+        ]),
+      ),
+    );
   const asHtml = r() < 0.45;
   if (asHtml) {
     headers.push(header("Content-Type", "text/html"));
     const imageHeavy = r() < 0.2;
     const body = html(r, imageHeavy && r() < 0.5 ? paragraphs.slice(-2) : paragraphs, imageHeavy, (url) =>
-      r() < 0.3 ? `https://www.${impersonated ?? invent(r)}.com/${pick(r, SEC_WORDS)}` : pick(r, ["Click here", "Verify now", "View document", "Open", "Pay now", "Sign in", "Track parcel", "Claim", "Learn more", "Review"]),
+      r() < 0.3
+        ? `https://www.${impersonated ?? invent(r)}.com/${pick(r, SEC_WORDS)}`
+        : pick(r, [
+            "Click here",
+            "Verify now",
+            "View document",
+            "Open",
+            "Pay now",
+            "Sign in",
+            "Track parcel",
+            "Claim",
+            "Learn more",
+            "Review",
+          ]),
     );
     return { id: `cs${i}`, label: "spam", family, language: lang, headers, body, file: "composed" };
   }
   return { id: `cs${i}`, label: "spam", family, language: lang, headers, body: paragraphs.join("\n\n"), file: "composed" };
 }
 
-const BRAND_HAM_DOMAINS: Record<string, string> = { microsoft: "microsoft.com", paypal: "paypal.com", amazon: "amazon.com", apple: "apple.com", netflix: "netflix.com", dhl: "dhl.com", google: "google.com", dropbox: "dropbox.com", docusign: "docusign.net", coinbase: "coinbase.com", linkedin: "linkedin.com", spotify: "spotify.com", steam: "steampowered.com", revolut: "revolut.com", adobe: "adobe.com", ups: "ups.com", icloud: "icloud.com" };
+const BRAND_HAM_DOMAINS: Record<string, string> = {
+  microsoft: "microsoft.com",
+  paypal: "paypal.com",
+  amazon: "amazon.com",
+  apple: "apple.com",
+  netflix: "netflix.com",
+  dhl: "dhl.com",
+  google: "google.com",
+  dropbox: "dropbox.com",
+  docusign: "docusign.net",
+  coinbase: "coinbase.com",
+  linkedin: "linkedin.com",
+  spotify: "spotify.com",
+  steam: "steampowered.com",
+  revolut: "revolut.com",
+  adobe: "adobe.com",
+  ups: "ups.com",
+  icloud: "icloud.com",
+};
 
 export function composeHam(r: R, i: number): CorpusRecord {
   const intl = r() < 0.3;
@@ -266,7 +555,8 @@ export function composeHam(r: R, i: number): CorpusRecord {
   const brand = useBig ? bigName : invent(r);
   const brandDomain = useBig ? BRAND_HAM_DOMAINS[bigName]! : `${brand}.${pick(r, SAFE_TLD)}`;
   const c: Ctx = { brand, brandDomain, spamHost: brandDomain, first, last, other: pick(r, FIRST), lang };
-  const link = () => `https://${pick(r, ["www.", "", "click.", "email.", "links.", "app."])}${brandDomain}/${pick(r, ["r", "offer", "article", "account", "settings", "p"])}/${Math.floor(r() * 1e8).toString(36)}`;
+  const link = () =>
+    `https://${pick(r, ["www.", "", "click.", "email.", "links.", "app."])}${brandDomain}/${pick(r, ["r", "offer", "article", "account", "settings", "p"])}/${Math.floor(r() * 1e8).toString(36)}`;
   let family: string;
   let subject: string;
   let paragraphs: string[];
@@ -293,20 +583,43 @@ export function composeHam(r: R, i: number): CorpusRecord {
   }
   const personal = ["work-reply", "personal", "cold-business", "invoice-genuine", "calendar", "community"].includes(family);
   const fromDomain = personal ? (r() < 0.25 ? pick(r, FREEMAIL) : `${invent(r)}.${pick(r, SAFE_TLD)}`) : brandDomain;
-  const local = personal ? `${first.toLowerCase()}.${last.toLowerCase()}` : pick(r, ["noreply", "no-reply", "news", "hello", "receipts", "orders", "team", "notifications", "billing"]);
+  const local = personal
+    ? `${first.toLowerCase()}.${last.toLowerCase()}`
+    : pick(r, ["noreply", "no-reply", "news", "hello", "receipts", "orders", "team", "notifications", "billing"]);
   const headers: [string, string][] = [header("From", `"${sender}" <${local}@${fromDomain}>`), header("Subject", subject)];
   if (list && r() < 0.9) headers.push(header("List-Unsubscribe", `<https://${brandDomain}/unsubscribe?u=${Math.floor(r() * 1e6)}>`));
   if (list && r() < 0.5) headers.push(header("List-Id", `<${pick(r, ["news", "weekly", "updates"])}.${brandDomain}>`));
-  if (r() < 0.2) headers.push(header("X-Mailer", pick(r, ["Microsoft Outlook 16.0", "Apple Mail (2.3731)", "Mozilla Thunderbird", "Mailchimp Mailer", "Postmark", "Amazon SES"])));
+  if (r() < 0.2)
+    headers.push(
+      header(
+        "X-Mailer",
+        pick(r, ["Microsoft Outlook 16.0", "Apple Mail (2.3731)", "Mozilla Thunderbird", "Mailchimp Mailer", "Postmark", "Amazon SES"]),
+      ),
+    );
   if (family === "work-reply" && r() < 0.6) {
-    paragraphs.push(`On ${pick(r, ["Tue", "Mon", "Wed"])}, ${c.other} wrote:\n> ${fill(r, pick(r, HAM_EN["work-reply"]!.lines), c, link)}\n> ${fill(r, pick(r, HAM_EN["work-reply"]!.lines), c, link)}`);
+    paragraphs.push(
+      `On ${pick(r, ["Tue", "Mon", "Wed"])}, ${c.other} wrote:\n> ${fill(r, pick(r, HAM_EN["work-reply"]!.lines), c, link)}\n> ${fill(r, pick(r, HAM_EN["work-reply"]!.lines), c, link)}`,
+    );
   }
-  if (personal && r() < 0.4) paragraphs.push(`--\n${first} ${last}\n${cap(invent(r))} ${pick(r, ["Ltd", "GmbH", "SAS", "Inc.", "BV"])}\n${pick(r, ["+44 113 496 0321", "+49 30 1234567", "+33 1 23 45 67 89", "(555) 010-4477"])}`);
+  if (personal && r() < 0.4)
+    paragraphs.push(
+      `--\n${first} ${last}\n${cap(invent(r))} ${pick(r, ["Ltd", "GmbH", "SAS", "Inc.", "BV"])}\n${pick(r, ["+44 113 496 0321", "+49 30 1234567", "+33 1 23 45 67 89", "(555) 010-4477"])}`,
+    );
   const asHtml = !personal && r() < 0.6;
   if (asHtml) {
     headers.push(header("Content-Type", "text/html"));
     const imageHeavy = family === "vendor-marketing" && r() < 0.4;
-    return { id: `ch${i}`, label: "ham", family, language: lang, headers, body: html(r, paragraphs, imageHeavy, () => pick(r, ["Read more", "Shop now", "View order", "Manage preferences", "Unsubscribe", "Open in app", brandDomain])), file: "composed" };
+    return {
+      id: `ch${i}`,
+      label: "ham",
+      family,
+      language: lang,
+      headers,
+      body: html(r, paragraphs, imageHeavy, () =>
+        pick(r, ["Read more", "Shop now", "View order", "Manage preferences", "Unsubscribe", "Open in app", brandDomain]),
+      ),
+      file: "composed",
+    };
   }
   return { id: `ch${i}`, label: "ham", family, language: lang, headers, body: paragraphs.join("\n\n"), file: "composed" };
 }
@@ -319,7 +632,9 @@ export function composeSlice(n: number, seed: number): CorpusRecord[] {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { n: { type: "string", default: "4000" }, seed: { type: "string", default: "1" }, out: { type: "string" } } });
+  const { values } = parseArgs({
+    options: { n: { type: "string", default: "4000" }, seed: { type: "string", default: "1" }, out: { type: "string" } },
+  });
   const slice = composeSlice(Number(values.n), Number(values.seed));
   const text = slice.map((m) => JSON.stringify(m)).join("\n");
   if (values.out) writeFileSync(values.out, `${text}\n`);

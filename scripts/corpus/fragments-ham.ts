@@ -72,7 +72,14 @@ export const HAM_EN: Record<string, HamFamily> = {
   },
   receipt: {
     senders: ["{brand} Receipts", "{brand}", "{brand} Orders", "no-reply"],
-    subjects: ["Your receipt from {brand}", "Order confirmation #{id}", "Thanks for your order", "Payment received", "Your {brand} order has shipped", "Your trip receipt"],
+    subjects: [
+      "Your receipt from {brand}",
+      "Order confirmation #{id}",
+      "Thanks for your order",
+      "Payment received",
+      "Your {brand} order has shipped",
+      "Your trip receipt",
+    ],
     openers: ["Thanks for your order, {first}!", "Hi {first},", "Here's your receipt.", "Thank you for shopping with us."],
     lines: [
       "Order number: {id}",
@@ -90,7 +97,13 @@ export const HAM_EN: Record<string, HamFamily> = {
   },
   otp: {
     senders: ["{brand}", "{brand} Security", "{brand} Accounts"],
-    subjects: ["Your verification code", "Your {brand} sign-in code", "{code6} is your {brand} code", "Confirm your email address", "Your one-time passcode"],
+    subjects: [
+      "Your verification code",
+      "Your {brand} sign-in code",
+      "{code6} is your {brand} code",
+      "Confirm your email address",
+      "Your one-time passcode",
+    ],
     openers: ["Hi {first},", "Hello,", ""],
     lines: [
       "Your verification code is {code6}.",
@@ -104,7 +117,12 @@ export const HAM_EN: Record<string, HamFamily> = {
   },
   calendar: {
     senders: ["{first} {last}"],
-    subjects: ["Invitation: {meeting} @ {date} 10:00", "Updated invitation: {meeting}", "Accepted: {meeting}", "Reminder: {meeting} tomorrow"],
+    subjects: [
+      "Invitation: {meeting} @ {date} 10:00",
+      "Updated invitation: {meeting}",
+      "Accepted: {meeting}",
+      "Reminder: {meeting} tomorrow",
+    ],
     openers: ["{first} {last} has invited you to {meeting}.", "You have been invited to the following event."],
     lines: [
       "When: {date}, 10:00 - 11:00",
@@ -119,7 +137,13 @@ export const HAM_EN: Record<string, HamFamily> = {
   },
   "security-alert": {
     senders: ["{brand}", "{brand} Security", "{brand} Accounts"],
-    subjects: ["Security alert", "New sign-in to your account", "Your password was changed", "A new device signed in", "Two-step verification turned on"],
+    subjects: [
+      "Security alert",
+      "New sign-in to your account",
+      "Your password was changed",
+      "A new device signed in",
+      "Two-step verification turned on",
+    ],
     openers: ["Hi {first},", "We noticed a new sign-in to your {brand} account."],
     lines: [
       "If this was you, you don't need to do anything.",
@@ -146,7 +170,14 @@ export const HAM_EN: Record<string, HamFamily> = {
   },
   "work-reply": {
     senders: ["{first} {last}"],
-    subjects: ["Re: {project}", "{project} update", "Re: Re: {project} timeline", "quick question", "notes from today", "Fwd: {project} numbers"],
+    subjects: [
+      "Re: {project}",
+      "{project} update",
+      "Re: Re: {project} timeline",
+      "quick question",
+      "notes from today",
+      "Fwd: {project} numbers",
+    ],
     openers: ["Hi {other},", "Thanks {other},", "Morning,", "Hey,", ""],
     lines: [
       "I've updated the spreadsheet with the new figures.",
@@ -166,7 +197,13 @@ export const HAM_EN: Record<string, HamFamily> = {
   },
   "cold-business": {
     senders: ["{first} {last}"],
-    subjects: ["Introduction: {brand} and {company}", "Question about your {topic} work", "Interview request", "Could we help with {topic}?", "Speaking invitation"],
+    subjects: [
+      "Introduction: {brand} and {company}",
+      "Question about your {topic} work",
+      "Interview request",
+      "Could we help with {topic}?",
+      "Speaking invitation",
+    ],
     openers: ["Hi {first},", "Dear {first},", "Hello {first},"],
     lines: [
       "I'm {other} from {brand}, a small firm in {city}.",
@@ -235,7 +272,7 @@ export const HAM_EN: Record<string, HamFamily> = {
   "job-alert": {
     list: true,
     senders: ["{brand} Job Alerts", "{brand} Jobs"],
-    subjects: ["{small} new jobs for \"{role}\"", "New jobs matching your search", "Jobs you may be interested in"],
+    subjects: ['{small} new jobs for "{role}"', "New jobs matching your search", "Jobs you may be interested in"],
     openers: ["New jobs matching your alert:", "Based on your profile:"],
     lines: ["{role} - {company} · {city} (Hybrid)", "Senior {role} - {company} · Remote", "{role} - {company} · {city}", "See all jobs"],
     closers: ["You're receiving job alert emails. Unsubscribe."],
@@ -258,62 +295,257 @@ export type LangHam = { family: string; subjects: string[]; lines: string[]; sen
 
 export const HAM_INTL: Record<string, LangHam> = {
   de: [
-    { family: "receipt", senders: ["{brand}", "{brand} Bestellungen"], subjects: ["Ihre Bestellung {id}", "Buchungsbestätigung", "Zahlungsbestätigung"], lines: ["Vielen Dank für Ihre Bestellung!", "Gesamtbetrag: {amount}", "Die Lieferung erfolgt voraussichtlich am {date}.", "Ihre Rechnung finden Sie im Kundenkonto."] },
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["AW: {project}", "Termin nächste Woche", "Angebot"], lines: ["Danke für die Unterlagen.", "Können wir den Termin auf Donnerstag verschieben?", "Bitte leiten Sie die Rechnung an die Buchhaltung weiter.", "Viele Grüße"] },
-    { family: "newsletter", list: true, senders: ["{brand} Newsletter"], subjects: ["Die Themen der Woche", "Ihr Newsletter"], lines: ["Heute im Überblick: Politik, Wirtschaft und Sport.", "Jetzt einen Monat kostenlos testen.", "Sie erhalten diesen Newsletter, weil Sie ihn abonniert haben. Abmelden."] },
-    { family: "otp", senders: ["{brand}"], subjects: ["Ihr Bestätigungscode"], lines: ["Ihr Code lautet {code6}.", "Der Code ist 10 Minuten gültig.", "Geben Sie den Code niemals weiter."] },
+    {
+      family: "receipt",
+      senders: ["{brand}", "{brand} Bestellungen"],
+      subjects: ["Ihre Bestellung {id}", "Buchungsbestätigung", "Zahlungsbestätigung"],
+      lines: [
+        "Vielen Dank für Ihre Bestellung!",
+        "Gesamtbetrag: {amount}",
+        "Die Lieferung erfolgt voraussichtlich am {date}.",
+        "Ihre Rechnung finden Sie im Kundenkonto.",
+      ],
+    },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["AW: {project}", "Termin nächste Woche", "Angebot"],
+      lines: [
+        "Danke für die Unterlagen.",
+        "Können wir den Termin auf Donnerstag verschieben?",
+        "Bitte leiten Sie die Rechnung an die Buchhaltung weiter.",
+        "Viele Grüße",
+      ],
+    },
+    {
+      family: "newsletter",
+      list: true,
+      senders: ["{brand} Newsletter"],
+      subjects: ["Die Themen der Woche", "Ihr Newsletter"],
+      lines: [
+        "Heute im Überblick: Politik, Wirtschaft und Sport.",
+        "Jetzt einen Monat kostenlos testen.",
+        "Sie erhalten diesen Newsletter, weil Sie ihn abonniert haben. Abmelden.",
+      ],
+    },
+    {
+      family: "otp",
+      senders: ["{brand}"],
+      subjects: ["Ihr Bestätigungscode"],
+      lines: ["Ihr Code lautet {code6}.", "Der Code ist 10 Minuten gültig.", "Geben Sie den Code niemals weiter."],
+    },
   ],
   fr: [
-    { family: "receipt", senders: ["{brand}"], subjects: ["Confirmation de commande {id}", "Votre reçu"], lines: ["Merci pour votre commande !", "Montant total : {amount}", "Livraison prévue le {date}."] },
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["RE: {project}", "Réunion jeudi"], lines: ["Merci pour ton retour.", "Peux-tu transférer la facture à la comptabilité ?", "On se voit jeudi à 14h.", "Bonne journée"] },
-    { family: "newsletter", list: true, senders: ["{brand} Actualités"], subjects: ["L'essentiel de la semaine", "Votre lettre d'information"], lines: ["Au sommaire : économie, culture et sport.", "Profitez de -20% sur l'abonnement annuel.", "Vous recevez cet e-mail car vous êtes abonné. Se désabonner."] },
-    { family: "otp", senders: ["{brand}"], subjects: ["Votre code de vérification"], lines: ["Votre code est {code6}.", "Ce code expire dans 10 minutes.", "Ne le communiquez à personne."] },
+    {
+      family: "receipt",
+      senders: ["{brand}"],
+      subjects: ["Confirmation de commande {id}", "Votre reçu"],
+      lines: ["Merci pour votre commande !", "Montant total : {amount}", "Livraison prévue le {date}."],
+    },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["RE: {project}", "Réunion jeudi"],
+      lines: ["Merci pour ton retour.", "Peux-tu transférer la facture à la comptabilité ?", "On se voit jeudi à 14h.", "Bonne journée"],
+    },
+    {
+      family: "newsletter",
+      list: true,
+      senders: ["{brand} Actualités"],
+      subjects: ["L'essentiel de la semaine", "Votre lettre d'information"],
+      lines: [
+        "Au sommaire : économie, culture et sport.",
+        "Profitez de -20% sur l'abonnement annuel.",
+        "Vous recevez cet e-mail car vous êtes abonné. Se désabonner.",
+      ],
+    },
+    {
+      family: "otp",
+      senders: ["{brand}"],
+      subjects: ["Votre code de vérification"],
+      lines: ["Votre code est {code6}.", "Ce code expire dans 10 minutes.", "Ne le communiquez à personne."],
+    },
   ],
   es: [
-    { family: "receipt", senders: ["{brand}"], subjects: ["Confirmación de pedido {id}", "Su recibo"], lines: ["Gracias por su compra.", "Importe total: {amount}", "Entrega prevista: {date}."] },
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["RE: {project}", "Reunión del martes"], lines: ["Gracias por la información.", "¿Puedes enviarme el contrato firmado?", "Nos vemos el martes.", "Un saludo"] },
-    { family: "newsletter", list: true, senders: ["{brand} Boletín"], subjects: ["Lo más leído de la semana"], lines: ["Hoy destacamos: economía, tecnología y deporte.", "Suscríbase por solo 1 € el primer mes.", "Recibe este correo porque está suscrito. Darse de baja."] },
+    {
+      family: "receipt",
+      senders: ["{brand}"],
+      subjects: ["Confirmación de pedido {id}", "Su recibo"],
+      lines: ["Gracias por su compra.", "Importe total: {amount}", "Entrega prevista: {date}."],
+    },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["RE: {project}", "Reunión del martes"],
+      lines: ["Gracias por la información.", "¿Puedes enviarme el contrato firmado?", "Nos vemos el martes.", "Un saludo"],
+    },
+    {
+      family: "newsletter",
+      list: true,
+      senders: ["{brand} Boletín"],
+      subjects: ["Lo más leído de la semana"],
+      lines: [
+        "Hoy destacamos: economía, tecnología y deporte.",
+        "Suscríbase por solo 1 € el primer mes.",
+        "Recibe este correo porque está suscrito. Darse de baja.",
+      ],
+    },
   ],
   it: [
-    { family: "receipt", senders: ["{brand}"], subjects: ["Conferma ordine {id}", "La tua ricevuta"], lines: ["Grazie per il tuo ordine.", "Totale: {amount}", "Consegna prevista il {date}."] },
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["R: {project}", "riunione"], lines: ["Grazie del riepilogo.", "Puoi girarmi il preventivo?", "Ci sentiamo domani.", "Un saluto"] },
-    { family: "personal", senders: ["{first} {last}"], subjects: ["cena sabato?", "foto"], lines: ["Sabato siamo liberi, venite a cena?", "Ti mando le foto del weekend.", "Un abbraccio"] },
+    {
+      family: "receipt",
+      senders: ["{brand}"],
+      subjects: ["Conferma ordine {id}", "La tua ricevuta"],
+      lines: ["Grazie per il tuo ordine.", "Totale: {amount}", "Consegna prevista il {date}."],
+    },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["R: {project}", "riunione"],
+      lines: ["Grazie del riepilogo.", "Puoi girarmi il preventivo?", "Ci sentiamo domani.", "Un saluto"],
+    },
+    {
+      family: "personal",
+      senders: ["{first} {last}"],
+      subjects: ["cena sabato?", "foto"],
+      lines: ["Sabato siamo liberi, venite a cena?", "Ti mando le foto del weekend.", "Un abbraccio"],
+    },
   ],
   pt: [
-    { family: "receipt", senders: ["{brand}"], subjects: ["Seu pedido foi confirmado", "Recibo"], lines: ["Obrigado pela sua compra!", "Total: {amount}", "Entrega prevista para {date}."] },
-    { family: "otp", senders: ["{brand}"], subjects: ["Seu código de acesso"], lines: ["Seu código é {code6}.", "Nunca compartilhe este código."] },
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["RE: {project}"], lines: ["Obrigado pelo retorno.", "Pode me enviar a planilha atualizada?", "Abraço"] },
+    {
+      family: "receipt",
+      senders: ["{brand}"],
+      subjects: ["Seu pedido foi confirmado", "Recibo"],
+      lines: ["Obrigado pela sua compra!", "Total: {amount}", "Entrega prevista para {date}."],
+    },
+    {
+      family: "otp",
+      senders: ["{brand}"],
+      subjects: ["Seu código de acesso"],
+      lines: ["Seu código é {code6}.", "Nunca compartilhe este código."],
+    },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["RE: {project}"],
+      lines: ["Obrigado pelo retorno.", "Pode me enviar a planilha atualizada?", "Abraço"],
+    },
   ],
   nl: [
-    { family: "receipt", senders: ["{brand}"], subjects: ["Bevestiging van je bestelling {id}"], lines: ["Bedankt voor je bestelling!", "Totaal: {amount}", "Verwachte levering: {date}."] },
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["Re: {project}", "planning"], lines: ["Dinsdag lukt helaas niet.", "Kun je de factuur doorsturen naar de administratie?", "Groet"] },
-    { family: "newsletter", list: true, senders: ["{brand} Nieuwsbrief"], subjects: ["Het nieuws van vandaag"], lines: ["Vandaag: politiek, economie en sport.", "Je ontvangt deze e-mail omdat je je hebt aangemeld. Afmelden."] },
+    {
+      family: "receipt",
+      senders: ["{brand}"],
+      subjects: ["Bevestiging van je bestelling {id}"],
+      lines: ["Bedankt voor je bestelling!", "Totaal: {amount}", "Verwachte levering: {date}."],
+    },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["Re: {project}", "planning"],
+      lines: ["Dinsdag lukt helaas niet.", "Kun je de factuur doorsturen naar de administratie?", "Groet"],
+    },
+    {
+      family: "newsletter",
+      list: true,
+      senders: ["{brand} Nieuwsbrief"],
+      subjects: ["Het nieuws van vandaag"],
+      lines: ["Vandaag: politiek, economie en sport.", "Je ontvangt deze e-mail omdat je je hebt aangemeld. Afmelden."],
+    },
   ],
   pl: [
-    { family: "receipt", senders: ["{brand}"], subjects: ["Potwierdzenie zamówienia {id}"], lines: ["Dziękujemy za zakup.", "Razem: {amount}", "Przesyłka zostanie nadana wkrótce."] },
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["Re: {project}", "spotkanie"], lines: ["Dzięki za informację.", "Prześlij proszę fakturę do księgowości.", "Pozdrawiam"] },
+    {
+      family: "receipt",
+      senders: ["{brand}"],
+      subjects: ["Potwierdzenie zamówienia {id}"],
+      lines: ["Dziękujemy za zakup.", "Razem: {amount}", "Przesyłka zostanie nadana wkrótce."],
+    },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["Re: {project}", "spotkanie"],
+      lines: ["Dzięki za informację.", "Prześlij proszę fakturę do księgowości.", "Pozdrawiam"],
+    },
   ],
   ja: [
-    { family: "receipt", senders: ["{brand}"], subjects: ["ご注文内容の確認", "【{brand}】ご購入ありがとうございます"], lines: ["ご注文ありがとうございます。", "合計金額：{amount}", "発送準備が整い次第ご連絡いたします。"] },
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["Re: 打ち合わせの件", "資料送付のお願い"], lines: ["いつもお世話になっております。", "来週水曜日の15時はいかがでしょうか。", "よろしくお願いいたします。"] },
+    {
+      family: "receipt",
+      senders: ["{brand}"],
+      subjects: ["ご注文内容の確認", "【{brand}】ご購入ありがとうございます"],
+      lines: ["ご注文ありがとうございます。", "合計金額：{amount}", "発送準備が整い次第ご連絡いたします。"],
+    },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["Re: 打ち合わせの件", "資料送付のお願い"],
+      lines: ["いつもお世話になっております。", "来週水曜日の15時はいかがでしょうか。", "よろしくお願いいたします。"],
+    },
   ],
   zh: [
     { family: "otp", senders: ["{brand}"], subjects: ["验证码"], lines: ["您的验证码是{code6}，10分钟内有效。", "请勿将验证码告知他人。"] },
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["回复：{project}", "合同"], lines: ["收到，谢谢。", "能把签好的合同发给我吗？", "明天下午开会讨论。"] },
-    { family: "newsletter", list: true, senders: ["{brand}周报"], subjects: ["本周精选"], lines: ["本周我们推荐了几款效率工具。", "你收到这封邮件是因为你订阅了周报。"] },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["回复：{project}", "合同"],
+      lines: ["收到，谢谢。", "能把签好的合同发给我吗？", "明天下午开会讨论。"],
+    },
+    {
+      family: "newsletter",
+      list: true,
+      senders: ["{brand}周报"],
+      subjects: ["本周精选"],
+      lines: ["本周我们推荐了几款效率工具。", "你收到这封邮件是因为你订阅了周报。"],
+    },
   ],
   ru: [
-    { family: "receipt", senders: ["{brand}"], subjects: ["Ваш заказ {id} оформлен", "Чек об оплате"], lines: ["Спасибо за заказ!", "Сумма: {amount}", "Доставка ожидается {date}."] },
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["Re: {project}", "смета"], lines: ["Добрый день!", "Пришлите, пожалуйста, исправленный вариант до пятницы.", "С уважением"] },
+    {
+      family: "receipt",
+      senders: ["{brand}"],
+      subjects: ["Ваш заказ {id} оформлен", "Чек об оплате"],
+      lines: ["Спасибо за заказ!", "Сумма: {amount}", "Доставка ожидается {date}."],
+    },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["Re: {project}", "смета"],
+      lines: ["Добрый день!", "Пришлите, пожалуйста, исправленный вариант до пятницы.", "С уважением"],
+    },
   ],
   tr: [
-    { family: "otp", senders: ["{brand}"], subjects: ["Doğrulama kodunuz"], lines: ["Doğrulama kodunuz: {code6}", "Bu kodu kimseyle paylaşmayın."] },
-    { family: "receipt", senders: ["{brand}"], subjects: ["Siparişiniz alındı"], lines: ["Bizi tercih ettiğiniz için teşekkürler.", "Toplam tutar: {amount}"] },
+    {
+      family: "otp",
+      senders: ["{brand}"],
+      subjects: ["Doğrulama kodunuz"],
+      lines: ["Doğrulama kodunuz: {code6}", "Bu kodu kimseyle paylaşmayın."],
+    },
+    {
+      family: "receipt",
+      senders: ["{brand}"],
+      subjects: ["Siparişiniz alındı"],
+      lines: ["Bizi tercih ettiğiniz için teşekkürler.", "Toplam tutar: {amount}"],
+    },
   ],
   sv: [
-    { family: "work-reply", senders: ["{first} {last}"], subjects: ["Sv: {project}", "offert"], lines: ["Tack för offerten.", "Kan ni börja vecka 24?", "Mvh"] },
-    { family: "newsletter", list: true, senders: ["{brand} Nyhetsbrev"], subjects: ["Morgonens nyheter"], lines: ["Dagens viktigaste nyheter i korthet.", "Avregistrera dig här."] },
+    {
+      family: "work-reply",
+      senders: ["{first} {last}"],
+      subjects: ["Sv: {project}", "offert"],
+      lines: ["Tack för offerten.", "Kan ni börja vecka 24?", "Mvh"],
+    },
+    {
+      family: "newsletter",
+      list: true,
+      senders: ["{brand} Nyhetsbrev"],
+      subjects: ["Morgonens nyheter"],
+      lines: ["Dagens viktigaste nyheter i korthet.", "Avregistrera dig här."],
+    },
   ],
-  ko: [{ family: "otp", senders: ["{brand}"], subjects: ["인증번호 안내"], lines: ["인증번호 [{code6}]를 입력해 주세요.", "본인이 요청하지 않았다면 무시하세요."] }],
+  ko: [
+    {
+      family: "otp",
+      senders: ["{brand}"],
+      subjects: ["인증번호 안내"],
+      lines: ["인증번호 [{code6}]를 입력해 주세요.", "본인이 요청하지 않았다면 무시하세요."],
+    },
+  ],
   ar: [{ family: "receipt", senders: ["{brand}"], subjects: ["إيصال طلبك"], lines: ["شكراً لطلبك!", "المبلغ الإجمالي: {amount}"] }],
 };

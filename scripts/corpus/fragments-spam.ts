@@ -57,7 +57,13 @@ export const SPAM_EN: Record<string, Family> = {
       "Secure your allocation here: {link}",
       "Send to {wallet} and track your payout at {link}",
     ],
-    closers: ["The {brand} Team", "Community Rewards Desk", "Regards, {brand} Support", "Do not share this email.", "Not financial advice."],
+    closers: [
+      "The {brand} Team",
+      "Community Rewards Desk",
+      "Regards, {brand} Support",
+      "Do not share this email.",
+      "Not financial advice.",
+    ],
   },
   investment: {
     kind: "scam",
@@ -100,7 +106,12 @@ export const SPAM_EN: Record<string, Family> = {
       "Message me on WhatsApp at {phone} to get started.",
       "Download the prospectus: {link}",
     ],
-    closers: ["Kind regards,\n{first} {last}\nSenior Wealth Advisor", "{first}", "Best,\n{first} {last}", "This is not investment advice. Past performance does not guarantee future results."],
+    closers: [
+      "Kind regards,\n{first} {last}\nSenior Wealth Advisor",
+      "{first}",
+      "Best,\n{first} {last}",
+      "This is not investment advice. Past performance does not guarantee future results.",
+    ],
   },
   "phishing-invoice": {
     kind: "phish",
@@ -146,7 +157,7 @@ export const SPAM_EN: Record<string, Family> = {
     kind: "phish",
     senders: ["{brand} Share", "{first} {last} (via {brand})", "Document Center", "eSign Notification", "File Transfer"],
     subjects: [
-      "{first} shared \"{doc}\" with you",
+      '{first} shared "{doc}" with you',
       "Please review and sign: {doc}",
       "You have received a secure document",
       "New file in your shared folder: {doc}",
@@ -164,7 +175,7 @@ export const SPAM_EN: Record<string, Family> = {
       "Sign in with your work email to open the document.",
       "The file will be deleted in {hours} hours if not opened.",
       "File: {doc} ({small} KB)",
-      "Message from sender: \"Please review before our meeting.\"",
+      'Message from sender: "Please review before our meeting."',
       "You will need to confirm your email account to access the file.",
     ],
     ctas: ["Open: {link}", "REVIEW DOCUMENT {link}", "View file {link}", "Sign now: {link}", "Download {link}"],
@@ -200,7 +211,13 @@ export const SPAM_EN: Record<string, Family> = {
       "This is the final reminder before deactivation.",
       "Failure to comply will result in loss of access.",
     ],
-    ctas: ["Verify now: {link}", "Restore access {link}", "Keep my password: {link}", "Update details: {link}", "Sign in to review: {link}"],
+    ctas: [
+      "Verify now: {link}",
+      "Restore access {link}",
+      "Keep my password: {link}",
+      "Update details: {link}",
+      "Sign in to review: {link}",
+    ],
     closers: ["{brand} Account Services", "IT Helpdesk", "This mailbox is not monitored.", "© {brand}. All rights reserved."],
   },
   "phishing-bank": {
@@ -214,7 +231,12 @@ export const SPAM_EN: Record<string, Family> = {
       "Security update required for your card",
       "Refund of {amount} pending",
     ],
-    openers: ["Dear valued customer,", "We noticed a transaction we want to check with you.", "As part of our security measures,", "Important security notice."],
+    openers: [
+      "Dear valued customer,",
+      "We noticed a transaction we want to check with you.",
+      "As part of our security measures,",
+      "Important security notice.",
+    ],
     pitches: [
       "A payment of {amount} to a merchant in {city} was attempted.",
       "If you did not make this transaction, cancel it immediately.",
@@ -330,8 +352,18 @@ export const SPAM_EN: Record<string, Family> = {
       "We have a database of 50 million verified B2B contacts.",
       "We can get you on page one of Google guaranteed.",
     ],
-    ctas: ["Reply with your phone number and the best time to call.", "Can we schedule a quick call?", "Book a slot: {link}", "Interested? Just reply YES."],
-    closers: ["Thanks & Regards,\n{first}\nDigital Marketing Consultant", "{first}", "Reply STOP to opt out.", "If this is not relevant, please let me know."],
+    ctas: [
+      "Reply with your phone number and the best time to call.",
+      "Can we schedule a quick call?",
+      "Book a slot: {link}",
+      "Interested? Just reply YES.",
+    ],
+    closers: [
+      "Thanks & Regards,\n{first}\nDigital Marketing Consultant",
+      "{first}",
+      "Reply STOP to opt out.",
+      "If this is not relevant, please let me know.",
+    ],
   },
   prize: {
     kind: "scam",
@@ -361,7 +393,13 @@ export const SPAM_EN: Record<string, Family> = {
   pharma: {
     kind: "bulk",
     senders: ["Online Pharmacy", "{brand} Health Store", "Discount Meds", "Men's Health"],
-    subjects: ["Up to 80% off - no prescription", "Your discreet order", "Lose 10 kg in 30 days", "Best prices on meds", "Feel young again"],
+    subjects: [
+      "Up to 80% off - no prescription",
+      "Your discreet order",
+      "Lose 10 kg in 30 days",
+      "Best prices on meds",
+      "Feel young again",
+    ],
     openers: ["Hello!", "Special offer for you today.", "Trusted by 1 million customers."],
     pitches: [
       "No prescription needed.",
@@ -397,7 +435,12 @@ export const SPAM_EN: Record<string, Family> = {
     senders: ["{brand} Approvals", "Fast Funding", "Loan Center", "Debt Relief Program"],
     subjects: ["You're pre-approved for {amount}", "Cash in your account today", "Consolidate your debt now", "Bad credit? No problem"],
     openers: ["Good news!", "You qualify for our new program.", "Hello,"],
-    pitches: ["No credit check required.", "Funds in as little as one hour.", "Lower your payments by {pct}%.", "Offer valid until midnight."],
+    pitches: [
+      "No credit check required.",
+      "Funds in as little as one hour.",
+      "Lower your payments by {pct}%.",
+      "Offer valid until midnight.",
+    ],
     ctas: ["Finish your application: {link}", "Check eligibility {link}"],
     closers: ["To stop receiving these offers click here.", "{brand}"],
   },
@@ -637,7 +680,11 @@ export const SPAM_INTL: Record<string, LangSpam> = {
       family: "phishing-bank",
       senders: ["{brand} Beveiliging", "Klantenservice", "Internetbankieren"],
       subjects: ["Uw betaalpas verloopt", "Verificatie vereist", "Verdachte transactie"],
-      lines: ["Vraag vandaag een nieuwe pas aan.", "Uw rekening wordt anders geblokkeerd.", "Er is een betaling van {amount} tegengehouden."],
+      lines: [
+        "Vraag vandaag een nieuwe pas aan.",
+        "Uw rekening wordt anders geblokkeerd.",
+        "Er is een betaling van {amount} tegengehouden.",
+      ],
       ctas: ["Verifiëren: {link}", "Inloggen {link}"],
     },
   ],
@@ -719,7 +766,11 @@ export const SPAM_INTL: Record<string, LangSpam> = {
       family: "phishing-account",
       senders: ["Hesap Güvenliği", "{brand} Destek", "Müşteri Hizmetleri"],
       subjects: ["Hesabınız askıya alındı", "Doğrulama gerekli", "Şüpheli giriş"],
-      lines: ["Hesabınızda olağandışı bir giriş tespit edildi.", "{hours} saat içinde bilgilerinizi doğrulayın.", "Aksi halde hesabınız kapatılacaktır."],
+      lines: [
+        "Hesabınızda olağandışı bir giriş tespit edildi.",
+        "{hours} saat içinde bilgilerinizi doğrulayın.",
+        "Aksi halde hesabınız kapatılacaktır.",
+      ],
       ctas: ["Doğrula: {link}", "Giriş yap {link}"],
     },
     {
@@ -735,7 +786,11 @@ export const SPAM_INTL: Record<string, LangSpam> = {
       family: "phishing-document",
       senders: ["Dokumentdelning", "{brand} Signering", "E-signatur"],
       subjects: ["Nytt dokument att signera", "Du har fått en fil", "Faktura väntar på granskning"],
-      lines: ["Logga in med din e-post för att öppna dokumentet.", "Länken är giltig i {hours} timmar.", "Dokumentet raderas om det inte öppnas."],
+      lines: [
+        "Logga in med din e-post för att öppna dokumentet.",
+        "Länken är giltig i {hours} timmar.",
+        "Dokumentet raderas om det inte öppnas.",
+      ],
       ctas: ["Öppna: {link}", "Signera {link}"],
     },
     {
@@ -751,7 +806,11 @@ export const SPAM_INTL: Record<string, LangSpam> = {
       family: "phishing-account",
       senders: ["{brand} 고객센터", "보안센터"],
       subjects: ["[경고] 해외 로그인 감지", "계정이 일시 정지되었습니다", "본인 인증이 필요합니다"],
-      lines: ["회원님의 계정이 해외에서 로그인되었습니다.", "{hours}시간 이내에 인증하지 않으면 계정이 정지됩니다.", "비밀번호를 즉시 변경하세요."],
+      lines: [
+        "회원님의 계정이 해외에서 로그인되었습니다.",
+        "{hours}시간 이내에 인증하지 않으면 계정이 정지됩니다.",
+        "비밀번호를 즉시 변경하세요.",
+      ],
       ctas: ["본인 인증하기: {link}", "확인하기 {link}"],
     },
   ],

@@ -23,7 +23,13 @@ export function parseMailFile(text: string, file = ""): CorpusRecord[] {
     const rest = chunk.slice(nl + 1);
     const split = rest.search(/\n\s*\n/);
     const head = split < 0 ? rest : rest.slice(0, split);
-    const body = split < 0 ? "" : rest.slice(split).replace(/^\s*\n/, "").replace(/\s+$/, "");
+    const body =
+      split < 0
+        ? ""
+        : rest
+            .slice(split)
+            .replace(/^\s*\n/, "")
+            .replace(/\s+$/, "");
     const headers: [string, string][] = [];
     for (const line of head.split("\n")) {
       const m = /^([A-Za-z-]+):\s?(.*)$/.exec(line);

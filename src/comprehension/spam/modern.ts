@@ -18,7 +18,18 @@ const BRANDS: Record<string, string[]> = {
   onedrive: ["onedrive.com", "microsoft.com", "live.com"],
   sharepoint: ["sharepoint.com", "microsoft.com"],
   paypal: ["paypal.com", "paypal.de", "paypal.co.uk", "paypal.fr", "paypal.me"],
-  amazon: ["amazon.com", "amazon.co.uk", "amazon.de", "amazon.fr", "amazon.es", "amazon.it", "amazon.co.jp", "amazonaws.com", "amazon.nl", "amazon.pl"],
+  amazon: [
+    "amazon.com",
+    "amazon.co.uk",
+    "amazon.de",
+    "amazon.fr",
+    "amazon.es",
+    "amazon.it",
+    "amazon.co.jp",
+    "amazonaws.com",
+    "amazon.nl",
+    "amazon.pl",
+  ],
   apple: ["apple.com", "icloud.com"],
   icloud: ["icloud.com", "apple.com"],
   netflix: ["netflix.com"],
@@ -55,10 +66,44 @@ const BRANDS: Record<string, string[]> = {
   mcafee: ["mcafee.com"],
   steam: ["steampowered.com", "steamcommunity.com"],
 };
-const FREEMAIL = /^(gmail|googlemail|outlook|hotmail|live|yahoo|ymail|aol|gmx|mail|proton|protonmail|icloud|yandex|qq|163|126|web|libero|orange|wanadoo)\.[a-z.]+$/;
+const FREEMAIL =
+  /^(gmail|googlemail|outlook|hotmail|live|yahoo|ymail|aol|gmx|mail|proton|protonmail|icloud|yandex|qq|163|126|web|libero|orange|wanadoo)\.[a-z.]+$/;
 const SHORTENERS = /^(bit\.ly|tinyurl\.com|t\.co|is\.gd|cutt\.ly|rb\.gy|ow\.ly|shorturl\.at|t\.ly|tiny\.cc|goo\.gl|rebrand\.ly)$/;
-const RISKY_TLDS = new Set(["top", "xyz", "icu", "shop", "click", "live", "online", "site", "cc", "buzz", "rest", "monster", "support", "help", "life", "store", "cfd", "sbs", "bond", "work", "loan", "win", "vip", "pro", "ru", "cn", "tk", "ml", "ga", "cf", "gq"]);
-const SECURITY_WORDS = /(secure|verify|verif|login|log-in|signin|sign-in|account|billing|update|confirm|auth|portal|refund|wallet|recovery|unlock|support|service|notice|alert|track|redeliver|customs|claim)/;
+const RISKY_TLDS = new Set([
+  "top",
+  "xyz",
+  "icu",
+  "shop",
+  "click",
+  "live",
+  "online",
+  "site",
+  "cc",
+  "buzz",
+  "rest",
+  "monster",
+  "support",
+  "help",
+  "life",
+  "store",
+  "cfd",
+  "sbs",
+  "bond",
+  "work",
+  "loan",
+  "win",
+  "vip",
+  "pro",
+  "ru",
+  "cn",
+  "tk",
+  "ml",
+  "ga",
+  "cf",
+  "gq",
+]);
+const SECURITY_WORDS =
+  /(secure|verify|verif|login|log-in|signin|sign-in|account|billing|update|confirm|auth|portal|refund|wallet|recovery|unlock|support|service|notice|alert|track|redeliver|customs|claim)/;
 
 export function modernTokens(mail: ParsedMail, out: Set<string>): void {
   const html = typeof mail.html === "string" ? mail.html.slice(0, MAX_SCAN) : "";
@@ -92,16 +137,25 @@ export function modernTokens(mail: ParsedMail, out: Set<string>): void {
     hostShape(host, "url", out);
     if (fromDomain && registrable(host) !== fromDomain) elsewhere++;
   }
-  if (hosts.length > 0) out.add(elsewhere === 0 ? "url:all-from-domain" : elsewhere === new Set(hosts).size ? "url:none-from-domain" : "url:some-from-domain");
+  if (hosts.length > 0)
+    out.add(elsewhere === 0 ? "url:all-from-domain" : elsewhere === new Set(hosts).size ? "url:none-from-domain" : "url:some-from-domain");
   let anchors = 0;
   for (const m of html.matchAll(/<a\b[^>]*?href\s*=\s*["']?([^"'\s>]+)[^>]*>([\s\S]{0,300}?)<\/a>/gi)) {
     if (++anchors > 200) break;
     const target = /^https?:\/\/([^/?#:]+)/i.exec(m[1]!)?.[1]?.toLowerCase();
-    const label = m[2]!.replace(/<[^>]*>/g, "").trim().toLowerCase();
+    const label = m[2]!
+      .replace(/<[^>]*>/g, "")
+      .trim()
+      .toLowerCase();
     if (!target) continue;
     const shown = /^(?:https?:\/\/)?(?:www\.)?([a-z0-9-]+(?:\.[a-z0-9-]+)+)/.exec(label)?.[1];
     if (shown && registrable(shown) !== registrable(target)) out.add("link:text-other-host");
-    if (/^(click here|here|verify|verify now|open|view|view document|sign in|log in|pay now|claim|confirm|update|review|download)\b/.test(label)) out.add("link:action-text");
+    if (
+      /^(click here|here|verify|verify now|open|view|view document|sign in|log in|pay now|claim|confirm|update|review|download)\b/.test(
+        label,
+      )
+    )
+      out.add("link:action-text");
   }
 
   // Image-heavy HTML: a picture instead of words a filter could read.
@@ -141,7 +195,8 @@ function hostShape(host: string, prefix: string, out: Set<string>): void {
 
 function brandIn(s: string): string | undefined {
   if (s.length < 3) return undefined;
-  for (const brand of Object.keys(BRANDS)) if (s.includes(brand) && (brand.length >= 4 || new RegExp(`(^|[^a-z])${brand}([^a-z]|$)`).test(s))) return brand;
+  for (const brand of Object.keys(BRANDS))
+    if (s.includes(brand) && (brand.length >= 4 || new RegExp(`(^|[^a-z])${brand}([^a-z]|$)`).test(s))) return brand;
   return undefined;
 }
 
@@ -152,11 +207,16 @@ function ownDomain(brand: string, reg: string): boolean {
 // Cue families in several languages. Each present family is a token, and so is each pair of
 // families (credential + threat is phishing; payment + urgency is a fee scam).
 const CUES: Record<string, RegExp> = {
-  urgency: /\b(urgent|urgently|immediately|asap|within \d+ ?(hours?|h|days?)|final (notice|reminder|warning)|last chance|expires? (today|soon|in)|act now|don't miss|today only|before midnight|limited time|only \d+ (spots|places|seats)|sofort|umgehend|dringend|innerhalb von \d+|immédiatement|dernier (avis|rappel)|urgente|inmediato|de inmediato|últim[oa] aviso|entro \d+ ore|subito|imediatamente|binnen \d+ uur|natychmiast|срочно|немедленно|в течение \d+|acil|hemen|omedelbart)|至急|今すぐ|期限|立即|马上|尽快|紧急|즉시|긴급/i,
-  payment: /\b(pay|payment|fee|invoice|overdue|unpaid|outstanding balance|remittance|wire|transfer|bank details|iban|gift card|bitcoin|btc|usdt|crypto|wallet|deposit|refund|charged|zahlung|gebühr|rechnung|überweisung|paiement|frais|facture|virement|pago|tasa|factura|pagamento|taxa|betaal|betaling|factuur|opłat|płatność|faktura|оплат|платеж|счет|перевод|ödeme|ücret|fatura|betala|avgift)|支払|料金|振込|付款|支付|费用|转账|결제|입금|دفع|رسوم/i,
-  credentials: /\b(verify|verification required|confirm your (identity|details|account|email)|sign in|log ?in|password|credentials|seed phrase|account (will be|has been|is) (suspended|locked|limited|closed|disabled)|update your (payment|details|information)|re-?activate|bestätigen sie|verifizieren|anmelden|vérifi|connectez|identifiant|verifique|confirme sus|inicie sesión|verifica|accedi|confirme seus|verifiëren|inloggen|zweryfikuj|zaloguj|подтверд|войти|doğrula|giriş yap|verifiera|logga in)|本人確認|ログイン|验证|登录|인증|로그인|تأكيد/i,
-  threat: /\b(suspend|suspended|locked|blocked|terminated|deactivat|deleted|permanently|collections?|legal action|police|returned to (the )?sender|late fee|penalt|gesperrt|deaktiviert|zurückgesendet|suspendu|bloqué|fermé|retourné|bloquead|suspendid|devuelto|sospes|bloccat|bloquead|devolvid|geblokkeerd|zablokowan|zwrócon|заблокир|askıya|kapatılacak|spärrat|returneras)|停止|凍結|冻结|封号|退回|정지|차단|إيقاف/i,
-  prize: /\b(congratulations|you('ve| have) (won|been selected|been chosen)|winner|lottery|prize|reward|claim (your|now)|airdrop|giveaway|beneficiary|free (iphone|gift)|gewonnen|gewinner|gagné|gagnant|ganador|ha ganado|premio|vinto|prêmio|ganhou|gewonnen|wygrał|выиграл|приз|kazandınız|ödül|vunnit)|当選|中奖|恭喜|당첨/i,
+  urgency:
+    /\b(urgent|urgently|immediately|asap|within \d+ ?(hours?|h|days?)|final (notice|reminder|warning)|last chance|expires? (today|soon|in)|act now|don't miss|today only|before midnight|limited time|only \d+ (spots|places|seats)|sofort|umgehend|dringend|innerhalb von \d+|immédiatement|dernier (avis|rappel)|urgente|inmediato|de inmediato|últim[oa] aviso|entro \d+ ore|subito|imediatamente|binnen \d+ uur|natychmiast|срочно|немедленно|в течение \d+|acil|hemen|omedelbart)|至急|今すぐ|期限|立即|马上|尽快|紧急|즉시|긴급/i,
+  payment:
+    /\b(pay|payment|fee|invoice|overdue|unpaid|outstanding balance|remittance|wire|transfer|bank details|iban|gift card|bitcoin|btc|usdt|crypto|wallet|deposit|refund|charged|zahlung|gebühr|rechnung|überweisung|paiement|frais|facture|virement|pago|tasa|factura|pagamento|taxa|betaal|betaling|factuur|opłat|płatność|faktura|оплат|платеж|счет|перевод|ödeme|ücret|fatura|betala|avgift)|支払|料金|振込|付款|支付|费用|转账|결제|입금|دفع|رسوم/i,
+  credentials:
+    /\b(verify|verification required|confirm your (identity|details|account|email)|sign in|log ?in|password|credentials|seed phrase|account (will be|has been|is) (suspended|locked|limited|closed|disabled)|update your (payment|details|information)|re-?activate|bestätigen sie|verifizieren|anmelden|vérifi|connectez|identifiant|verifique|confirme sus|inicie sesión|verifica|accedi|confirme seus|verifiëren|inloggen|zweryfikuj|zaloguj|подтверд|войти|doğrula|giriş yap|verifiera|logga in)|本人確認|ログイン|验证|登录|인증|로그인|تأكيد/i,
+  threat:
+    /\b(suspend|suspended|locked|blocked|terminated|deactivat|deleted|permanently|collections?|legal action|police|returned to (the )?sender|late fee|penalt|gesperrt|deaktiviert|zurückgesendet|suspendu|bloqué|fermé|retourné|bloquead|suspendid|devuelto|sospes|bloccat|bloquead|devolvid|geblokkeerd|zablokowan|zwrócon|заблокир|askıya|kapatılacak|spärrat|returneras)|停止|凍結|冻结|封号|退回|정지|차단|إيقاف/i,
+  prize:
+    /\b(congratulations|you('ve| have) (won|been selected|been chosen)|winner|lottery|prize|reward|claim (your|now)|airdrop|giveaway|beneficiary|free (iphone|gift)|gewonnen|gewinner|gagné|gagnant|ganador|ha ganado|premio|vinto|prêmio|ganhou|gewonnen|wygrał|выиграл|приз|kazandınız|ödül|vunnit)|当選|中奖|恭喜|당첨/i,
   money: /(?:[$€£¥₽₺]\s?\d|\d[\d.,]*\s?(?:usd|eur|gbp|usdt|btc|eth|€|zł|₽|tl|kr|円|元|원|درهم)\b|\b\d+(?:[.,]\d+)?\s?%)/i,
   offmail: /\b(whatsapp|telegram|signal app|wechat|微信|line id|viber)\b/i,
 };
@@ -174,7 +234,9 @@ export function cueTokens(text: string, out: Set<string>): void {
 // the language-neutral stand-in.
 export function charGrams(text: string, out: Set<string>): void {
   let n = 0;
-  for (const run of text.slice(0, 20_000).matchAll(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]{2,}/gu)) {
+  for (const run of text
+    .slice(0, 20_000)
+    .matchAll(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]{2,}/gu)) {
     const s = [...run[0]];
     for (let i = 0; i + 1 < s.length; i++) {
       out.add(`c2:${s[i]}${s[i + 1]}`);
