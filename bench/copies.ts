@@ -1,5 +1,5 @@
-// `bun run bench copies [--messages N]`: how throughput scales with copies of a role, in one run
-// against one fresh database, each role its own `bun src/main.ts` process:
+// `npm run bench -- copies [--messages N]`: how throughput scales with copies of a role, in one run
+// against one fresh database, each role its own `npx bun src/main.ts` process:
 //   SMTP ingest (250s per second) with one listener, then with two (load spread over both);
 //   inbound → webhook (a backlog of screened-and-delivered per second) with one worker, then two.
 // Also each role's CPU time per message (so messages per second per core) and the database

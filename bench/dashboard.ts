@@ -4,7 +4,7 @@
 // message. Each page is fetched sequentially over loopback HTTP, signed in, `--requests` times;
 // p50 and p95 are printed per page.
 //
-//   bun run bench dashboard [--messages 100000] [--requests 40]
+//   npm run bench -- dashboard [--messages 100000] [--requests 40]
 import { createUser } from "../src/core/users.ts";
 import { startHttpServer } from "../src/http/server.ts";
 import { makeAccount, makeMailbox, makeTestContext } from "../test/support/context.ts";
@@ -18,7 +18,7 @@ function parseOptions(args: string[]): Options {
     const [flag, value] = [args[i], args[i + 1]];
     if ((flag === "--messages" || flag === "--requests") && value && /^\d+$/.test(value))
       options[flag.slice(2) as keyof Options] = Number(value);
-    else throw new Error(`usage: bun run bench dashboard [--messages N] [--requests N]; bad argument ${flag}`);
+    else throw new Error(`usage: npm run bench -- dashboard [--messages N] [--requests N]; bad argument ${flag}`);
   }
   return options;
 }

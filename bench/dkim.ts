@@ -3,7 +3,7 @@
 // in one process, interleaved in rounds; composing the message with nodemailer's MailComposer for
 // scale. CPU and wall time per message.
 //
-//   bun run bench dkim [--rounds 5] [--messages 200]
+//   npm run bench -- dkim [--rounds 5] [--messages 200]
 import DKIM from "nodemailer/lib/dkim";
 import { composeUnsigned, signMessage } from "../src/mail/compose.ts";
 import { generateDkimKeyPair } from "../src/mail/dkim-keys.ts";
@@ -20,7 +20,7 @@ function parseOptions(args: string[]): { rounds: number; messages: number } {
     if ((flag === "--rounds" || flag === "--messages") && value && /^\d+$/.test(value) && Number(value) > 0) {
       options[flag.slice(2) as "rounds" | "messages"] = Number(value);
     } else {
-      throw new Error(`usage: bun run bench dkim [--rounds N] [--messages N]; bad argument ${flag}`);
+      throw new Error(`usage: npm run bench -- dkim [--rounds N] [--messages N]; bad argument ${flag}`);
     }
   }
   return options;

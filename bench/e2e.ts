@@ -5,7 +5,7 @@
 // max), the CPU each process spent per message, where the time went stage by stage (from the
 // service's own log lines), and the highest rate sustained with p99 under one second.
 //
-//   bun run bench e2e [--rates 5,20,50,60] [--duration 8] [--scanner spamd|rspamd|none]
+//   npm run bench -- e2e [--rates 5,20,50,60] [--duration 8] [--scanner spamd|rspamd|none]
 //                     [--find-max] [--from 20] [--step 10] [--concurrency N]
 //                     [--spamd-children N] [--rspamd-workers N] [--cpu-profile DIR] [--log-level info]
 //
@@ -83,7 +83,7 @@ const BODIES = [
 ];
 
 const USAGE =
-  "usage: bun run bench e2e [--rates 5,20,50,60] [--duration S] [--scanner spamd|rspamd|none] [--find-max] [--from R] [--step R] " +
+  "usage: npm run bench -- e2e [--rates 5,20,50,60] [--duration S] [--scanner spamd|rspamd|none] [--find-max] [--from R] [--step R] " +
   "[--concurrency N] [--spamd-children N] [--rspamd-workers N] [--cpu-profile DIR] [--log-level L]";
 
 function parseOptions(args: string[]): Options {

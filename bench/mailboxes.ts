@@ -3,7 +3,7 @@
 // the same SQL; and the same list through MCP (POST /mcp, tools/call list_mailboxes, on pooled
 // servers). One account, one key, 20 mailboxes; autocannon on loopback.
 //
-//   bun run bench mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info] [--rate-limit N]
+//   npm run bench -- mailboxes [--duration 10] [--warmup 2] [--connections 10] [--log-level info] [--rate-limit N]
 //                           [--only ours,mcp] [--rounds 5] [--cpu-prof DIR]
 //
 // --only runs a subset of the targets (ours, bare, bare-auth, mcp; ratios need their two).
@@ -85,7 +85,7 @@ function parseOptions(args: string[]): Options {
       options[flag.slice(2) as "duration" | "warmup" | "connections" | "rounds"] = Number(value);
     } else {
       throw new Error(
-        `usage: bun run bench mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N] [--only ${TARGET_NAMES.join(",")}] [--rounds N] [--cpu-prof DIR]; bad argument ${flag}`,
+        `usage: npm run bench -- mailboxes [--duration S] [--warmup S] [--connections N] [--log-level L] [--rate-limit N] [--only ${TARGET_NAMES.join(",")}] [--rounds N] [--cpu-prof DIR]; bad argument ${flag}`,
       );
     }
   }

@@ -2,7 +2,7 @@
 // flooding key must be held to its rate (RATE_LIMIT_PER_SECOND plus its burst), answered 429 past
 // it, while the other key's p99 stays within 1.5× of its p99 with nobody flooding.
 //
-//   bun run bench ratelimit [--duration 8] [--rate 50] [--flood-connections 20] [--connections 2] [--hold-ms 250]
+//   npm run bench -- ratelimit [--duration 8] [--rate 50] [--flood-connections 20] [--connections 2] [--hold-ms 250]
 //
 // --hold-ms sets RATE_LIMIT_REFUSAL_HOLD_MS (0 turns the refusal hold off, to compare). The API
 // runs in a child process, the flooding client in another; the other key is driven from this one,
@@ -36,7 +36,7 @@ function parseOptions(args: string[]): Options {
       options[name] = Number(value);
     else
       throw new Error(
-        `usage: bun run bench ratelimit [--duration S] [--rate N] [--flood-connections N] [--connections N] [--hold-ms MS]; bad argument ${flag}`,
+        `usage: npm run bench -- ratelimit [--duration S] [--rate N] [--flood-connections N] [--connections N] [--hold-ms MS]; bad argument ${flag}`,
       );
   }
   if (options.duration > 20) throw new Error("--duration at most 20 s");

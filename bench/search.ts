@@ -3,7 +3,7 @@
 // text) beside a second mailbox of N/5 as noise, then each query kind run repeatedly through the
 // core functions the routes call; p50/p99 per kind. The database is dropped afterwards.
 //
-//   bun run bench search [--messages 100000] [--runs 40] [--keep]
+//   npm run bench -- search [--messages 100000] [--runs 40] [--keep]
 import { makeSql } from "../src/db.ts";
 import { createAccount } from "../src/core/accounts.ts";
 import { listMessagesPage } from "../src/core/messages.ts";
@@ -35,7 +35,7 @@ function parseOptions(args: string[]): Options {
     }
     if ((flag === "--messages" || flag === "--runs") && value && /^\d+$/.test(value))
       options[flag.slice(2) as "messages" | "runs"] = Number(value);
-    else throw new Error(`usage: bun run bench search [--messages N] [--runs N]; bad argument ${flag}`);
+    else throw new Error(`usage: npm run bench -- search [--messages N] [--runs N]; bad argument ${flag}`);
   }
   return options;
 }

@@ -6,7 +6,7 @@
 // own functions), and as it made them before 2026-11-25 (the quota upsert, a transaction of token,
 // message and job, an outcome transaction), which earlier figures were measured against.
 //
-//   bun run bench send [--duration 8] [--warmup 2] [--concurrency 10] [--profile DIR]   (or bun bench/send.ts ...)
+//   npm run bench -- send [--duration 8] [--warmup 2] [--concurrency 10] [--profile DIR]   (or npx bun bench/send.ts ...)
 //
 // Below the figures, a table of where one send's time goes inside the API process, from the
 // service's own mailbox_send_stage_seconds histogram (sums over the measured run). --profile DIR
@@ -50,7 +50,7 @@ function parseOptions(args: string[]): Options {
     } else if ((flag === "--duration" || flag === "--warmup" || flag === "--concurrency") && value && /^\d+$/.test(value)) {
       options[flag.slice(2) as "duration" | "warmup" | "concurrency"] = Number(value);
     } else {
-      throw new Error(`usage: bun run bench send [--duration S] [--warmup S] [--concurrency N] [--profile DIR]; bad argument ${flag}`);
+      throw new Error(`usage: npm run bench -- send [--duration S] [--warmup S] [--concurrency N] [--profile DIR]; bad argument ${flag}`);
     }
   }
   // Three measured targets plus set-up: keep the whole run under a minute.
@@ -271,7 +271,7 @@ function currentWrites(svc: Services, accountId: string, mailbox: { id: string; 
     });
     if (!recorded) return false;
     const outcome = { kind: "sent" as const, providerMessageId: "Q1", response: "250 ok" };
-    await recordOutcome(svc, { messageId, threadId: "", draftId: null, outcome }, accountId, { keepForRetry: false });
+    await recordOutcome(svc, { messageId, threadId: "", draftId: null, attempt: 1, outcome }, accountId, { keepForRetry: false });
     return true;
   };
 }
@@ -379,7 +379,7 @@ if (import.meta.main) {
   if (role === "--sink") await sinkMain();
   else if (role === "--serve") await serveMain(process.argv[3]!, process.argv[4]!);
   else {
-    // Also runnable on its own: `bun bench/send.ts [options]`.
+    // Also runnable on its own: `npx bun bench/send.ts [options]`.
     await run(process.argv.slice(2));
     process.exit(0);
   }

@@ -3,7 +3,7 @@
 // Both are driven the same way: N connections over loopback, each sending one message after
 // another on its own session (nodemailer's SMTPConnection, pipelined envelope), for a fixed time.
 //
-//   bun run bench smtp [--duration 8] [--warmup 2] [--concurrency 10] [--size 10240] [--messages 1000] [--profile 200]
+//   npm run bench -- smtp [--duration 8] [--warmup 2] [--concurrency 10] [--size 10240] [--messages 1000] [--profile 200]
 //
 // Then, when Debian's `postfix` is installed, Postfix's own client `smtp-source` drives our
 // listener, the bare smtp-server and a loopback Postfix (bench/support/postfix.ts) the same way:
@@ -51,7 +51,7 @@ function parseOptions(args: string[]): Options {
     if (flag?.startsWith("--") && name in options && value && /^\d+$/.test(value)) options[name] = Number(value);
     else
       throw new Error(
-        `usage: bun run bench smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES] [--messages N] [--profile N]; bad argument ${flag}`,
+        `usage: npm run bench -- smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES] [--messages N] [--profile N]; bad argument ${flag}`,
       );
   }
   // Two measured targets plus set-up: keep the whole run well under a minute.
@@ -375,7 +375,7 @@ if (import.meta.main) {
   if (role === "--ours") await oursMain(process.argv[3]!);
   else if (role === "--bare") await bareMain();
   else {
-    // Also runnable on its own: `bun bench/smtp.ts [options]`.
+    // Also runnable on its own: `npx bun bench/smtp.ts [options]`.
     await run(process.argv.slice(2));
     process.exit(0);
   }

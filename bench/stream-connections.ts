@@ -3,7 +3,7 @@
 // sockets, all for one account (the worst case for fan-out), waits, then records the service's
 // resident memory, and commits one event: the time until every stream has it is the fan-out time.
 //
-//   bun run bench stream-connections [--streams 5000] [--hold-s 20]
+//   npm run bench -- stream-connections [--streams 5000] [--hold-s 20]
 import net from "node:net";
 import { appendEvent } from "../src/core/events.ts";
 import { newId } from "../src/core/ids.ts";
@@ -18,7 +18,7 @@ export default async function run(args: string[]): Promise<void> {
   for (let i = 0; i < args.length; i += 2) {
     if (args[i] === "--streams" && /^\d+$/.test(args[i + 1] ?? "")) streams = Number(args[i + 1]);
     else if (args[i] === "--hold-s" && /^\d+$/.test(args[i + 1] ?? "")) holdS = Number(args[i + 1]);
-    else throw new Error("usage: bun run bench stream-connections [--streams N] [--hold-s S]");
+    else throw new Error("usage: npm run bench -- stream-connections [--streams N] [--hold-s S]");
   }
   const service = await startBenchService({ ROLES: "api" });
   const sql = makeSql(service.databaseUrl, { max: 2 });

@@ -3,7 +3,7 @@
 // over SMTP at a steady pace; for each, the time from the 250 reply to DATA to its event arriving
 // on the stream (screening and comprehension included, as a webhook would see it).
 //
-//   bun run bench stream-latency [--messages 100] [--interval-ms 100]
+//   npm run bench -- stream-latency [--messages 100] [--interval-ms 100]
 import nodemailer from "nodemailer";
 import { percentile, startBenchService } from "./stream-service.ts";
 
@@ -13,7 +13,7 @@ export default async function run(args: string[]): Promise<void> {
   for (let i = 0; i < args.length; i += 2) {
     if (args[i] === "--messages" && /^\d+$/.test(args[i + 1] ?? "")) messages = Number(args[i + 1]);
     else if (args[i] === "--interval-ms" && /^\d+$/.test(args[i + 1] ?? "")) intervalMs = Number(args[i + 1]);
-    else throw new Error("usage: bun run bench stream-latency [--messages N] [--interval-ms MS]");
+    else throw new Error("usage: npm run bench -- stream-latency [--messages N] [--interval-ms MS]");
   }
   const service = await startBenchService({});
   try {

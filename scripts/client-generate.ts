@@ -1,5 +1,5 @@
 // Regenerates the typed client's OpenAPI types (src/client/schema.d.ts) from the document the
-// service serves, built from the routes themselves: `bun run client:generate`. With --check it
+// service serves, built from the routes themselves: `npm run client:generate`. With --check it
 // writes nothing and exits 1 when the checked-in file differs (CI runs it through the tests).
 import { readFileSync, writeFileSync } from "node:fs";
 import openapiTS from "openapi-typescript";
@@ -36,7 +36,7 @@ if (import.meta.main) {
   if (process.argv.includes("--check")) {
     const current = readFileSync(schemaPath, "utf8");
     if (current !== generated) {
-      console.error("src/client/schema.d.ts is out of date with the routes: run `bun run client:generate` and commit it");
+      console.error("src/client/schema.d.ts is out of date with the routes: run `npm run client:generate` and commit it");
       process.exit(1);
     }
     console.log("src/client/schema.d.ts is up to date");

@@ -2,7 +2,7 @@
 // docs/screenshots/<page>-<width>.png. A scratch database (DATABASE_URL's server, else the
 // embedded Postgres) is filled with a demo account: two mailboxes, a month of mail through the
 // real inbound and screening path, sends, webhook deliveries, a custom domain half published,
-// a schema, two people and a draft waiting for approval. Run: bun scripts/dashboard-screenshots.ts
+// a schema, two people and a draft waiting for approval. Run: npx bun scripts/dashboard-screenshots.ts
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createDomain, verifyDomain } from "../src/core/domains.ts";

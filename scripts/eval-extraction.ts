@@ -2,7 +2,7 @@
 // message goes through the sanitizer (HTML) and extractFacts; the facts are flattened to
 // "kind:value" and compared with the expected values. Prints totals and per kind.
 //
-//   bun scripts/eval-extraction.ts [--set 1|2] [--verbose]   (set 2 was written after the extractors were frozen)
+//   npx bun scripts/eval-extraction.ts [--set 1|2] [--verbose]   (set 2 was written after the extractors were frozen)
 import { extractFacts, type Facts } from "../src/comprehension/understanding/extract.ts";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
 import { heldOut, type HeldOutMessage } from "../test/fixtures/extraction-heldout/messages.ts";

@@ -172,12 +172,12 @@
 // ~10-35 ms for a 50 KB body (~40 ms in Japanese, each character a token; ~13 ms before).
 // Holdouts are reported, not gated, unless --strict.
 //
-//   bun scripts/eval-injection.ts            main set (gated) and every holdout
-//   bun scripts/eval-injection.ts --strict   gate the holdouts too
-//   bun scripts/eval-injection.ts --verbose  also lists every miss and false alarm
-//   bun scripts/eval-injection.ts --loo      also each holdout scored by a model trained
+//   npx bun scripts/eval-injection.ts            main set (gated) and every holdout
+//   npx bun scripts/eval-injection.ts --strict   gate the holdouts too
+//   npx bun scripts/eval-injection.ts --verbose  also lists every miss and false alarm
+//   npx bun scripts/eval-injection.ts --loo      also each holdout scored by a model trained
 //                                            without it (~1.5 minutes: ten trainings)
-//   bun scripts/eval-injection.ts --ham      also runs real ham from the SpamAssassin corpus
+//   npx bun scripts/eval-injection.ts --ham      also runs real ham from the SpamAssassin corpus
 //                                            (dev dependency) through parse and sanitize, as
 //                                            benign mail nobody here wrote; reported, not gated
 

@@ -3,7 +3,7 @@
 // the expected text after trailing spaces and blank-line runs are normalized. Every library reads
 // the sanitized text the service stores (body_clean); ours also gets the raw HTML of HTML-only mail.
 //
-//   bun scripts/eval-reply-text.ts [--heldout] [--verbose]   (--heldout: the cases written after our rules were frozen)
+//   npx bun scripts/eval-reply-text.ts [--heldout] [--verbose]   (--heldout: the cases written after our rules were frozen)
 import EmailReplyParser from "email-reply-parser";
 import nodeEmailReplyParser from "node-email-reply-parser";
 // @ts-expect-error no type declarations

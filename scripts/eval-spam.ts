@@ -5,7 +5,7 @@
 // --with-rspamd: a private Rspamd (test/support/rspamd.ts: network modules off, Bayes in Redis)
 // whose Bayes is trained on the same groups through its controller's /learnham and /learnspam.
 //
-//   bun run scripts/eval-spam.ts [--model path] [--with-spamassassin [--sa-learn | --sa-reuse]]
+//   npx bun scripts/eval-spam.ts [--model path] [--with-spamassassin [--sa-learn | --sa-reuse]]
 //     [--with-rspamd [--rspamd-reuse] [--rspamd-keep-date-rule]] [--sa-dir dir]
 //
 // Both scanners are asked the way screening asks them (checkWithSpamd, checkWithRspamd), 4

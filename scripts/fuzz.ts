@@ -1,4 +1,4 @@
-// `bun run fuzz`: the fuzz suite's long profile (test/fuzz.*.test.ts with FUZZ_PROFILE=long), one
+// `npm run fuzz`: the fuzz suite's long profile (test/fuzz.*.test.ts with FUZZ_PROFILE=long), one
 // file after another, then the counts of the run. A failure prints the seed that replays it:
 //   FUZZ_SEED=<seed> [FUZZ_PATH=<path>] bun test test/fuzz.http.test.ts
 // Options come from the environment: FUZZ_RUNS (run count of every property), FUZZ_SEED, and

@@ -1,4 +1,4 @@
-// `bun run oracle [count] [seed]`: renders `count` generated hiding and look-alike documents
+// `npm run oracle -- [count] [seed]`: renders `count` generated hiding and look-alike documents
 // (default 2,000, seed 1) in headless Chromium and compares what a person sees with the
 // sanitizer's body_clean. Prints the agreement per text and per document, and every
 // disagreement with its technique (the generator's name for it) and the document.
@@ -9,7 +9,7 @@ import { newOraclePage, runOracle } from "../test/support/visibility-oracle.ts";
 const count = Number(process.argv[2] ?? 2_000);
 const seed = Number(process.argv[3] ?? 1);
 if (!Number.isInteger(count) || count <= 0 || !Number.isInteger(seed)) {
-  console.error("usage: bun run oracle [count] [seed]");
+  console.error("usage: npm run oracle -- [count] [seed]");
   process.exit(2);
 }
 

@@ -2,7 +2,7 @@
 // messy messages from 2002-2003) through the real SMTP listener over loopback into one mailbox,
 // then checks that every message was stored and prints the ingest rate.
 //
-//   bun scripts/ingest-corpus.ts [--limit N] [--concurrency C]
+//   npx bun scripts/ingest-corpus.ts [--limit N] [--concurrency C]
 //
 // Runs against a scratch database on DATABASE_URL's server (or an embedded Postgres), made and
 // dropped the way the test suite does it.

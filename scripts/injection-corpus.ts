@@ -5,7 +5,7 @@
 // text, in other languages) and how benign mail uses the same words. A fixed seed makes the
 // output identical on every run, so the JSON files can be reviewed and committed.
 //
-//   bun scripts/injection-corpus.ts
+//   npx bun scripts/injection-corpus.ts
 
 import { FREE_BENIGN, FREE_BENIGN_2, FREE_MALICIOUS, FREE_MALICIOUS_2 } from "./injection-corpus-free.ts";
 import * as B from "./injection-corpus-benign.ts";

@@ -3,7 +3,7 @@
 // database; then every message is aged past a retention of 1 day and purged, and the tables are
 // compacted to show what the tombstones keep. Also the rows written per message.
 //
-//   bun scripts/measure-growth.ts [--limit 1000]
+//   npx bun scripts/measure-growth.ts [--limit 1000]
 import { parseArgs } from "node:util";
 import { loadCorpus, ingest } from "./ingest-corpus.ts";
 import { purgeExpiredContent } from "../src/core/retention.ts";

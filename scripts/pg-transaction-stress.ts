@@ -1,6 +1,6 @@
 // Long run of the transaction-mixing stress (test/support/pg-transaction-stress.ts) against a
 // database of its own on DATABASE_URL's server (or an embedded Postgres when unset).
-//   bun run pgstress [--minutes 10] [--scenario pipeline|terminate|pool] [--driver <dir of a postgres package>]
+//   npm run pgstress -- [--minutes 10] [--scenario pipeline|terminate|pool] [--driver <dir of a postgres package>]
 // --driver points at another copy of postgres.js (e.g. an unpatched 3.4.9) to compare.
 import { resolve } from "node:path";
 import { createTestDatabase } from "../test/support/database.ts";

@@ -19,8 +19,8 @@
 // messages (multiple-instance learning in two rounds), because its other windows are ordinary
 // mail; every window of benign mail is a negative. AdaGrad SGD with L2, fixed shuffle seed.
 //
-//   bun scripts/train-injection.ts                               train on everything, write the model
-//   bun scripts/train-injection.ts --leave-out holdout-3.json    train without one file, print only
+//   npx bun scripts/train-injection.ts                               train on everything, write the model
+//   npx bun scripts/train-injection.ts --leave-out holdout-3.json    train without one file, print only
 
 import { readdir } from "node:fs/promises";
 import { docFiles } from "./injection-corpus-docs.ts";

@@ -7,6 +7,7 @@ import { receiveForLookedUp } from "../src/core/inbound-recipients.ts";
 import type { Services } from "../src/core/services.ts";
 import { errorFields } from "../src/log.ts";
 import { smtpMessages, smtpSessions } from "../src/metrics.ts";
+import { makeFairness } from "./fairness.ts";
 import { messageLimitViolation } from "./limits.ts";
 import { loadTlsMaterial } from "./tls.ts";
 
@@ -34,7 +35,8 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
   // envelope), so storing after DATA does not look every recipient up a second time.
   const lookedUp = new WeakMap<SMTPServerAddress, RecipientLookup>();
 
-  const server = new SMTPServer({
+  const fairness = makeFairness(() => server, config.smtp, log);
+  const server: SMTPServer = new SMTPServer({
     name: config.smtp.hostname,
     // smtp-server writes "<name> ESMTP <banner>": the banner must not say ESMTP again.
     banner: "agent mailbox service",
@@ -53,6 +55,8 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
     // client that talks before the greeting is still refused with 421 whatever its length.
     greetingDelay: config.smtp.greetingDelayMs,
     logger: false,
+
+    onConnect: (session: SMTPServerSession, callback: (error?: Error | null) => void) => fairness.onConnect(session, callback),
 
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (error?: Error | null) => void) {
       if (session.envelope.rcptTo.length >= config.smtp.maxRecipients) {
@@ -105,6 +109,7 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
     },
 
     onClose(session: SMTPServerSession) {
+      fairness.onClose(session);
       smtpSessions.inc();
       log.info("smtp.session", { session_id: session.id, remote_ip: session.remoteAddress, transactions: session.transaction });
     },

@@ -1,4 +1,4 @@
-// The operator CLI (`bun run cli <resource> <action> ...`): the operator's control plane beside
+// The operator CLI (`npm run cli -- <resource> <action> ...`): the operator's control plane beside
 // the dashboard, calling the same core functions it does. `--json` prints machine output.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -276,10 +276,24 @@ const commands: Record<string, Command> = {
     },
   },
   "webhook set": {
-    usage: "webhook set --account ID --url U [--secret S]",
-    options: { account: { type: "string" }, url: { type: "string" }, secret: { type: "string" } },
+    usage: "webhook set --account ID --url U [--secret S] [--events message.sent,message.bounced,...]",
+    options: { account: { type: "string" }, url: { type: "string" }, secret: { type: "string" }, events: { type: "string" } },
     run: async (_db, f, _p, services) => {
-      const input = { accountId: required(f, "account"), url: required(f, "url"), secret: str(f, "secret") ?? null };
+      const events = str(f, "events");
+      const input = {
+        accountId: required(f, "account"),
+        url: required(f, "url"),
+        secret: str(f, "secret") ?? null,
+        // message.received is always delivered; --events adds the outbound and review types
+        ...(events === undefined
+          ? {}
+          : {
+              eventTypes: events
+                .split(",")
+                .map((type) => type.trim())
+                .filter(Boolean),
+            }),
+      };
       const { endpoint, secret } = await setWebhook(await services(), input);
       return { ...endpoint, secret, note: str(f, "secret") ? "secret set as given" : "generated secret, shown once; store it now" };
     },
@@ -364,7 +378,7 @@ const commands: Record<string, Command> = {
 };
 
 export function usage(): string {
-  return ["usage: bun run cli <command> [options] [--json]", ...Object.values(commands).map((c) => `  ${c.usage}`)].join("\n");
+  return ["usage: npm run cli -- <command> [options] [--json]", ...Object.values(commands).map((c) => `  ${c.usage}`)].join("\n");
 }
 
 function print(result: unknown, asJson: boolean): void {
@@ -398,7 +412,7 @@ export async function runCli(argv: string[]): Promise<number> {
       strict: true,
     }));
   } catch (error) {
-    console.error(`${(error as Error).message}\nusage: bun run cli ${command.usage}`);
+    console.error(`${(error as Error).message}\nusage: npm run cli -- ${command.usage}`);
     return 2;
   }
 
@@ -437,7 +451,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`${error.message}\nusage: bun run cli ${command.usage}`);
+      console.error(`${error.message}\nusage: npm run cli -- ${command.usage}`);
       return 2;
     }
     // Anything else is one line for the operator, never a stack trace.

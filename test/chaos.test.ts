@@ -1,7 +1,7 @@
-// The chaos suite's fast regression run (`bun run chaos ingest-kill --fast --messages 60 --rate 20`
+// The chaos suite's fast regression run (`npm run chaos -- ingest-kill --fast --messages 60 --rate 20`
 // as a test): the whole service, started as `npm start` starts it, SIGKILLed twice under SMTP
 // load and started again. Every message that got a 250 is stored once and reaches the webhook
-// under one event_id, within the shrunk recovery bound. The full-size runs are `bun run chaos`.
+// under one event_id, within the shrunk recovery bound. The full-size runs are `npm run chaos`.
 import { expect, test } from "bun:test";
 import { runChaos, summaryLine } from "../bench/chaos/harness.ts";
 import { scenarios } from "../bench/chaos/scenarios.ts";

@@ -259,7 +259,7 @@ describe("mailbox, schema, user", () => {
       const run = await cli("schema", "create", "--account", await newAccount(), "--file", notJson);
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(`--file ${notJson} is not a readable JSON file`);
-      expect(run.stderr).toContain("usage: bun run cli schema create --account ID --file F");
+      expect(run.stderr).toContain("usage: npm run cli -- schema create --account ID --file F");
     },
     TIMEOUT,
   );
@@ -300,7 +300,7 @@ describe("usage errors exit 2 with a usage line", () => {
         code: 2,
         stdout: "",
         stderr:
-          "--scope is required\nusage: bun run cli key create --account ID --scope bootstrap|api|mcp [--mailbox ID] [--no-read] [--no-send] [--name N]\n",
+          "--scope is required\nusage: npm run cli -- key create --account ID --scope bootstrap|api|mcp [--mailbox ID] [--no-read] [--no-send] [--name N]\n",
       });
     },
     TIMEOUT,
@@ -313,7 +313,7 @@ describe("usage errors exit 2 with a usage line", () => {
       expect(run.code).toBe(2);
       expect(run.stdout).toBe("");
       expect(run.stderr).toContain("--colour");
-      expect(run.stderr).toEndWith("usage: bun run cli account create --name N [--plan free|paid] [--monthly-quota N]\n");
+      expect(run.stderr).toEndWith("usage: npm run cli -- account create --name N [--plan free|paid] [--monthly-quota N]\n");
     },
     TIMEOUT,
   );
@@ -325,7 +325,7 @@ describe("usage errors exit 2 with a usage line", () => {
       expect(run).toEqual({
         code: 2,
         stdout: "",
-        stderr: "--plan must be one of free, paid\nusage: bun run cli account create --name N [--plan free|paid] [--monthly-quota N]\n",
+        stderr: "--plan must be one of free, paid\nusage: npm run cli -- account create --name N [--plan free|paid] [--monthly-quota N]\n",
       });
     },
     TIMEOUT,
@@ -336,7 +336,7 @@ describe("usage errors exit 2 with a usage line", () => {
     async () => {
       const run = await cli("frobnicate", "now");
       expect(run.code).toBe(2);
-      expect(run.stderr).toStartWith("unknown command: frobnicate now\nusage: bun run cli <command> [options] [--json]\n");
+      expect(run.stderr).toStartWith("unknown command: frobnicate now\nusage: npm run cli -- <command> [options] [--json]\n");
       for (const command of [
         "account create",
         "account update",
@@ -363,7 +363,7 @@ describe("usage errors exit 2 with a usage line", () => {
           timeout: 20000,
         }),
       );
-      expect(run.stderr.toString()).toContain("usage: bun run cli account create");
+      expect(run.stderr.toString()).toContain("usage: npm run cli -- account create");
       expect(run.exitCode).toBe(2);
     },
     TIMEOUT,

@@ -102,7 +102,7 @@ test("typed results, idempotent send, and the sent mail arriving on the event st
   const [event] = await arriving;
   expect(event!.event.subject).toBe("Typed hello");
   expect(event!.event.mailbox_id).toBe(inbox.data.id);
-  const message = await client.messages.get(event!.event.message_id);
+  const message = await client.messages.get(event!.event.message_id!);
   expect(message.ok && message.data.body_clean).toContain("Sent with the typed client.");
 });
 

@@ -169,10 +169,10 @@ describe("llm engine: failures fall back to the built-in engine, partial", () =>
   });
 
   test("a reply slower than the timeout", async () => {
-    behaviour = { content: goodAnswer, delayMs: 6000 };
+    behaviour = { content: goodAnswer, delayMs: 30_000 };
     const started = performance.now();
     const result = await engine(200).comprehend(input);
-    expect(performance.now() - started).toBeLessThan(3000); // gave up long before the reply
+    expect(performance.now() - started).toBeLessThan(15_000); // gave up long before the reply
     expect(result.engine).toBe("builtin");
     expect(result.status).toBe("partial");
     expect(result.extraction_error?.message).toBe("llm engine failed: timed out after 200 ms");

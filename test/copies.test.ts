@@ -1,4 +1,4 @@
-// Two copies of every role over one database (`bun run chaos copies --fast --messages 60 --rate 20`
+// Two copies of every role over one database (`npm run chaos -- copies --fast --messages 60 --rate 20`
 // as a test): SMTP load over both listeners, HTTP over both APIs, one copy of each role SIGKILLed
 // mid-load. Every 250 is stored once and delivered; one client_id raced to both APIs sends once;
 // sign-in throttling and a key's rate limit count across copies; a stream on one API hears events
@@ -18,5 +18,5 @@ test("copies (fast): two of each role, one of each killed, nothing lost, twice, 
     lost: 0,
     duplicated: 0,
   });
-  expect(summary.longestDelayMs).toBeLessThan(20_000);
+  expect(summary.longestDelayMs).toBeLessThan(60_000); // a loaded machine adds seconds; a job left to Graphile Worker waits 4 h
 }, 90_000);

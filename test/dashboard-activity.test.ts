@@ -105,7 +105,7 @@ describe("activity", () => {
     expect(text).toContain(`<title>${today} clean: 1</title>`);
     expect(text).toContain(`<title>${today}: 19</title>`);
     expect(text).toMatch(
-      new RegExp(`<td><a href="/dashboard/activity\\?mailbox=${first.id}">${first.address}</a></td><td>3</td><td>2</td><td>2</td>`),
+      new RegExp(`<td><a href="/dashboard/activity\\?mailbox_id=${first.id}">${first.address}</a></td><td>3</td><td>2</td><td>2</td>`),
     );
     expect(text).not.toContain(otherMailbox.address);
   });

@@ -94,6 +94,26 @@ describe("mail list", () => {
     expect(inbound.text).not.toContain("Outbound hello");
   });
 
+  test("?mailbox_id= names the mailbox as in the API (and ?mailbox= still does); links use mailbox_id", async () => {
+    const second = await makeMailbox(ctx, owner, "mailpages-second");
+    for (const query of [`mailbox_id=${second.id}`, `mailbox=${second.id}`, `mailbox_id=${second.id}&mailbox=${second.id}`]) {
+      const page = await alice.get(`/dashboard/mail?${query}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`<title>Mail · ${second.address}`);
+    }
+    // Never silently another mailbox: two different ids, or another account's id, are the one 404 page.
+    const missing = await alice.get("/dashboard/mail?mailbox_id=mbx_doesnotexist");
+    expect(missing.status).toBe(404);
+    for (const query of [`mailbox_id=${second.id}&mailbox=${mailbox.id}`, `mailbox_id=${otherMailbox.id}`]) {
+      const refused = await alice.get(`/dashboard/mail?${query}`);
+      expect(refused.status).toBe(404);
+      expect(refused.text).toBe(missing.text);
+    }
+    const first = await alice.get(`/dashboard/mail?mailbox_id=${mailbox.id}`);
+    expect(first.text).toContain('<select name="mailbox_id">');
+    expect(first.text).toContain(`/dashboard/mail?mailbox_id=${mailbox.id}&amp;before=`);
+  });
+
   test("the first mailbox is shown when none is named; another account's mailbox is the one 404 page", async () => {
     expect((await alice.get("/dashboard/mail")).text).toContain(mailbox.address);
     const foreign = await alice.get(`/dashboard/mail?mailbox=${otherMailbox.id}`);
@@ -249,5 +269,33 @@ describe("approval banner", () => {
     }
     expect((await bob.get("/dashboard")).text).not.toContain('class="pending"');
     await ctx.sql`update mailboxes set require_approval = false where id = ${mailbox.id}`;
+  });
+});
+
+describe("labels on the message page", () => {
+  test("shown, added, removed and marked read through the page; the API sees the same; other accounts cannot", async () => {
+    const page = `/dashboard/mail/${htmlId}`;
+    expect((await alice.get(page)).text).toContain('<section id="labels">');
+    expect((await alice.get(page)).text).toContain('<span class="badge label">unread');
+    const added = await alice.act(page, `${page}/labels`, { add: "Invoices, todo" });
+    expect(added.status).toBe(303);
+    expect(added.headers.get("location")).toBe(`${page}?done=labels_saved#labels`);
+    const api = async () => (await ctx.request("GET", `/api/v1/messages/${htmlId}/labels`, { key: owner.key })).body.labels;
+    expect(await api()).toEqual(["invoices", "todo", "unread"]);
+    await alice.act(page, `${page}/labels`, { add: "read" });
+    await alice.act(page, `${page}/labels`, { remove: "todo" });
+    expect(await api()).toEqual(["invoices", "read"]);
+    const shown = (await alice.get(page)).text;
+    expect(shown).toContain('<span class="badge label">invoices');
+    expect(shown).toContain("Mark unread");
+
+    const bad = await alice.act(page, `${page}/labels`, { add: "<script>" });
+    expect(bad.status).toBe(400);
+    expect(bad.text).not.toContain("<script>");
+    // Another account's message is the one 404, and nothing changes.
+    const foreign = await bob.act(`/dashboard/mail`, `/dashboard/mail/${htmlId}/labels`, { add: "pwned" });
+    expect(foreign.status).toBe(404);
+    expect(await api()).toEqual(["invoices", "read"]);
+    expect((await alice.act(page, `/dashboard/mail/${otherMessageId}/labels`, { add: "x" })).status).toBe(404);
   });
 });

@@ -2,20 +2,21 @@
 // mail list and message page, and the sandboxed original. A script and remote loads inside mail
 // must not run or load: a local HTTP server stands in for the sender's image host and counts
 // what reaches it, and the script's side effects are looked for in both documents.
-// Without /usr/bin/chromium these tests skip and say so; wherever CI is set they fail instead.
+// Without /usr/bin/chromium these tests skip and say so; under CI=true they fail instead.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { createDomain } from "../src/core/domains.ts";
 import { createUser } from "../src/core/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { browserPresent, launchChromium, type HeadlessBrowser } from "./support/browser.ts";
+import { launchChromium, type HeadlessBrowser } from "./support/browser.ts";
+import { needTools } from "./support/system-tools.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 
 const EMAIL = "overseer@example.com";
 const PASSWORD = "a long enough password";
-const haveBrowser = browserPresent("test/dashboard-oversight.browser.test.ts: the oversight pages in headless Chromium");
+const haveBrowser = await needTools(import.meta.path, ["chromium"], "the oversight pages in headless Chromium");
 
 describe.skipIf(!haveBrowser)("oversight pages in Chromium", () => {
   let ctx: TestContext;

@@ -2,23 +2,19 @@
 // real HTTP server on loopback: sign in, create a key and see its secret once, approve a pending
 // draft and see it leave the queue, add a block-list entry. The CSP must hold with no violation
 // reported: the pages need no script and no inline style.
-// Without /usr/bin/chromium these tests skip and say so; wherever CI is set they fail instead.
+// Without /usr/bin/chromium these tests skip and say so; under CI=true they fail instead.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { createUser } from "../src/core/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { browserPresent, browserRequired, chromiumInstalled, launchChromium, type HeadlessBrowser } from "./support/browser.ts";
+import { launchChromium, type HeadlessBrowser } from "./support/browser.ts";
+import { needTools } from "./support/system-tools.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 const EMAIL = "operator@example.com";
 const PASSWORD = "a long enough password";
 
-const haveBrowser = browserPresent("test/dashboard.browser.test.ts: the dashboard in headless Chromium");
-
-test("chromium is installed wherever CI is set (a skip there would hide the browser tests)", () => {
-  if (browserRequired) expect(chromiumInstalled()).toBe(true);
-  else expect(haveBrowser).toBe(chromiumInstalled());
-});
+const haveBrowser = await needTools(import.meta.path, ["chromium"], "the dashboard in headless Chromium");
 
 describe.skipIf(!haveBrowser)("the dashboard in Chromium", () => {
   let ctx: TestContext;

@@ -538,6 +538,33 @@ describe("escaping", () => {
     expect(page.text).not.toMatch(/<script/i);
   });
 
+  test("the approval queue lists every attachment's name, type and size, names escaped", async () => {
+    await ctx.sql`update mailboxes set require_approval = true where id = ${mailbox.id}`;
+    const created = await ctx.request("POST", "/api/v1/drafts", {
+      key: owner.key,
+      body: { mailbox_id: mailbox.id, to: "carol@example.net", subject: "With files", text: "Two files." },
+    });
+    for (const [name, type, content] of [
+      ["<img src=x onerror=alert(3)>.txt", "text/plain", "hello"],
+      ["figures.csv", "text/csv", "a,b\n".repeat(1000)],
+    ] as const) {
+      const form = new FormData();
+      form.append("file", new File([content], name, { type }));
+      const response = await fetch(`${base}/api/v1/drafts/${created.body.id}/attachments`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${owner.key}` },
+        body: form,
+      });
+      expect(response.status).toBe(201);
+    }
+    expect((await ctx.request("POST", `/api/v1/drafts/${created.body.id}/send`, { key: owner.key })).status).toBe(202);
+    const page = await (await signedIn(ownerEmail)).get("/dashboard/approvals");
+    const row = page.text.slice(page.text.indexOf(`id="draft-${created.body.id}"`));
+    expect(row).toContain('<span class="attachment-name">&lt;img src=x onerror=alert(3)&gt;.txt</span> <small>text/plain, 5 bytes</small>');
+    expect(row).toContain('<span class="attachment-name">figures.csv</span> <small>text/csv, 3.9 KiB</small>');
+    expect(page.text).not.toContain("<img src=x");
+  });
+
   test("a hostile user email in the page frame renders as text", async () => {
     const email = `${HOSTILE}@example.com`;
     await createUser(ctx.sql, { accountId: owner.accountId, email, password: PASSWORD });
@@ -801,7 +828,7 @@ describe("webhook", () => {
         return row;
       },
       "the delivery to be dead-lettered",
-      25_000,
+      90_000,
     );
     const client = await signedIn(ownerEmail);
     const list = await client.get("/dashboard/webhook?state=dead");
@@ -827,17 +854,21 @@ describe("webhook", () => {
     const redriven = await client.act("/dashboard/webhook", `/dashboard/webhook/deliveries/${dead.id}/redrive`);
     expect(redriven.status).toBe(303);
     expect(redriven.headers.get("location")).toBe("/dashboard/webhook?done=redriven");
-    const delivered = await waitFor(async () => {
-      const [row] = await ctx.sql`select state, redrives from webhook_deliveries where id = ${dead.id} and state = 'delivered'`;
-      return row;
-    }, "the redriven delivery to succeed");
+    const delivered = await waitFor(
+      async () => {
+        const [row] = await ctx.sql`select state, redrives from webhook_deliveries where id = ${dead.id} and state = 'delivered'`;
+        return row;
+      },
+      "the redriven delivery to succeed",
+      60_000,
+    );
     expect(delivered.redrives).toBe(1);
     const requests = await receiver.waitForRequests(7);
     expect(requests.map((r) => JSON.parse(r.text).event_id)).toEqual(Array(7).fill(dead.event_id));
     // Only a dead letter can be redriven.
     const again = await client.act("/dashboard/webhook", `/dashboard/webhook/deliveries/${dead.id}/redrive`);
     expect(again.status).toBe(409);
-  });
+  }, 180_000);
 });
 
 describe("limits and routing", () => {

@@ -274,7 +274,7 @@ describe("checkDnsRecords", () => {
     try {
       const started = performance.now();
       const result = await checkDnsRecords(makeResolver({ servers: [silent.address], timeoutMs: 200 }), records);
-      expect(performance.now() - started).toBeLessThan(2000); // bounded by the resolver's timeout, never stalled
+      expect(performance.now() - started).toBeLessThan(10_000); // bounded by the resolver's timeout, never stalled
       expect(result.allFound).toBe(false);
       for (const check of result.checks) {
         expect(check).toMatchObject({ found: false, detail: "ETIMEOUT: DNS servers did not answer in time" });

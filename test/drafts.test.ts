@@ -474,7 +474,7 @@ describe("sending left for reconciliation", () => {
     expect((await req("POST", `/drafts/${id}/send`)).status).toBe(201);
   });
 
-  test("unknown outcome: 502 delivery_outcome_unknown, the draft stays sending, then is reconciled to sent without a resend", async () => {
+  test("unknown outcome: 502 delivery_outcome_unknown, the draft stays sending, then goes back to draft with the doubt, never sent", async () => {
     const id = await createDraft({ text: "Did it arrive?" });
     o.sink.mode = "drop-after-data";
     const atSink = o.sink.messages.length;
@@ -483,8 +483,11 @@ describe("sending left for reconciliation", () => {
     expect(response.body.code).toBe("delivery_outcome_unknown");
     expect((await req("GET", `/drafts/${id}`)).body.status).toBe("sending");
     o.sink.mode = "accept";
-    await runWorkerUntil(o.ctx, async () => (await draftStatus(id)) === "sent", "the reconcile task to resolve the draft");
-    expect((await req("GET", `/drafts/${id}`)).text).toBe(NOT_FOUND);
+    await runWorkerUntil(o.ctx, async () => (await draftStatus(id)) === "draft", "the reconcile task to give the draft back");
+    const [draft] = await o.ctx.sql`select last_error, sent_message_id from drafts where id = ${id}`;
+    expect(draft!.last_error).toContain("delivery outcome unknown");
+    expect(draft!.sent_message_id).toBeNull();
+    // Nothing was sent again: whether to send it again is the author's call.
     expect(o.sink.messages.length).toBe(atSink + 1);
   });
 });

@@ -1,7 +1,7 @@
 // Fuzzes every operation the OpenAPI document lists, over real HTTP: generated requests must never
 // get a 500 or hang, and every answer must be a status the document lists for the operation with
 // the body its schema describes. Ids of another account must get the one 404 an unknown id gets.
-// Fast profile here; `bun run fuzz` for the long one (see test/fuzz/settings.ts to replay a seed).
+// Fast profile here; `npm run fuzz` for the long one (see test/fuzz/settings.ts to replay a seed).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
 import fc from "fast-check";

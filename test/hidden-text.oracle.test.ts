@@ -1,20 +1,17 @@
 // The sanitizer against the browser: a fast sample of the generated hiding and look-alike
-// corpus (the long run is `bun run oracle`), and the hand-written table, rendered in headless
+// corpus (the long run is `npm run oracle`), and the hand-written table, rendered in headless
 // Chromium. Every disagreement is printed with its document.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { browserPresent, browserRequired, chromiumInstalled, launchChromium, type HeadlessBrowser } from "./support/browser.ts";
+import { launchChromium, type HeadlessBrowser } from "./support/browser.ts";
+import { needTools } from "./support/system-tools.ts";
 import { generateCorpus } from "./support/hiding-corpus.ts";
 import { ROWS, wordsOf } from "./support/hiding-table.ts";
 import { browserShown, newOraclePage, runOracle } from "./support/visibility-oracle.ts";
 
 const SAMPLE = 150;
 const SEED = 22; // fixed: a failure here names documents anyone can regenerate
-const haveBrowser = browserPresent("test/hidden-text.oracle.test.ts: the hidden-text oracle in headless Chromium");
-
-test("chromium is installed wherever CI is set (a skip there would hide the oracle)", () => {
-  if (browserRequired) expect(chromiumInstalled()).toBe(true);
-});
+const haveBrowser = await needTools(import.meta.path, ["chromium"], "the hidden-text oracle in headless Chromium");
 
 describe.skipIf(!haveBrowser)("hidden text: the sanitizer agrees with Chromium", () => {
   let headless: HeadlessBrowser;

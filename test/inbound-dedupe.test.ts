@@ -114,6 +114,27 @@ test("two concurrent deliveries of the same bytes store one message", async () =
   expect(rows[0]!.events).toBe(1);
 });
 
+test("a retry that came by another path (other Received lines above the message) is not stored again", async () => {
+  const raw = message("other-path.1@example.org", "Retried through the backup MX.");
+  expect((await deliverRaw(smtp.port, envelope(), raw)).data?.code).toBe(250);
+  const viaBackup =
+    "Return-Path: <lee@example.org>\r\n" +
+    "Received: from backup-mx.example.org (backup-mx.example.org [192.0.2.7])\r\n\tby mx.example.test; Tue, 24 Nov 2026 10:05:00 +0000\r\n" +
+    "Received: from client.example.org by backup-mx.example.org; Tue, 24 Nov 2026 10:00:01 +0000\r\n" +
+    raw;
+  expect((await deliverRaw(smtp.port, envelope(), viaBackup)).data?.code).toBe(250);
+  await settled("other-path.1@example.org");
+  const rows = await stored("other-path.1@example.org");
+  expect(rows).toHaveLength(1);
+  expect(rows[0]!.events).toBe(1);
+  // A Received field below the sender's own headers is content: that one is another message.
+  const [head, body] = raw.split("\r\n\r\n");
+  const inside = `${head}\r\nReceived: from elsewhere; Tue, 24 Nov 2026 10:06:00 +0000\r\n\r\n${body}`;
+  expect((await deliverRaw(smtp.port, envelope(), inside)).data?.code).toBe(250);
+  await settled("other-path.1@example.org");
+  expect(await stored("other-path.1@example.org")).toHaveLength(2);
+});
+
 test("the same Message-ID with a different body is a new message", async () => {
   await deliverRaw(smtp.port, envelope(), message("resend.1@example.org", "First version."));
   const again = await deliverRaw(smtp.port, envelope(), message("resend.1@example.org", "Second version, other bytes."));

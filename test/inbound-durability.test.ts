@@ -8,7 +8,7 @@ import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker } from "../worker/runner.ts";
 import { urlFor } from "./support/database.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
-import { freePort, openSmtp, reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
+import { deliverRaw, freePort, openSmtp, reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
 import { contextServiceEnv } from "./support/service-process.ts";
 
 let ctx: TestContext;
@@ -107,6 +107,55 @@ describe("a real service process (bun src/main.ts)", () => {
     );
     return { port, process: child, stderr };
   }
+
+  test("a listener copy killed while storing: the MTA's retry to the other copy waits on its claim, then is stored once", async () => {
+    const child = await startService("smtp");
+    const holder = await ctx.sql.reserve();
+    const subject = "committed by the killed copy";
+    const raw = [
+      "From: Lee <lee@example.org>",
+      `To: ${inbox.address}`,
+      `Subject: ${subject}`,
+      "Message-ID: <killed-copy.1@example.org>",
+      "Date: Tue, 24 Nov 2026 10:00:00 +0000",
+      "",
+      "Stored by a listener that died before it answered.",
+      "",
+    ].join("\r\n");
+    const waitingOnLocks = async () =>
+      (await ctx.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)[0]!
+        .n;
+    try {
+      // The child's accept transaction is held after its first-copy claim, before it stores the raw
+      // message. Killed there, its transaction is rolled back by the server (the copy committed
+      // and then killed before its 250 is test/inbound-dedupe.test.ts's "the 250 never reached").
+      await holder`begin`;
+      await holder`lock table raw_messages in exclusive mode`;
+      const conn = await openSmtp(child.port);
+      await conn.command("EHLO client.test");
+      await conn.command("MAIL FROM:<lee@example.org>");
+      await conn.command(`RCPT TO:<${inbox.address}>`);
+      expect((await conn.command("DATA")).code).toBe(354);
+      conn.write(`${raw}.\r\n`);
+      await waitFor(async () => (await waitingOnLocks()) === 1, "the child's transaction to wait after its claim");
+      child.process.kill("SIGKILL");
+      await child.process.exited;
+      conn.close();
+      // The MTA, without a reply, sends it again to the other copy (this process's listener),
+      // which waits on the dead copy's claim ...
+      const retry = deliverRaw(smtp.port, { from: "lee@example.org", to: [inbox.address] }, raw);
+      await waitFor(async () => (await waitingOnLocks()) === 2, "the retry to wait on the first claim");
+      // ... until the dead copy's transaction ends: rolled back, so the retry's claim wins.
+      await holder`commit`;
+      expect((await retry).data?.code).toBe(250);
+      await Bun.sleep(300);
+      expect(await stored(subject)).toMatchObject({ messages: 1, raw: 1, jobs: 1 });
+    } finally {
+      await holder`rollback`.catch(() => {});
+      holder.release();
+      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL");
+    }
+  }, 60_000);
 
   test("SIGKILL right after 250: the message is processed once a worker starts", async () => {
     const child = await startService("smtp");

@@ -5,6 +5,7 @@ import { loadSet, meetsBar, metrics } from "../scripts/eval-injection.ts";
 import { HOLDOUT_FILES } from "../scripts/train-injection.ts";
 import { windows } from "../src/comprehension/injection/features.ts";
 import { MODEL_FORMAT, parseModel, shippedModel } from "../src/comprehension/injection/model.ts";
+import { cpuMsSince } from "./support/cpu-time.ts";
 
 const score = (body: string, extra: { subject?: string; hidden?: string; report?: Record<string, number> } = {}) =>
   scoreInjectionRisk({ subject: extra.subject ?? "", bodyClean: body, hiddenText: extra.hidden ?? "", report: extra.report ?? {} });
@@ -481,10 +482,10 @@ describe("cost", () => {
   ];
   for (const [name, body] of hostile) {
     test(`1 MB of ${name} stays linear`, () => {
-      const started = performance.now();
+      const started = process.cpuUsage();
       const r = score(body, { hidden: body.slice(0, 10_000) });
       expect(r.score).toBeGreaterThanOrEqual(0);
-      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(cpuMsSince(started)).toBeLessThan(3_000);
     });
   }
 });

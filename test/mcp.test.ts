@@ -16,16 +16,35 @@ const TOOLS = [
   "create_mailbox",
   "list_messages",
   "get_message",
+  "wait_for_message",
+  "get_message_events",
+  "correct_verdict",
   "send_email",
+  "forward_message",
   "create_draft",
   "list_drafts",
   "get_draft",
   "update_draft",
   "delete_draft",
   "send_draft",
+  "attach_file",
+  "attach_message_attachment",
+  "list_draft_attachments",
+  "remove_draft_attachment",
   "list_threads",
   "get_thread",
   "search_messages",
+  "get_labels",
+  "change_labels",
+  "get_attachment",
+  "list_events",
+  "open_consumer",
+  "get_consumer",
+  "claim_events",
+  "ack_events",
+  "list_domains",
+  "create_domain",
+  "verify_domain",
 ];
 
 let ctx: TestContext;
@@ -516,4 +535,97 @@ describe("resource limits", () => {
 test("/openapi.json does not list /mcp (it is JSON-RPC, described in docs/mcp.md)", async () => {
   const document = (await fetch(`${base}/openapi.json`).then((r) => r.json())) as { paths: Record<string, unknown> };
   expect(Object.keys(document.paths)).not.toContain("/mcp");
+});
+
+describe("draft attachments through the tools", () => {
+  test("attach_file (base64), list, remove, send; the file arrives; attach_message_attachment copies it on", async () => {
+    const client = await connect(mcpKey);
+    const from = success(await call(client, "create_mailbox", { slug: "mcp-att-from" }));
+    const to = success(await call(client, "create_mailbox", { slug: "mcp-att-to" }));
+    const draft = success(
+      await call(client, "create_draft", { mailbox_id: from.id, to: to.address, subject: "Files", text: "Two files." }),
+    );
+    const csv = "name,amount\nacme,12\n";
+    const added = success(
+      await call(client, "attach_file", {
+        draft_id: draft.id,
+        filename: "amounts.csv",
+        content_type: "text/csv",
+        content_base64: btoa(csv),
+      }),
+    );
+    expect(added).toMatchObject({ draft_id: draft.id, filename: "amounts.csv", content_type: "text/csv", size: csv.length });
+    const extra = success(await call(client, "attach_file", { draft_id: draft.id, filename: "extra.txt", content_base64: btoa("x") }));
+    expect(extra.content_type).toBe("application/octet-stream");
+    const listed = success(await call(client, "list_draft_attachments", { draft_id: draft.id }));
+    expect(listed).toEqual((await http("GET", `/api/v1/drafts/${draft.id}/attachments`, mcpKey)).body);
+    expect(listed.attachments).toHaveLength(2);
+    expect(success(await call(client, "remove_draft_attachment", { draft_id: draft.id, attachment_id: extra.id }))).toEqual({
+      id: extra.id,
+      removed: true,
+    });
+    expect(failure(await call(client, "remove_draft_attachment", { draft_id: draft.id, attachment_id: extra.id }))).toEqual({
+      status: 404,
+      error: "not found",
+    });
+
+    // Refused before anything is stored: bad base64, a type the bytes contradict, too large for MCP.
+    expect(failure(await call(client, "attach_file", { draft_id: draft.id, filename: "a.txt", content_base64: "@@@" }))).toEqual({
+      status: 400,
+      error: "content_base64 is not valid base64",
+    });
+    const pdf = failure(
+      await call(client, "attach_file", {
+        draft_id: draft.id,
+        filename: "a.pdf",
+        content_type: "application/pdf",
+        content_base64: btoa("hi"),
+      }),
+    );
+    expect(pdf.status).toBe(400);
+    const big = Buffer.alloc(512 * 1024 + 1, 65).toString("base64");
+    expect(failure(await call(client, "attach_file", { draft_id: draft.id, filename: "big.txt", content_base64: big })).status).toBe(413);
+
+    const sent = success(await call(client, "send_draft", { id: draft.id }));
+    const arrivedId = sent.provider_message_id.slice("local:".length);
+    const arrived = success(await call(client, "get_message", { id: arrivedId }));
+    expect(arrived.attachments).toEqual([expect.objectContaining({ filename: "amounts.csv", size: csv.length })]);
+
+    // The received file goes on to a third party by reference.
+    const onward = success(
+      await call(client, "create_draft", { mailbox_id: to.id, to: "someone@example.com", text: "Forwarding the numbers." }),
+    );
+    const copied = success(
+      await call(client, "attach_message_attachment", {
+        draft_id: onward.id,
+        message_id: arrivedId,
+        attachment_id: arrived.attachments[0].id,
+      }),
+    );
+    expect(copied).toMatchObject({ filename: "amounts.csv", source_attachment_id: arrived.attachments[0].id });
+  });
+});
+
+describe("labels through the tools", () => {
+  test("change_labels on messages and a thread, get_labels, and the label filter of list_messages", async () => {
+    const client = await connect(mcpKey);
+    const box = success(await call(client, "create_mailbox", { slug: "mcp-labels" }));
+    const from = success(await call(client, "create_mailbox", { slug: "mcp-labels-from" }));
+    const sent = success(await call(client, "send_email", { mailbox_id: from.id, to: box.address, subject: "Label me", text: "x" }));
+    const arrived = sent.provider_message_id.slice("local:".length);
+    expect(success(await call(client, "get_labels", { message_id: arrived }))).toEqual({ labels: ["unread"] });
+    expect(success(await call(client, "change_labels", { message_ids: [arrived, "msg_nope"], add: ["read", "todo"] }))).toEqual({
+      updated: [arrived],
+      not_found: ["msg_nope"],
+    });
+    const todo = success(await call(client, "list_messages", { mailbox_id: box.id, label: "todo" }));
+    expect(todo.messages.map((m: { id: string }) => m.id)).toEqual([arrived]);
+    const threadId = success(await call(client, "get_message", { id: arrived })).thread_id;
+    expect(success(await call(client, "change_labels", { thread_id: threadId, add: ["archived"], remove: ["todo"] }))).toEqual({
+      labels: ["archived", "read"],
+    });
+    expect(success(await call(client, "get_labels", { thread_id: threadId }))).toEqual({ labels: ["archived", "read"] });
+    expect(failure(await call(client, "change_labels", { add: ["x"] })).status).toBe(400);
+    expect(failure(await call(client, "get_labels", { message_id: "msg_nope" }))).toEqual({ status: 404, error: "message not found" });
+  });
 });

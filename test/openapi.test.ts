@@ -329,8 +329,22 @@ describe("GET /docs", () => {
       "li",
       "details",
       "summary",
+      "em",
     ];
     for (const tag of tags) expect(allowed).toContain(tag);
+  });
+
+  test("the descriptions' Markdown is rendered: code, strong, emphasis and lists, never a literal backtick", async () => {
+    const html = (await ctx.request("GET", "/docs")).text;
+    expect(JSON.stringify(doc)).toContain("`");
+    expect(html).not.toContain("`");
+    expect(html).toContain("<code>");
+    const page = referencePage({
+      info: { description: "Send with `client_id`: **once**, *always*.\n\n- first `a<b>`\n- second" },
+      paths: {},
+    });
+    expect(page).toContain("<p>Send with <code>client_id</code>: <strong>once</strong>, <em>always</em>.</p>");
+    expect(page).toContain("<ul><li>first <code>a&lt;b&gt;</code></li><li>second</li></ul>");
   });
 
   test("hostile text anywhere in a document cannot inject markup", () => {

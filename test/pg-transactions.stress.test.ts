@@ -1,6 +1,6 @@
 // postgres.js transactions must not mix (porsager/postgres#1189, #1216, #1204): a bounded run of
 // the stress in test/support/pg-transaction-stress.ts, and one deterministic case per report that
-// fails on the unpatched 3.4.9 (see docs/postgres-transactions.md; the long run is `bun run pgstress`).
+// fails on the unpatched 3.4.9 (see docs/postgres-transactions.md; the long run is `npm run pgstress`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";

@@ -104,7 +104,7 @@ describe("errors carry node's codes", () => {
     expect(error.code).toBe("ETIMEOUT");
     expect(error.message).toBe("queryTxt ETIMEOUT example.test");
     expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(1500); // generous: a loaded machine delays timers, not lookups
+    expect(elapsed).toBeLessThan(10_000); // a loaded machine delays timers; a missing timeout never returns
     expect(silent.received() - before).toBe(2); // asked twice: one lost datagram is survivable
   });
 
@@ -117,9 +117,9 @@ describe("errors carry node's codes", () => {
     const gone = await startDnsServer({});
     await gone.close();
     const started = performance.now();
-    const error = await failure(makeResolver({ servers: [gone.address], timeoutMs: 5000 })("example.test", "A"));
+    const error = await failure(makeResolver({ servers: [gone.address], timeoutMs: 30_000 })("example.test", "A"));
     expect(error.code).toBe("ECONNREFUSED");
-    expect(performance.now() - started).toBeLessThan(2500); // refused at once, not timed out
+    expect(performance.now() - started).toBeLessThan(10_000); // refused at once, not after two 30 s timeouts
   });
 
   test("EBADNAME for a name that cannot be put in a query", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
+import { cpuMsSince } from "./support/cpu-time.ts";
 
 const MAX = 100_000;
 const clean = (html: string) => sanitizeBody({ html }, { maxChars: MAX });
@@ -338,9 +339,9 @@ describe("hostile input", () => {
   });
 
   test("a million unclosed tags return quickly without the withheld tail", () => {
-    const started = performance.now();
+    const started = process.cpuUsage();
     const r = clean(`<p>start</p>${"<b>".repeat(1_000_000)}tail`);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(cpuMsSince(started)).toBeLessThan(5_000);
     expect(r.body_clean).toBe("start");
     expect(r.report.hidden_elements).toBe(1);
   });
@@ -359,9 +360,9 @@ describe("hostile input", () => {
     const rows = Array.from({ length: 40_000 }, (_, i) => row(i)).join("");
     const html = `<style>.h{display:none}</style><table>${rows}</table>`;
     expect(html.length).toBeGreaterThan(5_000_000);
-    const started = performance.now();
+    const started = process.cpuUsage();
     const r = sanitizeBody({ html }, { maxChars: 50_000 });
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(cpuMsSince(started)).toBeLessThan(5_000);
     expect(r.body_clean?.length).toBe(50_000);
     expect(r.truncated).toBe(true);
     // Beyond what is converted the cut length is estimated: within 10% of the exact count.

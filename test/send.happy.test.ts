@@ -70,7 +70,7 @@ describe("a plain send", () => {
     const signature = rawHeader(raw, "DKIM-Signature")!.replace(/\s+/g, "");
     expect(signature).toContain(`d=${o.ctx.config.sharedDomain}`);
     expect(await verifySharedDkim(o.ctx, raw)).toEqual(["pass"]);
-    // The record `bun run cli dkim show` tells an operator to publish is the one that verifies.
+    // The record `npm run cli -- dkim show` tells an operator to publish is the one that verifies.
     const shown = await runCli(o.ctx, ["dkim", "show", "--json"]);
     expect(shown.code).toBe(0);
     const record = JSON.parse(shown.stdout);

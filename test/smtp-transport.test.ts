@@ -179,7 +179,7 @@ describe("SMTP relay transport against broken servers", () => {
       const started = Date.now();
       const outcome = await relay(server, "", 500).deliver(envelope, raw, meta);
       expect(outcome.kind).toBe("transient");
-      expect(Date.now() - started).toBeLessThan(2500);
+      expect(Date.now() - started).toBeLessThan(10_000); // not nodemailer's 30 s greeting timeout
     } finally {
       await server.close();
     }
@@ -191,7 +191,7 @@ describe("SMTP relay transport against broken servers", () => {
       const started = Date.now();
       const outcome = await relay(server, "", 500).deliver(envelope, raw, meta);
       expect(outcome.kind).toBe("unknown");
-      expect(Date.now() - started).toBeLessThan(3500);
+      expect(Date.now() - started).toBeLessThan(10_000); // not nodemailer's 10 min socket timeout
     } finally {
       await server.close();
     }
@@ -388,7 +388,7 @@ describe("MX transport", () => {
     const started = Date.now();
     const silent = () => new Promise<never>(() => {});
     expect((await mx(silent, 300).deliver(envelope, raw, meta)).kind).toBe("transient");
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(10_000); // a resolver that never answers is cut off
   });
 
   test("a permanent answer stops: the backup MX is not tried", async () => {

@@ -1,6 +1,6 @@
 // Graphile Worker 0.18 records a job's result (completeJob / failJob without batching) without
 // awaiting it: when the database is unreachable for longer than its retries, that promise rejects
-// with nobody to catch it, and an unhandled rejection ends the process. Seen in `bun run chaos
+// with nobody to catch it, and an unhandled rejection ends the process. Seen in `npm run chaos
 // db-restart`. While the worker runs, such a rejection that is a lost database connection is
 // logged instead; the job it concerns stays locked by this live pool, and the sweeper hands it back
 // (worker/liveness.ts, own orphans). Any other unhandled rejection still ends the process.

@@ -1,4 +1,4 @@
-// `bun run chaos <name> [--messages N] [--rate R] [--fast]`: one fault scenario against the real
+// `npm run chaos -- <name> [--messages N] [--rate R] [--fast]`: one fault scenario against the real
 // service (bench/chaos/scenarios.ts), loopback only, bounded in count and time; prints one summary
 // line and exits 1 when a message that got a 250 was lost or stored or pushed twice.
 //   names: ingest-kill, worker-kill, db-restart, receiver-outage, copies, or all
@@ -7,7 +7,7 @@
 import { runChaos, summaryLine, type ChaosOptions } from "./harness.ts";
 import { scenarios } from "./scenarios.ts";
 
-const usage = `usage: bun run chaos <${Object.keys(scenarios).join("|")}|all> [--messages N (≤ 1000)] [--rate R (msgs/s, ≤ 100)] [--fast]`;
+const usage = `usage: npm run chaos -- <${Object.keys(scenarios).join("|")}|all> [--messages N (≤ 1000)] [--rate R (msgs/s, ≤ 100)] [--fast]`;
 const [name, ...args] = process.argv.slice(2);
 const options: ChaosOptions = { messages: 300, rate: 25, fast: false, drainMs: 75_000 };
 for (let i = 0; i < args.length; i++) {

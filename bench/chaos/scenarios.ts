@@ -1,4 +1,4 @@
-// The four fault scenarios. Each starts the service as `npm start` does (bun src/main.ts) with the
+// The four fault scenarios. Each starts the service as `npm start` does (npx bun src/main.ts) with the
 // roles it needs, starts the SMTP load, and injects its faults at fixed points of the sending time.
 import type { Sql } from "../../src/db.ts";
 import type { Scenario } from "./harness.ts";

@@ -44,12 +44,26 @@ export interface paths {
      */
     get: operations["getApiV1Messages"];
   };
+  "/api/v1/messages/wait": {
+    /**
+     * Wait for a message (long poll)
+     * @description Returns the first screened message of the mailbox that matches the filters (sender address or domain, subject text, thread, arrived after `after` or at/after `since`; with neither, mail from now on), with its one-time codes and confirmation links up front. Waits up to `timeout_s` (default 30, at most 60) and then answers 200 `{status: "timeout", cursor}`: call again with `after=cursor` to keep waiting without missing anything. Mail screened as a prompt-injection risk is returned with `injection_risk: true`, a warning and nothing extracted; mail quarantined as a virus, or as spam unless the mailbox delivers spam, is never returned. Wakes on the event log's notifications (it holds across API copies). 404 `mailbox not found` for another account's mailbox; a bound key may wait on its own mailbox only (403 key_scope).
+     */
+    get: operations["getApiV1MessagesWait"];
+  };
   "/api/v1/messages/{id}": {
     /**
      * Get a message
      * @description 404 `message not found` for a missing id, another account's, or another mailbox's under a bound key.
      */
     get: operations["getApiV1MessagesById"];
+  };
+  "/api/v1/messages/{id}/events": {
+    /**
+     * What became of a message
+     * @description Every step of an outbound message, with its time and detail: its draft's review (draft.pending_approval, draft.approved), the send's outcome (message.sent, message.delivered, message.send_failed), and reports that came later (message.bounced, message.complained). The id of a send that failed is still answered (the message itself is gone). For an inbound message: its message.received. 404 `message not found` as for GET /api/v1/messages/{id}.
+     */
+    get: operations["getApiV1MessagesByIdEvents"];
   };
   "/api/v1/messages/{id}/attachments/{attachment_id}": {
     /**
@@ -58,12 +72,31 @@ export interface paths {
      */
     get: operations["getApiV1MessagesByIdAttachmentsByAttachment_id"];
   };
+  "/api/v1/messages/{id}/feedback": {
+    /**
+     * Correct a message's verdict
+     * @description Requires `can_read`; a bound key only for its own mailbox. 201 when recorded; 200 when the same verdict was already standing (nothing changes). A message holds one standing verdict per axis (spam, injection, fraud): the other verdict of the axis replaces it (`replaced` names it) and undoes what it taught. `spam` and `not_spam` train the account's own statistics, applied to its later mail on top of the global model; other accounts are unaffected. The message's own stored verdicts do not change. 400 for outbound mail; 404 `message not found` as for GET /messages/{id}.
+     */
+    post: operations["postApiV1MessagesByIdFeedback"];
+    /**
+     * Undo a message's corrections
+     * @description Undoes the standing verdict of `axis` (every axis when omitted) and removes what it taught the account's statistics. `undone` lists them (empty when there was none). Same authorization and 404 as POST.
+     */
+    delete: operations["deleteApiV1MessagesByIdFeedback"];
+  };
   "/api/v1/send": {
     /**
      * Send one email
      * @description Checks run in this order: authentication, body validation (400), mailbox and key binding (403 key_scope, 404), idempotency (200 replay, 409 idempotency_conflict / idempotency_in_progress), send lists (403 send_blocked_by_list), suppression (422), approval (202 with a forced draft), monthly quota (402, terminal for the client_id), delivery (201; 400 permanent rejection; 502 transient or delivery_outcome_unknown). With `reply_to_message_id`, the recipient, subject (`Re:` once) and thread come from the original unless `to` or `subject` are given. A 402 or 400 rejection is stored for the client_id; 403, 422 and transient 502 are not, so a retry is evaluated again. After `delivery_outcome_unknown` the client_id answers 409 idempotency_in_progress until reconciliation records the outcome.
      */
     post: operations["postApiV1Send"];
+  };
+  "/api/v1/messages/{id}/forward": {
+    /**
+     * Forward a message
+     * @description Sends the message (received or sent) to one new recipient from the mailbox that holds it, as a new conversation: subject `Fwd: …`, the optional note, a `---------- Forwarded message ---------` block (From, Date, Subject, To) and the original's sanitized text inline, and the original's attachments (at most ATTACHMENT_MAX_BYTES together, else 413). Checks and answers are POST /send's, in its order, idempotency included. A message screened as an injection risk or a virus, or not screened yet, is never sent by a key alone: it is held as a pending draft (202) for a human, whatever the mailbox's require_approval. 404 `message not found` as for GET /messages/{id}.
+     */
+    post: operations["postApiV1MessagesByIdForward"];
   };
   "/api/v1/drafts": {
     /**
@@ -76,6 +109,13 @@ export interface paths {
      * @description Same body and validation as send. No idempotency: a retried create can duplicate a draft. Never queued for approval at creation.
      */
     post: operations["postApiV1Drafts"];
+  };
+  "/api/v1/drafts/{id}/events": {
+    /**
+     * What became of a draft
+     * @description The draft's review and sends, oldest first (draft.pending_approval with its held_reason, draft.approved, draft.rejected with who and why, message.sent, message.send_failed ...), also once the draft is sent or rejected. 404 `draft not found` for another account's draft or another mailbox's under a bound key.
+     */
+    get: operations["getApiV1DraftsByIdEvents"];
   };
   "/api/v1/drafts/{id}": {
     /**
@@ -101,6 +141,32 @@ export interface paths {
      */
     post: operations["postApiV1DraftsByIdSend"];
   };
+  "/api/v1/drafts/{id}/attachments": {
+    /**
+     * List a draft's attachments
+     * @description In the order they were added, without their bytes. 404 `draft not found` as for GET /drafts/{id}.
+     */
+    get: operations["getApiV1DraftsByIdAttachments"];
+    /**
+     * Attach a file to a draft
+     * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+     */
+    post: operations["postApiV1DraftsByIdAttachments"];
+  };
+  "/api/v1/drafts/{id}/attachments/from-message": {
+    /**
+     * Attach a message's attachment to a draft
+     * @description Copies an attachment of a message the key can read (received or sent) onto the draft, without uploading it again. A message the key cannot read is 404 `message not found`; an unknown attachment id 404 `not found`; a message screened as malware 422 `attachment_infected`. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+     */
+    post: operations["postApiV1DraftsByIdAttachmentsFrom-message"];
+  };
+  "/api/v1/drafts/{id}/attachments/{attachment_id}": {
+    /**
+     * Remove an attachment from a draft
+     * @description Only a `draft` changes (409 approval_conflict otherwise). 404 `draft not found` as for GET /drafts/{id}; 404 `not found` when the draft has no such attachment.
+     */
+    delete: operations["deleteApiV1DraftsByIdAttachmentsByAttachment_id"];
+  };
   "/api/v1/threads": {
     /**
      * List a mailbox's threads
@@ -122,10 +188,41 @@ export interface paths {
      */
     get: operations["getApiV1Search"];
   };
+  "/api/v1/messages/{id}/labels": {
+    /**
+     * A message's labels
+     * @description Sorted. 404 `message not found` as for GET /messages/{id}. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    get: operations["getApiV1MessagesByIdLabels"];
+    /**
+     * Add and remove a message's labels
+     * @description Returns the labels after the change. Needs can_read (inbox bookkeeping, not sending). A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    post: operations["postApiV1MessagesByIdLabels"];
+  };
+  "/api/v1/threads/{id}/labels": {
+    /**
+     * A thread's labels
+     * @description The labels any of its messages carries, except `read` and `archived`, which a thread has only when every message has them (new mail makes it unread and unarchived). 404 `thread not found`. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    get: operations["getApiV1ThreadsByIdLabels"];
+    /**
+     * Add and remove a thread's labels
+     * @description Applies the change to every message of the thread the key can see; returns the thread's labels after it. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    post: operations["postApiV1ThreadsByIdLabels"];
+  };
+  "/api/v1/labels/batch": {
+    /**
+     * Change labels on many messages
+     * @description One change over up to 100 messages, in one transaction. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+     */
+    post: operations["postApiV1LabelsBatch"];
+  };
   "/api/v1/events": {
     /**
      * Read the event log
-     * @description message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
+     * @description Events after `after` (omitted: the oldest retained), oldest first: message.received, and what became of outbound mail and drafts (message.sent, message.delivered, message.send_failed, message.bounced, message.complained, draft.pending_approval, draft.approved, draft.rejected); `types` narrows them. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
      */
     get: operations["getApiV1Events"];
   };
@@ -610,6 +707,7 @@ export interface operations {
         mailbox_id: string;
         limit?: string | number;
         cursor?: string;
+        label?: string;
       };
     };
     responses: {
@@ -665,6 +763,120 @@ export interface operations {
             /** @constant */
             code: "key_scope";
           } | {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Wait for a message (long poll)
+   * @description Returns the first screened message of the mailbox that matches the filters (sender address or domain, subject text, thread, arrived after `after` or at/after `since`; with neither, mail from now on), with its one-time codes and confirmation links up front. Waits up to `timeout_s` (default 30, at most 60) and then answers 200 `{status: "timeout", cursor}`: call again with `after=cursor` to keep waiting without missing anything. Mail screened as a prompt-injection risk is returned with `injection_risk: true`, a warning and nothing extracted; mail quarantined as a virus, or as spam unless the mailbox delivers spam, is never returned. Wakes on the event log's notifications (it holds across API copies). 404 `mailbox not found` for another account's mailbox; a bound key may wait on its own mailbox only (403 key_scope).
+   */
+  getApiV1MessagesWait: {
+    parameters: {
+      query: {
+        mailbox_id: string;
+        from?: string;
+        subject_contains?: string;
+        thread_id?: string;
+        after?: string;
+        since?: string;
+        timeout_s?: number;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": ({
+            /** @constant */
+            status: "found";
+            /** @description pass as `after` to wait for the next one */
+            cursor: string;
+            message: {
+              id: string;
+              mailbox_id: string;
+              thread_id: string;
+              from_addr: string;
+              to_addr: string;
+              subject: string;
+              created_at: string;
+              /** @description one-time codes found in the subject and body */
+              verification_codes: string[];
+              /** @description links that sign in, verify, confirm or activate */
+              confirmation_links: string[];
+              password_reset_links: string[];
+              comprehension_status: string;
+              /** @description screened as a prompt-injection risk: nothing was extracted from it */
+              injection_risk: boolean;
+              warning: string | null;
+            };
+          }) | ({
+            /** @constant */
+            status: "timeout";
+            /** @description pass as `after` to keep waiting without missing anything */
+            cursor: string;
+            waited_ms: string | number;
+            retry: string;
+          });
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
             error: string;
           };
         };
@@ -797,6 +1009,121 @@ export interface operations {
     };
   };
   /**
+   * What became of a message
+   * @description Every step of an outbound message, with its time and detail: its draft's review (draft.pending_approval, draft.approved), the send's outcome (message.sent, message.delivered, message.send_failed), and reports that came later (message.bounced, message.complained). The id of a send that failed is still answered (the message itself is gone). For an inbound message: its message.received. 404 `message not found` as for GET /api/v1/messages/{id}.
+   */
+  getApiV1MessagesByIdEvents: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description oldest first, at most 200; kept as long as the event log keeps events (EVENT_RETENTION_DAYS) */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            events: ({
+                /** @description the event's position in the event log */
+                cursor: string;
+                type: string;
+                /** @description when it was recorded (ISO 8601) */
+                created_at: string;
+                event: ({
+                  event_id: string;
+                  /** @constant */
+                  type: "message.received";
+                  message_id: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  from: string;
+                  subject: string;
+                  body: string;
+                  truncated: boolean;
+                  sanitization: Record<string, never>;
+                  comprehension_status: string;
+                  classification: Record<string, never> | null;
+                  extraction: Record<string, never> | null;
+                  extraction_error: Record<string, never> | null;
+                  confidence: number;
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
    * Download an attachment
    * @description Same authorization and 404 rules as the message; `attachment not found` when the message has no such attachment.
    */
@@ -868,6 +1195,241 @@ export interface operations {
     };
   };
   /**
+   * Correct a message's verdict
+   * @description Requires `can_read`; a bound key only for its own mailbox. 201 when recorded; 200 when the same verdict was already standing (nothing changes). A message holds one standing verdict per axis (spam, injection, fraud): the other verdict of the axis replaces it (`replaced` names it) and undoes what it taught. `spam` and `not_spam` train the account's own statistics, applied to its later mail on top of the global model; other accounts are unaffected. The message's own stored verdicts do not change. 400 for outbound mail; 404 `message not found` as for GET /messages/{id}.
+   */
+  postApiV1MessagesByIdFeedback: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description `spam` / `not_spam` (the account's spam statistics learn from it), `injection` / `safe` (recorded), `fraud` / `genuine` (about the sender: later mail from it is flagged, or counted as a known correspondent) */
+          verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            feedback: {
+              id: string;
+              message_id: string;
+              /** @enum {string} */
+              verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+              /** @enum {string} */
+              axis: "spam" | "injection" | "fraud";
+              /** @enum {string|null} */
+              trained: "spam" | "ham" | null;
+              created_at: string;
+            };
+            /** @enum {string|null} */
+            replaced: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine" | null;
+          };
+        };
+      };
+      /** @description Response for status 201 */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            feedback: {
+              id: string;
+              message_id: string;
+              /** @enum {string} */
+              verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+              /** @enum {string} */
+              axis: "spam" | "injection" | "fraud";
+              /** @enum {string|null} */
+              trained: "spam" | "ham" | null;
+              created_at: string;
+            };
+            /** @enum {string|null} */
+            replaced: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine" | null;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Undo a message's corrections
+   * @description Undoes the standing verdict of `axis` (every axis when omitted) and removes what it taught the account's statistics. `undone` lists them (empty when there was none). Same authorization and 404 as POST.
+   */
+  deleteApiV1MessagesByIdFeedback: {
+    parameters: {
+      query?: {
+        axis?: "spam" | "injection" | "fraud";
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            undone: ({
+                id: string;
+                message_id: string;
+                /** @enum {string} */
+                verdict: "spam" | "not_spam" | "injection" | "safe" | "fraud" | "genuine";
+                /** @enum {string} */
+                axis: "spam" | "injection" | "fraud";
+                /** @enum {string|null} */
+                trained: "spam" | "ham" | null;
+                created_at: string;
+              })[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
    * Send one email
    * @description Checks run in this order: authentication, body validation (400), mailbox and key binding (403 key_scope, 404), idempotency (200 replay, 409 idempotency_conflict / idempotency_in_progress), send lists (403 send_blocked_by_list), suppression (422), approval (202 with a forced draft), monthly quota (402, terminal for the client_id), delivery (201; 400 permanent rejection; 502 transient or delivery_outcome_unknown). With `reply_to_message_id`, the recipient, subject (`Re:` once) and thread come from the original unless `to` or `subject` are given. A 402 or 400 rejection is stored for the client_id; 403, 422 and transient 502 are not, so a retry is evaluated again. After `delivery_outcome_unknown` the client_id answers 409 idempotency_in_progress until reconciliation records the outcome.
    */
@@ -889,6 +1451,188 @@ export interface operations {
     };
     responses: {
       /** @description the stored result of an earlier completed send with this client_id and payload */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            thread_id: string;
+            provider_message_id: string;
+          };
+        };
+      };
+      /** @description Response for status 201 */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            thread_id: string;
+            provider_message_id: string;
+          };
+        };
+      };
+      /** @description Response for status 202 */
+      202: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            draft_id: string;
+            /** @constant */
+            status: "pending_approval";
+          };
+        };
+      };
+      /** @description Response for status 400 */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: false;
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      402: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 403 */
+      403: {
+        content: {
+          "application/json": ({
+            /** @constant */
+            code: "send_blocked_by_list";
+            /** @enum {string} */
+            reason: "block_match" | "no_allow_match";
+            /** @enum {string} */
+            scope: "account" | "mailbox";
+            list_entry_id?: string;
+          }) | ({
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          });
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description transient failure (retryable true) or ambiguous outcome (code delivery_outcome_unknown) */
+      502: {
+        content: {
+          "application/json": {
+            error: string;
+            retryable: boolean;
+            /** @constant */
+            code?: "delivery_outcome_unknown";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Forward a message
+   * @description Sends the message (received or sent) to one new recipient from the mailbox that holds it, as a new conversation: subject `Fwd: …`, the optional note, a `---------- Forwarded message ---------` block (From, Date, Subject, To) and the original's sanitized text inline, and the original's attachments (at most ATTACHMENT_MAX_BYTES together, else 413). Checks and answers are POST /send's, in its order, idempotency included. A message screened as an injection risk or a virus, or not screened yet, is never sent by a key alone: it is held as a pending draft (202) for a human, whatever the mailbox's require_approval. 404 `message not found` as for GET /messages/{id}.
+   */
+  postApiV1MessagesByIdForward: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description exactly one address */
+          to: string;
+          /** @description a note above the forwarded message */
+          text?: string;
+          /** @description idempotency key, as for send; must not start with `draft:` */
+          client_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the stored result of an earlier completed forward with this client_id and payload */
       200: {
         headers: {
           /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
@@ -1207,6 +1951,121 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * What became of a draft
+   * @description The draft's review and sends, oldest first (draft.pending_approval with its held_reason, draft.approved, draft.rejected with who and why, message.sent, message.send_failed ...), also once the draft is sent or rejected. 404 `draft not found` for another account's draft or another mailbox's under a bound key.
+   */
+  getApiV1DraftsByIdEvents: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description oldest first, at most 200; kept as long as the event log keeps events (EVENT_RETENTION_DAYS) */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            events: ({
+                /** @description the event's position in the event log */
+                cursor: string;
+                type: string;
+                /** @description when it was recorded (ISO 8601) */
+                created_at: string;
+                event: ({
+                  event_id: string;
+                  /** @constant */
+                  type: "message.received";
+                  message_id: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  from: string;
+                  subject: string;
+                  body: string;
+                  truncated: boolean;
+                  sanitization: Record<string, never>;
+                  comprehension_status: string;
+                  classification: Record<string, never> | null;
+                  extraction: Record<string, never> | null;
+                  extraction_error: Record<string, never> | null;
+                  confidence: number;
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
         content: {
           "application/json": {
             error: string;
@@ -1683,6 +2542,465 @@ export interface operations {
     };
   };
   /**
+   * List a draft's attachments
+   * @description In the order they were added, without their bytes. 404 `draft not found` as for GET /drafts/{id}.
+   */
+  getApiV1DraftsByIdAttachments: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            attachments: ({
+                /** @description dat_... */
+                id: string;
+                draft_id: string;
+                filename: string;
+                /** @description as declared, or as detected from the bytes when the declaration said nothing */
+                content_type: string;
+                /** @description bytes */
+                size: string | number;
+                /** @description hex SHA-256 of the bytes */
+                sha256: string;
+                /** @description the message attachment it was copied from */
+                source_attachment_id: string | null;
+                created_at: string;
+              })[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Attach a file to a draft
+   * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+   */
+  postApiV1DraftsByIdAttachments: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": {
+          /**
+           * Format: binary
+           * @description the file, with its filename and content type
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description a file a draft will send */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @description dat_... */
+            id: string;
+            draft_id: string;
+            filename: string;
+            /** @description as declared, or as detected from the bytes when the declaration said nothing */
+            content_type: string;
+            /** @description bytes */
+            size: string | number;
+            /** @description hex SHA-256 of the bytes */
+            sha256: string;
+            /** @description the message attachment it was copied from */
+            source_attachment_id: string | null;
+            created_at: string;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 422 */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "attachment_infected";
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description Response for status 503 */
+      503: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: true;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Attach a message's attachment to a draft
+   * @description Copies an attachment of a message the key can read (received or sent) onto the draft, without uploading it again. A message the key cannot read is 404 `message not found`; an unknown attachment id 404 `not found`; a message screened as malware 422 `attachment_infected`. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+   */
+  "postApiV1DraftsByIdAttachmentsFrom-message": {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description a message the key can read */
+          message_id: string;
+          /** @description one of that message's attachments (att_...) */
+          attachment_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description a file a draft will send */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @description dat_... */
+            id: string;
+            draft_id: string;
+            filename: string;
+            /** @description as declared, or as detected from the bytes when the declaration said nothing */
+            content_type: string;
+            /** @description bytes */
+            size: string | number;
+            /** @description hex SHA-256 of the bytes */
+            sha256: string;
+            /** @description the message attachment it was copied from */
+            source_attachment_id: string | null;
+            created_at: string;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 422 */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "attachment_infected";
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description Response for status 503 */
+      503: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: true;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove an attachment from a draft
+   * @description Only a `draft` changes (409 approval_conflict otherwise). 404 `draft not found` as for GET /drafts/{id}; 404 `not found` when the draft has no such attachment.
+   */
+  deleteApiV1DraftsByIdAttachmentsByAttachment_id: {
+    parameters: {
+      path: {
+        id: string;
+        attachment_id: string;
+      };
+    };
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: never;
+      };
+      /** @description a request body, when sent, must be a JSON object (an empty body counts as none) without NUL characters or lone surrogates */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
    * List a mailbox's threads
    * @description Conversations by latest activity, newest first. A mailbox_id that is not the account's yields an empty list; a bound key may list only its own mailbox (403 key_scope). `next_cursor` continues with older threads; a thread that gets a new message while a client walks moves to the top and is not shown again further down.
    */
@@ -1692,6 +3010,7 @@ export interface operations {
         mailbox_id: string;
         limit?: string | number;
         cursor?: string;
+        label?: string;
       };
     };
     responses: {
@@ -1904,6 +3223,7 @@ export interface operations {
         has_attachment?: boolean;
         label?: string;
         direction?: "in" | "out";
+        has_label?: string;
         limit?: string | number;
         cursor?: string;
       };
@@ -1991,14 +3311,445 @@ export interface operations {
     };
   };
   /**
+   * A message's labels
+   * @description Sorted. 404 `message not found` as for GET /messages/{id}. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  getApiV1MessagesByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Add and remove a message's labels
+   * @description Returns the labels after the change. Needs can_read (inbox bookkeeping, not sending). A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  postApiV1MessagesByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description labels to add (at most 20) */
+          add?: string[];
+          /** @description labels to remove (at most 20) */
+          remove?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * A thread's labels
+   * @description The labels any of its messages carries, except `read` and `archived`, which a thread has only when every message has them (new mail makes it unread and unarchived). 404 `thread not found`. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  getApiV1ThreadsByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Add and remove a thread's labels
+   * @description Applies the change to every message of the thread the key can see; returns the thread's labels after it. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  postApiV1ThreadsByIdLabels: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description labels to add (at most 20) */
+          add?: string[];
+          /** @description labels to remove (at most 20) */
+          remove?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            labels: string[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Change labels on many messages
+   * @description One change over up to 100 messages, in one transaction. A label is 1 to 64 characters of a-z, 0-9 and _ . : / - (case is folded). `read`/`unread`: inbound mail is unread until marked read (adding `unread` removes `read`); outbound mail is read. `archived` is a label like any other: listings filter on it (`label=`), never hide it. At most 50 labels per message.
+   */
+  postApiV1LabelsBatch: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description at most 100 message ids */
+          message_ids: string[];
+          /** @description labels to add (at most 20) */
+          add?: string[];
+          /** @description labels to remove (at most 20) */
+          remove?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @description the ids changed */
+            updated: string[];
+            /** @description ids missing or not visible to the key (never told apart) */
+            not_found: string[];
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
    * Read the event log
-   * @description message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
+   * @description Events after `after` (omitted: the oldest retained), oldest first: message.received, and what became of outbound mail and drafts (message.sent, message.delivered, message.send_failed, message.bounced, message.complained, draft.pending_approval, draft.approved, draft.rejected); `types` narrows them. Poll again with `after=next_cursor`. Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).
    */
   getApiV1Events: {
     parameters: {
       query?: {
         after?: string;
         mailbox_id?: string;
+        types?: string;
         limit?: string | number;
       };
     };
@@ -2016,8 +3767,7 @@ export interface operations {
             events: ({
                 /** @description opaque; resume after this event with `after=<cursor>` or Last-Event-ID */
                 cursor: string;
-                /** @description the webhook's message.received payload, the same event_id */
-                event: {
+                event: ({
                   event_id: string;
                   /** @constant */
                   type: "message.received";
@@ -2034,7 +3784,26 @@ export interface operations {
                   extraction: Record<string, never> | null;
                   extraction_error: Record<string, never> | null;
                   confidence: number;
-                };
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
               })[];
             next_cursor: string;
           };
@@ -2096,12 +3865,13 @@ export interface operations {
       query?: {
         after?: string;
         mailbox_id?: string;
+        types?: string;
         consumer?: string;
         prefetch?: string | number;
       };
     };
     responses: {
-      /** @description text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats */
+      /** @description text/event-stream: `id: <cursor>`, `event: <type>` (e.g. message.received), `data: <event JSON>`; comment heartbeats */
       200: {
         headers: {
           /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
@@ -2149,7 +3919,7 @@ export interface operations {
           };
         };
       };
-      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      /** @description basic error */
       429: {
         headers: {
           /** @description whole seconds to wait before the next request of this key */
@@ -2161,8 +3931,7 @@ export interface operations {
         };
         content: {
           "application/json": {
-            /** @constant */
-            error: "rate limited";
+            error: string;
           };
         };
       };
@@ -2411,8 +4180,7 @@ export interface operations {
           "application/json": {
             events: ({
                 cursor: string;
-                /** @description the webhook's message.received payload, the same event_id */
-                event: {
+                event: ({
                   event_id: string;
                   /** @constant */
                   type: "message.received";
@@ -2429,7 +4197,26 @@ export interface operations {
                   extraction: Record<string, never> | null;
                   extraction_error: Record<string, never> | null;
                   confidence: number;
-                };
+                }) | ({
+                  event_id: string;
+                  /**
+                   * @default message.sent
+                   * @enum {string}
+                   */
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  /** @description when it happened (ISO 8601) */
+                  created_at: string;
+                  mailbox_id: string;
+                  thread_id: string;
+                  /** @description the outbound message (null for a draft not sent yet) */
+                  message_id: string | null;
+                  /** @description the draft, when the message came from one or the event is about one */
+                  draft_id: string | null;
+                  to: string | null;
+                  subject: string;
+                  /** @description what is particular to the type (docs/events.md) */
+                  detail: Record<string, never>;
+                });
                 /** @description unacknowledged by then, the event goes to the next claim */
                 lease_expires_at: string;
                 /** @description how many times this event has been leased (1 the first time) */

@@ -10,6 +10,8 @@ export type EventStreamOptions = {
   /** resume after this cursor; without it, events from now on */
   after?: string;
   mailboxId?: string;
+  /** only these event types (default: every type: message.received, message.sent, draft.approved ...) */
+  types?: string[];
   /** read as this named consumer (acknowledge each event; see consumer()) */
   consumer?: string;
   prefetch?: number;
@@ -42,6 +44,7 @@ export async function* eventStream(context: Context, options: EventStreamOptions
   while (!options.signal?.aborted) {
     const url = new URL(`${context.baseUrl}/api/v1/events/stream`);
     if (options.mailboxId) url.searchParams.set("mailbox_id", options.mailboxId);
+    if (options.types?.length) url.searchParams.set("types", options.types.join(","));
     if (options.consumer) url.searchParams.set("consumer", options.consumer);
     if (options.prefetch) url.searchParams.set("prefetch", String(options.prefetch));
     const headers: Record<string, string> = { authorization: `Bearer ${context.apiKey}`, accept: "text/event-stream" };
@@ -55,7 +58,8 @@ export async function* eventStream(context: Context, options: EventStreamOptions
       if (response.ok && response.body) {
         failures = 0;
         for await (const message of readSse(response.body, { onId: (id) => void (cursor = id), onRetry: (ms) => void (retryMs = ms) })) {
-          if (message.event !== "message.received") continue;
+          // Only event frames: the data-less `id:` resume point and comments carry nothing to yield.
+          if (!message.event || !message.data) continue;
           yield { cursor: message.id!, event: JSON.parse(message.data) };
         }
       } else {

@@ -6,9 +6,11 @@ import { scoreInjectionRisk } from "../comprehension/injection/risk.ts";
 import {
   DEFAULT_ATTACHMENT_TEXT_LIMITS,
   extractAttachmentText,
+  findPrlimit,
   findTesseract,
   type AttachmentTextLimits,
 } from "../mail/attachment-text.ts";
+import type { Config } from "../config.ts";
 import type { Services } from "./services.ts";
 
 export type AttachmentReading = {
@@ -21,18 +23,20 @@ export type AttachmentReading = {
 /** Everything searched over all of a message's attachments together. */
 const MAX_MESSAGE_ATTACHMENT_TEXT = 300_000;
 
-let tesseract: Promise<string | null> | null = null;
+let tools: Promise<[string | null, string | null]> | null = null;
 
-export async function attachmentTextLimits(): Promise<AttachmentTextLimits> {
-  tesseract ??= findTesseract();
-  return { ...DEFAULT_ATTACHMENT_TEXT_LIMITS, tesseract: await tesseract };
+/** The budgets of extraction: the service's configuration, or the defaults. */
+export async function attachmentTextLimits(budgets?: Config["attachmentReading"]): Promise<AttachmentTextLimits> {
+  tools ??= Promise.all([findTesseract(), findPrlimit()]);
+  const [tesseract, prlimit] = await tools;
+  return { ...DEFAULT_ATTACHMENT_TEXT_LIMITS, ...budgets, tesseract, prlimit };
 }
 
 export async function readAttachments(svc: Services, messageId: string): Promise<AttachmentReading[]> {
   const { sql, log } = svc;
   const pending = await sql`select id from attachments where message_id = ${messageId} and text_status is null order by id`;
   if (pending.length > 0) {
-    const limits = await attachmentTextLimits();
+    const limits = await attachmentTextLimits(svc.config.attachmentReading);
     // One attachment's bytes in memory at a time.
     for (const { id } of pending) {
       const [attachment] = await sql`select filename, content_type, content from attachments where id = ${id}`;
@@ -54,6 +58,7 @@ export async function readAttachments(svc: Services, messageId: string): Promise
         attachment_id: id,
         status: result.status,
         method: result.method,
+        ...(result.error ? { error: result.error } : {}),
         chars: result.text?.length ?? 0,
         injection_risky: injection?.risky ?? false,
         duration_ms: Math.round(performance.now() - started),

@@ -8,14 +8,14 @@ import { errors } from "./errors.ts";
 import { EVENT_CHANNEL, MAX_EVENTS_PAGE, parseCursor } from "./events.ts";
 import { newId } from "./ids.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
-import type { MessageReceivedPayload } from "./event-payload.ts";
+import type { EventPayload } from "./event-payload.ts";
 
 export const CONSUMER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const MAX_LEASE_SECONDS = 3600;
 
 export type Consumer = { name: string; mailbox_id: string | null; acked_through: string; created_at: string };
 type ConsumerRow = Consumer & { id: string; account_id: string };
-export type LeasedEvent = { cursor: string; event: MessageReceivedPayload; lease_expires_at: string; deliveries: number };
+export type LeasedEvent = { cursor: string; event: EventPayload; lease_expires_at: string; deliveries: number };
 
 function assertName(name: string): void {
   if (!CONSUMER_NAME.test(name))
@@ -98,7 +98,7 @@ export async function claimEvents(
       select c.position, c.payload, l.lease_until, l.deliveries from candidates c join leased l using (position) order by c.position`;
     return rows.map((row) => ({
       cursor: String(row.position),
-      event: JSON.parse(row.payload) as MessageReceivedPayload,
+      event: JSON.parse(row.payload) as EventPayload,
       lease_expires_at: row.lease_until as string,
       deliveries: Number(row.deliveries),
     }));

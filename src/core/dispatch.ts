@@ -21,10 +21,12 @@ import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
 import { sendStageDuration, sends } from "../metrics.ts";
 import type { Mailbox } from "./mailboxes.ts";
+import { storeMessageAttachments, type OutgoingFile } from "./attachment-bytes.ts";
 import { insertOutboundRecord } from "./outbound-record.ts";
 import { releaseSend } from "./quota.ts";
 import type { Services } from "./services.ts";
 import { newUnsubscribeLinks } from "./unsubscribe.ts";
+import { recordLifecycleEvent } from "./lifecycle-events.ts";
 
 export type DispatchContent = {
   mailbox: Mailbox;
@@ -35,9 +37,18 @@ export type DispatchContent = {
   inReplyTo: string | null;
   references: string[];
   draftId: string | null;
+  /** Files sent after the text; recorded with the message as its attachments. */
+  attachments?: OutgoingFile[];
 };
 
-export type DispatchResult = { messageId: string; threadId: string; draftId: string | null; outcome: DeliveryOutcome };
+export type DispatchResult = {
+  messageId: string;
+  threadId: string;
+  draftId: string | null;
+  /** The message's delivery_attempts for this attempt: only it may record its outcome. */
+  attempt: number;
+  outcome: DeliveryOutcome;
+};
 
 export type Dispatch = {
   accountId: string;
@@ -89,6 +100,7 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
       unsubscribeTokenId: composed.unsubscribeTokenId,
     });
     if (!reserved) throw errors.quotaExhausted();
+    if (content.attachments?.length) await storeMessageAttachments(db, messageId, content.attachments);
     // After the record, not before: an idempotency key tied to the message is locked from here to
     // COMMIT, and a concurrent request with the same client_id must get its 409 without waiting
     // behind this send's quota reservation (test/idempotency.test.ts).
@@ -97,16 +109,28 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   };
   const recording = stage("record");
   // One statement commits by itself; a claim or a draft must commit with it.
-  const { content, raw, rfcMessageId } = input.prepare || input.afterRecord ? await sql.begin(record) : await record(sql);
+  const oneStatement = !input.prepare && !input.afterRecord && !input.content?.attachments?.length;
+  const { content, raw, rfcMessageId } = oneStatement ? await record(sql) : await sql.begin(record);
   recording();
 
   const delivering = stage("deliver");
-  const outcome = await svc.transport.deliver({ from: content.mailbox.address, to: content.to }, raw, { messageId: rfcMessageId });
+  const outcome = await svc.transport.deliver({ from: content.mailbox.address, to: content.to }, raw, {
+    messageId: rfcMessageId,
+    beforeFinalDot: () => markFinalDot(sql, messageId, 1),
+  });
   delivering();
-  const result: DispatchResult = { messageId, threadId: content.threadId, draftId: content.draftId, outcome };
+  const result: DispatchResult = { messageId, threadId: content.threadId, draftId: content.draftId, attempt: 1, outcome };
   const outcomeRecording = stage("outcome");
-  await recordOutcome(svc, result, input.accountId, { keepForRetry: content.draftId !== null, onOutcome: input.onOutcome });
+  const applied = await recordOutcome(svc, result, input.accountId, { keepForRetry: content.draftId !== null, onOutcome: input.onOutcome });
   outcomeRecording();
+  // The reconcile task took this attempt over (it outlived RECONCILE_GRACE_S): its answer is the
+  // one that counts, and a retry with the same client_id gets it.
+  if (!applied) {
+    result.outcome = {
+      kind: "unknown",
+      error: "the attempt took too long and was handed to reconciliation; retry with the same client_id for the final answer",
+    };
+  }
   sends.inc({ outcome: outcome.kind });
   svc.log.info("outbound.delivery", {
     message_id: messageId,
@@ -133,6 +157,7 @@ async function compose(svc: Services, db: Db, messageId: string, content: Dispat
     inReplyTo: content.inReplyTo,
     references: content.references,
     unsubscribe: links,
+    attachments: content.attachments,
   });
   composing();
   const signing = stage("sign");
@@ -142,57 +167,162 @@ async function compose(svc: Services, db: Db, messageId: string, content: Dispat
 }
 
 /**
+ * Writes that the receiver may now accept the message: called just before the final dot of
+ * attempt `attempt` (transport.ts, beforeFinalDot). Only while the row is still that attempt's:
+ * a reconcile task that took the message over has bumped delivery_attempts, and then this
+ * throws, so a stalled attempt can never put a second copy on the wire.
+ */
+export async function markFinalDot(db: Db, messageId: string, attempt: number): Promise<void> {
+  const rows = await db`
+    update messages set final_dot_at = now()
+    where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
+    returning id`;
+  if (rows.length === 0) throw new Error("the delivery was taken over by reconciliation");
+}
+
+/** The outbound row as the outcome's statement returns it: what its event names. */
+export type OutcomeRow = {
+  created_at: string;
+  mailbox_id: string;
+  thread_id: string;
+  draft_id: string | null;
+  to_addr: string;
+  subject: string;
+};
+
+/** A send's final word as its events tell it: a transport outcome, or the reconcile task giving up. */
+export type RecordedOutcome = DeliveryOutcome | { kind: "gave_up"; error: string };
+
+/**
+ * The events of a recorded outcome, in the transaction that records it: message.sent (and
+ * message.delivered when the transport's 250 came from the recipient's own server: direct MX, or
+ * our own mailbox), message.send_failed (`outcome`: refused, temporary with will_retry when the
+ * reconcile task tries again, or unknown: the final dot went out and no reply was read, so it may
+ * have arrived). Every path that records an outcome comes here: recordOutcome below, and the
+ * reconcile task when it gives a draft up (src/core/reconcile.ts).
+ */
+export async function recordOutcomeEvents(
+  tx: Tx,
+  transportName: string,
+  accountId: string,
+  messageId: string,
+  row: OutcomeRow,
+  outcome: RecordedOutcome,
+  options: { willRetry?: boolean } = {},
+): Promise<void> {
+  const base = {
+    accountId,
+    mailboxId: row.mailbox_id,
+    threadId: row.thread_id,
+    messageId,
+    draftId: row.draft_id,
+    to: row.to_addr,
+    subject: row.subject,
+  };
+  if (outcome.kind === "sent") {
+    await recordLifecycleEvent(tx, {
+      ...base,
+      type: "message.sent",
+      detail: { provider_message_id: outcome.providerMessageId, transport: transportName, response: outcome.response },
+      dedupeKey: `sent:${messageId}`,
+    });
+    const finalHop = transportName === "mx" ? "recipient_mx" : transportName === "local" ? "local_mailbox" : null;
+    if (finalHop) {
+      await recordLifecycleEvent(tx, {
+        ...base,
+        type: "message.delivered",
+        detail: { next_hop: finalHop, response: outcome.response },
+        dedupeKey: `delivered:${messageId}`,
+      });
+    }
+    return;
+  }
+  const kind = outcome.kind === "permanent" ? "refused" : outcome.kind === "unknown" ? "unknown" : "temporary";
+  await recordLifecycleEvent(tx, {
+    ...base,
+    type: "message.send_failed",
+    detail: {
+      outcome: kind,
+      error: outcome.error,
+      response_code: "responseCode" in outcome ? (outcome.responseCode ?? null) : null,
+      permanent: outcome.kind === "permanent",
+      will_retry: options.willRetry === true,
+      transport: transportName,
+    },
+  });
+}
+
+/**
+ * The one place an outbound delivery's outcome is recorded (the send, draft send, approval and
+ * the reconcile task all come here):
  * sent → the message is visible as sent. permanent or transient → it never left: the row goes
  * (a draft's transient failure keeps it for the reconcile task to retry) and the quota is given
- * back. unknown → it stays for reconciliation. The caller's follow-up commits in the same
- * transaction.
+ * back. unknown → the final dot went out and no reply was read: the message stays 'unknown' for
+ * good (never recorded as sent), the caller stores SPEC's 502 delivery_outcome_unknown as the
+ * answer, and a draft is given back by the reconcile task. The caller's follow-up commits in
+ * the same transaction, and so do the outcome's events (recordOutcomeEvents). Returns false when the attempt no longer owns the message (the reconcile
+ * task took it over, or already decided): nothing is written then.
  */
 export async function recordOutcome(
   svc: Services,
   result: DispatchResult,
   accountId: string,
   options: { keepForRetry: boolean; onOutcome?: (tx: Tx, result: DispatchResult) => Promise<void> },
-): Promise<void> {
+): Promise<boolean> {
   const { config } = svc;
-  const { messageId, outcome } = result;
+  const { messageId, outcome, attempt } = result;
+  const stageReached = outcome.stage ?? null;
   const reconcileJob = `reconcile:${messageId}`;
-  // Only an attempt still recorded as in flight may write its outcome: if reconciliation has
-  // already decided (an attempt that outlived the grace period), its decision stands.
+  // Only the attempt still recorded as in flight may write its outcome: if reconciliation has
+  // taken over or decided (an attempt that outlived the grace period), its decision stands.
   // Sent: the row and the removal of its reconcile job in one statement (atomic by itself).
-  const markSent = (db: Db, providerMessageId: string) => db<{ created_at: string }[]>`
+  const markSent = (db: Db, providerMessageId: string) => db<OutcomeRow[]>`
     with applied as (
-      update messages set delivery_status = 'sent', provider_message_id = ${providerMessageId}, delivery_error = null, raw_outbound = null
-      where id = ${messageId} and delivery_status = 'sending' returning created_at
+      update messages set delivery_status = 'sent', provider_message_id = ${providerMessageId}, delivery_error = null, raw_outbound = null,
+        delivery_stage = ${stageReached}
+      where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
+      returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject
     )
-    select created_at, graphile_worker.remove_job(${reconcileJob}) is not null as removed from applied`;
-  const late = () => svc.log.warn("outbound.outcome_after_reconciliation", { message_id: messageId, outcome: outcome.kind });
+    select applied.*, graphile_worker.remove_job(${reconcileJob}) is not null as removed from applied`;
+  const late = () => svc.log.warn("outbound.outcome_after_reconciliation", { message_id: messageId, outcome: outcome.kind, attempt });
 
-  // The common case needs no transaction: nothing else commits with it.
-  if (outcome.kind === "sent" && !options.onOutcome) {
-    if ((await markSent(svc.sql, outcome.providerMessageId)).length === 0) late();
-    return;
-  }
-  await svc.sql.begin(async (tx) => {
-    let applied: { created_at: string }[];
+  // Always a transaction: the outcome's events commit with it.
+  return await svc.sql.begin(async (tx) => {
+    let applied: OutcomeRow[];
+    let willRetry = false;
     if (outcome.kind === "sent") {
       applied = await markSent(tx, outcome.providerMessageId);
     } else if (outcome.kind === "unknown") {
-      applied = await tx`
-        update messages set delivery_status = 'unknown', delivery_error = ${outcome.error}
-        where id = ${messageId} and delivery_status = 'sending' returning created_at`;
-      // A job must follow: when this runs inside the reconcile task, its own job is about to end.
+      applied = await tx<OutcomeRow[]>`
+        update messages set delivery_status = 'unknown', delivery_error = ${outcome.error}, delivery_stage = ${stageReached}
+        where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
+        returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       if (applied.length > 0) {
-        await enqueueJob(
-          tx,
-          "reconcile_send",
-          { message_id: messageId },
-          { jobKey: reconcileJob, runAt: new Date(Date.now() + config.reconcileGraceSeconds * 1000) },
-        );
+        // A draft waits in 'sending' (SPEC) until the reconcile task gives it back; a send has
+        // its answer already (the caller stores it), so its job goes.
+        if (result.draftId) {
+          await enqueueJob(
+            tx,
+            "reconcile_send",
+            { message_id: messageId },
+            { jobKey: reconcileJob, runAt: new Date(Date.now() + config.reconcileGraceSeconds * 1000) },
+          );
+        } else {
+          await tx`select graphile_worker.remove_job(${reconcileJob})`;
+        }
+        svc.log.warn("outbound.outcome_unknown", {
+          message_id: messageId,
+          draft_id: result.draftId,
+          stage: stageReached,
+          error: outcome.error,
+        });
       }
     } else if (outcome.kind === "transient" && options.keepForRetry) {
-      applied = await tx`
-        update messages set delivery_status = 'retry', delivery_error = ${outcome.error}
-        where id = ${messageId} and delivery_status = 'sending' returning created_at`;
+      willRetry = true;
+      applied = await tx<OutcomeRow[]>`
+        update messages set delivery_status = 'retry', delivery_error = ${outcome.error}, delivery_stage = ${stageReached}
+        where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
+        returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       // Same job key: the pending reconcile job moves earlier instead of a second one appearing.
       if (applied.length > 0) {
         await enqueueJob(
@@ -203,7 +333,9 @@ export async function recordOutcome(
         );
       }
     } else {
-      applied = await tx`delete from messages where id = ${messageId} and delivery_status = 'sending' returning created_at`;
+      applied = await tx<OutcomeRow[]>`
+        delete from messages where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
+        returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       if (applied.length > 0) {
         await tx`select graphile_worker.remove_job(${reconcileJob})`;
         await tx`delete from unsubscribe_tokens where message_id = ${messageId}`;
@@ -212,8 +344,11 @@ export async function recordOutcome(
     }
     if (applied.length === 0) {
       late();
-      return;
+      return false;
     }
     if (options.onOutcome) await options.onOutcome(tx, result);
+    // Last: the event append takes the account's event lock until COMMIT.
+    await recordOutcomeEvents(tx, svc.transport.name, accountId, messageId, applied[0]!, outcome, { willRetry });
+    return true;
   });
 }

@@ -1,5 +1,5 @@
 // The DKIM key a message is signed with: a custom domain's own key, or the shared domain's key,
-// generated once and kept in the database (publish it with `bun run cli dkim show`).
+// generated once and kept in the database (publish it with `npm run cli -- dkim show`).
 import type { Config } from "../config.ts";
 import type { Db } from "../db.ts";
 import { generateDkimKeyPair } from "../mail/dkim-keys.ts";

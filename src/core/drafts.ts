@@ -6,7 +6,8 @@
 //                                  pending_approval ──reject───▶ rejected (tombstoned)
 //   sending ──permanent rejection──▶ draft (error recorded, fix and send again)
 //   draft ──delete──▶ deleted (tombstoned)
-import type { Db } from "../db.ts";
+import type { Db, Sql, Tx } from "../db.ts";
+import { draftAttachmentFiles } from "./attachment-bytes.ts";
 import { dispatchMessage } from "./dispatch.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
@@ -26,6 +27,7 @@ import {
 import { checkRecipientPolicy } from "./policy.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 import type { Services } from "./services.ts";
+import { recordLifecycleEvent } from "./lifecycle-events.ts";
 
 export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
 
@@ -49,10 +51,11 @@ type DraftRow = Draft & {
   references: string[];
   deleted_at: string | null;
   last_error: string | null;
+  held_reason: string | null;
 };
 
 const DRAFT_COLUMNS = `id, account_id, mailbox_id, status, to_addr as "to", subject, text, reply_to_message_id, requires_human,
-  thread_id, created_at, updated_at, in_reply_to, "references", deleted_at, last_error`;
+  thread_id, created_at, updated_at, in_reply_to, "references", deleted_at, last_error, held_reason`;
 
 function draftView(row: DraftRow): Draft {
   return {
@@ -110,9 +113,51 @@ export async function createDraft(svc: Services, principal: Principal, body: Out
   return { id: row.id, status: "draft" };
 }
 
-/** The draft POST /send creates when the mailbox requires approval. */
-export async function createForcedDraft(db: Db, principal: Principal, outgoing: ResolvedOutgoing, clientId: string | null): Promise<Draft> {
-  return draftView(await insertDraft(db, principal, outgoing, "pending_approval", clientId));
+/** The draft POST /send creates when it must wait for a human: created, then held (holdForApproval). */
+export async function createForcedDraft(
+  tx: Tx,
+  principal: Principal,
+  outgoing: ResolvedOutgoing,
+  clientId: string | null,
+  heldReason: string | null = null,
+): Promise<Draft> {
+  const created = await insertDraft(tx, principal, outgoing, "draft", clientId);
+  const held = await holdForApproval(tx, created.id, heldReason);
+  return draftView(held!);
+}
+
+/**
+ * The one way into pending_approval (draft send on a mailbox that requires approval, POST /send's
+ * forced draft, the loop guard): the conditional update and its draft.pending_approval event, in
+ * the caller's transaction. heldReason: why it is held when the mailbox setting is not the reason
+ * (null when it is). Null when the draft was not in `draft` any more.
+ */
+export async function holdForApproval(tx: Tx, draftId: string, heldReason: string | null): Promise<DraftRow | null> {
+  const [row] = await tx.unsafe<DraftRow[]>(
+    `update drafts set status = 'pending_approval', requires_human = true, held_reason = $2, updated_at = now()
+     where id = $1 and status = 'draft' and deleted_at is null
+     returning ${DRAFT_COLUMNS}`,
+    [draftId, heldReason],
+  );
+  if (!row) return null;
+  await recordLifecycleEvent(tx, {
+    ...draftEventBase(row),
+    type: "draft.pending_approval",
+    detail: { held_reason: heldReason, held_by: heldReason === null ? "require_approval" : "loop_guard" },
+  });
+  return row;
+}
+
+function draftEventBase(row: DraftRow) {
+  return {
+    accountId: row.account_id,
+    mailboxId: row.mailbox_id,
+    threadId: row.thread_id,
+    messageId: null,
+    draftId: row.id,
+    to: row.to,
+    subject: row.subject,
+  };
 }
 
 /** A live draft the principal may see; tombstoned, deleted and foreign drafts are the one 404. */
@@ -197,10 +242,8 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   assertSendingEntitled(principal.plan, mailbox);
   if (mailbox.require_approval) {
     await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
-    const queued = await svc.sql`
-      update drafts set status = 'pending_approval', requires_human = true, updated_at = now()
-      where id = ${id} and status = 'draft' and deleted_at is null returning id`;
-    if (queued.length === 0) {
+    const queued = await svc.sql.begin((tx) => holdForApproval(tx, id, null));
+    if (!queued) {
       const now = await findDraft(svc.sql, principal, id);
       if (now?.status === "pending_approval") return pendingResponse(id);
       return conflictOrMissing(svc.sql, principal, id);
@@ -248,8 +291,22 @@ async function deliverDraft(
         inReplyTo: row.in_reply_to,
         references: row.references,
         draftId,
+        attachments: await draftAttachmentFiles(tx, draftId),
       };
     },
+    // A human's approval is the claim from pending_approval, recorded with the message it sends.
+    afterRecord:
+      from === "pending_approval"
+        ? async (tx, messageId) => {
+            const [row] = await tx.unsafe<DraftRow[]>(`select ${DRAFT_COLUMNS} from drafts where id = $1`, [draftId]);
+            await recordLifecycleEvent(tx, {
+              ...draftEventBase(row!),
+              messageId,
+              type: "draft.approved",
+              detail: { decided_by: decidedBy, held_reason: row!.held_reason },
+            });
+          }
+        : undefined,
     async onOutcome(tx, dispatched) {
       const { outcome } = dispatched;
       if (outcome.kind === "sent") {
@@ -287,14 +344,30 @@ export async function approveDraft(svc: Services, decider: Decider, draftId: str
   return deliverDraft(svc, row.id, row.account_id, "pending_approval", decider.name);
 }
 
-export async function rejectDraft(db: Db, decider: Decider, draftId: string): Promise<void> {
-  const rows = await db`
-    update drafts set status = 'rejected', decided_by = ${decider.name}, updated_at = now()
-    where id = ${draftId} and (${decider.accountId}::text is null or account_id = ${decider.accountId})
-      and status = 'pending_approval' and deleted_at is null
-    returning id`;
-  if (rows.length > 0) return;
-  const [row] = await db`
+/**
+ * The one way into rejected, for a human (dashboard, CLI) and for anything deciding in a human's
+ * place (review expiry): the conditional update and its draft.rejected event commit together.
+ * reason: why, beside who (`decider.name`): null for a human's plain rejection, e.g. 'expired'.
+ */
+export async function rejectDraft(sql: Sql | Tx, decider: Decider, draftId: string, reason: string | null = null): Promise<void> {
+  const reject = async (tx: Tx) => {
+    const [row] = await tx.unsafe<DraftRow[]>(
+      `update drafts set status = 'rejected', decided_by = $2, updated_at = now()
+       where id = $1 and ($3::text is null or account_id = $3) and status = 'pending_approval' and deleted_at is null
+       returning ${DRAFT_COLUMNS}`,
+      [draftId, decider.name, decider.accountId] as never[],
+    );
+    if (!row) return false;
+    await recordLifecycleEvent(tx, {
+      ...draftEventBase(row),
+      type: "draft.rejected",
+      detail: { decided_by: decider.name, reason, held_reason: row.held_reason },
+    });
+    return true;
+  };
+  const rejected = "begin" in sql ? await (sql as Sql).begin(reject) : await reject(sql as Tx);
+  if (rejected) return;
+  const [row] = await sql`
     select status from drafts
     where id = ${draftId} and (${decider.accountId}::text is null or account_id = ${decider.accountId}) and deleted_at is null`;
   if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");

@@ -1,19 +1,20 @@
 // The event log: every message.received event (the webhook's payload and event_id), appended in
-// the transaction that records the screening result, ordered per account by its position, kept
+// the transaction that records the screening result, and the outbound and review events
+// (src/core/lifecycle-events.ts), appended in the transaction of the change they report; ordered per account by its position, kept
 // EVENT_RETENTION_DAYS (30 by default). Readers page through it with an opaque cursor (the
 // position as a decimal string); the live stream (src/http/event-*.ts) reads the same log.
 import type { Db, Sql } from "../db.ts";
 import { errors } from "./errors.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
-import type { MessageReceivedPayload } from "./event-payload.ts";
+import { EVENT_TYPES, isEventType, type EventPayload } from "./event-payload.ts";
 
 /** NOTIFY channel: its payload is `{"a": account_id, "p": position}`; the log holds the event. */
 export const EVENT_CHANNEL = "agent_mailbox_events";
 export const MAX_EVENTS_PAGE = 500;
 
-/** Whose events a reader sees: an account, narrowed to one mailbox or not. */
-export type EventScope = { accountId: string; mailboxId: string | null };
-export type LoggedEvent = { cursor: string; payload: string };
+/** Whose events a reader sees: an account, narrowed to one mailbox or not, and to some types or not. */
+export type EventScope = { accountId: string; mailboxId: string | null; types?: string[] | null };
+export type LoggedEvent = { cursor: string; payload: string; type?: string };
 
 /**
  * Appends in the caller's transaction and announces the position at commit. Returns null when
@@ -30,17 +31,22 @@ export async function appendEvent(
   db: Db,
   event: { id: string; accountId: string; mailboxId: string; messageId: string; payload: string },
 ): Promise<string | null> {
-  const locked = db`select pg_advisory_xact_lock(hashtextextended(${`event_log:${event.accountId}`}, 0))`;
+  const locked = lockAccountEvents(db, event.accountId);
   const appended = db`
     with appended as (
       insert into event_log (id, account_id, mailbox_id, message_id, payload)
       values (${event.id}, ${event.accountId}, ${event.mailboxId}, ${event.messageId}, ${event.payload})
-      on conflict (message_id, type) do nothing returning position
+      on conflict do nothing returning position
     )
     select position, pg_notify(${EVENT_CHANNEL}, json_build_object('a', ${event.accountId}::text, 'p', position::text)::text) from appended`;
   const [, rows] = await Promise.all([locked, appended]);
   const [row] = rows;
   return row ? String(row.position) : null;
+}
+
+/** The account's append lock, held to COMMIT: see appendEvent. */
+export function lockAccountEvents(db: Db, accountId: string) {
+  return db`select pg_advisory_xact_lock(hashtextextended(${`event_log:${accountId}`}, 0))`;
 }
 
 /** A cursor is the decimal position a client last saw; "0" (or none) is the start of the log. */
@@ -51,18 +57,29 @@ export function parseCursor(value: string | null | undefined): string {
 }
 
 /** The reader's scope: a bound key sees its own mailbox only (403 key_scope for another). */
-export function scopeFor(principal: Principal, mailboxId: string | null | undefined): EventScope {
+export function scopeFor(principal: Principal, mailboxId: string | null | undefined, types?: string | null): EventScope {
   if (mailboxId) assertMailboxAllowed(principal, mailboxId);
-  return { accountId: principal.accountId, mailboxId: mailboxId || principal.mailboxId };
+  return { accountId: principal.accountId, mailboxId: mailboxId || principal.mailboxId, types: parseEventTypes(types) };
+}
+
+/** `types=message.sent,message.bounced` → the list (400 for an unknown type); omitted or empty: every type. */
+export function parseEventTypes(value: string | null | undefined): string[] | null {
+  if (value === undefined || value === null || value.trim() === "") return null;
+  const types = [...new Set(value.split(",").map((type) => type.trim()))];
+  const unknown = types.find((type) => !isEventType(type));
+  if (unknown !== undefined)
+    throw errors.validation(`types: unknown event type '${unknown.slice(0, 64)}' (known: ${EVENT_TYPES.join(", ")})`);
+  return types;
 }
 
 export async function readEventsAfter(db: Db, scope: EventScope, after: string, limit: number): Promise<LoggedEvent[]> {
   const rows = await db`
-    select position, payload from event_log
+    select position, payload, type from event_log
     where account_id = ${scope.accountId} and position > ${after}::bigint
       and (${scope.mailboxId}::text is null or mailbox_id = ${scope.mailboxId})
+      and (${scope.types ?? null}::text[] is null or type = any (${scope.types ?? null}::text[]))
     order by position limit ${Math.min(limit, MAX_EVENTS_PAGE)}`;
-  return rows.map((row) => ({ cursor: String(row.position), payload: row.payload as string }));
+  return rows.map((row) => ({ cursor: String(row.position), payload: row.payload as string, type: row.type as string }));
 }
 
 /** The newest position in scope: where a stream opened without a cursor starts. */
@@ -73,19 +90,19 @@ export async function latestCursor(db: Db, scope: EventScope): Promise<string> {
   return String(row!.position);
 }
 
-export type EventPage = { events: { cursor: string; event: MessageReceivedPayload }[]; next_cursor: string };
+export type EventPage = { events: { cursor: string; event: EventPayload }[]; next_cursor: string };
 
 /** GET /api/v1/events: the events after a cursor, oldest first; next_cursor resumes after them. */
 export async function listEvents(
   db: Db,
   principal: Principal,
-  query: { after?: string; mailboxId?: string; limit: number },
+  query: { after?: string; mailboxId?: string; limit: number; types?: string },
 ): Promise<EventPage> {
-  const scope = scopeFor(principal, query.mailboxId);
+  const scope = scopeFor(principal, query.mailboxId, query.types);
   const after = parseCursor(query.after);
   const events = await readEventsAfter(db, scope, after, query.limit);
   return {
-    events: events.map((event) => ({ cursor: event.cursor, event: JSON.parse(event.payload) as MessageReceivedPayload })),
+    events: events.map((event) => ({ cursor: event.cursor, event: JSON.parse(event.payload) as EventPayload })),
     next_cursor: events.at(-1)?.cursor ?? after,
   };
 }

@@ -102,9 +102,19 @@ export async function releaseIdempotencyKey(db: Db, claim: IdempotencyClaim): Pr
       and (k.message_id is null or not exists (select 1 from messages m where m.id = k.message_id))`;
 }
 
-/** Reconciliation found the outcome of the send a claim was waiting on. */
-export async function completeByMessage(db: Db, messageId: string, response: StoredResponse): Promise<void> {
+/** Reconciliation found the outcome of the send a claim was waiting on: its answer is stored. */
+export async function finishByMessage(
+  db: Db,
+  messageId: string,
+  state: "completed" | "failed_terminal",
+  response: StoredResponse,
+): Promise<void> {
   await db`
-    update idempotency_keys set state = 'completed', response_status = ${response.status}, response_body = ${db.json(response.body as never)}, updated_at = now()
+    update idempotency_keys set state = ${state}, response_status = ${response.status}, response_body = ${db.json(response.body as never)}, updated_at = now()
     where message_id = ${messageId} and state = 'in_progress'`;
+}
+
+/** Reconciliation found that the send a claim was waiting on never left: a retry runs again. */
+export async function releaseByMessage(db: Db, messageId: string): Promise<void> {
+  await db`delete from idempotency_keys where message_id = ${messageId} and state = 'in_progress'`;
 }

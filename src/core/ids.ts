@@ -20,7 +20,9 @@ export type IdPrefix =
   | "whd"
   | "out"
   | "req"
-  | "con";
+  | "con"
+  | "dat"
+  | "fbk";
 
 export function randomBase32(length: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(length));

@@ -1,9 +1,10 @@
 // One message, one copy: an MTA that never saw our 250 sends the same message again, and an agent
 // must not act on it twice. A delivery is a copy of an earlier one when the same mailbox received
-// the same Message-ID with the same raw bytes (SHA-256) within the window; the same Message-ID with
-// other bytes is a different message (a resend or a forgery) and is stored. A message without a
-// Message-ID is always stored.
+// the same Message-ID with the same bytes (SHA-256, below the trace headers: see copyDigest) within
+// the window; the same Message-ID with other bytes is a different message (a resend or a forgery)
+// and is stored. A message without a Message-ID is always stored.
 import type { Db } from "../db.ts";
+import { sha256HexNow } from "../secrets.ts";
 
 /** How long a first copy is remembered; documented in docs/recovery.md ("One message, one copy"). */
 export const DEDUPE_WINDOW_DAYS = 7;
@@ -30,4 +31,43 @@ export function claimFirstCopy(tx: Db, mailboxId: string, rfcMessageId: string, 
 /** SQL condition: one of these message ids holds its claim (taken earlier in this transaction). */
 export function claimedFor(tx: Db, messageIds: string[]) {
   return tx`exists (select 1 from inbound_first_copies where message_id = any(${messageIds}::text[]))`;
+}
+
+// Header fields that servers prepend on the way (RFC 5321 §4.4 trace fields, and their kin that
+// receivers and forwarders add above the message): a retry that reached us by another path (a
+// backup MX relaying it, another hop of the sender's own) carries other ones. Never content.
+const TRACE_FIELDS = new Set([
+  "received",
+  "return-path",
+  "x-received",
+  "delivered-to",
+  "x-original-to",
+  "received-spf",
+  "authentication-results",
+  "arc-seal",
+  "arc-message-signature",
+  "arc-authentication-results",
+]);
+
+/**
+ * The digest that identifies a copy: SHA-256 of the raw message without the trace header fields
+ * at its top. Keyed on the whole raw bytes (as before), an MTA's retry that came by another path
+ * (one more or one other Received line) was a different message and was stored twice. Only the
+ * leading block is skipped: a Received field below the sender's own headers is content.
+ */
+export function copyDigest(raw: Uint8Array): string {
+  let at = 0;
+  for (;;) {
+    const colon = raw.indexOf(0x3a, at);
+    const lineEnd = raw.indexOf(0x0a, at);
+    if (colon < 0 || (lineEnd >= 0 && lineEnd < colon)) break;
+    const name = Buffer.from(raw.subarray(at, colon)).toString("latin1").trim().toLowerCase();
+    if (!TRACE_FIELDS.has(name)) break;
+    // The field ends at the first line break not followed by a space or tab (folding).
+    let end = lineEnd;
+    while (end >= 0 && (raw[end + 1] === 0x20 || raw[end + 1] === 0x09)) end = raw.indexOf(0x0a, end + 1);
+    if (end < 0) break;
+    at = end + 1;
+  }
+  return sha256HexNow(at === 0 ? raw : raw.subarray(at));
 }

@@ -5,7 +5,7 @@ import { parseInbound } from "../mail/parse.ts";
 import { sanitizeBody } from "../mail/sanitize.ts";
 import { newId } from "./ids.ts";
 import { pipelinedTransaction } from "../pipelined-transaction.ts";
-import { claimedFor, claimFirstCopy } from "./inbound-dedupe.ts";
+import { claimedFor, claimFirstCopy, copyDigest } from "./inbound-dedupe.ts";
 import { wakeWorkers } from "./job-wakeup.ts";
 import { ensureTask, insertJobQuietly } from "./jobs.ts";
 import type { Mailbox } from "./mailboxes.ts";
@@ -58,6 +58,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   const unique = [...new Map(mailboxes.map((mailbox) => [mailbox.id, mailbox])).values()];
   const rawId = newId("raw");
   const digest = sha256HexNow(raw);
+  const copyId = parsed.rfcMessageId === null ? "" : copyDigest(raw);
   await ensureTask(svc.sql, "process_inbound");
 
   // Claims are taken in mailbox id order, so two deliveries to several mailboxes cannot deadlock.
@@ -73,7 +74,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
       const statements: PromiseLike<unknown>[] = [];
       if (rfcMessageId !== null)
         for (const { mailbox, id } of planned) {
-          const claim = claimFirstCopy(tx, mailbox.id, rfcMessageId, digest, id);
+          const claim = claimFirstCopy(tx, mailbox.id, rfcMessageId, copyId, id);
           claims.set(mailbox.id, claim);
           statements.push(claim);
         }

@@ -3,8 +3,10 @@
 // Outbound messages are visible once sent; one whose delivery is in doubt is not shown yet.
 import type { Db } from "../db.ts";
 import type { AuthResults } from "../mail/authenticate.ts";
+import { messageAttachmentContent } from "./attachment-bytes.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
+import { messageLabelFilter } from "./labels.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 
 export type AttachmentSummary = { id: string; filename: string | null; content_type: string; size: number; sha256: string };
@@ -42,7 +44,7 @@ export type MessageListItem = {
 };
 
 /** A message the principal may see, or the one 404 every invisible message gets. */
-async function visibleMessage(db: Db, principal: Principal, id: string) {
+export async function visibleMessage(db: Db, principal: Principal, id: string) {
   const [message] = await db`
     select id, mailbox_id, direction, provider_message_id, rfc_message_id, thread_id, in_reply_to, from_addr, to_addr,
       subject, body_raw, body_clean, truncated, created_at, comprehension, auth_results, spam_risk, virus_risk
@@ -71,9 +73,11 @@ export async function listMessagesPage(
   mailboxId: string,
   limit: number,
   cursor?: string,
+  label?: string,
 ): Promise<{ messages: MessageListItem[]; nextCursor: string | null }> {
   assertMailboxAllowed(principal, mailboxId);
   const after = decodeCursor("m", cursor);
+  const labelled = label === undefined ? db`` : db`and ${messageLabelFilter(db, label)}`;
   const rows = await db`
     select id, direction, from_addr, to_addr, subject, created_at,
       case when comprehension is null then null
@@ -86,6 +90,7 @@ export async function listMessagesPage(
       and (delivery_status is null or delivery_status = 'sent')
       and (${after?.micros ?? null}::bigint is null
         or (created_at, id) < (timestamptz 'epoch' + ${after?.micros ?? null}::bigint * interval '1 microsecond', ${after?.id ?? null}::text))
+      ${labelled}
     order by created_at desc, id desc
     limit ${limit}`;
   const last = rows.length === limit ? rows[rows.length - 1] : undefined;
@@ -100,8 +105,8 @@ export async function getAttachment(
   attachmentId: string,
 ): Promise<{ filename: string | null; content_type: string; content: Uint8Array }> {
   await visibleMessage(db, principal, messageId);
-  const [attachment] = await db`
-    select filename, content_type, content from attachments where id = ${attachmentId} and message_id = ${messageId}`;
-  if (!attachment) throw errors.notFound("attachment");
-  return { filename: attachment.filename, content_type: attachment.content_type, content: attachment.content };
+  const [attachment] = await db`select filename, content_type from attachments where id = ${attachmentId} and message_id = ${messageId}`;
+  const content = attachment ? await messageAttachmentContent(db, messageId, attachmentId) : null;
+  if (!attachment || !content) throw errors.notFound("attachment");
+  return { filename: attachment.filename, content_type: attachment.content_type, content };
 }

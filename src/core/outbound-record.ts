@@ -45,10 +45,10 @@ export async function insertOutboundRecord(db: Db, config: Config, r: OutboundRe
       ),
       message as (
         insert into messages (id, account_id, mailbox_id, direction, rfc_message_id, thread_id, in_reply_to, "references",
-          from_addr, to_addr, subject, body_raw, body_clean, truncated, delivery_status, delivery_attempts, draft_id, raw_outbound, search)
+          from_addr, to_addr, subject, body_raw, body_clean, truncated, delivery_status, delivery_attempts, delivery_started_at, draft_id, raw_outbound, search)
         values (${r.messageId}, ${r.accountId}, ${r.mailboxId}, 'out', ${`<${r.rfcMessageId}>`}, ${r.threadId},
           ${r.inReplyTo}, ${r.references}::text[], ${r.from}, ${r.to}, ${r.subject},
-          ${r.text}, ${r.text}, false, 'sending', 1, ${r.draftId}, ${r.raw},
+          ${r.text}, ${r.text}, false, 'sending', 1, now(), ${r.draftId}, ${r.raw},
           message_search_document(${r.subject}, ${r.from}, ${r.text}, null))
         returning id
       )

@@ -18,6 +18,9 @@ export function outcomeResponse(result: DispatchResult): StoredResponse {
     case "transient":
       return { status: 502, body: errors.transientFailure(`delivery failed temporarily: ${outcome.error}`).body };
     case "unknown":
-      return { status: 502, body: errors.outcomeUnknown(`delivery outcome unknown, left for reconciliation: ${outcome.error}`).body };
+      return {
+        status: 502,
+        body: errors.outcomeUnknown(`delivery outcome unknown, the message may or may not have arrived: ${outcome.error}`).body,
+      };
   }
 }

@@ -9,6 +9,7 @@ import type { Services } from "./services.ts";
 import { comprehend } from "./screening/comprehend.ts";
 import { screenInjection } from "./screening/injection.ts";
 import { deliverable, recordAndNotify, type ScreeningResult } from "./screening/record.ts";
+import { screenSenderRisk } from "./screening/sender-risk.ts";
 import { askSpamScanner, judgeSpam } from "./screening/spam.ts";
 import type { Attempt, ScreeningRow } from "./screening/types.ts";
 import { scanVirus } from "./screening/virus.ts";
@@ -93,7 +94,8 @@ export async function screenMessage(
 
   const spam = await watch.time("classifier", () => judgeSpam(svc, message, raw, auth, edgeScan, virusRisk));
   const injection = await watch.time("injection", () => screenInjection(svc, message, virusRisk));
-  const comprehension = await watch.time("comprehension", () => comprehend(svc, message, { virusRisk, spam, injection }));
+  const senderRisk = await watch.time("sender_risk", () => screenSenderRisk(svc, message, raw, auth));
+  const comprehension = await watch.time("comprehension", () => comprehend(svc, message, { virusRisk, spam, injection, senderRisk }));
   const result: ScreeningResult = { auth, virusRisk, spamRisk: spam.risk, comprehension };
   const inline = options.deliverWebhook === true;
   const deliveryId = await watch.time("record", () =>
@@ -118,6 +120,7 @@ export async function screenMessage(
     virus_risk: virusRisk,
     spam_risk: spam.risk,
     injection_score: injection.body.score,
+    sender_risk: senderRisk.level,
     comprehension_status: comprehension.status,
     webhook: deliverable(result, message),
     ...(attempted ? { webhook_attempt: attempted } : {}),

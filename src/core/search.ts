@@ -7,6 +7,7 @@
 import type { Db } from "../db.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
+import { messageLabelFilter } from "./labels.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 
 type Fragment = ReturnType<Db["unsafe"]>;
@@ -19,6 +20,8 @@ export type SearchInput = {
   before?: string;
   hasAttachment?: boolean;
   label?: string;
+  /** an inbox label (labels.ts); `label` is the classification */
+  hasLabel?: string;
   direction?: "in" | "out";
   limit: number;
   cursor?: string;
@@ -101,7 +104,8 @@ export async function searchMessages(
       ${before ? db`and m.created_at < ${before}::timestamptz` : db``}
       ${input.hasAttachment === undefined ? db`` : db`and exists (select 1 from attachments a where a.message_id = m.id) = ${input.hasAttachment}`}
       ${input.label ? db`and m.comprehension->'classification'->>'label' = ${input.label}` : db``}
-      ${input.direction ? db`and m.direction = ${input.direction}` : db``}`;
+      ${input.direction ? db`and m.direction = ${input.direction}` : db``}
+      ${input.hasLabel ? db`and ${messageLabelFilter(db, input.hasLabel)}` : db``}`;
   // Ranking reads every candidate's search document, so it is bounded: the newest RANK_WINDOW
   // matches are ranked (the mailbox's index finds them newest first, however common the words).
   // Older matches are reached by narrowing the query or with `before`. The page's own columns

@@ -13,7 +13,9 @@ import {
   type IdempotencyClaim,
   type StoredResponse,
 } from "./idempotency.ts";
-import { assertSendingEntitled, resolveOutgoing, type OutgoingRequest } from "./outgoing.ts";
+import type { Tx } from "../db.ts";
+import type { OutgoingFile } from "./attachment-bytes.ts";
+import { assertSendingEntitled, resolveOutgoing, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
 import { outcomeResponse } from "./outcome.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 import type { Principal } from "./principal.ts";
@@ -23,12 +25,37 @@ import { sendStageDuration } from "../metrics.ts";
 export async function sendMessage(svc: Services, principal: Principal, body: OutgoingRequest): Promise<StoredResponse> {
   const checks = sendStageDuration.startTimer({ stage: "checks" });
   const outgoing = await resolveOutgoing(svc.sql, principal, body);
+  return sendOutgoing(svc, principal, outgoing, { clientId: body.client_id ?? null, payload: body }, checks);
+}
+
+/**
+ * What a send beside POST /send (a forward, an RSVP) adds: files, a reason to hold it for a human
+ * whatever the mailbox says, and what the held draft must carry beyond its text.
+ */
+export type SendExtras = {
+  clientId: string | null;
+  /** hashed for the client_id's idempotency record */
+  payload: Record<string, unknown>;
+  attachments?: OutgoingFile[];
+  holdForHuman?: boolean;
+  onHeld?(tx: Tx, draftId: string): Promise<void>;
+};
+
+/** The checks and delivery of POST /send after body validation, for any resolved outgoing message. */
+export async function sendOutgoing(
+  svc: Services,
+  principal: Principal,
+  outgoing: ResolvedOutgoing,
+  extras: SendExtras,
+  checks: () => void = sendStageDuration.startTimer({ stage: "checks" }),
+): Promise<StoredResponse> {
   assertSendingEntitled(principal.plan, outgoing.mailbox);
+  const clientId = extras.clientId;
 
   let claim: IdempotencyClaim | null = null;
-  if (body.client_id) {
-    const key = { accountId: principal.accountId, mailboxId: outgoing.mailbox.id, clientId: body.client_id };
-    const result = await claimIdempotencyKey(svc.sql, key, await payloadHash(body));
+  if (clientId) {
+    const key = { accountId: principal.accountId, mailboxId: outgoing.mailbox.id, clientId };
+    const result = await claimIdempotencyKey(svc.sql, key, await payloadHash(extras.payload));
     // A completed send is replayed as 200 with its stored body; other stored answers as they were.
     if (!result.claimed) return { status: result.replay.status === 201 ? 200 : result.replay.status, body: result.replay.body };
     claim = result.claim;
@@ -39,9 +66,10 @@ export async function sendMessage(svc: Services, principal: Principal, body: Out
     await checkRecipientPolicy(svc.sql, principal.accountId, outgoing.mailbox.id, to);
     checks();
 
-    if (outgoing.mailbox.require_approval) {
+    if (outgoing.mailbox.require_approval || extras.holdForHuman) {
       return await svc.sql.begin(async (tx) => {
-        const draft = await createForcedDraft(tx, principal, outgoing, body.client_id ?? null);
+        const draft = await createForcedDraft(tx, principal, outgoing, clientId);
+        if (extras.onHeld) await extras.onHeld(tx, draft.id);
         const response = { status: 202, body: { draft_id: draft.id, status: "pending_approval" } };
         if (claim) await finishIdempotencyKey(tx, claim, "completed", response);
         return response;
@@ -59,15 +87,19 @@ export async function sendMessage(svc: Services, principal: Principal, body: Out
         inReplyTo: outgoing.reply?.inReplyTo ?? null,
         references: outgoing.reply?.references ?? [],
         draftId: null,
+        attachments: extras.attachments,
       },
       afterRecord: claim ? (tx, messageId) => attachMessage(tx, claim!, messageId) : undefined,
-      // The stored answer commits with the outcome; after an unknown outcome the claim waits
-      // for the reconcile task, and after a transient failure it is released for a retry.
+      // The stored answer commits with the outcome; an unknown outcome (the final dot went out,
+      // no reply came) is an answer too, never replayed as sent; after a transient failure the
+      // claim is released for a retry.
       onOutcome: claim
         ? async (tx, dispatched) => {
             const response = outcomeResponse(dispatched);
             if (dispatched.outcome.kind === "sent") await finishIdempotencyKey(tx, claim!, "completed", response);
-            if (dispatched.outcome.kind === "permanent") await finishIdempotencyKey(tx, claim!, "failed_terminal", response);
+            if (dispatched.outcome.kind === "permanent" || dispatched.outcome.kind === "unknown") {
+              await finishIdempotencyKey(tx, claim!, "failed_terminal", response);
+            }
             if (dispatched.outcome.kind === "transient") await releaseIdempotencyKey(tx, claim!);
           }
         : undefined,

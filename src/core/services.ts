@@ -5,6 +5,7 @@ import type { Logger } from "../log.ts";
 import { listenThrough } from "./key-cache.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
 import type { DeliveryTransport } from "./transport.ts";
+import type { WakeSource } from "./event-wake.ts";
 
 export type Services = {
   sql: Sql;
@@ -17,6 +18,11 @@ export type Services = {
   log: Logger;
   resolve: ResolveFn;
   transport: DeliveryTransport;
+  /**
+   * The process's event hub (LISTEN/NOTIFY), for surfaces that wait on new events without owning
+   * it (the MCP tool wait_for_message): set by the HTTP app (src/http/app.ts), which owns the hub.
+   */
+  eventWake?: WakeSource;
 };
 
 /**

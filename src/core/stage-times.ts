@@ -1,6 +1,6 @@
 // Wall-clock time per named stage of one unit of work (a message's screening, its acceptance, a
 // webhook attempt), written into that work's log line as stages_ms, so a benchmark or an operator
-// can see where a message's time went (docs/performance.md, `bun run bench e2e`). Wall clock, not
+// can see where a message's time went (docs/performance.md, `npm run bench -- e2e`). Wall clock, not
 // CPU: a stage waiting on a scanner, on the database or on the event loop busy with another job
 // shows that wait, which is what a message's latency is made of.
 

@@ -6,6 +6,7 @@
 import type { Db } from "../db.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
+import { threadLabelFilter } from "./labels.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 import { attachmentsOf, replyTextOf, snippetOf, type AttachmentWithText } from "./reading.ts";
 
@@ -49,9 +50,11 @@ export async function listThreads(
   mailboxId: string,
   limit: number,
   cursor?: string,
+  label?: string,
 ): Promise<{ threads: ThreadSummary[]; nextCursor: string | null }> {
   assertMailboxAllowed(principal, mailboxId);
   const after = decodeCursor("t", cursor);
+  const labelled = label === undefined ? db`` : db`and ${threadLabelFilter(db, label)}`;
   // Each thread's latest visible message decides its place: walk the mailbox newest first (its
   // index) and keep the messages no later message of their thread follows (an index probe each),
   // so a page costs about limit × thread length, not the whole mailbox.
@@ -68,6 +71,7 @@ export async function listThreads(
         where later.mailbox_id = m.mailbox_id and later.thread_id = m.thread_id
           and (later.created_at, later.id) > (m.created_at, m.id)
           and (later.delivery_status is null or later.delivery_status = 'sent'))
+      ${labelled}
     order by m.created_at desc, m.id desc
     limit ${limit}`;
   const aggregates = await threadAggregates(

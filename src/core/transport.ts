@@ -6,17 +6,28 @@
  * `delivery_outcome_unknown`. `unknown` means the receiving server may hold the message: the
  * caller must never resend it blindly.
  */
-export type DeliveryOutcome =
+export type DeliveryOutcome = (
   | { kind: "sent"; providerMessageId: string; response: string }
   | { kind: "permanent"; error: string; responseCode?: number }
   | { kind: "transient"; error: string; responseCode?: number }
-  | { kind: "unknown"; error: string };
+  | { kind: "unknown"; error: string }
+) & {
+  /** How far the SMTP transaction got (connect ... final), recorded with the outcome. */
+  stage?: string;
+};
 
 export type DeliveryEnvelope = { from: string; to: string };
 
 export type DeliveryMeta = {
   /** The Message-ID of the message, without angle brackets. */
   messageId: string;
+  /**
+   * Called once the whole message is written and before the final dot (or, for the local
+   * transport, before anything is stored): it records durably that the receiver may now accept
+   * it. If it throws, the transport must not let the message be accepted (no final dot) and
+   * answers `transient`: the attempt was handed to someone else, or the mark could not be written.
+   */
+  beforeFinalDot?: () => Promise<void>;
 };
 
 export interface DeliveryTransport {

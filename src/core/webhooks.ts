@@ -3,14 +3,32 @@
 import type { Db, Sql } from "../db.ts";
 import { errors } from "./errors.ts";
 import { appendEvent } from "./events.ts";
-import type { MessageReceivedPayload } from "./event-payload.ts";
+import { EVENT_TYPES, isEventType, type MessageReceivedPayload } from "./event-payload.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
 import { base64, randomBytes } from "../secrets.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
 import { checkWebhookTarget, validateWebhookUrl } from "./webhook-target.ts";
 
-export type WebhookEndpoint = { account_id: string; url: string; enabled: boolean; secret_hint: string; updated_at: string };
+export type WebhookEndpoint = {
+  account_id: string;
+  url: string;
+  enabled: boolean;
+  secret_hint: string;
+  /** message.received always; the outbound and review types a human chose. */
+  event_types: string[];
+  updated_at: string;
+};
+
+/**
+ * The types a webhook receives, from what a human chose: message.received always (SPEC's event),
+ * the others only when named. 400 for a type that does not exist.
+ */
+export function webhookEventTypes(chosen: readonly string[]): string[] {
+  const unknown = chosen.find((type) => !isEventType(type));
+  if (unknown !== undefined) throw errors.validation(`unknown event type '${unknown.slice(0, 64)}' (known: ${EVENT_TYPES.join(", ")})`);
+  return EVENT_TYPES.filter((type) => type === "message.received" || chosen.includes(type));
+}
 
 /** What setting a webhook needs: the database, and the resolver and policy its target is checked with. */
 export type WebhookSetter = { sql: Db; resolve: ResolveFn; config: { webhook: { allowPrivateNetworks: boolean } } };
@@ -22,10 +40,12 @@ export type WebhookSetter = { sql: Db; resolve: ResolveFn; config: { webhook: { 
  */
 export async function setWebhook(
   svc: WebhookSetter,
-  input: { accountId: string; url: string; secret?: string | null },
+  input: { accountId: string; url: string; secret?: string | null; eventTypes?: readonly string[] },
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const db = svc.sql;
   validateWebhookUrl(input.url);
+  // Omitted: a new endpoint gets message.received alone, an existing one keeps its choice.
+  const types = input.eventTypes === undefined ? null : webhookEventTypes(input.eventTypes);
   // Generated in the Standard Webhooks form, so their libraries take it as it is.
   const secret = input.secret ?? `whsec_${base64(randomBytes(32))}`;
   if (secret.length < 16 || secret.length > 256) throw errors.validation("webhook secret must be 16 to 256 characters");
@@ -33,22 +53,33 @@ export async function setWebhook(
   const [account] = await db`select 1 from accounts where id = ${input.accountId}`;
   if (!account) throw errors.notFound("account");
   await db`
-    insert into webhook_endpoints (account_id, url, secret, enabled)
-    values (${input.accountId}, ${input.url}, ${secret}, true)
-    on conflict (account_id) do update set url = excluded.url, secret = excluded.secret, enabled = true, updated_at = now()`;
+    insert into webhook_endpoints (account_id, url, secret, enabled, event_types)
+    values (${input.accountId}, ${input.url}, ${secret}, true, coalesce(${types}::text[], '{message.received}'))
+    on conflict (account_id) do update set url = excluded.url, secret = excluded.secret, enabled = true,
+      event_types = coalesce(${types}::text[], webhook_endpoints.event_types), updated_at = now()`;
   return { endpoint: (await showWebhook(db, input.accountId))!, secret };
 }
 
 export async function showWebhook(db: Db, accountId: string): Promise<WebhookEndpoint | null> {
-  const [row] = await db`select account_id, url, enabled, secret, updated_at from webhook_endpoints where account_id = ${accountId}`;
+  const [row] =
+    await db`select account_id, url, enabled, secret, event_types, updated_at from webhook_endpoints where account_id = ${accountId}`;
   if (!row) return null;
   return {
     account_id: row.account_id,
     url: row.url,
     enabled: row.enabled,
     secret_hint: `${String(row.secret).slice(0, 10)}…`,
+    event_types: row.event_types,
     updated_at: row.updated_at,
   };
+}
+
+/** A human chooses which event types the account's webhook receives; false when there is no webhook. */
+export async function setWebhookEventTypes(db: Db, accountId: string, chosen: readonly string[]): Promise<boolean> {
+  const types = webhookEventTypes(chosen);
+  const rows = await db`
+    update webhook_endpoints set event_types = ${types}::text[], updated_at = now() where account_id = ${accountId} returning account_id`;
+  return rows.length > 0;
 }
 
 export async function disableWebhook(db: Db, accountId: string): Promise<boolean> {
@@ -92,7 +123,7 @@ export async function createMessageReceivedEvent(
     select ${eventId}, ${accountId}, ${payload.message_id}, ${text}
     where exists (select 1 from webhook_endpoints where account_id = ${accountId} and enabled and url <> '' and secret <> '')
       and not exists (select 1 from event_log where message_id = ${payload.message_id} and type = 'message.received')
-    on conflict (message_id, type) do nothing returning id`;
+    on conflict do nothing returning id`;
   const deliveryId = inserted.length > 0 ? newId("whd") : null;
   const writes: Promise<unknown>[] = [];
   if (deliveryId) {

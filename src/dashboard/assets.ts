@@ -20,6 +20,8 @@ th { background: #eef1f5; font-weight: 600; }
 tr.revoked td { color: #8a929c; }
 tr.state-dead td { background: #fff3f2; }
 td form, td.actions form { display: inline-block; margin: 0 .25rem .25rem 0; }
+form.inline { display: inline-block; margin: 0 .25rem .25rem 0; }
+.correction { margin: .25rem 0; }
 pre.preview { white-space: pre-wrap; word-break: break-word; max-width: 32rem; max-height: 20rem; overflow: auto; margin: 0; font: inherit; }
 mark.hidden-char { background: #ffe08a; color: #5c3b00; font-size: .75em; padding: 0 .15em; border-radius: 2px; }
 .card { background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: 1rem; margin: 1rem 0; max-width: 40rem; }
@@ -49,6 +51,10 @@ a.pending:hover { text-decoration: underline; }
 .badge.warn { background: #fff1cc; color: #6b4a00; }
 .badge.bad { background: #fde3e0; color: #a1231b; }
 .badge.sent { background: #e5edfb; color: #1f4f9c; }
+form.inline { display: inline; margin: 0; }
+button.link { background: none; border: none; padding: 0 .2rem; color: inherit; cursor: pointer; text-decoration: underline; font: inherit; }
+.badge.label { background: #efe8fb; color: #4b2a85; margin-right: .3rem; }
+ul.attachments { margin: .4rem 0 0; padding-left: 1.1rem; }
 .scroll { overflow-x: auto; }
 table.compact { width: auto; min-width: 20rem; }
 table.report tr.nonzero td { font-weight: 600; background: #fff8e1; }

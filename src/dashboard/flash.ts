@@ -11,10 +11,12 @@ const texts = {
   mailbox_updated: "The mailbox settings were saved.",
   webhook_disabled: "The webhook was disabled. No events are sent until a URL is set again.",
   webhook_not_configured: "No webhook is configured.",
+  webhook_events_saved: "The webhook's event types were saved; they apply to events from now on.",
   person_removed: "The person was removed; their sessions ended.",
   password_changed: "Your password was changed. Every other session of yours was signed out.",
   schema_created: "The extraction schema was created.",
   schema_attached: "The mailbox's extraction schema was saved; it applies to mail that arrives from now on.",
+  labels_saved: "The labels were saved.",
   redriven: "The delivery was redriven: the same event goes out again with a fresh cycle of attempts.",
 } as const;
 

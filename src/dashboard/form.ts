@@ -48,3 +48,14 @@ async function fieldsOf(body: string, contentType: string): Promise<URLSearchPar
   for (const [name, value] of parsed) params.append(name, typeof value === "string" ? value : await value.text());
   return params;
 }
+
+/**
+ * The mailbox a page's query names: `mailbox_id`, as in the API, or `mailbox` (the dashboard's own
+ * older links). Empty or absent: null. A different id in each is a request we cannot honour.
+ */
+export function askedMailboxId(url: URL): string | null | "conflict" {
+  const apiName = url.searchParams.get("mailbox_id") || null;
+  const oldName = url.searchParams.get("mailbox") || null;
+  if (apiName && oldName && apiName !== oldName) return "conflict";
+  return apiName ?? oldName;
+}

@@ -8,6 +8,7 @@ const sections: [string, string][] = [
   ["/dashboard", "Overview"],
   ["/dashboard/mail", "Mail"],
   ["/dashboard/activity", "Activity"],
+  ["/dashboard/corrections", "Corrections"],
   ["/dashboard/domains", "Domains"],
   ["/dashboard/keys", "API keys"],
   ["/dashboard/sendlists", "Send lists"],

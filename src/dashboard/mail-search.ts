@@ -58,7 +58,7 @@ export function isSearch(params: SearchParams): boolean {
 
 /** The query string of a search page (the cursor only when given). */
 export function searchQuery(mailboxId: string, direction: Direction, params: SearchParams, cursor: string | null = null): URLSearchParams {
-  const query = new URLSearchParams({ mailbox: mailboxId });
+  const query = new URLSearchParams({ mailbox_id: mailboxId });
   if (direction !== "all") query.set("direction", direction);
   for (const name of ["q", "from", "attachment", "since", "until"] as const) if (params[name]) query.set(name, params[name]);
   if (cursor) query.set("cursor", cursor);

@@ -29,7 +29,16 @@ export async function overviewCounts(db: Db, accountId: string) {
   return row as { mailboxes: number; active_keys: number; pending_drafts: number; dead_deliveries: number };
 }
 
-export type PendingDraftRow = { id: string; mailbox_id: string; to: string | null; subject: string; text: string; created_at: string };
+export type PendingDraftRow = {
+  id: string;
+  mailbox_id: string;
+  to: string | null;
+  subject: string;
+  text: string;
+  created_at: string;
+  /** the files it sends (draft_attachments), in the order added */
+  attachments: { filename: string; content_type: string; size: number }[];
+};
 
 /**
  * The oldest pending drafts of the account, at most `limit`, and how many wait in all. Bounded
@@ -37,7 +46,10 @@ export type PendingDraftRow = { id: string; mailbox_id: string; to: string | nul
  */
 export async function pendingDrafts(db: Db, accountId: string, limit: number): Promise<{ drafts: PendingDraftRow[]; total: number }> {
   const rows = await db`
-    select id, mailbox_id, to_addr as "to", subject, text, created_at, count(*) over ()::int as total
+    select id, mailbox_id, to_addr as "to", subject, text, created_at, count(*) over ()::int as total,
+      coalesce((select json_agg(json_build_object('filename', a.filename, 'content_type', a.content_type, 'size', a.size)
+                  order by a.created_at, a.id)
+                from draft_attachments a where a.draft_id = drafts.id), '[]'::json) as attachments
     from drafts where account_id = ${accountId} and status = 'pending_approval' and deleted_at is null
     order by created_at, id limit ${limit}`;
   return { drafts: rows as unknown as PendingDraftRow[], total: rows[0]?.total ?? 0 };

@@ -9,12 +9,13 @@ import { makeGuard, type ActionContext, type PageContext } from "./guard.ts";
 import { activityPage } from "./pages/activity.ts";
 import { approvalsPage } from "./pages/approvals.ts";
 import { domainsPage } from "./pages/domains.ts";
+import { correctionsPage, feedbackActions } from "./pages/feedback.ts";
 import { notFoundPage } from "./pages/errors.ts";
 import { keysPage } from "./pages/keys.ts";
 import { makeLoginHandlers } from "./pages/login.ts";
 import { mailPage } from "./pages/mail.ts";
 import { mailboxesPage } from "./pages/mailboxes.ts";
-import { messagePage } from "./pages/message.ts";
+import { changeLabelsAction, messagePage } from "./pages/message.ts";
 import { originalPages } from "./pages/message-original.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { peoplePage } from "./pages/people.ts";
@@ -63,10 +64,19 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .get("/webhook", page(webhookPage.show), hidden)
     .post("/webhook", action("webhook.set", webhookPage.set), hidden)
     .post("/webhook/disable", action("webhook.disable", webhookPage.disable), hidden)
+    .post("/webhook/events", action("webhook.events", webhookPage.events), hidden)
     .get("/webhook/deliveries/:id", page(webhookPage.delivery), hidden)
     .post("/webhook/deliveries/:id/redrive", action("webhook.redrive", webhookPage.redrive), hidden)
     .get("/mail", page(mailPage), hidden)
-    .get("/mail/:id", page(messagePage), hidden)
+    .get(
+      "/mail/:id",
+      page((c) => messagePage(c)),
+      hidden,
+    )
+    .post("/mail/:id/labels", action("message.labels", changeLabelsAction), hidden)
+    .post("/mail/:id/feedback", action("message.feedback", feedbackActions.give), hidden)
+    .post("/mail/:id/feedback/undo", action("message.feedback_undo", feedbackActions.undo), hidden)
+    .get("/corrections", page(correctionsPage), hidden)
     .get("/mail/:id/original", page(originalPages.frame), hidden)
     .get("/mail/:id/raw", page(originalPages.raw), hidden)
     .get("/mail/:id/attachments/:attachment", page(originalPages.attachment), hidden)

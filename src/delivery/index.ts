@@ -15,6 +15,7 @@ export function makeTransport(svc: Services): DeliveryTransport {
     case "mx":
       return makeMxTransport({
         resolve: svc.resolve,
+        port: config.mxPort,
         ehloName: config.smtp.hostname,
         timeoutMs: config.deliveryTimeoutMs,
         allowPrivateNetworks: config.mxAllowPrivateNetworks,

@@ -1,6 +1,6 @@
 // The `local` transport (the embedded default): mail to one of our mailboxes is delivered into it
 // through the same path the SMTP listener uses; mail to anyone else is kept in the local outbox,
-// like a developer mail catcher (`bun run cli outbox list`).
+// like a developer mail catcher (`npm run cli -- outbox list`).
 import { newId } from "../core/ids.ts";
 import { receiveForRecipients } from "../core/inbound-recipients.ts";
 import type { Services } from "../core/services.ts";
@@ -10,6 +10,12 @@ export function makeLocalTransport(svc: Services): DeliveryTransport {
   return {
     name: "local",
     async deliver(envelope, raw, meta) {
+      // Storing is the local "final dot": once it may have committed, the outcome can be unknown.
+      try {
+        await meta.beforeFinalDot?.();
+      } catch (error) {
+        return { kind: "transient", error: `local delivery not started: ${(error as Error).message}`, stage: "data" };
+      }
       try {
         const { stored, outcomes } = await receiveForRecipients(svc, raw, [envelope.to], {
           remoteIp: null,

@@ -62,13 +62,16 @@ export function makeSmtpPool(o: SmtpSessionOptions, limits: { maxIdle: number; i
     if (quit) void closeConnection(entry.conn);
   }
 
+  /** The outcome carries the stage it was reached at: the outcome record keeps it. */
+  const staged = (r: SmtpSessionResult): SmtpSessionResult => ({ outcome: { ...r.outcome, stage: r.stage }, stage: r.stage });
+
   async function fresh(envelope: DeliveryEnvelope, raw: Uint8Array, meta: DeliveryMeta): Promise<SmtpSessionResult> {
     const opened = await openSmtpSession(o);
-    if ("outcome" in opened) return opened;
+    if ("outcome" in opened) return staged(opened);
     const result = await sendOnSession(opened.conn, o, envelope, raw, meta);
     if (result.reusable) release(opened.conn);
     else setImmediate(() => void closeConnection(opened.conn));
-    return { outcome: result.outcome, stage: result.stage };
+    return staged(result);
   }
 
   return {
@@ -78,13 +81,13 @@ export function makeSmtpPool(o: SmtpSessionOptions, limits: { maxIdle: number; i
       const result = await sendOnSession(reused, o, envelope, raw, meta);
       if (result.reusable) {
         release(reused);
-        return { outcome: result.outcome, stage: result.stage };
+        return staged(result);
       }
       setImmediate(() => void closeConnection(reused));
       // Refused or lost at MAIL FROM on a session that sat idle: no part of the message went out,
       // and the server may simply have ended the session. A fresh one decides.
       if (result.stage === "mail" && result.outcome.kind === "transient") return fresh(envelope, raw, meta);
-      return { outcome: result.outcome, stage: result.stage };
+      return staged(result);
     },
     idleCount: () => idle.length,
     async close() {

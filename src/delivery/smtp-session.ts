@@ -114,6 +114,7 @@ export function sendOnSession(
   return new Promise((resolve) => {
     let stage: SmtpStage = "mail";
     let settled = false;
+    let aborted = false;
     const finish = (outcome: DeliveryOutcome, at: SmtpStage, reusable: boolean) => {
       if (settled) return;
       settled = true;
@@ -122,6 +123,8 @@ export function sendOnSession(
       resolve({ outcome, stage: at, reusable });
     };
     function fail(err: SmtpError) {
+      // Held back before the final dot: cut the session now rather than QUIT inside the data.
+      if (aborted) conn.close();
       const at = stageOf(err, stage, !!o.secure);
       finish(outcomeFor(err, at, `${o.host}:${o.port}`), at, false);
     }
@@ -134,13 +137,28 @@ export function sendOnSession(
 
     const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     // nodemailer only starts reading the message after the 354 reply to DATA; when the
-    // source has been read to the end, the terminating dot goes out right behind it.
+    // source has been read to the end, the terminating dot goes out right behind it. So the
+    // end is held back until beforeFinalDot has recorded that the server may now accept it;
+    // if that fails the source errors instead, nodemailer never writes the dot, and the
+    // session is cut (the server discards a transaction without its dot).
+    let ending = false;
     const source = new Readable({
       read() {
-        if (stage === "content") return;
-        stage = "content";
-        this.push(body);
-        this.push(null);
+        if (stage !== "content") {
+          stage = "content";
+          this.push(body);
+          return;
+        }
+        if (ending) return;
+        ending = true;
+        if (!meta.beforeFinalDot) return void this.push(null);
+        meta.beforeFinalDot().then(
+          () => this.push(null),
+          (error: Error) => {
+            aborted = true;
+            this.destroy(error);
+          },
+        );
       },
     });
     source.once("end", () => {

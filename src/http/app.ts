@@ -1,4 +1,5 @@
 // Assembles the HTTP API: error mapping, size limits, the routes and /openapi.json.
+import { requestByteLimit } from "../request/body-limits.ts";
 import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
@@ -12,29 +13,38 @@ import { metricsRoutes } from "./routes/metrics.ts";
 import { describeValidationFailure } from "../request/validation.ts";
 import { domainRoutes } from "./routes/domains.ts";
 import { mailboxRoutes } from "./routes/mailboxes.ts";
+import { feedbackRoutes } from "./routes/feedback.ts";
 import { messageRoutes } from "./routes/messages.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { draftRoutes } from "./routes/drafts.ts";
+import { draftAttachmentRoutes } from "./routes/draft-attachments.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { consumerRoutes } from "./routes/consumers.ts";
 import { eventSocketRoutes } from "./event-socket.ts";
 import { sendRoutes } from "./routes/send.ts";
+import { forwardRoutes } from "./routes/forward.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { labelRoutes } from "./routes/labels.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 import { dashboardRoutes } from "../dashboard/routes.ts";
 import { mcpRoutes } from "../mcp/routes.ts";
+import { eventHubFor } from "./event-hub.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
 const routeSets = [
   mailboxRoutes,
   domainRoutes,
   messageRoutes,
+  feedbackRoutes,
   sendRoutes,
+  forwardRoutes,
   draftRoutes,
+  draftAttachmentRoutes,
   unsubscribeRoutes,
   threadRoutes,
   searchRoutes,
+  labelRoutes,
   eventRoutes,
   consumerRoutes,
 ];
@@ -66,7 +76,7 @@ export function makeApp(svc: Services) {
       const path = pathOf(request.url);
       if (/%00/i.test(path) && !path.startsWith("/api/v1/")) return json(404, errors.routeNotFound().body);
       const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > svc.config.maxRequestBytes) return json(413, errors.bodyTooLarge().body);
+      if (length > requestByteLimit(svc.config, request.method, path)) return json(413, errors.bodyTooLarge().body);
     })
     .onError(({ code, error, request }) => errorResponse(svc, code, error, request))
     // Runs once a route matched, before validation: the request-duration metric's route label.
@@ -81,6 +91,8 @@ export function makeApp(svc: Services) {
   // The WebSocket upgrade needs Bun's server; under Deno the SSE stream serves the same feed.
   if (typeof Bun !== "undefined") app.use(eventSocketRoutes(svc));
   app.use(dashboardRoutes(svc, makeClientAddressOf(svc.config.trustedProxies)));
+  // MCP's wait_for_message waits on this process's hub, as GET /api/v1/messages/wait does.
+  svc.eventWake ??= eventHubFor(svc);
   app.use(mcpRoutes(svc));
   return app;
 }

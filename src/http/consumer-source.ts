@@ -18,7 +18,10 @@ export function consumerSource(svc: Services, principal: Principal, name: string
       if (room <= 0) return { events: [], more: false };
       const leased = await claimEvents(svc.sql, principal, name, { limit: room, leaseSeconds: svc.config.events.leaseSeconds });
       held.push(...leased.map((item) => item.cursor));
-      return { events: leased.map((item) => ({ cursor: item.cursor, payload: JSON.stringify(item.event) })), more: false };
+      return {
+        events: leased.map((item) => ({ cursor: item.cursor, payload: JSON.stringify(item.event), type: item.event.type })),
+        more: false,
+      };
     },
   };
 }

@@ -76,6 +76,11 @@ export function startFeed(svc: Services, scope: EventScope, source: FeedSource, 
     return true;
   };
 
+  const dropSlow = () => {
+    svc.log.warn("events.slow_client_dropped", { account_id: scope.accountId, backlog_bytes: sink.backlogBytes() });
+    close("slow");
+  };
+
   const pump = async () => {
     running = true;
     try {
@@ -83,15 +88,14 @@ export function startFeed(svc: Services, scope: EventScope, source: FeedSource, 
         pending = false;
         for (;;) {
           const { events, more } = await source.next();
+          // The backlog is checked before every event, not once a page: a page of large events
+          // would otherwise put up to a hundred of them over the bound.
           for (const event of events) {
             if (isClosed) return;
+            if (!(await drained())) return dropSlow();
             sink.send(event);
           }
-          if (!(await drained())) {
-            svc.log.warn("events.slow_client_dropped", { account_id: scope.accountId, backlog_bytes: sink.backlogBytes() });
-            close("slow");
-            return;
-          }
+          if (!(await drained())) return dropSlow();
           if (!more) break;
         }
       }

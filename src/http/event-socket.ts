@@ -8,11 +8,25 @@ import { ackEvents } from "../core/consumers.ts";
 import { scopeFor, type EventScope } from "../core/events.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
+import { ApiError } from "../core/errors.ts";
 import { authenticate, authorize } from "../request/auth.ts";
+import { rateLimiterFor } from "../request/rate-limit.ts";
+import { makeFrameGuard, type FrameGuard } from "./socket-frames.ts";
+import { streamSlotsFor } from "./stream-slots.ts";
 import { startFeed, type CloseReason, type Feed, type FeedSource } from "./event-feed.ts";
 import { streamSource } from "./stream-source.ts";
 
-type Opened = { principal: Principal; scope: EventScope; source: FeedSource; consumer: string | null };
+type Opened = {
+  principal: Principal;
+  scope: EventScope;
+  source: FeedSource;
+  consumer: string | null;
+  release: () => void;
+  opened?: boolean;
+};
+
+/** A slot taken before an upgrade that never opened is given back after this long. */
+const UNOPENED_SLOT_MS = 10_000;
 type RawSocket = { send(data: string): number; close(code?: number, reason?: string): void; getBufferedAmount(): number };
 
 // Close codes: 1001 going away (shutdown: reconnect elsewhere), 1008 policy (too slow), 1011 error.
@@ -22,12 +36,15 @@ export const eventSocketRoutes = (svc: Services) => {
   const decided = new WeakMap<Request, Opened>();
   const feeds = new WeakMap<object, Feed>();
   const consumersOf = new WeakMap<object, { principal: Principal; name: string }>();
-  return new Elysia({ name: "routes:events-ws", prefix: "/api/v1" }).ws("/events/ws", {
+  const releasesOf = new WeakMap<object, () => void>();
+  const clientsOf = new WeakMap<object, { principal: Principal; guard: FrameGuard; closed: boolean }>();
+  const app = new Elysia({ name: "routes:events-ws", prefix: "/api/v1" }).ws("/events/ws", {
     // OpenAPI has no WebSocket operation: the stream's description and docs/events.md name it.
     detail: { hide: true },
     query: t.Object({
       after: t.Optional(t.String({ maxLength: 32 })),
       mailbox_id: t.Optional(t.String({ minLength: 1 })),
+      types: t.Optional(t.String({ maxLength: 512 })),
       access_token: t.Optional(t.String({ maxLength: 512 })),
       consumer: t.Optional(t.String({ maxLength: 64 })),
       prefetch: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
@@ -36,14 +53,24 @@ export const eventSocketRoutes = (svc: Services) => {
       const header = request.headers.get("authorization") ?? (query.access_token ? `Bearer ${query.access_token}` : null);
       const principal = await authenticate(svc.sql, header);
       authorize(principal, "read");
-      const scope = scopeFor(principal, query.mailbox_id);
+      const scope = scopeFor(principal, query.mailbox_id, query.types);
       const source = await streamSource(svc, principal, query);
-      decided.set(request, { principal, scope, source, consumer: query.consumer ?? null });
+      // The key's stream slot: a refusal is a 429 JSON answer before the upgrade.
+      // Elysia runs this hook twice for one upgrade (as a route hook and again in its Bun adapter):
+      // the second run gives back the slot the first took.
+      decided.get(request)?.release();
+      const release = streamSlotsFor(svc).take(principal.keyId);
+      setTimeout(() => {
+        if (!decided.get(request)?.opened) release();
+      }, UNOPENED_SLOT_MS).unref?.();
+      decided.set(request, { principal, scope, source, consumer: query.consumer ?? null, release });
     },
     open(ws) {
       const raw = ws.raw as unknown as RawSocket;
       const opened = decided.get((ws.data as { request: Request }).request);
       if (!opened) return raw.close(1011, "not authorized");
+      opened.opened = true;
+      releasesOf.set(raw, opened.release);
       const feed = startFeed(svc, opened.scope, opened.source, {
         // 0: Bun dropped the frame (its own buffer limit): a gap the client cannot see, so end it.
         send: (event) => {
@@ -59,34 +86,72 @@ export const eventSocketRoutes = (svc: Services) => {
           }
         },
       });
-      if (!feed) return raw.close(1001, "server shutting down, reconnect to resume");
+      if (!feed) {
+        opened.release();
+        return raw.close(1001, "server shutting down, reconnect to resume");
+      }
       feeds.set(raw, feed);
+      clientsOf.set(raw, { principal: opened.principal, guard: makeFrameGuard(svc.config.eventSocket), closed: false });
       if (opened.consumer) consumersOf.set(raw, { principal: opened.principal, name: opened.consumer });
     },
-    // With a consumer, the client acknowledges over the socket: {"ack": ["<cursor>", ...]}.
+    // With a consumer, the client acknowledges over the socket: {"ack": ["<cursor>", ...]}. Every
+    // frame, an ack or not, is counted first (socket-frames.ts): by the connection's own budget,
+    // then by the key's rate limit; a frame past either closes the connection with 1008.
     async message(ws, message) {
       const raw = ws.raw as unknown as RawSocket;
-      const consumer = consumersOf.get(raw);
-      const cursors = (message as { ack?: unknown })?.ack;
-      if (
-        !consumer ||
-        !Array.isArray(cursors) ||
-        cursors.length === 0 ||
-        cursors.length > 500 ||
-        !cursors.every((c) => typeof c === "string")
-      ) {
-        raw.send(JSON.stringify({ error: 'expected {"ack": [cursor, ...]} on a consumer stream' }));
-        return;
+      const client = clientsOf.get(raw);
+      if (!client || client.closed) return;
+      const verdict = client.guard.admit();
+      if (!verdict.admitted) return refuse(raw, client, verdict.reason);
+      try {
+        const limited = rateLimiterFor(svc).take(client.principal.keyId);
+        if (limited instanceof Promise) await limited;
+      } catch (error) {
+        client.guard.done();
+        if (error instanceof ApiError && error.status === 429) return refuse(raw, client, "rate limited");
+        throw error;
       }
       try {
-        const result = await ackEvents(svc.sql, consumer.principal, consumer.name, cursors as string[]);
-        raw.send(JSON.stringify({ acked: result.acked, acked_through: result.acked_through }));
-      } catch (error) {
-        raw.send(JSON.stringify({ error: (error as Error).message }));
+        await answerFrame(raw, consumersOf.get(raw), message);
+      } finally {
+        client.guard.done();
       }
     },
     close(ws) {
+      releasesOf.get(ws.raw as object)?.();
+      const client = clientsOf.get(ws.raw as object);
+      if (client) client.closed = true;
       feeds.get(ws.raw as object)?.close("client");
     },
   });
+
+  async function answerFrame(raw: RawSocket, consumer: { principal: Principal; name: string } | undefined, message: unknown) {
+    const cursors = (message as { ack?: unknown })?.ack;
+    if (
+      !consumer ||
+      !Array.isArray(cursors) ||
+      cursors.length === 0 ||
+      cursors.length > 500 ||
+      !cursors.every((c) => typeof c === "string")
+    ) {
+      raw.send(JSON.stringify({ error: 'expected {"ack": [cursor, ...]} on a consumer stream' }));
+      return;
+    }
+    try {
+      const result = await ackEvents(svc.sql, consumer.principal, consumer.name, cursors as string[]);
+      raw.send(JSON.stringify({ acked: result.acked, acked_through: result.acked_through }));
+    } catch (error) {
+      raw.send(JSON.stringify({ error: (error as Error).message }));
+    }
+  }
+  return app;
 };
+
+function refuse(raw: RawSocket, client: { closed: boolean }, reason: string): void {
+  client.closed = true;
+  try {
+    raw.close(1008, reason);
+  } catch {
+    // already closed
+  }
+}

@@ -8,7 +8,14 @@ import { startFeed, type CloseReason, type Feed, type FeedSource } from "./event
 
 const encoder = new TextEncoder();
 
-export function eventStreamResponse(svc: Services, scope: EventScope, source: FeedSource): Response {
+export const streamHeaders = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
+/** `release` frees the key's stream slot (stream-slots.ts) once the stream ends, however it ends. */
+export function eventStreamResponse(svc: Services, scope: EventScope, source: FeedSource, release: () => void = () => {}): Response {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let ended = false;
   let feed: Feed | null = null;
@@ -32,7 +39,7 @@ export function eventStreamResponse(svc: Services, scope: EventScope, source: Fe
     { highWaterMark: svc.config.events.maxQueueBytes, size: (chunk) => chunk?.byteLength ?? 0 },
   );
   feed = startFeed(svc, scope, source, {
-    send: (event) => write(`id: ${event.cursor}\nevent: message.received\ndata: ${event.payload}\n\n`),
+    send: (event) => write(`id: ${event.cursor}\nevent: ${event.type ?? "message.received"}\ndata: ${event.payload}\n\n`),
     heartbeat: () => write(": heartbeat\n\n"),
     backlogBytes: () => (ended ? 0 : svc.config.events.maxQueueBytes - (controller.desiredSize ?? 0)),
     end(reason: CloseReason) {
@@ -49,12 +56,12 @@ export function eventStreamResponse(svc: Services, scope: EventScope, source: Fe
       }
     },
   });
+  void feed?.closed.then(release);
+  if (!feed) release();
   if (!feed)
     return new Response(JSON.stringify({ error: "server is shutting down" }), {
       status: 503,
       headers: { "content-type": "application/json", "retry-after": "1" },
     });
-  return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
-  });
+  return new Response(stream, { headers: streamHeaders });
 }

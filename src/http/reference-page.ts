@@ -1,5 +1,7 @@
-// A self-contained, human-readable API reference rendered from the OpenAPI document (no CDN).
+// A self-contained, human-readable API reference rendered from the OpenAPI document (no CDN); the
+// descriptions' Markdown is rendered (src/http/markdown.ts), everything escaped first.
 import { escapeHtml } from "../html-escape.ts";
+import { markdownToHtml } from "./markdown.ts";
 
 type Spec = { info?: { title?: string; version?: string; description?: string }; paths?: Record<string, Record<string, Operation>> };
 type Operation = {
@@ -21,10 +23,13 @@ export function referencePage(spec: Spec): string {
         ? `<details><summary>Request body schema</summary><pre>${escapeHtml(JSON.stringify(operation.requestBody, null, 2))}</pre></details>`
         : "";
       const responses = Object.entries(operation.responses ?? {})
-        .map(([status, response]) => `<li><strong>${escapeHtml(status)}</strong> ${escapeHtml(response.description ?? "")}</li>`)
+        .map(
+          ([status, response]) =>
+            `<li><strong>${escapeHtml(status)}</strong> ${markdownToHtml(response.description ?? "").replace(/^<p>|<\/p>$/g, "")}</li>`,
+        )
         .join("");
       sections.push(`<section><h2><span class="method">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code></h2>
-<p><strong>${escapeHtml(operation.summary ?? "")}</strong></p><p>${escapeHtml(operation.description ?? "")}</p>
+<p><strong>${escapeHtml(operation.summary ?? "")}</strong></p>${markdownToHtml(operation.description ?? "")}
 ${parameters ? `<h3>Parameters</h3><ul>${parameters}</ul>` : ""}${body}<h3>Responses</h3><ul>${responses}</ul></section>`);
     }
   }
@@ -34,6 +39,6 @@ section{border-top:1px solid #ddd;padding:.5rem 0}.method{background:#234;color:
 pre{background:#f5f5f5;padding:.5rem;overflow:auto;white-space:pre-wrap}</style></head><body>
 <h1>${escapeHtml(spec.info?.title ?? "")} <small>${escapeHtml(spec.info?.version ?? "")}</small></h1>
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a></p>
-<pre>${escapeHtml(spec.info?.description ?? "")}</pre>
+${markdownToHtml(spec.info?.description ?? "")}
 ${sections.join("\n")}</body></html>`;
 }

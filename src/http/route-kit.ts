@@ -6,7 +6,7 @@ import type { Services } from "../core/services.ts";
 import { makeRequestAuthorizer, type EndpointClass } from "../request/auth.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
 import type { RateLimitFields } from "../request/rate-limit-fields.ts";
-import { MAX_JSON_DEPTH, nestingDepth, readBodyWithin } from "../request/body-limits.ts";
+import { MAX_JSON_DEPTH, nestingDepth, readBodyBytesWithin, readBodyWithin, uploadByteLimit } from "../request/body-limits.ts";
 import { normalizeRequestIdentifiers, unstorableTextIn } from "../request/text-input.ts";
 
 export function apiRoutes(svc: Services, name: string) {
@@ -27,28 +27,61 @@ export function apiRoutes(svc: Services, name: string) {
       // fields it reads (Elysia compiles a route from what its hooks read: a hook taking the whole
       // context would make every request parse its cookies and copy its headers).
       .macro({
-        auth: (endpointClass: EndpointClass) => ({
-          // parse runs before the body is read, transform before validation: a bad key is always
-          // reported before a bad body, whichever hook a route has.
-          async parse({ request }: { request: Request }) {
-            await decide(request, endpointClass);
-            return parseJsonBody(request, svc.config.maxRequestBytes);
-          },
-          async transform({ request, params, query }: TransformContext) {
-            // Before validation: an id no client was given is an unknown id, not a 400 or a 500.
-            normalizeRequestIdentifiers({ params, query });
-            await decide(request, endpointClass);
-            assertDecimalLimit(request.url);
-          },
-          async resolve({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) {
-            const principal = await decide(request, endpointClass);
-            const fields = limits.get(request);
-            if (fields) Object.assign(set.headers, fields);
-            return { principal };
-          },
-        }),
+        auth: (spec: EndpointClass | UploadRoute) => {
+          const endpointClass = typeof spec === "string" ? spec : spec.endpoint;
+          const upload = typeof spec !== "string";
+          return {
+            // parse runs before the body is read, transform before validation: a bad key is always
+            // reported before a bad body, whichever hook a route has.
+            async parse({ request }: { request: Request }) {
+              await decide(request, endpointClass);
+              if (upload) return parseUpload(request, uploadByteLimit(svc.config));
+              return parseJsonBody(request, svc.config.maxRequestBytes);
+            },
+            async transform({ request, params, query }: TransformContext) {
+              // Before validation: an id no client was given is an unknown id, not a 400 or a 500.
+              normalizeRequestIdentifiers({ params, query });
+              await decide(request, endpointClass);
+              assertDecimalLimit(request.url);
+            },
+            async resolve({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) {
+              const principal = await decide(request, endpointClass);
+              const fields = limits.get(request);
+              if (fields) Object.assign(set.headers, fields);
+              return { principal };
+            },
+          };
+        },
       })
   );
+}
+
+/** A route whose body is a file upload (multipart/form-data) rather than a JSON object. */
+export type UploadRoute = { endpoint: EndpointClass; upload: true };
+
+/** An uploaded file: the multipart field `file`, with the filename and content type its part declares. */
+export type Upload = { file: { filename: string; contentType: string; content: Uint8Array } | null };
+
+/** multipart/form-data only, within the upload limit; the field `file` (null when absent). */
+async function parseUpload(request: Request, maxBytes: number): Promise<Upload> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data\s*;/i.test(type)) {
+    throw errors.validation("send the file as multipart/form-data with a field named `file`");
+  }
+  const bytes = await readBodyBytesWithin(request, maxBytes);
+  if (bytes === null) throw errors.bodyTooLarge();
+  let form: FormData;
+  try {
+    form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": type } }).formData();
+  } catch {
+    throw errors.validation("the multipart/form-data body could not be read");
+  }
+  const files = form.getAll("file");
+  if (files.length > 1) throw errors.validation("send one file per request");
+  const file = files[0];
+  if (file === undefined) return { file: null };
+  if (typeof file === "string") throw errors.validation("the field `file` must be a file part (with a filename)");
+  return { file: { filename: file.name, contentType: file.type, content: new Uint8Array(await file.arrayBuffer()) } };
 }
 
 type TransformContext = { request: Request; params?: Record<string, unknown>; query?: Record<string, unknown> };

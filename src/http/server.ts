@@ -1,6 +1,8 @@
 // Serves the app over HTTP with one JSON log line per request (id, status, duration) and a
 // request id echoed to the client. Bun.serve where it exists, Deno.serve otherwise. This is the
 // one place that knows the runtime, so it is where the TCP peer's address is read and handed on.
+import { MAX_WAIT_SECONDS } from "../core/message-wait.ts";
+import { uploadByteLimit } from "../request/body-limits.ts";
 import type { Services } from "../core/services.ts";
 import { errors } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
@@ -47,7 +49,7 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
       hostname: config.host,
       port,
       // A backstop only: the app reads bodies itself and answers 413 as JSON at MAX_REQUEST_BYTES.
-      maxRequestBodySize: config.maxRequestBytes * 2 + 65536,
+      maxRequestBodySize: Math.max(config.maxRequestBytes * 2, uploadByteLimit(config)) + 65536,
       fetch: async (request, server) => {
         // A WebSocket upgrade (/api/v1/events/ws) is answered by the upgrade itself, so its
         // response is not ours to add headers to; it gets its log line here (path only: the
@@ -60,10 +62,17 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
           return response as Response;
         }
         // An event stream is quiet between heartbeats; Bun's 10 s idle timeout would cut it.
-        if (pathOf(request.url) === "/api/v1/events/stream") server.timeout(request, 0);
+        const requestPath = pathOf(request.url);
+        if (requestPath === "/api/v1/events/stream") server.timeout(request, 0);
+        // A long poll (and an MCP call of wait_for_message) is quiet for up to MAX_WAIT_SECONDS.
+        else if (requestPath === "/api/v1/messages/wait" || requestPath === "/mcp") server.timeout(request, MAX_WAIT_SECONDS + 15);
         return handle(request, () => server.requestIP(request)?.address ?? null);
       },
-      websocket: elysiaWebSocket as unknown as Bun.WebSocketHandler<any>,
+      // A frame over the limit closes its connection (1009) before it is read into memory.
+      websocket: {
+        ...(elysiaWebSocket as unknown as Bun.WebSocketHandler<any>),
+        maxPayloadLength: config.eventSocket.maxFrameBytes,
+      },
     });
     // Elysia's .ws upgrades through the app's server.
     (app as { server: unknown }).server = server;

@@ -10,13 +10,13 @@ import { cursorSource, type FeedSource } from "./event-feed.ts";
 export async function streamSource(
   svc: Services,
   principal: Principal,
-  query: { after?: string; mailbox_id?: string; consumer?: string; prefetch?: number; lastEventId?: string | null },
+  query: { after?: string; mailbox_id?: string; types?: string; consumer?: string; prefetch?: number; lastEventId?: string | null },
 ): Promise<FeedSource> {
   if (query.consumer !== undefined) {
     await getConsumer(svc.sql, principal, query.consumer); // 404 before the stream opens
     return consumerSource(svc, principal, query.consumer, query.prefetch ?? 10);
   }
-  const scope = scopeFor(principal, query.mailbox_id);
+  const scope = scopeFor(principal, query.mailbox_id, query.types);
   const resumeFrom = query.lastEventId ?? query.after;
   const after = resumeFrom === undefined || resumeFrom === null ? await latestCursor(svc.sql, scope) : parseCursor(resumeFrom);
   return cursorSource(svc, scope, after);

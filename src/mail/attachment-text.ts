@@ -1,14 +1,16 @@
 // The text of an attachment: PDF (unpdf, pdf.js underneath), DOCX (mammoth), plain text and CSV,
 // HTML (through the body's sanitizer, so only what a human would see), and images and scanned
 // PDFs through OCR (Debian's tesseract, with poppler's pdftoppm for PDF pages) when installed.
-// Never throws: a broken or hostile file is an `error` result for that attachment alone. Each
-// extraction is bounded in input size, output length and time (OCR runs as a child process that
-// is killed at the deadline; PDF and DOCX parse in a Worker that is terminated at it).
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+// Never throws: a broken or hostile file is an `error` result for that attachment alone, and a
+// file over one of its budgets is `too_large` with the reason. Every parser that inflates or
+// decodes (PDF, DOCX, HTML, OCR) runs in a process of its own (attachment-extract.ts) under an
+// address-space and CPU limit (prlimit), killed with its tools at the deadline; at most
+// `concurrency` such processes run at once in one service process.
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sanitizeBody } from "./sanitize.ts";
+import type { ExtractJob, ExtractKind, ExtractOutcome } from "./attachment-extract.ts";
 
 export type AttachmentTextStatus = "ok" | "empty" | "unsupported" | "too_large" | "error";
 export type AttachmentText = { status: AttachmentTextStatus; method: string | null; text: string | null; error: string | null };
@@ -19,15 +21,31 @@ export type AttachmentTextLimits = {
   timeoutMs: number;
   /** at most this many pages of a scanned PDF go through OCR */
   ocrPages: number;
+  /** address space of the extraction process and of each tool it starts */
+  memoryBytes: number;
+  /** a DOCX's entries in all, or one PDF stream, inflated */
+  maxInflatedBytes: number;
+  maxPdfPages: number;
+  /** an image, an image inside a scanned PDF, or a PDF page rendered for OCR */
+  maxImagePixels: number;
+  /** extraction processes running at once in this service process */
+  concurrency: number;
   /** the tesseract binary, or null when OCR is not available */
   tesseract: string | null;
+  /** the prlimit binary, or null (the process then runs without a memory limit) */
+  prlimit: string | null;
 };
 
-export const DEFAULT_ATTACHMENT_TEXT_LIMITS: Omit<AttachmentTextLimits, "tesseract"> = {
+export const DEFAULT_ATTACHMENT_TEXT_LIMITS: Omit<AttachmentTextLimits, "tesseract" | "prlimit"> = {
   maxBytes: 20 * 1024 * 1024,
   maxChars: 200_000,
   timeoutMs: 20_000,
   ocrPages: 5,
+  memoryBytes: 1024 * 1024 * 1024,
+  maxInflatedBytes: 64 * 1024 * 1024,
+  maxPdfPages: 2_000,
+  maxImagePixels: 40_000_000,
+  concurrency: 2,
 };
 
 type Kind = "pdf" | "docx" | "text" | "csv" | "html" | "image";
@@ -50,124 +68,129 @@ export async function extractAttachmentText(
 ): Promise<AttachmentText> {
   const kind = kindOf(attachment.contentType, attachment.filename);
   if (!kind) return { status: "unsupported", method: null, text: null, error: null };
-  if (attachment.content.byteLength > limits.maxBytes) return { status: "too_large", method: kind, text: null, error: null };
+  if (attachment.content.byteLength > limits.maxBytes) {
+    const error = `the attachment is ${attachment.content.byteLength} bytes, over the ${limits.maxBytes}-byte budget`;
+    return { status: "too_large", method: kind, text: null, error };
+  }
   if (kind === "image" && !limits.tesseract) return { status: "unsupported", method: null, text: null, error: "OCR is not installed" };
-  const deadline = Date.now() + limits.timeoutMs;
-  try {
-    let method: string = kind;
-    let text = await withDeadline(read(kind, attachment.content, limits, deadline), deadline);
-    // A PDF without a text layer is a scan: read its pages with OCR.
-    if (kind === "pdf" && text.trim() === "" && limits.tesseract) {
-      method = "ocr";
-      text = await ocrPdf(attachment.content, limits, deadline);
+  let method: string = kind === "image" ? "ocr" : kind;
+  let text: string;
+  if (kind === "text" || kind === "csv") text = new TextDecoder("utf-8", { fatal: false }).decode(attachment.content);
+  else {
+    const outcome = await withSlot(limits.concurrency, () => extractInProcess(kind, attachment.content, limits));
+    if (!outcome.ok) {
+      return {
+        status: outcome.refused ? "too_large" : "error",
+        method: kind,
+        text: null,
+        error: outcome.error.replace(/\s+/g, " ").slice(0, 300),
+      };
     }
-    if (kind === "image") method = "ocr";
-    const clean = tidy(text).slice(0, limits.maxChars);
-    return clean === "" ? { status: "empty", method, text: null, error: null } : { status: "ok", method, text: clean, error: null };
-  } catch (error) {
-    return {
-      status: "error",
-      method: kind,
-      text: null,
-      error: String((error as Error)?.message ?? error)
-        .replace(/\s+/g, " ")
-        .slice(0, 300),
-    };
+    method = outcome.method;
+    text = outcome.text;
   }
+  const clean = tidy(text).slice(0, limits.maxChars);
+  return clean === "" ? { status: "empty", method, text: null, error: null } : { status: "ok", method, text: clean, error: null };
 }
 
-async function read(kind: Kind, content: Uint8Array, limits: AttachmentTextLimits, deadline: number): Promise<string> {
-  switch (kind) {
-    case "pdf":
-    case "docx":
-      return parseInWorker(kind, content, deadline);
-    case "text":
-    case "csv":
-      return new TextDecoder("utf-8", { fatal: false }).decode(content);
-    case "html":
-      return (
-        sanitizeBody({ html: new TextDecoder("utf-8", { fatal: false }).decode(content) }, { maxChars: limits.maxChars }).body_clean ?? ""
-      );
-    case "image":
-      return ocrImage(content, limits, deadline);
-  }
-}
+const TIMED_OUT = "attachment text extraction timed out";
+const extractScript = new URL("./attachment-extract.ts", import.meta.url).pathname;
 
-/** PDF and DOCX parsing in a Worker that is terminated at the deadline. */
-function parseInWorker(kind: "pdf" | "docx", content: Uint8Array, deadline: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./attachment-parse-worker.ts", import.meta.url).href, { type: "module" });
-    const finish = (settle: () => void) => {
-      clearTimeout(timer);
-      worker.terminate();
-      settle();
-    };
-    const timer = setTimeout(
-      () => finish(() => reject(new Error("attachment text extraction timed out"))),
-      Math.max(0, deadline - Date.now()),
-    );
-    worker.onmessage = (event: MessageEvent) => {
-      const reply = event.data as { ok: boolean; text?: string; error?: string };
-      finish(() => (reply.ok ? resolve(reply.text ?? "") : reject(new Error(reply.error ?? "parse failed"))));
-    };
-    worker.onerror = (event: ErrorEvent) => finish(() => reject(new Error(event.message || "parser crashed")));
-    // A copy: pdf.js detaches the buffer it is given.
-    worker.postMessage({ kind, content: new Uint8Array(content) });
-  });
-}
-
-async function withTempDir<T>(use: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), "attachment-ocr-"));
+/**
+ * One extraction process, in a process group of its own so that the deadline kills the tools it
+ * started too. Its answer is a file in its private directory; no answer means it was killed or
+ * died, and the reason is read from how it ended.
+ */
+async function extractInProcess(kind: ExtractKind, content: Uint8Array, limits: AttachmentTextLimits): Promise<ExtractOutcome> {
+  const dir = await mkdtemp(join(tmpdir(), "attachment-"));
   try {
-    return await use(dir);
+    await writeFile(join(dir, "input"), content);
+    const job: ExtractJob = {
+      kind,
+      dir,
+      maxChars: limits.maxChars,
+      ocrPages: limits.ocrPages,
+      maxPdfPages: limits.maxPdfPages,
+      maxInflatedBytes: limits.maxInflatedBytes,
+      maxImagePixels: limits.maxImagePixels,
+      tesseract: limits.tesseract,
+    };
+    const bun = [process.execPath, "--smol", extractScript, JSON.stringify(job)];
+    const cpuSeconds = Math.ceil(limits.timeoutMs / 1000) + 1;
+    const command = limits.prlimit ? [limits.prlimit, `--as=${limits.memoryBytes}`, `--cpu=${cpuSeconds}`, "--core=0", "--", ...bun] : bun;
+    const ended = await runGroup(command, limits.timeoutMs);
+    const memory = `${Math.round(limits.memoryBytes / (1024 * 1024))} MB`;
+    const outOfMemory = /out of memory|allocation failed|cannot allocate|bad_alloc|std::bad|ENOMEM/i;
+    if (ended.timedOut || ended.signal === "SIGXCPU") return { ok: false, refused: false, error: TIMED_OUT };
+    const result = join(dir, "result.json");
+    const size = await stat(result).then(
+      (info) => info.size,
+      () => null,
+    );
+    if (size !== null && size <= limits.maxChars * 6 + 65_536) {
+      const outcome = JSON.parse(await readFile(result, "utf8")) as ExtractOutcome;
+      if (!outcome.ok && outOfMemory.test(outcome.error)) {
+        return { ok: false, refused: false, error: `attachment text extraction went over its ${memory} memory budget` };
+      }
+      return outcome;
+    }
+    if (outOfMemory.test(ended.stderr) || ended.signal === "SIGSEGV" || ended.signal === "SIGABRT" || ended.signal === "SIGTRAP") {
+      return { ok: false, refused: false, error: `attachment text extraction went over its ${memory} memory budget` };
+    }
+    const how = ended.signal ? `signal ${ended.signal}` : `exit ${ended.code}`;
+    return { ok: false, refused: false, error: `attachment text extraction process failed (${how})` };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-async function ocrImage(content: Uint8Array, limits: AttachmentTextLimits, deadline: number): Promise<string> {
-  return withTempDir(async (dir) => {
-    const input = join(dir, "image");
-    await writeFile(input, content);
-    return run(limits.tesseract!, [input, "stdout"], deadline);
-  });
-}
+type Ended = { code: number | null; signal: string | null; timedOut: boolean; stderr: string };
 
-async function ocrPdf(content: Uint8Array, limits: AttachmentTextLimits, deadline: number): Promise<string> {
-  return withTempDir(async (dir) => {
-    const input = join(dir, "document.pdf");
-    await writeFile(input, content);
-    await run("pdftoppm", ["-r", "200", "-gray", "-png", "-l", String(limits.ocrPages), input, join(dir, "page")], deadline);
-    const pages = (await readdir(dir)).filter((name) => name.startsWith("page") && name.endsWith(".png")).sort();
-    const texts: string[] = [];
-    for (const page of pages) texts.push(await run(limits.tesseract!, [join(dir, page), "stdout"], deadline));
-    return texts.join("\n\n");
-  });
-}
-
-/** A child process given what is left of the deadline; killed when it runs over. */
-function run(command: string, args: string[], deadline: number): Promise<string> {
-  const timeout = deadline - Date.now();
-  if (timeout <= 0) return Promise.reject(new Error("attachment text extraction timed out"));
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { timeout, killSignal: "SIGKILL", maxBuffer: 16 * 1024 * 1024, encoding: "utf8" }, (error, stdout) => {
-      if (error)
-        reject(
-          new Error(
-            (error as { killed?: boolean }).killed ? "attachment text extraction timed out" : `${command} failed: ${error.message}`,
-          ),
-        );
-      else resolve(stdout);
+function runGroup(command: string[], timeoutMs: number): Promise<Ended> {
+  return new Promise((resolve) => {
+    const child = spawn(command[0]!, command.slice(1), { detached: true, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    let timedOut = false;
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (stderr.length < 16_384) stderr += chunk.toString("utf8");
+    });
+    const killGroup = () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, signal: null, timedOut, stderr: String(error) });
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      // Tools it started and left behind go with it.
+      killGroup();
+      resolve({ code, signal, timedOut, stderr });
     });
   });
 }
 
-function withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("attachment text extraction timed out")), Math.max(0, deadline - Date.now()));
-  });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** At most `limit` extraction processes at once; the others wait their turn (not counted in their deadline). */
+async function withSlot<T>(limit: number, work: () => Promise<T>): Promise<T> {
+  while (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
 }
 
 function tidy(text: string): string {
@@ -180,9 +203,14 @@ function tidy(text: string): string {
     .trim();
 }
 
-/** The tesseract binary on PATH, or null (OCR then reports attachments as unsupported). */
-export async function findTesseract(): Promise<string | null> {
+function findTool(name: string, args: string[]): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile("tesseract", ["--version"], { timeout: 5000 }, (error) => resolve(error ? null : "tesseract"));
+    execFile(name, args, { timeout: 5000 }, (error) => resolve(error ? null : name));
   });
 }
+
+/** The tesseract binary on PATH, or null (OCR then reports attachments as unsupported). */
+export const findTesseract = () => findTool("tesseract", ["--version"]);
+
+/** util-linux prlimit on PATH (Linux), or null: extraction then has a deadline but no memory limit. */
+export const findPrlimit = () => findTool("prlimit", ["--version"]);

@@ -20,6 +20,8 @@ export type ComposeInput = {
   unsubscribe?: { url: string | null; mailto: string } | null;
   dkim?: DkimKey | null;
   date?: Date;
+  /** Files sent as attachments after the text (multipart/mixed); names and types checked by the caller. */
+  attachments?: { filename: string; contentType: string; content: Uint8Array }[];
 };
 
 // RFC 8058 §4 asks that List-Unsubscribe and List-Unsubscribe-Post be covered by the
@@ -48,7 +50,7 @@ const MAX_URL = 900;
 const BARE_ADDRESS = /^[^\s<>,;:"@()\[\]\\]+@[^\s<>,;:"@()\[\]\\]+$/;
 const MSG_ID = /^[\x21-\x3b\x3d\x3f-\x7e]+@[\x21-\x3b\x3d\x3f-\x7e]+$/;
 
-/** Builds the RFC 5322 bytes of a one-recipient text/plain UTF-8 message, DKIM-signed when asked. */
+/** Builds the RFC 5322 bytes of a one-recipient text/plain UTF-8 message (with attachments, multipart/mixed), DKIM-signed when asked. */
 export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
   const built = await composeUnsigned(m);
   return m.dkim ? signMessage(built, m.dkim) : built;
@@ -70,6 +72,10 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
     assertNoLineBreak(name, value);
   }
   for (const ref of m.references ?? []) assertNoLineBreak("references", ref);
+  for (const file of m.attachments ?? []) {
+    assertNoLineBreak("attachment filename", file.filename);
+    assertNoLineBreak("attachment content type", file.contentType);
+  }
 
   // The callers pass addr-specs from parseSingleAddress; anything list-like here is a bug.
   for (const [name, value] of [
@@ -104,6 +110,14 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
     references: references.length ? references.map((id) => `<${id}>`) : undefined,
     date: m.date ?? new Date(),
     headers,
+    attachments: m.attachments?.map((file) => ({
+      filename: file.filename,
+      contentType: file.contentType,
+      content: Buffer.from(file.content.buffer, file.content.byteOffset, file.content.byteLength),
+      contentDisposition: "attachment" as const,
+      // base64 whatever the type: the bytes arrive exactly as they were given
+      encoding: "base64",
+    })),
     newline: "win",
     // Content never comes from files or URLs; refuse them outright.
     disableFileAccess: true,

@@ -1,7 +1,7 @@
 // Reads delivery status notifications (RFC 3464) and feedback reports (RFC 5965): which recipient
 // failed or complained, and which of our messages the report is about.
 
-export type DeliveryStatus = { recipient: string; action: string; status: string };
+export type DeliveryStatus = { recipient: string; action: string; status: string; diagnostic: string | null; remoteMta: string | null };
 
 /** Header fields of a header block (unfolded), names lower-cased; repeated fields keep the first. */
 export function headerFields(block: string): Map<string, string> {
@@ -28,6 +28,17 @@ export function parseDeliveryStatus(body: string): DeliveryStatus[] {
       recipient,
       action: (fields.get("action") ?? "").toLowerCase(),
       status: (fields.get("status") ?? "").split(/\s/)[0] ?? "",
+      // `smtp; 550 5.1.1 user unknown`: what the remote server said, bounded (it is theirs to write)
+      diagnostic:
+        fields
+          .get("diagnostic-code")
+          ?.replace(/^[a-z0-9-]+\s*;\s*/i, "")
+          .slice(0, 500) ?? null,
+      remoteMta:
+        fields
+          .get("remote-mta")
+          ?.replace(/^[a-z0-9-]+\s*;\s*/i, "")
+          .slice(0, 255) ?? null,
     });
   }
   return statuses;

@@ -35,7 +35,7 @@ export const listDraftsTool = defineTool({
     `List a mailbox's live drafts (status draft, pending_approval or sending), newest first, as {drafts: ` +
     `[...]}. ${DRAFT_FIELDS} Sent, rejected and deleted drafts are not listed.`,
   input: strictObject({ mailbox_id: t.String({ minLength: 1, maxLength: 100, description: "id of the mailbox" }) }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => ({ body: { drafts: await listDrafts(svc.sql, principal, args.mailbox_id) } }),
 });
@@ -45,7 +45,7 @@ export const getDraftTool = defineTool({
   title: "Read a draft",
   description: `Read one draft. ${DRAFT_FIELDS} Sent, rejected and deleted drafts answer 404 \`draft not found\`.`,
   input: strictObject({ id: draftId }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => ({ body: await getDraft(svc.sql, principal, args.id) }),
 });
@@ -88,9 +88,10 @@ export const sendDraftTool = defineTool({
   title: "Send a draft",
   description:
     'Send a draft. Results: {id, draft_id, thread_id, provider_message_id} when delivered; {draft_id, status: "pending_approval"} ' +
-    "when the mailbox needs a human's approval (queued; calling again changes nothing). " +
+    "when the mailbox needs a human's approval or is paused: held for a human: do not resend (calling again changes nothing; a human approves or rejects it, and an unanswered review expires as rejected). " +
     "Errors are {status, error, code}: 422 when the draft has no recipient (set one with update_draft); 409 approval_conflict " +
-    "when it is already sending or gone; on 502 the draft stays `sending` and the service finishes it, so do not resend it.",
+    "when it is already sending or gone; on 502 the draft stays `sending` and the service finishes it, so do not resend it: it ends sent, " +
+    "or back in `draft` with last_error when delivery kept failing or its outcome stayed unknown (it may have arrived: check before sending again).",
   input: strictObject({ id: draftId }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   endpointClass: "write",

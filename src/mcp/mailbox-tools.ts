@@ -19,7 +19,7 @@ export const listMailboxesTool = defineTool({
       t.Number({ minimum: 1, multipleOf: 1, description: "how many mailboxes to return; default 100, values above 1000 count as 1000" }),
     ),
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "mailboxList",
   run: async ({ svc, principal }, args) => ({
     body: { mailboxes: await listMailboxes(svc.sql, principal, clampLimit(args.limit, 100, 1000)) },

@@ -25,8 +25,16 @@ export const searchMessagesTool = defineTool({
     direction: t.Optional(t.Union([t.Literal("in"), t.Literal("out")])),
     limit: t.Optional(t.Number({ minimum: 1, multipleOf: 1, description: "default 20, values above 100 count as 100" })),
     cursor: t.Optional(t.String({ minLength: 1, maxLength: 512 })),
+    has_label: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "only messages carrying this inbox label (label is the classification): unread, read, archived or one of your own (see change_labels)",
+      }),
+    ),
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => {
     const page = await searchMessages(svc.sql, principal, {
@@ -38,6 +46,7 @@ export const searchMessagesTool = defineTool({
       hasAttachment: args.has_attachment,
       label: args.label,
       direction: args.direction,
+      hasLabel: args.has_label,
       limit: clampLimit(args.limit, 20, 100),
       cursor: args.cursor,
     });

@@ -20,11 +20,18 @@ export const listThreadsTool = defineTool({
     mailbox_id: t.String({ minLength: 1, maxLength: 100, description: "id of the mailbox" }),
     limit: t.Optional(t.Number({ minimum: 1, multipleOf: 1, description: "how many threads; default 20, values above 100 count as 100" })),
     cursor: t.Optional(t.String({ minLength: 1, maxLength: 512, description: "next_cursor from the previous call" })),
+    label: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "only threads carrying this label: unread, read, archived or one of your own (see change_labels)",
+      }),
+    ),
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => {
-    const page = await listThreads(svc.sql, principal, args.mailbox_id, clampLimit(args.limit, 20, 100), args.cursor);
+    const page = await listThreads(svc.sql, principal, args.mailbox_id, clampLimit(args.limit, 20, 100), args.cursor, args.label);
     return { body: { threads: page.threads, next_cursor: page.nextCursor } };
   },
 });
@@ -42,7 +49,7 @@ export const getThreadTool = defineTool({
   input: strictObject({
     id: t.String({ minLength: 1, maxLength: 100, description: "thread id (thr_...), from list_threads or a message's thread_id" }),
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => ({ body: await getThread(svc.sql, principal, args.id) }),
 });

@@ -15,12 +15,15 @@ import type { ToolBody } from "./results.ts";
 export type ToolContext = { svc: Services; principal: Principal };
 export type ToolOutput = { body: ToolBody; notes?: string[] };
 
+/** Every tool states all four hints: a client deciding whether to ask its user first needs each one. */
+export type ToolHints = Required<Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">>;
+
 export type Tool<S extends TSchema = TSchema> = {
   name: string;
   title: string;
   description: string;
   input: S;
-  annotations: ToolAnnotations;
+  annotations: ToolHints;
   /** the class of the HTTP route this tool stands for: same scopes, bound-key rule and capability */
   endpointClass: EndpointClass;
   run(ctx: ToolContext, args: Static<S>): Promise<ToolOutput>;
@@ -28,10 +31,21 @@ export type Tool<S extends TSchema = TSchema> = {
 
 export type CompiledTool = Tool & { validate(args: unknown): unknown };
 
+/**
+ * What every error means for the agent's next step, appended to every tool's description: the
+ * tool-specific outcomes are in each description, these are common to all.
+ */
+export const ERROR_GUIDE =
+  "Errors come back as a result {status, error, code}, the HTTP API's answer: 400 fix the arguments as the error says; " +
+  "401 the key is missing or revoked and 403 key_scope this key may not do this (ask a human, do not retry); 404 the id does not " +
+  "exist or is not visible to this key; 429 too many requests, wait the seconds it says and retry; 5xx a fault of the service, " +
+  "retry later.";
+
 export function defineTool<S extends TSchema>(tool: Tool<S>): CompiledTool {
   const check = TypeCompiler.Compile(tool.input);
   return {
     ...(tool as unknown as Tool),
+    description: `${tool.description} ${ERROR_GUIDE}`,
     validate(args: unknown) {
       const value = args ?? {};
       // Arguments are a JSON body: refused as the HTTP API refuses text Postgres cannot hold.

@@ -5,8 +5,14 @@ export const MAX_JSON_DEPTH = 16;
 
 /** The body as text, or null once it passes maxBytes (declared or actual). */
 export async function readBodyWithin(request: Request, maxBytes: number): Promise<string | null> {
+  const bytes = await readBodyBytesWithin(request, maxBytes);
+  return bytes === null ? null : new TextDecoder().decode(bytes);
+}
+
+/** The body's bytes, or null once it passes maxBytes (declared or actual). */
+export async function readBodyBytesWithin(request: Request, maxBytes: number): Promise<Uint8Array | null> {
   if (Number(request.headers.get("content-length") ?? 0) > maxBytes) return null;
-  if (!request.body) return "";
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -26,7 +32,26 @@ export async function readBodyWithin(request: Request, maxBytes: number): Promis
     joined.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(joined);
+  return joined;
+}
+
+// The one route that takes a file upload (multipart/form-data) may be as large as the files a
+// draft may carry, plus the multipart framing; every other body stays under MAX_REQUEST_BYTES.
+const UPLOAD_PATH = /^\/api\/v1\/drafts\/[^/]+\/attachments\/?$/;
+const MULTIPART_FRAMING = 64 * 1024;
+
+/** The byte limit of a request's body: MAX_REQUEST_BYTES, or for an attachment upload, ATTACHMENT_MAX_BYTES and framing. */
+export function requestByteLimit(
+  config: { maxRequestBytes: number; attachments: { maxBytes: number } },
+  method: string,
+  path: string,
+): number {
+  if (method === "POST" && UPLOAD_PATH.test(path)) return Math.max(config.maxRequestBytes, uploadByteLimit(config));
+  return config.maxRequestBytes;
+}
+
+export function uploadByteLimit(config: { attachments: { maxBytes: number } }): number {
+  return config.attachments.maxBytes + MULTIPART_FRAMING;
 }
 
 /** How deeply objects and arrays nest: a linear scan, so a hostile body never costs a deep parse. */

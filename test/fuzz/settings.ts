@@ -1,5 +1,5 @@
 // How a fuzz run is sized and replayed. `npm test` runs the fast profile (bounded, a fresh seed
-// each run); `bun run fuzz` runs the long one. Any failure prints the seed and path that replay it:
+// each run); `npm run fuzz` runs the long one. Any failure prints the seed and path that replay it:
 //   FUZZ_SEED=<seed> FUZZ_PATH=<path> bun test test/fuzz.http.test.ts
 // Environment: FUZZ_PROFILE (fast | long), FUZZ_RUNS (overrides every property's run count),
 // FUZZ_SEED, FUZZ_PATH, FUZZ_STATS_FILE (where each file appends its counts, for scripts/fuzz.ts).
@@ -14,7 +14,7 @@ const forcedRuns = process.env.FUZZ_RUNS ? Math.max(1, Number(process.env.FUZZ_R
 /** One seed per process, so every property of a file is replayed by one FUZZ_SEED. */
 export const seed = Number.isFinite(fixedSeed) ? fixedSeed! : (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
 
-/** Run counts per property: the fast one for `npm test`, the long one for `bun run fuzz`. */
+/** Run counts per property: the fast one for `npm test`, the long one for `npm run fuzz`. */
 export function runs(fast: number, long: number): number {
   return forcedRuns ?? (profile === "long" ? long : fast);
 }

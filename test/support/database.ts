@@ -1,10 +1,12 @@
 // A fresh database per test file, cloned from a template that has every migration applied.
 // Uses DATABASE_URL when set, otherwise starts the embedded Postgres once per test process.
-import { chmodSync, mkdtempSync, readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { makeSql, migrate, migrationFiles, startEmbeddedPostgres } from "../../src/db.ts";
+import { makeSql, migrate, migrationFiles, startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/db.ts";
+import { atRunEnd } from "./run-end.ts";
+import { freePort } from "./smtp-client.ts";
 import { sha256Hex } from "../../src/secrets.ts";
 import { randomBase32 } from "../../src/core/ids.ts";
 
@@ -19,12 +21,25 @@ function server(): Promise<string> {
     // mkdtemp makes it 0700; run as root, embedded Postgres initialises as the "postgres" user,
     // which must be able to enter it.
     chmodSync(dir, 0o755);
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const db = await startEmbeddedPostgres(dir, port, () => {});
-    process.once("exit", () => void db.stop());
+    const db = await startEmbeddedPostgres(dir, await freePort(), () => {});
+    stopOnExit(db, dir);
     return db.url;
   })();
   return serverUrl;
+}
+
+/** The server started for this test process is stopped, and its folder removed, however the process ends. */
+function stopOnExit(db: EmbeddedDatabase, dir: string): void {
+  atRunEnd({
+    sync: () => {
+      db.stopSync();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    graceful: async () => {
+      await db.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
 }
 
 export function urlFor(base: string, database: string): string {
@@ -78,15 +93,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   } finally {
     await admin.end();
   }
-  return {
-    url: urlFor(base, name),
-    async drop() {
-      const dropper = makeSql(base, { max: 1 });
-      try {
-        await dropper.unsafe(`drop database if exists ${name} with (force)`);
-      } finally {
-        await dropper.end();
-      }
-    },
+  const drop = async () => {
+    forget();
+    const dropper = makeSql(base, { max: 1 });
+    try {
+      await dropper.unsafe(`drop database if exists ${name} with (force)`);
+    } finally {
+      await dropper.end();
+    }
   };
+  // A file that failed before its afterAll still leaves no database behind on the shared server.
+  const forget = atRunEnd({ sync: () => {}, graceful: drop });
+  return { url: urlFor(base, name), drop };
 }

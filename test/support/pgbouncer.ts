@@ -4,6 +4,8 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { atRunEnd } from "./run-end.ts";
+import { toolBinary } from "./system-tools.ts";
 import { freePort } from "./smtp-client.ts";
 
 export type Bouncer = { port: number; urlFor(directUrl: string): string; log(): string; stop(): Promise<void> };
@@ -15,7 +17,9 @@ export async function startPgBouncer(serverUrl: string): Promise<Bouncer> {
   chmodSync(dir, 0o777);
   const port = await freePort();
   const user = decodeURIComponent(server.username || "postgres");
-  writeFileSync(join(dir, "userlist.txt"), `"${user}" ""\n`);
+  // The password is what PgBouncer logs in to the server with (the embedded server asks for one).
+  const password = decodeURIComponent(server.password);
+  writeFileSync(join(dir, "userlist.txt"), `"${user}" "${password}"\n`);
   writeFileSync(
     join(dir, "pgbouncer.ini"),
     [
@@ -38,10 +42,25 @@ export async function startPgBouncer(serverUrl: string): Promise<Bouncer> {
   );
   for (const name of ["userlist.txt", "pgbouncer.ini"]) chmodSync(join(dir, name), 0o644);
   const asRoot = process.getuid?.() === 0;
-  const child = Bun.spawn(["/usr/sbin/pgbouncer", ...(asRoot ? ["-u", "postgres"] : []), join(dir, "pgbouncer.ini")], {
+  const binary = toolBinary("pgbouncer");
+  if (!binary) throw new Error("pgbouncer is not installed (Debian: pgbouncer)");
+  const child = Bun.spawn([binary, ...(asRoot ? ["-u", "postgres"] : []), join(dir, "pgbouncer.ini")], {
     stdout: "ignore",
     stderr: "pipe",
   });
+  const forget = atRunEnd({
+    sync: () => {
+      child.kill("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
+    graceful: () => stop(),
+  });
+  const stop = async () => {
+    forget();
+    child.kill("SIGTERM");
+    await child.exited;
+    rmSync(dir, { recursive: true, force: true });
+  };
   const log = () => (existsSync(join(dir, "pgbouncer.log")) ? readFileSync(join(dir, "pgbouncer.log"), "utf8") : "");
   const deadline = Date.now() + 10_000;
   while (!/listening on 127\.0\.0\.1:\d+/.test(log())) {
@@ -59,10 +78,6 @@ export async function startPgBouncer(serverUrl: string): Promise<Bouncer> {
       return url.toString();
     },
     log,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }

@@ -15,6 +15,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { atRunEnd } from "./run-end.ts";
 import { freePort } from "./smtp-client.ts";
 
 export type RspamdOptions = {
@@ -45,7 +46,7 @@ const SEARCH_PATH = [process.env.PATH ?? "", "/usr/sbin", "/usr/local/sbin"].fil
 const DEBIAN_CONFDIR = "/etc/rspamd";
 // A cold start compiles hyperscan databases for a minute or more; CI machines are slower still.
 const START_MS = 240_000;
-const HS_CACHE_DIR = join(tmpdir(), "rspamd-hs-cache");
+const HS_CACHE_DIR = join(process.env.MAILBOX_TEST_SHARED_TMPDIR ?? tmpdir(), "rspamd-hs-cache");
 
 // Modules that make network lookups, each turned off with `enabled = false` in local.d.
 const NETWORK_MODULES = [
@@ -74,11 +75,6 @@ export function rspamdBinary(): string | null {
 export function rspamdAvailable(): boolean {
   return rspamdBinary() !== null;
 }
-
-const running = new Set<ReturnType<typeof Bun.spawn>>();
-process.once("exit", () => {
-  for (const child of running) child.kill("SIGTERM");
-});
 
 function isRoot(): boolean {
   return process.getuid?.() === 0;
@@ -204,7 +200,13 @@ export async function startRspamd(options: RspamdOptions = {}): Promise<Rspamd> 
     ...(isRoot() ? ["-u", "root", "-g", "root"] : []),
   ];
   const child = Bun.spawn(args, { stdout: Bun.file(join(dir, "stdout.log")), stderr: Bun.file(join(dir, "stderr.log")) });
-  running.add(child);
+  const forget = atRunEnd({
+    sync: () => {
+      child.kill("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
+    graceful: () => close(),
+  });
   const url = `http://127.0.0.1:${ports.normal}`;
   const controllerUrl = `http://127.0.0.1:${ports.controller}`;
 
@@ -212,7 +214,7 @@ export async function startRspamd(options: RspamdOptions = {}): Promise<Rspamd> 
   const close = async () => {
     if (closed) return;
     closed = true;
-    running.delete(child);
+    forget();
     child.kill("SIGTERM");
     const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
     if (!exited) {

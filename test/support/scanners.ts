@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { atRunEnd } from "./run-end.ts";
 import { freePort } from "./smtp-client.ts";
 
 export type ScannerName = "clamd" | "spamd";
@@ -34,34 +35,26 @@ export function scannerAvailable(name: ScannerName): boolean {
   return scannerBinary(name) !== null;
 }
 
-/** Under CI a missing scanner is a broken build, not a reason to skip (issue 5, "Done when"). */
-export const scannersRequired = process.env.CI === "true";
-
-/**
- * Whether tests needing these scanners can run here. When one is missing the caller skips them,
- * and this says so on stderr, so a skip is never silent.
- */
-export function scannersPresent(names: ScannerName[], what: string): boolean {
-  const missing = names.filter((name) => !scannerAvailable(name));
-  if (missing.length === 0) return true;
-  console.warn(
-    `SKIPPED: ${what}: ${missing.join(" and ")} not installed (Debian: clamav-daemon, spamassassin spamc)` +
-      (scannersRequired ? "; CI=true, so the availability test fails" : ""),
-  );
-  return false;
-}
-
-type Daemon = { process: ReturnType<typeof Bun.spawn>; dir: string; log: string };
+type Daemon = { process: ReturnType<typeof Bun.spawn>; dir: string; log: string; forget?: () => void };
 
 // Every daemon still running when the test process ends is stopped: a leaked clamd or spamd
 // would hold its port and memory long after the run.
 const running = new Set<Daemon>();
-process.once("exit", () => {
-  for (const daemon of running) daemon.process.kill("SIGTERM");
-});
+
+function track(daemon: Daemon): void {
+  running.add(daemon);
+  daemon.forget = atRunEnd({
+    sync: () => {
+      daemon.process.kill("SIGTERM");
+      rmSync(daemon.dir, { recursive: true, force: true });
+    },
+    graceful: () => stop(daemon),
+  });
+}
 
 async function stop(daemon: Daemon): Promise<void> {
   if (!running.delete(daemon)) return;
+  daemon.forget?.();
   daemon.process.kill("SIGTERM");
   // spamd stops its children on SIGTERM; give both a moment, then insist.
   const exited = await Promise.race([daemon.process.exited.then(() => true), Bun.sleep(5_000).then(() => false)]);
@@ -139,7 +132,7 @@ export async function startClamd(): Promise<Scanner> {
     ].join("\n") + "\n",
   );
   const daemon: Daemon = { process: Bun.spawn([binary, "-c", config], { stdout: "ignore", stderr: "ignore" }), dir, log };
-  running.add(daemon);
+  track(daemon);
   await waitUntilReady(daemon, port, "zPING\0", /^PONG\0?$/, CLAMD_START_MS, "clamd");
   return { address: `127.0.0.1:${port}`, pid: daemon.process.pid, close: () => stop(daemon) };
 }
@@ -172,7 +165,7 @@ export async function startSpamd(options: { children?: number } = {}): Promise<S
     ...(isRoot() ? ["-u", "nobody"] : []),
   ];
   const daemon: Daemon = { process: Bun.spawn(args, { stdout: "ignore", stderr: Bun.file(log) }), dir, log };
-  running.add(daemon);
+  track(daemon);
   await waitUntilReady(daemon, port, "PING SPAMC/1.5\r\n\r\n", /^SPAMD\/[\d.]+ 0 PONG/, SPAMD_START_MS, "spamd");
   return { address: `127.0.0.1:${port}`, pid: daemon.process.pid, close: () => stop(daemon) };
 }

@@ -8,8 +8,21 @@ import type { AddressInfo } from "node:net";
  * - reject-rcpt-550 / defer-rcpt-451: the reply to RCPT TO
  * - drop-after-data: reads the whole message, then drops the connection without replying
  *   (the message is still recorded: the sender cannot know whether it "arrived")
+ * - drop-at-rcpt: drops the connection when RCPT TO arrives (before any message data)
+ * - hold-rcpt: never answers RCPT TO until `release()` (then 250): a sender stalled before DATA
+ * - hold-reply: reads the whole message (final dot included) and records it, then holds the
+ *   final reply until `release()` (then 250): a sender waiting for the verdict
  */
-export type SinkMode = "accept" | "reject550" | "defer451" | "drop-after-data" | "reject-rcpt-550" | "defer-rcpt-451";
+export type SinkMode =
+  | "accept"
+  | "reject550"
+  | "defer451"
+  | "drop-after-data"
+  | "reject-rcpt-550"
+  | "defer-rcpt-451"
+  | "drop-at-rcpt"
+  | "hold-rcpt"
+  | "hold-reply";
 
 export type SinkMessage = {
   from: string;
@@ -26,6 +39,10 @@ export type SmtpSink = {
   port: number;
   messages: SinkMessage[];
   mode: SinkMode;
+  /** Transactions held by hold-rcpt / hold-reply right now. */
+  held(): number;
+  /** Answers every held transaction with 250. */
+  release(): void;
   close(): Promise<void>;
 };
 
@@ -40,6 +57,7 @@ export type SinkOptions = {
 
 export async function startSmtpSink(o: SinkOptions = {}): Promise<SmtpSink> {
   let nextId = 1;
+  const held: (() => void)[] = [];
   const disabled = [...(o.starttls && !o.secure ? [] : ["STARTTLS"]), ...(o.auth ? [] : ["AUTH"])];
 
   const server: SMTPServer = new SMTPServer({
@@ -56,7 +74,12 @@ export async function startSmtpSink(o: SinkOptions = {}): Promise<SmtpSink> {
       }
       cb(withCode(new Error("Authentication failed"), 535));
     },
-    onRcptTo(_address, _session, cb) {
+    onRcptTo(_address, session, cb) {
+      if (sink.mode === "drop-at-rcpt") {
+        for (const c of server.connections) if (c.id === session.id) c._socket.destroy();
+        return;
+      }
+      if (sink.mode === "hold-rcpt") return void held.push(() => cb());
       if (sink.mode === "reject-rcpt-550") return cb(withCode(new Error("No such user here"), 550));
       if (sink.mode === "defer-rcpt-451") return cb(withCode(new Error("Try again later"), 451));
       cb();
@@ -80,6 +103,9 @@ export async function startSmtpSink(o: SinkOptions = {}): Promise<SmtpSink> {
             return cb(withCode(new Error("Message rejected as spam"), 550));
           case "defer451":
             return cb(withCode(new Error("Local error, try again later"), 451));
+          case "hold-reply":
+            record();
+            return void held.push(() => cb(null, `Ok: queued as ${queueId}`));
           case "drop-after-data":
             record();
             // No reply at all: the client is left not knowing whether we took it.
@@ -102,6 +128,10 @@ export async function startSmtpSink(o: SinkOptions = {}): Promise<SmtpSink> {
     port: (server.server.address() as AddressInfo).port,
     messages: [],
     mode: "accept",
+    held: () => held.length,
+    release: () => {
+      for (const answer of held.splice(0)) answer();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         // smtp-server waits up to 30 s for open sessions; a test sink has nothing to wait for.

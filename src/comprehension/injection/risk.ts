@@ -36,7 +36,7 @@
 // The threshold was set on test/fixtures/injection/{malicious,benign}.json; the rules' weights
 // live in weights.ts, the learned stage's in model.json. What they score on every fixture set
 // (and, with --loo, on each holdout by a model trained without it; with --ham, on real ham) is
-// printed by `bun scripts/eval-injection.ts`, not quoted here, so no comment can go stale.
+// printed by `npx bun scripts/eval-injection.ts`, not quoted here, so no comment can go stale.
 
 import { type InjectionModel, modelVerdict, shippedModel } from "./model.ts";
 import { type Signal, scanText } from "./scan.ts";

@@ -13,7 +13,7 @@
 //           holdouts the learned stage never trained on, the modern training slice, real ham),
 //           together with the learned stage's signal. risk.ts multiplies each signal by its scale
 //           and compares the combined score with the fitted threshold.
-// `bun scripts/eval-injection.ts` prints what they score today; docs/judgement.md the history.
+// `npx bun scripts/eval-injection.ts` prints what they score today; docs/judgement.md the history.
 
 import { readFileSync } from "node:fs";
 

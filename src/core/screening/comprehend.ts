@@ -1,6 +1,7 @@
 // Step 4, comprehension: classification and extraction, unless an earlier step rules it out
 // (a virus: nothing; spam: classification only; injection risk: nothing). The screening report
 // (what was unread, the injection and spam details) is stored beside the verdict whatever it is.
+import type { SenderRisk } from "../../comprehension/sender-risk/assess.ts";
 import { chooseEngine, type ComprehensionResult } from "../../comprehension/engine.ts";
 import { classifyMessage } from "../../comprehension/understanding/classify.ts";
 import type { AttachmentReading } from "../attachment-reading.ts";
@@ -8,15 +9,28 @@ import { comprehensionInput } from "../screening-inputs.ts";
 import type { Services } from "../services.ts";
 import type { ComprehensionOutcome, InjectionScreening, ScreeningRow, SpamJudgement, StoredComprehension, VirusRisk } from "./types.ts";
 
-export type Verdicts = { virusRisk: VirusRisk; spam: SpamJudgement; injection: InjectionScreening };
+export type Verdicts = { virusRisk: VirusRisk; spam: SpamJudgement; injection: InjectionScreening; senderRisk: SenderRisk };
 
 export async function comprehend(svc: Services, message: ScreeningRow, verdicts: Verdicts): Promise<StoredComprehension> {
   const { sql, config } = svc;
-  const { virusRisk, spam, injection } = verdicts;
+  const { virusRisk, spam, injection, senderRisk } = verdicts;
   // Names and types only; applyDeliveryReports reads the bytes of report parts alone. One read
   // serving both would load every attachment's bytes or teach this query what a report part is.
-  const attachments = await sql<{ filename: string | null; content_type: string }[]>`
-    select filename, content_type from attachments where message_id = ${message.id} order by id`;
+  const attachments = await sql<{ filename: string | null; content_type: string; text_status: string | null; text_error: string | null }[]>`
+    select filename, content_type, text_status, text_error from attachments where message_id = ${message.id} order by id`;
+  // An attachment that could not be read (refused by a budget, killed, broken) is content left
+  // unread, as much as a MIME part past the parser's limit.
+  const unread = [
+    message.unread_content,
+    ...attachments
+      .filter((attachment) => attachment.text_status === "error" || attachment.text_status === "too_large")
+      .map(
+        (attachment) =>
+          `attachment ${attachment.filename ?? "(unnamed)"} was not read (${attachment.text_error ?? attachment.text_status})`,
+      ),
+  ]
+    .filter(Boolean)
+    .join("; ");
   // Attachment text that is not risky is offered to comprehension after the body, so an invoice
   // PDF yields its facts.
   const input = comprehensionInput(
@@ -43,12 +57,31 @@ export async function comprehend(svc: Services, message: ScreeningRow, verdicts:
       llmTimeoutMs: config.llm.timeoutMs,
     });
     const result = await engine.comprehend(input);
-    outcome = message.unread_content ? readInPart(result, message.unread_content) : { ...result };
+    outcome = unread ? readInPart(result, unread) : { ...result };
   }
 
-  const stored: StoredComprehension = { ...outcome, injection: injection.body, spam: spam.details };
+  // Sender risk travels inside classification too: the webhook payload's classification object
+  // is where SPEC lets its shape be ours (null classification stays null).
+  const sender_risk = { level: senderRisk.level, signals: senderRisk.signals };
+  if (outcome.classification) outcome = { ...outcome, classification: { ...outcome.classification, sender_risk } };
+  // Every verdict is recorded, whichever decided the status (decided_by names it).
+  const decided_by =
+    outcome.status === "skipped_virus"
+      ? "virus"
+      : outcome.status === "skipped_spam"
+        ? "spam"
+        : outcome.status === "skipped_injection_risk"
+          ? "injection"
+          : null;
+  const stored: StoredComprehension = {
+    ...outcome,
+    injection: injection.body,
+    spam: spam.details,
+    sender_risk: { ...sender_risk, score: senderRisk.score },
+    decided_by,
+  };
   // The screening report says what was not read, whatever the verdict.
-  if (message.unread_content) stored.unread_content = message.unread_content;
+  if (unread) stored.unread_content = unread;
   if (injection.attachments.length > 0) stored.attachment_injection = injection.attachments;
   return stored;
 }

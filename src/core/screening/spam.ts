@@ -4,8 +4,11 @@
 // and the built-in classifier.
 import { checkWithRspamd } from "../../comprehension/scanners/rspamd.ts";
 import { checkWithSpamd } from "../../comprehension/scanners/spamd.ts";
+import { adjustForAccount } from "../../comprehension/learning/adjust.ts";
+import { learningTokens } from "../../comprehension/learning/tokens.ts";
 import { classifySpam, loadSpamModel, type SpamModel } from "../../comprehension/spam/classifier.ts";
 import type { AuthOutcome } from "../../mail/authenticate.ts";
+import { accountStatsFor } from "../feedback.ts";
 import { edgeSpamVerdict } from "../screening-inputs.ts";
 import type { Services } from "../services.ts";
 import type { Attempt, EdgeScan, EdgeSpamDetails, ScreeningRow, SpamDetails, SpamJudgement, VirusRisk } from "./types.ts";
@@ -56,9 +59,32 @@ export async function askSpamScanner(
   }
 }
 
+/**
+ * The global classifier's score, then the account's own corrections on top of it
+ * (src/core/feedback.ts, src/comprehension/learning/adjust.ts): whatever model produces the
+ * global score, this is the one place the two meet.
+ */
+async function classifierScore(
+  svc: Services,
+  message: Pick<ScreeningRow, "account_id" | "subject" | "body_clean" | "from_addr" | "received_at">,
+  raw: Uint8Array,
+) {
+  const { config, sql } = svc;
+  // Arrival time: the classifier compares the Date header with it.
+  const receivedAt = message.received_at ? new Date(message.received_at) : undefined;
+  const model = await (configuredSpamModel(config.screening.spamModelPath) ?? loadSpamModel());
+  const verdict = await classifySpam(raw, model, { receivedAt });
+  const tokens = learningTokens({ subject: message.subject, body: message.body_clean ?? "", fromAddr: message.from_addr });
+  const stats = await accountStatsFor(sql, message.account_id, tokens);
+  // The threshold: the model's own (chosen for at most 1% of validation ham flagged) unless
+  // SPAM_CLASSIFIER_THRESHOLD overrides it. The reasons: what pushed the global score up.
+  const threshold = config.screening.spamClassifierThreshold ?? model.threshold;
+  return { ...adjustForAccount(stats, tokens, verdict.score), threshold, reasons: verdict.reasons };
+}
+
 export async function judgeSpam(
   svc: Services,
-  message: Pick<ScreeningRow, "id" | "headers" | "received_at">,
+  message: Pick<ScreeningRow, "id" | "headers" | "received_at" | "account_id" | "subject" | "body_clean" | "from_addr">,
   raw: Uint8Array,
   auth: AuthOutcome,
   scan: EdgeScan | null,
@@ -66,7 +92,17 @@ export async function judgeSpam(
 ): Promise<SpamJudgement> {
   const { config, log } = svc;
   const details: SpamDetails = {};
-  if (virusRisk === "high") return { risk: null, details };
+  if (virusRisk === "high") {
+    // The virus verdict decides; the classifier's is still recorded in the screening report
+    // (spam_risk stays null: SPEC's "spam scoring never ran" for the status it decided).
+    try {
+      const adjusted = await classifierScore(svc, message, raw);
+      details.classifier = classifierDetails(adjusted);
+    } catch {
+      details.classifier = { error: true };
+    }
+    return { risk: null, details };
+  }
   // The edge verdict: a trusted upstream's flag or DMARC under p=reject, then the edge scanner if configured.
   const flaggedByHeaders = edgeSpamVerdict(message.headers ?? {}, auth, config);
   let edgeFlagged = flaggedByHeaders;
@@ -85,21 +121,34 @@ export async function judgeSpam(
   }
   details.edge = edge;
   try {
-    // Arrival time: the classifier compares the Date header with it.
-    const receivedAt = message.received_at ? new Date(message.received_at) : undefined;
-    const model = await (configuredSpamModel(config.screening.spamModelPath) ?? loadSpamModel());
-    const verdict = await classifySpam(raw, model, { receivedAt });
-    // On its own the classifier quarantines only above its threshold: the model's own (chosen
-    // for at most 1% of validation ham flagged) unless SPAM_CLASSIFIER_THRESHOLD overrides it. A
-    // false positive hides a password reset or an order notice from the agent.
-    const threshold = config.screening.spamClassifierThreshold ?? model.threshold;
-    const flagged = verdict.score >= threshold;
-    details.classifier = { spam: flagged, score: verdict.score, threshold, reasons: verdict.reasons };
-    return { risk: edgeFlagged || flagged ? "high" : "low", details };
+    const adjusted = await classifierScore(svc, message, raw);
+    // On its own the classifier quarantines only above its threshold: a false positive hides a
+    // password reset or an order notice from the agent.
+    details.classifier = classifierDetails(adjusted);
+    return { risk: edgeFlagged || details.classifier.spam ? "high" : "low", details };
   } catch (error) {
     log.error("screening.classifier_failed", { message_id: message.id, error: String((error as Error).message) });
     details.classifier = { error: true };
     // The edge's verdict still stands; otherwise the message proceeds unquarantined.
     return { risk: edgeFlagged ? "high" : "error", details };
   }
+}
+
+function classifierDetails(adjusted: Awaited<ReturnType<typeof classifierScore>>) {
+  const { threshold } = adjusted;
+  const spam = adjusted.score >= threshold;
+  return {
+    spam,
+    score: adjusted.score,
+    threshold,
+    // What pushed the global score up, in words (phishing and spam cues), when it flags.
+    ...(spam && adjusted.reasons.length > 0 ? { reasons: adjusted.reasons } : {}),
+    // The account's corrections and how far they moved the score (absent without any).
+    ...(adjusted.account === null && adjusted.corrections.spam + adjusted.corrections.ham === 0
+      ? {}
+      : {
+          global_score: adjusted.global,
+          account: { score: adjusted.account, coverage: adjusted.coverage, tokens: adjusted.evidence, corrections: adjusted.corrections },
+        }),
+  };
 }

@@ -48,8 +48,18 @@ export type EdgeSpamDetails =
   | { flagged: boolean; source: "header_or_dmarc" | "none" }
   | { flagged: boolean; source: "header_or_dmarc" | SpamScannerName; score: number; threshold: number; action?: string };
 
-/** reasons: what pushed the content score up most, in words (classifier.ts spamReasons). */
-export type ClassifierSpamDetails = { spam: boolean; score: number; threshold: number; reasons?: string[] } | { error: true };
+export type ClassifierSpamDetails =
+  | {
+      spam: boolean;
+      score: number;
+      threshold: number;
+      /** when the classifier flagged: what pushed its score up most, in words (classifier.ts spamReasons) */
+      reasons?: string[];
+      /** with account corrections: the global model's score before they moved it */
+      global_score?: number;
+      account?: { score: number | null; coverage: number; tokens: number; corrections: { spam: number; ham: number } };
+    }
+  | { error: true };
 
 /** Stored as comprehension.spam: empty when the message was a virus. */
 export type SpamDetails = { edge?: EdgeSpamDetails; classifier?: ClassifierSpamDetails };
@@ -80,7 +90,7 @@ export type ComprehensionStatus = "complete" | "partial" | "skipped_injection_ri
 /** The verdict of the comprehension step, before the screening report is added to it. */
 export type ComprehensionOutcome = {
   status: ComprehensionStatus;
-  classification: Classification | null;
+  classification: (Classification & { sender_risk?: { level: string; signals: { name: string; detail: string }[] } }) | null;
   extraction: ComprehensionResult["extraction"];
   extraction_error: ExtractionError | null;
   confidence: number;
@@ -91,6 +101,10 @@ export type ComprehensionOutcome = {
 export type StoredComprehension = ComprehensionOutcome & {
   unread_content?: string;
   injection: InjectionSummary;
+  /** src/comprehension/sender-risk/assess.ts; also inside classification when there is one */
+  sender_risk: { level: "low" | "elevated" | "high"; score: number; signals: { name: string; detail: string }[] };
+  /** the verdict that decided the status (null when none skipped comprehension) */
+  decided_by: "virus" | "spam" | "injection" | null;
   attachment_injection?: AttachmentInjection[];
   spam: SpamDetails;
 };

@@ -15,6 +15,7 @@ import type { PageContext } from "../guard.ts";
 import { html, type Html } from "../html.ts";
 import { layout } from "../layout.ts";
 import { accountMailboxes } from "../queries.ts";
+import { askedMailboxId } from "../form.ts";
 import { htmlResponse } from "../respond.ts";
 import { chartTable, lineChart, stackedBars, type Series } from "../svg-chart.ts";
 import { notFoundPage } from "./errors.ts";
@@ -68,7 +69,7 @@ export async function activityPage(c: PageContext): Promise<Response> {
   const db = c.svc.sql;
   const accountId = c.session.accountId;
   const mailboxes = await accountMailboxes(db, accountId);
-  const asked = c.url.searchParams.get("mailbox");
+  const asked = askedMailboxId(c.url);
   const mailbox = asked ? mailboxes.find((m) => m.id === asked) : null;
   if (asked && !mailbox) return notFoundPage(c.session);
   const mailboxId = mailbox?.id ?? null;
@@ -85,12 +86,12 @@ export async function activityPage(c: PageContext): Promise<Response> {
   const attemptsByDay = new Map(latency.map((l) => [l.day, l.attempts]));
   const p95 = days.map((d) => p95ByDay.get(d) ?? null);
 
-  const picker = html`<form method="get" action="/dashboard/activity" class="filters"><label>Mailbox <select name="mailbox">
+  const picker = html`<form method="get" action="/dashboard/activity" class="filters"><label>Mailbox <select name="mailbox_id">
 <option value="">All mailboxes</option>${mailboxes.map((m) => html`<option value="${m.id}"${m.id === mailboxId ? html` selected` : html``}>${m.address}</option>`)}</select></label>
 <button type="submit">Show</button></form>`;
   const perMailbox = totals.length
     ? html`<h2>By mailbox</h2><div class="scroll"><table class="compact" id="by-mailbox"><thead><tr><th>Mailbox</th><th>Inbound</th><th>Flagged</th><th>Sent</th></tr></thead>
-<tbody>${totals.map((t) => html`<tr><td><a href="/dashboard/activity?mailbox=${encodeURIComponent(t.mailbox_id)}">${t.address}</a></td><td>${t.inbound}</td><td>${t.flagged}</td><td>${t.sent}</td></tr>`)}</tbody></table></div>`
+<tbody>${totals.map((t) => html`<tr><td><a href="/dashboard/activity?mailbox_id=${encodeURIComponent(t.mailbox_id)}">${t.address}</a></td><td>${t.inbound}</td><td>${t.flagged}</td><td>${t.sent}</td></tr>`)}</tbody></table></div>`
     : html``;
   const body = html`<p class="hint">The last 30 days by UTC day, ${mailbox ? html`for <strong>${mailbox.address}</strong>` : "for every mailbox of the account"}. Hover a bar for its number, or open the table under each chart.</p>
 ${picker}

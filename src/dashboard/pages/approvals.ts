@@ -17,11 +17,25 @@ const PAGE_LIMIT = 50;
 function draftRow(c: PageContext, draft: PendingDraftRow, addresses: Map<string, string>): Html {
   return html`<tr id="draft-${draft.id}">
 <td>${addresses.get(draft.mailbox_id) ?? draft.mailbox_id}</td><td>${draft.to === null ? "(no recipient)" : reveal(draft.to)}</td><td>${draft.subject ? reveal(draft.subject) : "(no subject)"}</td>
-<td><pre class="preview">${reveal(draft.text)}</pre><small>${draft.text.length} characters</small></td><td>${when(draft.created_at)}</td>
+<td><pre class="preview">${reveal(draft.text)}</pre><small>${draft.text.length} characters</small>${attachmentList(draft)}</td><td>${when(draft.created_at)}</td>
 <td class="actions">
 <form method="post" action="${path("approvals", draft.id, "approve")}">${csrfField(c.session)}<button type="submit">Approve and send</button></form>
 <form method="post" action="${path("approvals", draft.id, "reject")}">${csrfField(c.session)}<button type="submit" class="danger">Reject</button></form>
 </td></tr>`;
+}
+
+/** Every file the draft sends, with the name, type and size a reviewer judges it by. */
+function attachmentList(draft: PendingDraftRow): Html {
+  if (draft.attachments.length === 0) return html``;
+  return html`<ul class="attachments">${draft.attachments.map(
+    (a) => html`<li><span class="attachment-name">${reveal(a.filename)}</span> <small>${a.content_type}, ${byteSize(a.size)}</small></li>`,
+  )}</ul>`;
+}
+
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 async function render(c: PageContext, notice?: Notice | null, status = 200): Promise<Response> {

@@ -30,7 +30,7 @@ async function sharedDkim(c: PageContext): Promise<Html> {
   const config = c.svc.config;
   const [key] = await c.svc.sql`select selector, public_key from service_dkim_keys where domain = ${config.sharedDomain}`;
   if (!key) {
-    return html`<p class="hint">The shared domain <code>${config.sharedDomain}</code> has no DKIM key yet; one is made at the first send (<code>bun run cli dkim show</code> prints it).</p>`;
+    return html`<p class="hint">The shared domain <code>${config.sharedDomain}</code> has no DKIM key yet; one is made at the first send (<code>npm run cli -- dkim show</code> prints it).</p>`;
   }
   return html`<p class="hint">Mail from <code>${config.sharedDomain}</code> is signed with this key. Whoever runs this service publishes it in the shared domain's DNS.</p>
 ${recordBlock({ type: "TXT", name: `${key.selector}._domainkey.${config.sharedDomain}`, value: `v=DKIM1; k=rsa; p=${key.public_key}` }, html``)}`;

@@ -1,5 +1,5 @@
 // API keys: list, create (the secret is shown on the response page once and never again), revoke.
-// Options and validation mirror `bun run cli key create`.
+// Options and validation mirror `npm run cli -- key create`.
 import { ApiError, errors } from "../../core/errors.ts";
 import { createKey, listKeys, revokeKey, type KeyRecord } from "../../core/keys.ts";
 import type { Scope } from "../../core/principal.ts";

@@ -34,7 +34,7 @@ function loginForm(token: string, notice: Notice | null): ReturnType<typeof layo
 <label>Password <input type="password" name="password" required maxlength="${MAX_PASSWORD_LENGTH}" autocomplete="current-password"></label>
 <button type="submit">Sign in</button>
 </form>
-<p class="hint">The first start of the service prints the first login. More users: <code>bun run cli user create</code>.</p>`;
+<p class="hint">The first start of the service prints the first login. More users: <code>npm run cli -- user create</code>.</p>`;
   return layout("Sign in", body, null, notice);
 }
 

@@ -7,6 +7,7 @@ import { layout, type Notice } from "../layout.ts";
 import { isSearch, readSearch, runSearch, searchQuery, type SearchParams } from "../mail-search.ts";
 import { mailboxPage, type Direction, type MailRow } from "../mail-queries.ts";
 import { accountMailboxes, type MailboxRow } from "../queries.ts";
+import { askedMailboxId } from "../form.ts";
 import { htmlResponse } from "../respond.ts";
 import { notFoundPage } from "./errors.ts";
 
@@ -30,7 +31,7 @@ function directionOf(value: string | null): Direction {
 }
 
 function mailUrl(mailboxId: string, direction: Direction, before: string | null = null): string {
-  const query = new URLSearchParams({ mailbox: mailboxId });
+  const query = new URLSearchParams({ mailbox_id: mailboxId });
   if (direction !== "all") query.set("direction", direction);
   if (before) query.set("before", before);
   return `/dashboard/mail?${query}`;
@@ -51,7 +52,7 @@ function option(value: string, label: string, current: string): Html {
 
 function mailboxPicker(mailboxes: MailboxRow[], current: MailboxRow, direction: Direction, search: SearchParams): Html {
   return html`<form method="get" action="/dashboard/mail" class="filters" role="search">
-<label>Mailbox <select name="mailbox">${mailboxes.map((m) => option(m.id, m.address, current.id))}</select></label>
+<label>Mailbox <select name="mailbox_id">${mailboxes.map((m) => option(m.id, m.address, current.id))}</select></label>
 <label>Direction <select name="direction">${option("all", "inbound and outbound", direction)}${option("in", "inbound", direction)}${option("out", "outbound", direction)}</select></label>
 <label class="grow">Search <input type="search" name="q" value="${search.q}" maxlength="500" placeholder='words, "a phrase", -not, word*'></label>
 <label>From <input type="text" name="from" value="${search.from}" maxlength="320" placeholder="address or domain"></label>
@@ -90,7 +91,7 @@ export async function mailPage(c: PageContext): Promise<Response> {
       layout("Mail", html`<p>No mailboxes yet. Agents create them with <code>POST /api/v1/mailboxes</code>.</p>`, c.session),
     );
   }
-  const asked = c.url.searchParams.get("mailbox");
+  const asked = askedMailboxId(c.url);
   const mailbox = asked === null ? mailboxes[0]! : mailboxes.find((m) => m.id === asked);
   // Another account's mailbox id is the same page as one that never existed.
   if (!mailbox) return notFoundPage(c.session);

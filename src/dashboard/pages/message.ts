@@ -2,13 +2,17 @@
 // agent read, what sanitization hid and removed, authentication results, the spam, virus and
 // injection verdicts with their signals, classification and extraction, attachments, the thread,
 // and the original HTML, which is shown only inside a sandboxed frame (see message-original.ts).
+import { ApiError } from "../../core/errors.ts";
+import { changeMessageLabels, getMessageLabels } from "../../core/labels.ts";
 import { getMessage, type MessageDetail } from "../../core/messages.ts";
-import type { PageContext } from "../guard.ts";
+import { doneUrl, flash } from "../flash.ts";
+import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, reveal, when, type Html } from "../html.ts";
-import { layout } from "../layout.ts";
+import { csrfField, layout, type Notice } from "../layout.ts";
 import { messageExtras, threadOf, type MessageExtras } from "../mail-queries.ts";
 import { dashboardPrincipal } from "../principal.ts";
-import { htmlResponse } from "../respond.ts";
+import { correctionsSection } from "./feedback.ts";
+import { htmlResponse, redirect } from "../respond.ts";
 
 type Json = Record<string, unknown>;
 const obj = (value: unknown): Json | null =>
@@ -38,6 +42,20 @@ function classifierReasons(classifier: Json): Html {
   return html`: ${reasons.join("; ")}`;
 }
 
+function riskBadge(level: string): Html {
+  const kind = level === "high" ? "bad" : level === "elevated" ? "warn" : level === "low" ? "ok" : "";
+  return html`<span class="badge ${kind}">${level || "—"}</span>`;
+}
+
+/** How far the account's own corrections moved the global classifier score, when they did. */
+function accountEffect(classifier: Json): Html {
+  const account = obj(classifier.account);
+  if (!account) return html``;
+  const corrections = obj(account.corrections) ?? {};
+  return html`<br><small>global model ${num(classifier.global_score)}; this account's corrections (${num(corrections.spam)} spam, ${num(corrections.ham)} not spam)
+${account.score === null ? html`share nothing with this message` : html`score it ${num(account.score)} over ${num(account.tokens)} tokens (${num(Number(account.coverage) * 100)}% of its words)`}</small>`;
+}
+
 function screeningSection(m: MessageDetail): Html {
   const comprehension = obj(m.comprehension) ?? {};
   const spam = obj(comprehension.spam) ?? {};
@@ -46,7 +64,12 @@ function screeningSection(m: MessageDetail): Html {
   const injection = obj(comprehension.injection);
   const signals = Array.isArray(injection?.signals) ? (injection!.signals as Json[]) : [];
   const spamDetail = html`${edge ? html`edge: ${edge.flagged ? "flagged" : "not flagged"} (${String(edge.source ?? "none")}${edge.score !== undefined ? html`, score ${num(edge.score)} / ${num(edge.threshold)}${edge.action !== undefined ? html`, action ${String(edge.action)}` : html``}` : html``}); ` : html``}
-${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${num(classifier.score)} (threshold ${num(classifier.threshold)})${classifierReasons(classifier)}`) : html``}`;
+${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${num(classifier.score)} (threshold ${num(classifier.threshold)})${classifierReasons(classifier)}${accountEffect(classifier)}`) : html``}`;
+  const sender = obj(comprehension.sender_risk);
+  const senderSignals = Array.isArray(sender?.signals) ? (sender!.signals as Json[]) : [];
+  const senderDetail = sender
+    ? html`${riskBadge(String(sender.level ?? ""))} ${sender.score !== undefined ? html`score ${num(sender.score)}` : html``}${senderSignals.length ? html`<ul class="signals">${senderSignals.slice(0, 20).map((s) => html`<li><code>${String(s.name ?? "")}</code> ${reveal(String(s.detail ?? ""))}</li>`)}</ul>` : html``}`
+    : html`not assessed`;
   const injectionDetail = injection
     ? html`score ${num(injection.score)} (threshold ${num(injection.threshold)}) ${injection.risky ? html`<span class="badge warn">risky</span>` : html`<span class="badge ok">not risky</span>`}`
     : html`not scored`;
@@ -60,6 +83,8 @@ ${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${n
     ["Spam", html`${verdict(m.spam_risk)} ${spamDetail}`],
     ["Virus", verdict(m.virus_risk)],
     ["Injection", injectionDetail],
+    ["Sender risk", senderDetail],
+    ["Decided by", comprehension.decided_by ? String(comprehension.decided_by) : null],
   ])}
 ${signalRows.length ? html`<h3>Injection signals</h3><div class="scroll"><table class="compact signals"><thead><tr><th>Signal</th><th>Weight</th><th>Evidence</th></tr></thead><tbody>${signalRows}</tbody></table></div>` : html``}`;
 }
@@ -173,22 +198,39 @@ function summary(m: MessageDetail): Html {
   return html`<p class="summary">${m.direction === "out" ? html`<span class="badge sent">outbound</span>` : html`<span class="badge">inbound</span>`}
 <a href="#screening">spam ${verdict(m.spam_risk)}</a> <a href="#screening">virus ${verdict(m.virus_risk)}</a>
 ${injection ? html`<a href="#screening">injection ${injection.risky ? html`<span class="badge warn">risky</span>` : html`<span class="badge ok">low</span>`}</a>` : html``}
+${obj(comprehension?.sender_risk) ? html`<a href="#screening">sender ${riskBadge(String(obj(comprehension?.sender_risk)!.level ?? ""))}</a>` : html``}
 ${classification ? html`<a href="#comprehension"><span class="badge ok">${String(classification.label ?? "")}</span></a>` : html``}
 ${auth ? html`<a href="#screening">SPF ${auth.spf} · DKIM ${auth.dkim} · DMARC ${auth.dmarc}</a>` : html``}
 ${m.attachments.length ? html`<a href="#attachments">${m.attachments.length} attachment${m.attachments.length === 1 ? "" : "s"}</a>` : html``}
 <a href="#original">original</a></p>`;
 }
 
-export async function messagePage(c: PageContext): Promise<Response> {
+/** The message's labels, each removable, and the common changes one click away. */
+function labelsSection(c: PageContext, m: MessageDetail, labels: string[]): Html {
+  const action = path("mail", m.id, "labels");
+  const button = (name: "add" | "remove", value: string, text: string) =>
+    html`<form method="post" action="${action}" class="inline">${csrfField(c.session)}<input type="hidden" name="${name}" value="${value}"><button type="submit" class="link">${text}</button></form>`;
+  const unread = labels.includes("unread");
+  const archived = labels.includes("archived");
+  return html`<p class="labels">${labels.length ? labels.map((label) => html`<span class="badge label">${label} ${button("remove", label === "unread" ? "unread" : label, "×")}</span>`) : html`<span class="hint">No labels.</span>`}</p>
+<p>${unread ? button("add", "read", "Mark read") : m.direction === "in" ? button("add", "unread", "Mark unread") : html``} ${archived ? button("remove", "archived", "Unarchive") : button("add", "archived", "Archive")}</p>
+<form method="post" action="${action}">${csrfField(c.session)}<label>Add labels <input name="add" maxlength="400" placeholder="e.g. invoices, todo"></label> <button type="submit">Add</button></form>
+<p class="hint">Agents see and change the same labels through the API (\`/api/v1/messages/{id}/labels\`). Separate several with commas or spaces.</p>`;
+}
+
+export async function messagePage(c: PageContext, notice: Notice | null = null, status = 200): Promise<Response> {
   const id = c.params.id ?? "";
   const principal = await dashboardPrincipal(c.svc.sql, c.session);
   // getMessage's 404 and messageExtras' 404 both become the one not-found page.
   const m = await getMessage(c.svc.sql, principal, id);
   const extras = await messageExtras(c.svc.sql, c.session.accountId, id);
-  const body = html`<p><a href="/dashboard/mail?mailbox=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
+  const labels = await getMessageLabels(c.svc.sql, principal, id);
+  const body = html`<p><a href="/dashboard/mail?mailbox_id=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>
 ${summary(m)}
+<section id="labels"><h2>Labels</h2>${labelsSection(c, m, labels)}</section>
 <section id="headers"><h2>Headers</h2>${headersSection(m, extras)}</section>
 <section id="screening"><h2>Screening</h2>${screeningSection(m)}<h3>Authentication</h3>${authSection(m)}</section>
+<section id="corrections"><h2>Corrections</h2>${await correctionsSection(c, m)}</section>
 <section id="comprehension"><h2>Classification and extraction</h2>${comprehensionSection(m)}</section>
 <section id="body"><h2>Clean body</h2><p class="hint">What the agent reads${m.truncated ? " (cut at the length limit)" : ""}. Invisible characters show as <mark class="hidden-char">U+…</mark>.</p>
 <pre class="body">${m.body_clean === null ? "(no body)" : reveal(m.body_clean)}</pre></section>
@@ -199,5 +241,24 @@ ${summary(m)}
   // The page title cannot show markers, so invisible and direction-changing characters become
   // U+FFFD there (the Headers section shows them as markers).
   const title = m.subject.replace(/[\p{Cf}\p{Cc}]/gu, "\uFFFD");
-  return htmlResponse(layout(title ? `Message: ${title}` : "Message", body, c.session));
+  return htmlResponse(layout(title ? `Message: ${title}` : "Message", body, c.session, notice ?? flash(c.url)), status);
+}
+
+/** POST /dashboard/mail/{id}/labels: `add` and `remove`, each one or more names separated by commas or spaces. */
+export async function changeLabelsAction(c: ActionContext): Promise<Response> {
+  const id = c.params.id ?? "";
+  const names = (field: string) =>
+    (c.form.text(field, 400) ?? "")
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .slice(0, 20);
+  const principal = await dashboardPrincipal(c.svc.sql, c.session);
+  try {
+    const labels = await changeMessageLabels(c.svc.sql, principal, id, { add: names("add"), remove: names("remove") });
+    c.audit.labels = labels.join(",");
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 400) return messagePage(c, { kind: "error", text: error.message }, 400);
+    throw error;
+  }
+  return redirect(`${doneUrl(path("mail", id), "labels_saved")}#labels`);
 }

@@ -1,4 +1,4 @@
-// Send allow/block lists at account and mailbox scope: list, add, remove (as `bun run cli sendlist`).
+// Send allow/block lists at account and mailbox scope: list, add, remove (as `npm run cli -- sendlist`).
 import { ApiError, errors } from "../../core/errors.ts";
 import { addSendListEntry, listSendListEntries, removeSendListEntry, type SendListEntry } from "../../core/sendlists.ts";
 import { doneUrl, flash } from "../flash.ts";

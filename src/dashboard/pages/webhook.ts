@@ -8,10 +8,12 @@ import {
   listDeliveries,
   redriveDelivery,
   setWebhook,
+  setWebhookEventTypes,
   showWebhook,
   type DeliverySummary,
 } from "../../core/webhooks.ts";
 import { MAX_WEBHOOK_URL_LENGTH } from "../../core/webhook-target.ts";
+import { LIFECYCLE_EVENT_TYPES } from "../../core/event-payload.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, when, type Html } from "../html.ts";
@@ -20,6 +22,32 @@ import { accountDelivery } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
 const LIST_LIMIT = 200;
+
+/** What each optional type tells the receiver, beside its checkbox. */
+const TYPE_HINTS: Record<(typeof LIFECYCLE_EVENT_TYPES)[number], string> = {
+  "message.sent": "our transport accepted a message for delivery",
+  "message.delivered": "the recipient's own server answered 250 (direct MX delivery)",
+  "message.send_failed": "a send failed (permanently, or temporarily with a retry coming)",
+  "message.bounced": "a bounce report for one of our messages arrived later",
+  "message.complained": "the recipient marked one of our messages as spam (ARF report)",
+  "draft.pending_approval": "a draft waits for a human (the approval setting, or the loop guard's reason)",
+  "draft.approved": "a human approved a draft; it is being sent",
+  "draft.rejected": "a draft was rejected (by a human, or by review expiry)",
+};
+
+function eventTypesForm(c: PageContext, chosen: string[]): Html {
+  const boxes = LIFECYCLE_EVENT_TYPES.map(
+    (type) =>
+      html`<label><input type="checkbox" name="event_${type}"${chosen.includes(type) ? html` checked` : html``}> <code>${type}</code>: ${TYPE_HINTS[type]}</label>`,
+  );
+  return html`<form method="post" action="/dashboard/webhook/events" class="card" id="event-types">
+<h2>Event types</h2>
+${csrfField(c.session)}
+<p class="hint"><code>message.received</code> is always sent. Choose what else this webhook receives (signed and retried the same way):</p>
+${boxes}
+<button type="submit">Save event types</button>
+</form>`;
+}
 
 function redriveButton(c: PageContext, delivery: { id: string; state: string }): Html {
   if (delivery.state !== "dead") return html``;
@@ -46,9 +74,10 @@ async function render(c: PageContext, extra: { secret?: string; notice?: Notice 
   ]);
   // Dead letters first: they are the ones a human has to act on.
   const ordered = [...deliveries.filter((d) => d.state === "dead"), ...deliveries.filter((d) => d.state !== "dead")];
+  const types = endpoint ? html`<dt>Event types</dt><dd>${endpoint.event_types.join(", ")}</dd>` : html``;
   const status = endpoint
     ? html`<dl class="card"><dt>URL</dt><dd><code>${endpoint.url}</code></dd><dt>State</dt><dd>${endpoint.enabled ? "enabled" : "disabled"}</dd>
-<dt>Signing secret</dt><dd><code>${endpoint.secret_hint}</code></dd><dt>Updated</dt><dd>${when(endpoint.updated_at)}</dd></dl>`
+<dt>Signing secret</dt><dd><code>${endpoint.secret_hint}</code></dd>${types}<dt>Updated</dt><dd>${when(endpoint.updated_at)}</dd></dl>`
     : html`<p>No webhook is configured: no events are sent.</p>`;
   const secret = extra.secret
     ? html`<section class="card secret" id="new-secret"><h2>Signing secret: copy it now</h2>
@@ -66,6 +95,7 @@ ${csrfField(c.session)}
 <p class="hint">Left empty, a new signing secret is generated and shown once. A given secret of the form <code>whsec_</code> + base64 signs <code>webhook-signature</code> with its decoded bytes.</p>
 <button type="submit">Save and enable</button>
 </form>
+${endpoint ? eventTypesForm(c, endpoint.event_types) : html``}
 ${disable}
 <h2>Deliveries</h2>
 <p class="filters"><a href="/dashboard/webhook">All (dead-lettered first)</a> · <a href="/dashboard/webhook?state=dead">Dead-lettered only</a></p>
@@ -92,6 +122,13 @@ export const webhookPage = {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
       return render(c, { notice: { kind: "error", text: error.message }, status: 400 });
     }
+  },
+
+  async events(c: ActionContext): Promise<Response> {
+    const chosen = LIFECYCLE_EVENT_TYPES.filter((type) => c.form.has(`event_${type}`));
+    const saved = await setWebhookEventTypes(c.svc.sql, c.session.accountId, chosen);
+    c.audit.event_types = chosen.join(",");
+    return redirect(doneUrl("/dashboard/webhook", saved ? "webhook_events_saved" : "webhook_not_configured"));
   },
 
   async disable(c: ActionContext): Promise<Response> {

@@ -6,7 +6,7 @@ import { MAX_EVENTS_PAGE } from "../../core/events.ts";
 import type { Services } from "../../core/services.ts";
 import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
-import { MessageReceivedEvent } from "./events.ts";
+import { AnyEvent } from "./events.ts";
 
 const Consumer = strictObject({
   name: t.String(),
@@ -16,7 +16,7 @@ const Consumer = strictObject({
 });
 const LeasedEvent = strictObject({
   cursor: t.String(),
-  event: MessageReceivedEvent,
+  event: AnyEvent,
   lease_expires_at: t.String({ description: "unacknowledged by then, the event goes to the next claim" }),
   deliveries: t.Integer({ description: "how many times this event has been leased (1 the first time)" }),
 });

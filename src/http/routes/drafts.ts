@@ -4,6 +4,8 @@ import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft 
 import type { Services } from "../../core/services.ts";
 import { authErrors, ConflictError, ErrorBody, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
+import { draftHistory } from "../../core/lifecycle-events.ts";
+import { HistoryResponse } from "./events.ts";
 import {
   clientId,
   DeliveryFailure,
@@ -64,6 +66,18 @@ export const draftRoutes = (svc: Services) =>
       query: strictObject({ mailbox_id: t.String({ minLength: 1 }) }),
       response: { 200: strictObject({ drafts: t.Array(Draft) }), 400: ErrorBody, ...authErrors },
       detail: { summary: "List live drafts", description: "Non-tombstoned, non-terminal drafts of the mailbox, newest first." },
+    })
+    .get("/drafts/:id/events", async ({ principal, params }) => ({ events: await draftHistory(svc.sql, principal, params.id) }), {
+      auth: "read",
+      params: t.Object({ id: PathId }),
+      response: { 200: HistoryResponse, ...authErrors, 404: ErrorBody },
+      detail: {
+        summary: "What became of a draft",
+        description:
+          "The draft's review and sends, oldest first (draft.pending_approval with its held_reason, draft.approved, " +
+          "draft.rejected with who and why, message.sent, message.send_failed ...), also once the draft is sent or rejected. " +
+          "404 `draft not found` for another account's draft or another mailbox's under a bound key.",
+      },
     })
     .get("/drafts/:id", ({ principal, params }) => getDraft(svc.sql, principal, params.id), {
       auth: "read",

@@ -2,8 +2,10 @@
 // Both read like the message API: can_read, and a bound key sees its own mailbox only.
 import { t } from "elysia";
 import { listEvents, MAX_EVENTS_PAGE, scopeFor } from "../../core/events.ts";
+import { EVENT_TYPES, LIFECYCLE_EVENT_TYPES } from "../../core/event-payload.ts";
 import type { Services } from "../../core/services.ts";
-import { eventStreamResponse } from "../event-stream.ts";
+import { eventStreamResponse, streamHeaders } from "../event-stream.ts";
+import { streamSlotsFor } from "../stream-slots.ts";
 import { streamSource } from "../stream-source.ts";
 import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
@@ -30,9 +32,42 @@ export const MessageReceivedEvent = t.Object(
   },
   { description: "the webhook's message.received payload, the same event_id" },
 );
+export const LifecycleEvent = t.Object(
+  {
+    event_id: t.String(),
+    type: t.UnionEnum(LIFECYCLE_EVENT_TYPES),
+    created_at: t.String({ description: "when it happened (ISO 8601)" }),
+    mailbox_id: t.String(),
+    thread_id: t.String(),
+    message_id: t.Union([t.String(), t.Null()], { description: "the outbound message (null for a draft not sent yet)" }),
+    draft_id: t.Union([t.String(), t.Null()], { description: "the draft, when the message came from one or the event is about one" }),
+    to: t.Union([t.String(), t.Null()]),
+    subject: t.String(),
+    detail: t.Record(t.String(), t.Unknown(), { description: "what is particular to the type (docs/events.md)" }),
+  },
+  { description: "an outbound or review event: what became of a sent message or a draft" },
+);
+export const AnyEvent = t.Union([MessageReceivedEvent, LifecycleEvent]);
 export const LoggedEventItem = strictObject({
   cursor: t.String({ description: "opaque; resume after this event with `after=<cursor>` or Last-Event-ID" }),
-  event: MessageReceivedEvent,
+  event: AnyEvent,
+});
+export const HistoryResponse = strictObject(
+  {
+    events: t.Array(
+      strictObject({
+        cursor: t.String({ description: "the event's position in the event log" }),
+        type: t.String(),
+        created_at: t.String({ description: "when it was recorded (ISO 8601)" }),
+        event: AnyEvent,
+      }),
+    ),
+  },
+  "oldest first, at most 200; kept as long as the event log keeps events (EVENT_RETENTION_DAYS)",
+);
+export const typesQuery = t.String({
+  maxLength: 512,
+  description: `only these event types, comma-separated (default: every type): ${EVENT_TYPES.join(", ")}`,
 });
 
 const cursorQuery = t.String({ maxLength: 32, description: "a cursor this API returned" });
@@ -45,6 +80,7 @@ export const eventRoutes = (svc: Services) =>
         listEvents(svc.sql, principal, {
           after: query.after,
           mailboxId: query.mailbox_id,
+          types: query.types,
           limit: clampLimit(query.limit, 100, MAX_EVENTS_PAGE),
         }),
       {
@@ -52,30 +88,36 @@ export const eventRoutes = (svc: Services) =>
         query: strictObject({
           after: t.Optional(cursorQuery),
           mailbox_id: t.Optional(t.String({ minLength: 1 })),
+          types: t.Optional(typesQuery),
           limit: t.Optional(t.Integer({ minimum: 1, description: `default 100; values above ${MAX_EVENTS_PAGE} are clamped` })),
         }),
         response: { 200: strictObject({ events: t.Array(LoggedEventItem), next_cursor: t.String() }), 400: ErrorBody, ...authErrors },
         detail: {
           summary: "Read the event log",
           description:
-            "message.received events after `after` (omitted: the oldest retained), oldest first. Poll again with `after=next_cursor`. " +
+            "Events after `after` (omitted: the oldest retained), oldest first: message.received, and what became of outbound " +
+            "mail and drafts (message.sent, message.delivered, message.send_failed, message.bounced, message.complained, " +
+            "draft.pending_approval, draft.approved, draft.rejected); `types` narrows them. Poll again with `after=next_cursor`. " +
             "Events are kept 30 days (EVENT_RETENTION_DAYS). A bound key sees its own mailbox (another mailbox_id is 403 key_scope).",
         },
       },
     )
     .get(
       "/events/stream",
-      async ({ principal, query, request }) =>
-        eventStreamResponse(
-          svc,
-          scopeFor(principal, query.mailbox_id),
-          await streamSource(svc, principal, { ...query, lastEventId: request.headers.get("last-event-id") }),
-        ),
+      async ({ principal, query, request }) => {
+        const scope = scopeFor(principal, query.mailbox_id);
+        const source = await streamSource(svc, principal, { ...query, lastEventId: request.headers.get("last-event-id") });
+        // HEAD: what GET would answer, at once, without opening a stream.
+        if (request.method === "HEAD") return new Response(null, { headers: streamHeaders });
+        const release = streamSlotsFor(svc).take(principal.keyId);
+        return eventStreamResponse(svc, scope, source, release);
+      },
       {
         auth: "read",
         query: strictObject({
           after: t.Optional(cursorQuery),
           mailbox_id: t.Optional(t.String({ minLength: 1 })),
+          types: t.Optional(typesQuery),
           consumer: t.Optional(
             t.String({
               maxLength: 64,
@@ -92,11 +134,13 @@ export const eventRoutes = (svc: Services) =>
         }),
         response: {
           200: t.String({
-            description: "text/event-stream: `id: <cursor>`, `event: message.received`, `data: <event JSON>`; comment heartbeats",
+            description:
+              "text/event-stream: `id: <cursor>`, `event: <type>` (e.g. message.received), `data: <event JSON>`; comment heartbeats",
           }),
           400: ErrorBody,
           ...authErrors,
           404: ErrorBody,
+          429: ErrorBody,
           503: ErrorBody,
         },
         detail: {

@@ -5,6 +5,10 @@ import type { Services } from "../../core/services.ts";
 import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
 import { apiRoutes } from "../route-kit.ts";
+import { messageHistory } from "../../core/lifecycle-events.ts";
+import { MAX_WAIT_SECONDS, waitForMessage } from "../../core/message-wait.ts";
+import { eventHubFor } from "../event-hub.ts";
+import { HistoryResponse } from "./events.ts";
 
 const Verdict = t.Union([
   t.Literal("pass"),
@@ -67,12 +71,51 @@ function attachmentResponse(attachment: { filename: string | null; content_type:
   });
 }
 
+export const WaitedMessage = strictObject({
+  id: t.String(),
+  mailbox_id: t.String(),
+  thread_id: t.String(),
+  from_addr: t.String(),
+  to_addr: t.String(),
+  subject: t.String(),
+  created_at: t.String(),
+  verification_codes: t.Array(t.String(), { description: "one-time codes found in the subject and body" }),
+  confirmation_links: t.Array(t.String(), { description: "links that sign in, verify, confirm or activate" }),
+  password_reset_links: t.Array(t.String()),
+  comprehension_status: t.String(),
+  injection_risk: t.Boolean({ description: "screened as a prompt-injection risk: nothing was extracted from it" }),
+  warning: nullable(t.String()),
+});
+
+export const WaitResponse = t.Union([
+  strictObject(
+    { status: t.Literal("found"), cursor: t.String({ description: "pass as `after` to wait for the next one" }), message: WaitedMessage },
+    "a matching message",
+  ),
+  strictObject(
+    {
+      status: t.Literal("timeout"),
+      cursor: t.String({ description: "pass as `after` to keep waiting without missing anything" }),
+      waited_ms: t.Integer(),
+      retry: t.String(),
+    },
+    "nothing matched within the timeout",
+  ),
+]);
+
 export const messageRoutes = (svc: Services) =>
   apiRoutes(svc, "messages")
     .get(
       "/messages",
       async ({ principal, query, set }) => {
-        const page = await listMessagesPage(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 50, 100), query.cursor);
+        const page = await listMessagesPage(
+          svc.sql,
+          principal,
+          query.mailbox_id,
+          clampLimit(query.limit, 50, 100),
+          query.cursor,
+          query.label,
+        );
         // SPEC's body stays {messages}: the way to older mail travels in a header.
         if (page.nextCursor) set.headers["x-next-cursor"] = page.nextCursor;
         return { messages: page.messages };
@@ -83,6 +126,13 @@ export const messageRoutes = (svc: Services) =>
           mailbox_id: t.String({ minLength: 1 }),
           limit: t.Optional(t.Integer({ title: "limit", minimum: 1, description: "default 50; values above 100 are clamped to 100" })),
           cursor: t.Optional(t.String({ description: "the `x-next-cursor` header of the previous page: continue with older messages" })),
+          label: t.Optional(
+            t.String({
+              minLength: 1,
+              maxLength: 64,
+              description: "only messages carrying this label (`unread`, `read`, `archived` or a name of yours); absent: all messages",
+            }),
+          ),
         }),
         response: {
           200: t.Object(
@@ -106,6 +156,52 @@ export const messageRoutes = (svc: Services) =>
         },
       },
     )
+    .get(
+      "/messages/wait",
+      ({ principal, query, request }) =>
+        waitForMessage(
+          svc,
+          eventHubFor(svc),
+          principal,
+          {
+            mailboxId: query.mailbox_id,
+            from: query.from,
+            subjectContains: query.subject_contains,
+            threadId: query.thread_id,
+            after: query.after,
+            since: query.since,
+            timeoutSeconds: query.timeout_s,
+          },
+          request.signal,
+        ),
+      {
+        auth: "read",
+        query: strictObject({
+          mailbox_id: t.String({ minLength: 1 }),
+          from: t.Optional(t.String({ maxLength: 320, description: "the sender: an address, or a domain (its subdomains match too)" })),
+          subject_contains: t.Optional(t.String({ maxLength: 320, description: "case-insensitive text the subject contains" })),
+          thread_id: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+          after: t.Optional(t.String({ maxLength: 32, description: "a cursor this API returned: only mail after it" })),
+          since: t.Optional(t.String({ maxLength: 40, description: "ISO 8601 time: only mail that arrived at or after it" })),
+          timeout_s: t.Optional(
+            t.Number({ minimum: 0, maximum: MAX_WAIT_SECONDS, description: `seconds to wait, default 30, at most ${MAX_WAIT_SECONDS}` }),
+          ),
+        }),
+        response: { 200: WaitResponse, 400: ErrorBody, ...authErrors, 404: ErrorBody },
+        detail: {
+          summary: "Wait for a message (long poll)",
+          description:
+            "Returns the first screened message of the mailbox that matches the filters (sender address or domain, subject text, " +
+            "thread, arrived after `after` or at/after `since`; with neither, mail from now on), with its one-time codes and " +
+            "confirmation links up front. Waits up to `timeout_s` (default 30, at most 60) and then answers 200 " +
+            '`{status: "timeout", cursor}`: call again with `after=cursor` to keep waiting without missing anything. Mail screened ' +
+            "as a prompt-injection risk is returned with `injection_risk: true`, a warning and nothing extracted; mail quarantined as " +
+            "a virus, or as spam unless the mailbox delivers spam, is never returned. Wakes on the event log's notifications " +
+            "(it holds across API copies). 404 `mailbox not found` for another account's mailbox; a bound key may wait on its own " +
+            "mailbox only (403 key_scope).",
+        },
+      },
+    )
     .get("/messages/:id", ({ principal, params }) => getMessage(svc.sql, principal, params.id), {
       auth: "read",
       params: t.Object({ id: PathId }),
@@ -113,6 +209,19 @@ export const messageRoutes = (svc: Services) =>
       detail: {
         summary: "Get a message",
         description: "404 `message not found` for a missing id, another account's, or another mailbox's under a bound key.",
+      },
+    })
+    .get("/messages/:id/events", async ({ principal, params }) => ({ events: await messageHistory(svc.sql, principal, params.id) }), {
+      auth: "read",
+      params: t.Object({ id: PathId }),
+      response: { 200: HistoryResponse, ...authErrors, 404: ErrorBody },
+      detail: {
+        summary: "What became of a message",
+        description:
+          "Every step of an outbound message, with its time and detail: its draft's review (draft.pending_approval, " +
+          "draft.approved), the send's outcome (message.sent, message.delivered, message.send_failed), and reports that came " +
+          "later (message.bounced, message.complained). The id of a send that failed is still answered (the message itself is " +
+          "gone). For an inbound message: its message.received. 404 `message not found` as for GET /api/v1/messages/{id}.",
       },
     })
     .get(

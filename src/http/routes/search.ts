@@ -37,6 +37,14 @@ export const SearchQuery = strictObject({
   has_attachment: t.Optional(t.Boolean()),
   label: t.Optional(t.String({ maxLength: 100, description: "comprehension classification label, e.g. transactional_receipt" })),
   direction: t.Optional(t.Union([t.Literal("in"), t.Literal("out")])),
+  has_label: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        "only messages carrying this inbox label (`unread`, `read`, `archived` or a name of yours; `label` is the classification)",
+    }),
+  ),
   limit: t.Optional(t.Integer({ minimum: 1, description: "default 20; values above 100 are clamped to 100" })),
   cursor: cursorQuery,
 });
@@ -54,6 +62,7 @@ export const searchRoutes = (svc: Services) =>
         hasAttachment: query.has_attachment,
         label: query.label,
         direction: query.direction,
+        hasLabel: query.has_label,
         limit: clampLimit(query.limit, 20, 100),
         cursor: query.cursor,
       });

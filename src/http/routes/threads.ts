@@ -52,7 +52,7 @@ export const threadRoutes = (svc: Services) =>
     .get(
       "/threads",
       async ({ principal, query }) => {
-        const page = await listThreads(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 20, 100), query.cursor);
+        const page = await listThreads(svc.sql, principal, query.mailbox_id, clampLimit(query.limit, 20, 100), query.cursor, query.label);
         return { threads: page.threads, next_cursor: page.nextCursor };
       },
       {
@@ -61,6 +61,14 @@ export const threadRoutes = (svc: Services) =>
           mailbox_id: t.String({ minLength: 1 }),
           limit: t.Optional(t.Integer({ minimum: 1, description: "default 20; values above 100 are clamped to 100" })),
           cursor: cursorQuery,
+          label: t.Optional(
+            t.String({
+              minLength: 1,
+              maxLength: 64,
+              description:
+                "only threads carrying this label: a name any message has; `read` and `archived` only when every message has them",
+            }),
+          ),
         }),
         response: { 200: strictObject({ threads: t.Array(ThreadSummary), next_cursor: NextCursor }), 400: ErrorBody, ...authErrors },
         detail: {

@@ -1,0 +1,99 @@
+// What the text asks for, in the languages business mail to our users comes in (English, French,
+// German, Spanish, Italian, Dutch, Portuguese, Polish, Swedish, Japanese): bank details changed,
+// money or gift cards requested, the usual checks bypassed, and a genuine sender's invitation to
+// verify through a known channel. Patterns are bounded (no nested quantifiers over the text) and
+// run on the first 20,000 characters.
+
+const CHANGE = [
+  // English
+  /\b(?:bank(?:ing)?|account|remittance|payment|wire|deposit)\s+(?:details|information|info|instructions|account|partner|number)\s+(?:have\s+|has\s+)?(?:been\s+)?(?:changed|updated|modified)/i,
+  /\b(?:new|updated|alternative|alternate|different|corrected)\s+(?:bank(?:ing)?|account|remittance|payment|wire|iban|sort\s+code|routing|receiving)\b/i,
+  /\b(?:changed|switched|moved|moving|changing)\s+(?:our\s+|my\s+)?(?:bank(?:s|ing)?|bank\s+accounts?|receivables|banking\s+partner)\b/i,
+  /\b(?:change|changed|switch)\s+(?:of|in)\s+(?:bank|banking|account)/i,
+  /\bold\s+account\b|\b(?:previous|current|usual)\s+(?:bank|account)\b[^.\n]{0,60}\b(?:no\s+longer|closed|blocked|cannot|can't|frozen|under)/i,
+  /\bpayment\s+redirect|\bredirect(?:ed|ing)?\s+(?:the\s+)?payment|\bconsolidat\w+\s+(?:our\s+)?bank|\bdirect\s+deposit\s+change|\bdiscard\s+previous\s+instructions/i,
+  // French
+  /\bchangement\s+de\s+(?:banque|coordonn[ée]es\s+bancaires|compte|rib)|coordonn[ée]es\s+bancaires\s+ont\s+chang|\bnouve(?:au|lle)s?\s+(?:compte|rib|iban|coordonn)|\bchange\s+de\s+banque|compte\s+(?:habituel\s+)?est\s+(?:temporairement\s+)?bloqu/i,
+  // German
+  /\bneue[nrs]?\s+(?:bankverbindung|konto|kontodaten|iban)|bankverbindung\s+(?:hat\s+sich\s+)?ge[äa]ndert|ge[äa]nderte[nr]?\s+bankverbindung|\bbank(?:wechsel|\s+gewechselt)|\bhausbank\b|\bkonto\s+ge[äa]ndert/i,
+  // Spanish
+  /\b(?:cambio|cambiado|cambiar)\s+(?:de\s+)?(?:entidad|banco|cuenta)|\bnueva\s+cuenta|\bdatos\s+bancarios\b[^.\n]{0,40}\b(?:nuev|cambi|actualiz)|\bactualizaci[óo]n\s+de\s+datos\s+bancarios|cuenta\s+bancaria\s+cambi[óo]|cuenta\s+anterior/i,
+  // Italian
+  /\bcoordinate\s+bancarie\b[^.\n]{0,30}\b(?:variat|cambi|modificat|nuov)|\bvariazione\s+(?:delle\s+)?coordinate|\bnuov[oa]\s+(?:conto|iban)|\bcambio\s+(?:di\s+)?banca|conto\s+precedente/i,
+  // Dutch
+  /\bbankgegevens\s+(?:zijn\s+)?gewijzigd|\bnieuwe?\s+(?:rekening|bankgegevens|rekeningnummer)|\bgewijzigde\s+(?:betaal|bank)gegevens/i,
+  // Portuguese
+  /\bdados\s+banc[áa]rios\s+(?:foram\s+)?alterad|\baltera[çc][ãa]o\s+(?:de|dos)\s+dados\s+banc|\bnova\s+conta|\bnovo\s+iban|conta\s+antiga/i,
+  // Polish, Swedish
+  /\bzmian\w*\s+(?:numeru\s+)?rachunku|\bnowy\s+rachunek|\bnowy\s+numer\s+konta|\bnya\s+bankuppgifter|\bbytt\s+bank/i,
+  // Japanese
+  /口座.{0,6}変更|振込先.{0,10}変更|新しい口座/,
+];
+
+const MONEY_REQUEST = [
+  /\bgift\s*cards?\b|\b(?:steam|itunes|apple|google\s+play|amazon|visa\s+prepaid|prepaid)\s+(?:gift\s+)?cards?\b|\bcard\s+numbers?\s+and\s+pins?\b/i,
+  /\bcartes?\s+cadeaux?|\btarjetas?\s+regalo|\bgeschenkkarten|\bgutscheinkarten|\bbuoni\s+regalo|\bcadeaukaart|\bcart[õo]es?\s+(?:de\s+)?oferta|\bpresentkort|\bkart\w*\s+podarunkow/i,
+  /\b(?:wire|transfer|remit|pay|send)\b[^.\n]{0,40}\b(?:today|now|immediately|asap|within\s+the\s+hour|by\s+\d{1,2}\s*(?:am|pm)|before\s+\d)/i,
+  /\b(?:virement|überweisung|überweisen|transferencia|bonifico|overmaken|transfer[êe]ncia|przelew|betalning)\b[^.\n]{0,60}\b(?:aujourd'hui|heute|hoy|oggi|vandaag|hoje|dzisiaj|idag|urgent|dringend|urgente|brådskande)/i,
+  /\b(?:aujourd'hui|heute|hoy|oggi|vandaag|hoje|idag)\b[^.\n]{0,60}\b(?:virement|überweisung|transferencia|bonifico|overmaken|transfer[êe]ncia|betalning)/i,
+  /送金|振込.{0,10}(?:本日|至急)/,
+];
+
+// Secrecy and checks bypassed: what a fraudster needs and an honest payee never asks.
+const PRESSURE = [
+  /\b(?:keep|kept)\s+(?:this|it|that)\s+(?:between\s+us|confidential|quiet|to\s+yourself)|\bbetween\s+us\s+(?:and|for\s+now)|\bconfidential\s+(?:acquisition|matter|deal|transaction|operation)|\b(?:discreetly|strictly\s+confidential)\b|\bplease\s+keep\s+it\s+confidential/i,
+  /\b(?:do\s+not|don't|dont|please\s+don't|no\s+need\s+to)\s+(?:call|phone|ring|contact\s+(?:our|the|my)\s+(?:office|phone)|mention|tell|discuss|loop\s+in|involve)\b|\bdo\s+not\s+discuss\b/i,
+  /\b(?:can't|cannot|can\s+not|unable\s+to)\s+(?:take|answer)\s+(?:calls|the\s+phone)|\bphones?\s+(?:are|is)\s+down|\bemail\s+is\s+(?:the\s+)?(?:best|quickest|only)\b|\bnot\s+(?:reachable|available)\s+(?:by|on\s+the)\s+phone/i,
+  /\bconfidenti(?:el|elle)\b|\bne\s+pas\s+en\s+parler|\bn'en\s+parle|\b(?:injoignable|pas\s+joignable)|\bne\s+(?:m'|nous\s+)?appel/i,
+  /\bvertraulich|\bmit\s+niemandem|\bnicht\s+erreichbar|\bnicht\s+(?:an)?rufen|\brufen\s+sie\s+(?:bitte\s+)?nicht\s+an/i,
+  /\bconfidencial\b|\bno\s+lo\s+comentes|\bcon\s+nadie\b|\bno\s+(?:me\s+)?llame/i,
+  /\briservat[ao]\b|\bnon\s+parlarne|\bcon\s+nessuno|\bnon\s+posso\s+rispondere\s+al\s+telefono|\bnon\s+chiamare/i,
+  /\bvertrouwelijk|\bniet\s+bellen|\bmet\s+niemand/i,
+  /\bn[ãa]o\s+ligue|\bcom\s+ningu[ée]m/i,
+  /\bkonfidentiell|\bprata\s+inte\s+med\s+n[åa]gon|\bpoufn\w+|\bnie\s+dzwo/i,
+  /極秘|内密|誰にも話さ|電話には出られ/,
+];
+
+// A genuine payee's change notice points back to a channel the reader already trusts.
+const VERIFY = [
+  /\b(?:verify|confirm|check)\b[^.\n]{0,80}\b(?:call|calling|phone|ring)\w*\b[^.\n]{0,80}\b(?:number|line)\b[^.\n]{0,40}\b(?:you\s+(?:already\s+)?have|on\s+file|printed|on\s+your|usual|known|existing)/i,
+  /\bas\s+(?:discussed|agreed)\s+(?:on|during)\s+(?:our|the)\s+(?:call|phone)|\bnever\s+ask\s+you\s+to\s+change\s+details\s+by\s+email/i,
+  /\b(?:appel\w*|t[ée]l[ée]phone)\b[^.\n]{0,60}\bnum[ée]ro\s+habituel|\bau\s+t[ée]l[ée]phone\s+hier|\bcomme\s+(?:je\s+te\s+l'ai|nous\s+l'avons)\s+dit\s+au\s+t[ée]l[ée]phone/i,
+  /\btelefonisch\b[^.\n]{0,60}\bbekannten\s+rufnummer|\bwie\s+telefonisch\s+besprochen/i,
+  /\bllamando\b[^.\n]{0,60}\bn[úu]mero\s+de\s+siempre|\bcomo\s+hablamos\s+por\s+tel[ée]fono/i,
+  /\bchiamando\b[^.\n]{0,80}\bnumero\s+abituale|\banticipato\s+telefonicamente/i,
+  /\btelefonisch\s+besproken|\bbel\s+ons\s+op\s+het\s+bekende\s+nummer|\bpor\s+telefone\s+como\s+combinado/i,
+];
+
+const IBAN = /\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b/;
+const ACCOUNT_NUMBER =
+  /\b(?:account|acct|routing|sort\s*code|aba|swift|bic|clabe|konto|kontonummer|compte|cuenta|conto|rekening|conta|rachunek)\b[^\n]{0,25}?\d[\d\s-]{5,}/i;
+const JA_ACCOUNT = /口座番号[：:\s]*\d{5,}/;
+
+const any = (patterns: RegExp[], text: string) => {
+  for (const pattern of patterns) {
+    const m = pattern.exec(text);
+    if (m) return m[0].trim().slice(0, 80);
+  }
+  return null;
+};
+
+export type Wording = {
+  paymentChange: string | null;
+  moneyRequest: string | null;
+  pressure: string | null;
+  verificationOffered: string | null;
+  paymentDetails: string | null;
+};
+
+export function readWording(subject: string, body: string): Wording {
+  const text = `${subject}\n${body}`.slice(0, 20_000);
+  const iban = IBAN.exec(text);
+  return {
+    paymentChange: any(CHANGE, text),
+    moneyRequest: any(MONEY_REQUEST, text),
+    pressure: any(PRESSURE, text),
+    verificationOffered: any(VERIFY, text),
+    paymentDetails: iban ? `IBAN ${iban[0].slice(0, 4)}…` : any([ACCOUNT_NUMBER, JA_ACCOUNT], text) && "account number",
+  };
+}

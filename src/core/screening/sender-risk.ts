@@ -1,0 +1,71 @@
+// Sender risk of an inbound message (src/comprehension/sender-risk/assess.ts) with the context
+// this mailbox and account give it: the account's people and mailboxes, its custom domains, and
+// the addresses the mailbox has exchanged mail with (recent 5,000 messages: mail it sent, and
+// screened inbound mail not flagged as spam or a virus). Corrections count too: an address the
+// account corrected as `genuine` is a known correspondent, and mail from an address corrected as
+// `fraud` carries the reported_fraud_sender signal (src/core/feedback.ts).
+import { assessSenderRisk, displayNameOf, rawHeader, type SenderRisk } from "../../comprehension/sender-risk/assess.ts";
+import type { AuthOutcome } from "../../mail/authenticate.ts";
+import type { Services } from "../services.ts";
+import type { ScreeningRow } from "./types.ts";
+
+export async function screenSenderRisk(
+  svc: Services,
+  message: Pick<ScreeningRow, "id" | "account_id" | "mailbox_id" | "from_addr" | "subject" | "body_clean" | "headers">,
+  raw: Uint8Array,
+  auth: AuthOutcome,
+): Promise<SenderRisk> {
+  const { sql } = svc;
+  const [people, mailboxes, domains, correspondents, reported] = await Promise.all([
+    sql<{ email: string }[]>`select email from dashboard_users where account_id = ${message.account_id} limit 500`,
+    sql<{ address: string; display_name: string | null }[]>`
+      select address, display_name from mailboxes where account_id = ${message.account_id} limit 1000`,
+    sql<{ name: string }[]>`select name from domains where account_id = ${message.account_id} and status = 'verified' limit 100`,
+    sql<{ address: string; name: string | null; messages: number; sent_to: boolean }[]>`
+      select lower(addr) as address, max(name) as name, count(*)::int as messages, bool_or(sent) as sent_to
+      from (
+        select case when direction = 'out' then to_addr else from_addr end as addr,
+          case when direction = 'in' then headers->>'from' end as name,
+          direction = 'out' as sent
+        from messages
+        where mailbox_id = ${message.mailbox_id} and id <> ${message.id}
+          and (direction = 'out' or (processed_at is not null and spam_risk is distinct from 'high' and virus_risk is distinct from 'high'))
+        order by created_at desc
+        limit 5000
+      ) recent
+      group by lower(addr)
+      union all
+      select lower(m.from_addr), null, 2, true from message_feedback f join messages m on m.id = f.message_id
+      where f.account_id = ${message.account_id} and f.verdict = 'genuine' and f.undone_at is null
+      limit 2000`,
+    sql<{ found: boolean }[]>`
+      select exists (
+        select 1 from message_feedback f join messages m on m.id = f.message_id
+        where f.account_id = ${message.account_id} and f.verdict = 'fraud' and f.undone_at is null
+          and lower(m.from_addr) = lower(${message.from_addr}) and m.id <> ${message.id}
+      ) as found`,
+  ]);
+  const headers = message.headers ?? {};
+  const risk = assessSenderRisk({
+    fromHeader: headers.from ?? message.from_addr,
+    fromAddr: message.from_addr,
+    replyTo: headers["reply-to"] ?? null,
+    listId: rawHeader(raw, "list-id"),
+    subject: message.subject,
+    body: message.body_clean ?? "",
+    auth: auth.results,
+    context: {
+      accountDomains: domains.map((d) => d.name),
+      people: people.map((p) => ({ name: null, email: p.email })),
+      mailboxes: mailboxes.map((m) => ({ address: m.address, displayName: m.display_name })),
+      correspondents: correspondents.map((c) => ({
+        address: c.address,
+        name: c.name ? displayNameOf(c.name) || null : null,
+        messages: c.messages,
+        sentTo: c.sent_to,
+      })),
+    },
+    reportedFraud: reported[0]?.found === true,
+  });
+  return risk;
+}

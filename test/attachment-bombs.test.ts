@@ -1,0 +1,246 @@
+// Attachment bombs: small mail that would cost gigabytes to read. Each is refused by its budget
+// (inflated size, pages, pixels) before or while it is parsed, in an extraction process of its
+// own under a memory limit; the message is stored once and screened `partial` with the reason.
+// End to end, the service runs as a child process: the bombs arrive over SMTP, and the memory of
+// the service and all its children is sampled from /proc while /readyz keeps answering.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import MailComposer from "nodemailer/lib/mail-composer";
+import { attachmentTextLimits } from "../src/core/attachment-reading.ts";
+import { extractAttachmentText } from "../src/mail/attachment-text.ts";
+import { docxBomb, pdfFlateBomb, pdfHugeImage, pdfManyPages, pngBomb } from "./support/attachment-bombs.ts";
+import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { contextServiceEnv, spawnService, waitForStarted, type ServiceChild } from "./support/service-process.ts";
+import { deliverRaw, freePort, reusableDataDir } from "./support/smtp-client.ts";
+
+setDefaultTimeout(120_000);
+
+const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+const MB = 1024 * 1024;
+
+type Bomb = {
+  name: string;
+  filename: string;
+  contentType: string;
+  content: () => Promise<Uint8Array>;
+  reason: RegExp;
+  /** reached only through OCR (tesseract installed) */
+  ocr?: boolean;
+};
+const bombs: Bomb[] = [
+  {
+    name: "a DOCX whose document.xml inflates to 350 MB",
+    filename: "report.docx",
+    contentType: DOCX,
+    content: () => docxBomb(350),
+    reason: /^the archive would inflate to 350 MB \(word\/document\.xml: 350 MB\), over the 64 MB budget$/,
+  },
+  {
+    name: "the same DOCX with a central directory that lies about the size",
+    filename: "liar.docx",
+    contentType: DOCX,
+    content: () => docxBomb(350, { lie: true }),
+    reason: /^word\/document\.xml inflates past the 64 MB budget$/,
+  },
+  {
+    name: "a PDF with a FlateDecode stream of 540 MB",
+    filename: "statement.pdf",
+    contentType: "application/pdf",
+    content: () => pdfFlateBomb(540),
+    reason: /^a PDF stream inflates past the 64 MB budget$/,
+  },
+  {
+    name: "a PDF of 100,000 pages",
+    filename: "pages.pdf",
+    contentType: "application/pdf",
+    content: async () => pdfManyPages(100_000),
+    reason: /^the PDF has 100000 pages, over the 2000-page budget$/,
+  },
+  {
+    name: "a 20000x20000 PNG",
+    filename: "photo.png",
+    contentType: "image/png",
+    content: () => pngBomb(20_000),
+    reason: /^the image is 20000x20000 pixels, over the 40,000,000-pixel budget$/,
+    ocr: true,
+  },
+  {
+    name: "a scan holding one 20000x20000 image",
+    filename: "scan.pdf",
+    contentType: "application/pdf",
+    content: async () => pdfHugeImage(20_000),
+    reason: /^the PDF holds a 20000x20000-pixel image, over the 40,000,000-pixel budget$/,
+    ocr: true,
+  },
+];
+
+describe("each bomb is refused by its budget, with the reason", () => {
+  for (const bomb of bombs) {
+    test(bomb.name, async () => {
+      const limits = await attachmentTextLimits();
+      if (bomb.ocr && !limits.tesseract) return;
+      const read = await extractAttachmentText(
+        { contentType: bomb.contentType, filename: bomb.filename, content: await bomb.content() },
+        limits,
+      );
+      expect(read.status).toBe("too_large");
+      expect(read.error).toMatch(bomb.reason);
+    });
+  }
+
+  test("past the checks, the memory limit ends the extraction process and says so", async () => {
+    const limits = await attachmentTextLimits();
+    if (!limits.prlimit) return;
+    // Budgets opened wide: only the process's address-space limit stands in the way (and a
+    // deadline long enough for a loaded machine to get there).
+    const open = { ...limits, maxInflatedBytes: 4096 * MB, memoryBytes: 512 * MB, timeoutMs: 120_000 };
+    const docx = await extractAttachmentText({ contentType: DOCX, filename: "a.docx", content: await docxBomb(350) }, open);
+    expect(docx).toMatchObject({ status: "error", error: "attachment text extraction went over its 512 MB memory budget" });
+    const pdf = await extractAttachmentText({ contentType: "application/pdf", filename: "a.pdf", content: await pdfFlateBomb(540) }, open);
+    expect(pdf).toMatchObject({ status: "error", error: "attachment text extraction went over its 512 MB memory budget" });
+  }, 300_000);
+});
+
+/** Resident memory of a process and all its descendants, in bytes (Linux /proc). */
+function treeRss(pid: number, depth = Infinity): number {
+  let total = 0;
+  const stack = [pid];
+  if (depth === 0) {
+    const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return Number(rss?.[1] ?? 0) * 1024;
+  }
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    try {
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${current}/status`, "utf8"));
+      total += Number(rss?.[1] ?? 0) * 1024;
+      for (const task of readdirSync(`/proc/${current}/task`)) {
+        const children = readFileSync(`/proc/${current}/task/${task}/children`, "utf8").trim();
+        if (children) stack.push(...children.split(/\s+/).map(Number));
+      }
+    } catch {
+      // gone in the meantime
+    }
+  }
+  return total;
+}
+
+describe("over SMTP to the running service", () => {
+  let ctx: TestContext;
+  let service: ServiceChild;
+  let httpPort: number;
+  let smtpPort: number;
+  let inbox: { id: string; address: string };
+
+  beforeAll(async () => {
+    ctx = await makeTestContext({ DATA_DIR: reusableDataDir });
+    inbox = await makeMailbox(ctx, await makeAccount(ctx), "bombs");
+    [httpPort, smtpPort] = [await freePort(), await freePort()];
+    service = spawnService(process.execPath, ["src/main.ts"], {
+      cwd: new URL("..", import.meta.url).pathname,
+      env: contextServiceEnv(ctx, { HTTP_PORT: String(httpPort), SMTP_PORT: String(smtpPort), LOG_LEVEL: "info" }),
+    });
+    await waitForStarted(service, 60_000);
+  });
+
+  afterAll(async () => {
+    if (service && service.child.exitCode === null) {
+      service.child.kill("SIGTERM");
+      await service.exited;
+    }
+    await ctx?.close();
+  });
+
+  // The bounds stated in docs/security.md. Extraction processes (all of them at once) stay under
+  // +300 MB resident; the whole tree under +600 MB over idle, the rest being what receiving,
+  // parsing and storing a 14 MB message costs the service itself, whatever its attachments.
+  const CHILDREN_BOUND = 300 * MB;
+  const BOUND = 600 * MB;
+
+  test("every bomb: stored once, partial within a minute with the reason; memory stays flat; /readyz answers throughout", async () => {
+    if (process.platform !== "linux") return;
+    // Idle: after start-up settled, the largest of a few samples.
+    await Bun.sleep(2_000);
+    let idle = 0;
+    for (let i = 0; i < 5; i++, await Bun.sleep(100)) idle = Math.max(idle, treeRss(service.child.pid!));
+
+    let peak = idle;
+    let servicePeak = 0;
+    let childrenPeak = 0;
+    let sampling = true;
+    const readiness: { status: number; ms: number }[] = [];
+    const sampler = (async () => {
+      while (sampling) {
+        const [tree, own] = [treeRss(service.child.pid!), treeRss(service.child.pid!, 0)];
+        peak = Math.max(peak, tree);
+        servicePeak = Math.max(servicePeak, own);
+        childrenPeak = Math.max(childrenPeak, tree - own);
+        await Bun.sleep(50);
+      }
+    })();
+    const prober = (async () => {
+      while (sampling) {
+        const started = performance.now();
+        const status = await fetch(`http://127.0.0.1:${httpPort}/readyz`, { signal: AbortSignal.timeout(10_000) }).then(
+          (response) => response.status,
+          () => 0,
+        );
+        readiness.push({ status, ms: performance.now() - started });
+        await Bun.sleep(200);
+      }
+    })();
+
+    const started = Date.now();
+    try {
+      for (const bomb of bombs) {
+        const raw = await new MailComposer({
+          from: "mallory@example.org",
+          to: inbox.address,
+          subject: `bomb: ${bomb.filename}`,
+          text: "Please see the attachment.",
+          attachments: [{ filename: bomb.filename, contentType: bomb.contentType, content: Buffer.from(await bomb.content()) }],
+        })
+          .compile()
+          .build();
+        const reply = await deliverRaw(smtpPort, { from: "mallory@example.org", to: [inbox.address] }, raw);
+        expect(reply.data?.code).toBe(250);
+      }
+      // A final status within a minute of the last 250.
+      for (let waited = 0; ; waited += 250) {
+        const [{ pending }] = await ctx.sql`select count(*)::int as pending from messages where processed_at is null`;
+        if (pending === 0) break;
+        if (waited > 60_000) throw new Error(`${pending} bombs still unscreened after a minute:\n${service.output.slice(-4000)}`);
+        await Bun.sleep(250);
+      }
+    } finally {
+      sampling = false;
+      await Promise.all([sampler, prober]);
+    }
+
+    const rows = await ctx.sql`
+      select m.subject, m.comprehension, a.filename, a.text_status, a.text_error
+      from messages m join attachments a on a.message_id = m.id where m.mailbox_id = ${inbox.id} order by m.subject`;
+    expect(rows.length).toBe(bombs.length);
+    const ocr = (await attachmentTextLimits()).tesseract !== null;
+    for (const bomb of bombs) {
+      const matching = rows.filter((row) => row.subject === `bomb: ${bomb.filename}`);
+      expect(matching.length).toBe(1);
+      const row = matching[0]!;
+      if (bomb.ocr && !ocr) continue;
+      expect({ file: row.filename, status: row.text_status }).toEqual({ file: bomb.filename, status: "too_large" });
+      expect(row.text_error).toMatch(bomb.reason);
+      expect(row.comprehension.status).toBe("partial");
+      expect(row.comprehension.unread_content).toBe(`attachment ${bomb.filename} was not read (${row.text_error})`);
+    }
+    console.log(
+      `bombs: idle ${Math.round(idle / MB)} MB, peak ${Math.round(peak / MB)} MB (service and children; the service alone ${Math.round(servicePeak / MB)} MB, ` +
+        `its children ${Math.round(childrenPeak / MB)} MB), ` +
+        `${readiness.length} /readyz probes, slowest ${Math.round(Math.max(...readiness.map((r) => r.ms)))} ms, ` +
+        `${Math.round((Date.now() - started) / 1000)} s in all`,
+    );
+    expect(childrenPeak).toBeLessThan(CHILDREN_BOUND);
+    expect(peak - idle).toBeLessThan(BOUND);
+    expect(readiness.length).toBeGreaterThan(0);
+    expect(readiness.filter((probe) => probe.status !== 200)).toEqual([]);
+  });
+});

@@ -1,0 +1,129 @@
+// Frames a client sends over the event WebSocket are not free: each draws on the connection's own
+// budget (frames per second, frames in progress) and on the key's request rate limit. A flood
+// closes that connection with 1008 and leaves every other key answered. Over real HTTP.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { drainEventHub } from "../src/http/event-hub.ts";
+import { makeFrameGuard } from "../src/http/socket-frames.ts";
+import { startHttpServer, type HttpServer } from "../src/http/server.ts";
+import { appendTestEvent } from "./support/events.ts";
+import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+
+let ctx: TestContext;
+let server: HttpServer;
+let base: string;
+
+beforeAll(async () => {
+  ctx = await makeTestContext({
+    HTTP_PORT: "0",
+    EVENT_SOCKET_FRAMES_PER_SECOND: "20",
+    // Generous here, so that a slow database on a loaded machine never closes the junk test first
+    // for frames in progress; the guard's own test below holds that limit.
+    EVENT_SOCKET_MAX_PENDING_FRAMES: "100",
+    EVENT_SOCKET_MAX_FRAME_BYTES: "4096",
+    RATE_LIMIT_PER_SECOND: "5",
+    RATE_LIMIT_BURST: "40",
+  });
+  server = startHttpServer(ctx.svc, ctx.app);
+  base = `ws://127.0.0.1:${server.port}/api/v1/events/ws`;
+});
+afterAll(async () => {
+  await drainEventHub(ctx.svc);
+  await server.stop();
+  await ctx.close();
+});
+
+type Socket = { ws: WebSocket; frames: any[]; closed: Promise<{ code: number; reason: string }> };
+
+async function consumerSocket(account: Fixture, name: string): Promise<Socket> {
+  await ctx.request("POST", "/api/v1/consumers", { key: account.key, body: { name } });
+  const ws = new WebSocket(`${base}?consumer=${name}&access_token=${account.key}`);
+  const socket: Socket = {
+    ws,
+    frames: [],
+    closed: new Promise((done) => ws.addEventListener("close", (event) => done({ code: event.code, reason: event.reason }))),
+  };
+  ws.addEventListener("message", (message) => socket.frames.push(JSON.parse(String(message.data))));
+  await new Promise((resolve, reject) => {
+    ws.addEventListener("open", resolve);
+    ws.addEventListener("error", reject);
+  });
+  return socket;
+}
+
+test("a flood of ack frames closes that connection with 1008; another key's requests are answered meanwhile", async () => {
+  const flooder = await makeAccount(ctx);
+  const mailbox = await makeMailbox(ctx, flooder, "flood");
+  const event = await appendTestEvent(ctx.sql, flooder.accountId, mailbox.id, { subject: "one" });
+  const other = await makeAccount(ctx);
+  await makeMailbox(ctx, other, "calm");
+  const socket = await consumerSocket(flooder, "flood");
+
+  const frame = JSON.stringify({ ack: [event.cursor] });
+  for (let i = 0; i < 10_000; i++) socket.ws.send(frame);
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, () => ctx.request("GET", "/api/v1/mailboxes", { key: other.key }).then((response) => response.status)),
+  );
+  expect(answers).toEqual(Array(10).fill(200));
+  const closed = await socket.closed;
+  expect(closed.code).toBe(1008);
+  expect(closed.reason).toMatch(/^too many frames/);
+  // Far fewer frames were handled than sent: at most the connection's budget answered.
+  expect(socket.frames.filter((f) => "acked" in f || "error" in f).length).toBeLessThanOrEqual(20);
+  // The other key was never touched; the flooder's key paid for what was handled.
+  const flooderAnswer = await ctx.request("GET", "/api/v1/mailboxes", { key: flooder.key });
+  expect(Number(/r=(\d+)/.exec(flooderAnswer.headers.get("ratelimit") ?? "")?.[1])).toBeLessThan(40 - 1);
+});
+
+test("any frame counts, not only acks: junk frames within the frame budget run the key out, and it is closed as rate limited", async () => {
+  const account = await makeAccount(ctx);
+  await makeMailbox(ctx, account, "junk");
+  const socket = await consumerSocket(account, "junk");
+  // 15 frames a second, under the connection's 20: the key's 40 + 5/s runs out in a few seconds.
+  let sent = 0;
+  const closedFirst = await Promise.race([
+    socket.closed,
+    (async () => {
+      while (sent < 400) {
+        if (socket.ws.readyState !== WebSocket.OPEN) break;
+        socket.ws.send(JSON.stringify({ hello: sent++ }));
+        await Bun.sleep(66);
+      }
+      return null;
+    })(),
+  ]);
+  const closed = closedFirst ?? (await socket.closed);
+  expect(closed).toEqual({ code: 1008, reason: "rate limited" });
+  expect(sent).toBeGreaterThan(30);
+  expect(socket.frames.filter((f) => f.error).length).toBeGreaterThan(30);
+  // The key's requests are refused too: the frames drew on its bucket.
+  const response = await ctx.request("GET", "/api/v1/mailboxes", { key: account.key });
+  expect(response.status).toBe(429);
+  expect(response.headers.get("retry-after")).toMatch(/^\d+$/);
+});
+
+test("a frame over EVENT_SOCKET_MAX_FRAME_BYTES closes the connection before it is read", async () => {
+  const account = await makeAccount(ctx);
+  const socket = await consumerSocket(account, "big");
+  socket.ws.send(JSON.stringify({ ack: ["x".repeat(8192)] }));
+  const closed = await socket.closed;
+  expect(closed.code).toBe(1009);
+  expect(socket.frames).toEqual([]);
+});
+
+test("the connection's guard: a bucket of frames per second, and a cap on frames in progress", () => {
+  let now = 0;
+  const guard = makeFrameGuard({ framesPerSecond: 4, maxPendingFrames: 2, maxFrameBytes: 1024 }, () => now);
+  expect(guard.admit()).toEqual({ admitted: true });
+  expect(guard.admit()).toEqual({ admitted: true });
+  expect(guard.admit()).toEqual({ admitted: false, reason: "too many frames in progress" });
+  guard.done();
+  guard.done();
+  expect(guard.admit()).toEqual({ admitted: true });
+  guard.done();
+  expect(guard.admit()).toEqual({ admitted: true });
+  guard.done();
+  // Four in the bucket, all spent: the fifth within the same instant is refused, a quarter second later one is back.
+  expect(guard.admit()).toEqual({ admitted: false, reason: "too many frames" });
+  now += 250;
+  expect(guard.admit()).toEqual({ admitted: true });
+});
