@@ -10,7 +10,8 @@
 //   0 base            src/*.ts helpers (config, log, db, ip-address, html-escape, secrets,
 //                     metrics): no project imports but each other
 //   1 mail            MIME, sanitization, DKIM keys, DNS
-//   2 comprehension   scanners/, spam/, injection/, understanding/: siblings that read mail,
+//   2 comprehension   scanners/, spam/, injection/, sender-risk/, learning/, understanding/:
+//                     siblings that read mail,
 //                     composed by comprehension/engine.ts (2.5)
 //   3 core            the use cases; owns the transport contract (core/transport.ts)
 //   4 delivery        the transports that implement core's contract

@@ -5,7 +5,7 @@
 // every message has them, so they tell one kind of mail from another not at all. Each token is
 // stored as a 52-bit hash (it fits a JavaScript number and a Postgres bigint exactly); the text
 // itself is never stored.
-import { domainOfAddress } from "../sender-risk/domains.ts";
+import { getDomain } from "tldts";
 
 const MAX_TOKENS = 600;
 
@@ -58,8 +58,8 @@ export type LearningInput = { subject: string; body: string; fromAddr: string };
 /** The message's distinct token hashes, at most MAX_TOKENS (subject and sender first). */
 export function learningTokens(input: LearningInput): number[] {
   const tokens = new Set<string>();
-  const domain = domainOfAddress(input.fromAddr);
-  if (domain) tokens.add(`from:${domain.registrable}`);
+  const domain = getDomain(input.fromAddr.slice(input.fromAddr.lastIndexOf("@") + 1).toLowerCase());
+  if (domain) tokens.add(`from:${domain}`);
   for (const w of words(input.subject)) tokens.add(`subject:${w}`);
   for (const w of words(input.subject)) tokens.add(w);
   for (const w of words(input.body.slice(0, 50_000))) {

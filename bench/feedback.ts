@@ -1,0 +1,125 @@
+// Per-account learning replayed: one account's mail stream with the corrections its people make,
+// and a second account receiving the same mail with none. A fresh database; the stream is
+// test/fixtures/feedback/stream.ts (ordinary mail of six kinds and one kind of unwanted
+// graymail no global model can call spam: a vendor's webinar invitations). The account corrects
+// its mail as it reads it, in stream order: `spam` on unwanted mail that was not flagged,
+// `not_spam` on wanted mail that was. At each checkpoint of N corrections the same evaluation
+// window (fresh messages never used for training) is delivered to both accounts through the real
+// screening and its error rate measured: unwanted mail not flagged plus wanted mail flagged.
+//
+// The account stops correcting when it reaches a checkpoint or has read --stream messages; a
+// checkpoint it cannot reach (the stream had no more errors to correct) is reported as such.
+//
+//   bun run bench feedback [--window 60] [--checkpoints 0,1,2,3,6,12] [--seed 11] [--stream 400]
+import { acceptInbound } from "../src/core/inbound.ts";
+import { giveFeedback } from "../src/core/feedback.ts";
+import type { Principal } from "../src/core/principal.ts";
+import { screenMessage } from "../src/core/screening.ts";
+import { mailStream, toRaw, type StreamMessage } from "../test/fixtures/feedback/stream.ts";
+import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "../test/support/context.ts";
+import { mailboxRow } from "../test/support/mailbox-row.ts";
+
+type Options = { window: number; checkpoints: number[]; seed: number; stream: number };
+
+function parseOptions(args: string[]): Options {
+  const options: Options = { window: 60, checkpoints: [0, 1, 2, 3, 6, 12], seed: 11, stream: 400 };
+  for (let i = 0; i < args.length; i += 2) {
+    const [flag, value] = [args[i], args[i + 1] ?? ""];
+    if (flag === "--window" && /^\d+$/.test(value)) options.window = Number(value);
+    else if (flag === "--seed" && /^\d+$/.test(value)) options.seed = Number(value);
+    else if (flag === "--stream" && /^\d+$/.test(value)) options.stream = Number(value);
+    else if (flag === "--checkpoints" && /^\d+(,\d+)*$/.test(value)) options.checkpoints = value.split(",").map(Number);
+    else throw new Error(`usage: bun run bench feedback [--window N] [--checkpoints 0,3,6,12] [--seed N]; bad argument ${flag}`);
+  }
+  return options;
+}
+
+type Box = { id: string; address: string; principal: Principal };
+
+async function deliver(ctx: TestContext, box: Box, message: StreamMessage): Promise<{ id: string; flagged: boolean }> {
+  const [id] = await acceptInbound(ctx.svc, toRaw(message, box.address), [(await mailboxRow(ctx, box.id))!], {
+    remoteIp: null,
+    helo: null,
+    mailFrom: null,
+  });
+  await screenMessage(ctx.svc, id!);
+  const [row] = await ctx.sql`select spam_risk from messages where id = ${id}`;
+  return { id: id!, flagged: row!.spam_risk === "high" };
+}
+
+type Score = { errors: number; missed: number; wrongly: number; total: number };
+
+async function evaluate(ctx: TestContext, box: Box, window: StreamMessage[]): Promise<Score> {
+  const score: Score = { errors: 0, missed: 0, wrongly: 0, total: window.length };
+  for (const message of window) {
+    const { flagged } = await deliver(ctx, box, message);
+    if (message.label === "unwanted" && !flagged) score.missed++;
+    if (message.label === "wanted" && flagged) score.wrongly++;
+  }
+  score.errors = score.missed + score.wrongly;
+  return score;
+}
+
+export default async function run(args: string[]): Promise<void> {
+  const options = parseOptions(args);
+  const ctx = await makeTestContext();
+  try {
+    const boxes: Box[] = [];
+    for (const slug of ["learner", "bystander"]) {
+      const fixture = await makeAccount(ctx);
+      const mailbox = await makeMailbox(ctx, fixture, slug);
+      boxes.push({
+        ...mailbox,
+        principal: {
+          keyId: fixture.keyId,
+          accountId: fixture.accountId,
+          plan: "free",
+          scope: "api",
+          mailboxId: null,
+          canRead: true,
+          canSend: true,
+        },
+      });
+    }
+    const [learner, bystander] = boxes as [Box, Box];
+    const window = mailStream(options.seed + 1000, options.window);
+    const training = mailStream(options.seed, options.stream);
+    const unwantedInWindow = window.filter((m) => m.label === "unwanted").length;
+    console.log(
+      `feedback replay: evaluation window ${window.length} messages (${unwantedInWindow} unwanted, ${window.length - unwantedInWindow} wanted), seed ${options.seed}`,
+    );
+    console.log(
+      "corrections (spam/not_spam)  stream read  learner errors (missed, wrongly flagged)  bystander errors (missed, wrongly flagged)",
+    );
+    let corrections = 0;
+    let spam = 0;
+    let ham = 0;
+    let read = 0;
+    const started = performance.now();
+    for (const checkpoint of [...options.checkpoints].sort((a, b) => a - b)) {
+      if (corrections < checkpoint && read >= training.length) {
+        console.log(`${String(checkpoint).padStart(4)}: not reached, no more errors to correct in ${read} messages of the stream`);
+        continue;
+      }
+      while (corrections < checkpoint && read < training.length) {
+        const message = training[read++]!;
+        const { id, flagged } = await deliver(ctx, learner, message);
+        const verdict = message.label === "unwanted" && !flagged ? "spam" : message.label === "wanted" && flagged ? "not_spam" : null;
+        if (!verdict) continue;
+        await giveFeedback(ctx.sql, learner.principal, id, verdict, { source: "api", actor: learner.principal.keyId });
+        corrections++;
+        if (verdict === "spam") spam++;
+        else ham++;
+      }
+      const [mine, theirs] = [await evaluate(ctx, learner, window), await evaluate(ctx, bystander, window)];
+      const rate = (s: Score) => `${((100 * s.errors) / s.total).toFixed(1)}% (${s.missed}, ${s.wrongly})`;
+      console.log(
+        `${String(corrections).padStart(4)} (${spam}/${ham})`.padEnd(29) +
+          `${String(read).padStart(5)}        ${rate(mine).padEnd(42)}${rate(theirs)}`,
+      );
+    }
+    console.log(`${((performance.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    await ctx.close();
+  }
+}
