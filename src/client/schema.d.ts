@@ -432,6 +432,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -589,6 +597,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -672,6 +688,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1309,6 +1333,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -1404,6 +1436,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1565,6 +1605,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1747,6 +1795,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1951,6 +2007,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2248,6 +2312,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -2361,6 +2433,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2497,6 +2577,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2728,6 +2816,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description Response for status 422 */
       422: {
         content: {
@@ -2867,6 +2963,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description Response for status 422 */
       422: {
         content: {
@@ -2975,6 +3079,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -3461,6 +3573,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -3631,6 +3751,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -3715,6 +3843,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -4047,6 +4183,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -4269,6 +4413,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -4359,6 +4511,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
