@@ -1999,6 +1999,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description basic error */
       422: {
         content: {
