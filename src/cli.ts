@@ -20,6 +20,7 @@ import { addSendListEntry, listSendListEntries, removeSendListEntry } from "./co
 import { makeTransport } from "./delivery/index.ts";
 import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks.ts";
 import { setAccountRetention } from "./core/retention.ts";
+import { moveContent } from "./core/content.ts";
 import { makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
 
@@ -264,6 +265,16 @@ const commands: Record<string, Command> = {
     run: async (db, _f, p) => {
       const id = positional(p, "outbox ID");
       return showOutboxMessage(await db(), id);
+    },
+  },
+  "content move": {
+    usage: "content move --to store|database [--batch N] [--limit N]",
+    options: { to: { type: "string" }, batch: { type: "string" }, limit: { type: "string" } },
+    run: async (_db, f, _p, services) => {
+      const to = oneOf(required(f, "to"), ["store", "database"] as const, "to")!;
+      const batch = count(str(f, "batch"), "batch");
+      const limit = count(str(f, "limit"), "limit");
+      return moveContent(await services(), to === "store" ? "to-store" : "to-database", { batch, limit });
     },
   },
   "dkim show": {

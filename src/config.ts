@@ -76,6 +76,11 @@ export type Config = {
   trustedAuthservIds: string[];
   deliveryTransport: DeliveryTransportName;
   smtpRelayUrl: string | null;
+  /**
+   * S3-compatible object storage for message content (src/core/blob-store.ts), or null: content
+   * stays in PostgreSQL (the default). `http(s)://KEY:SECRET@host[:port]/bucket`, path-style.
+   */
+  blobStore: { url: string; region: string } | null;
   deliveryTimeoutMs: number;
   /** Direct MX delivery may connect to loopback and private addresses (local tests only). */
   mxAllowPrivateNetworks: boolean;
@@ -143,6 +148,23 @@ type Env = Record<string, string | undefined>;
 function text(env: Env, name: string, fallback: string): string {
   const value = env[name];
   return value === undefined || value === "" ? fallback : value;
+}
+
+function blobStoreSetting(env: Env): Config["blobStore"] {
+  const value = optionalText(env, "BLOB_STORE_URL");
+  if (value === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError("BLOB_STORE_URL", "must be a URL like https://KEY:SECRET@host/bucket");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new ConfigError("BLOB_STORE_URL", "must start with http:// or https://");
+  if (!parsed.username || !parsed.password) throw new ConfigError("BLOB_STORE_URL", "must carry the access key and secret (KEY:SECRET@)");
+  if (!/^\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/?$/.test(parsed.pathname))
+    throw new ConfigError("BLOB_STORE_URL", "must name one bucket as its path");
+  return { url: value, region: text(env, "BLOB_STORE_REGION", "us-east-1") };
 }
 
 function optionalText(env: Env, name: string): string | null {
@@ -351,6 +373,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedAuthservIds: list(env, "TRUSTED_AUTHSERV_IDS", ""),
     deliveryTransport,
     smtpRelayUrl: relay,
+    blobStore: blobStoreSetting(env),
     deliveryTimeoutMs: integer(env, "DELIVERY_TIMEOUT_MS", 30_000, 100, 600_000),
     mxAllowPrivateNetworks: boolean(env, "MX_DELIVERY_ALLOW_PRIVATE_NETWORKS", false),
     mxPort: integer(env, "MX_DELIVERY_PORT", 25, 1, 65535),

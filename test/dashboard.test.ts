@@ -198,6 +198,10 @@ describe("sign-in", () => {
     const blocked = await signIn("throttled@example.com", PASSWORD);
     expect(blocked.reply.status).toBe(429);
     expect(blocked.reply.text).toContain("Too many failed sign-ins");
+    // Retry-After: when the oldest of the five leaves the 15-minute window.
+    const retryAfter = Number(blocked.reply.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(800);
+    expect(retryAfter).toBeLessThanOrEqual(900);
     // The window slides: once the failures are old, the right password works again.
     await ctx.sql`update dashboard_login_failures set failed_at = now() - interval '16 minutes' where email = 'throttled@example.com'`;
     expect((await signIn("throttled@example.com", PASSWORD)).reply.status).toBe(303);

@@ -39,6 +39,8 @@ export type DispatchContent = {
   draftId: string | null;
   /** Files sent after the text; recorded with the message as its attachments. */
   attachments?: OutgoingFile[];
+  /** True when it answers automatic mail (a human let it through the loop guard): Auto-Submitted: auto-replied. */
+  answersAutomatic?: boolean;
 };
 
 export type DispatchResult = {
@@ -158,6 +160,8 @@ async function compose(svc: Services, db: Db, messageId: string, content: Dispat
     references: content.references,
     unsubscribe: links,
     attachments: content.attachments,
+    // Every message an agent sends is machine-written (RFC 3834 §5): see docs/decisions.md.
+    autoSubmitted: content.answersAutomatic ? "auto-replied" : "auto-generated",
   });
   composing();
   const signing = stage("sign");

@@ -28,6 +28,7 @@ import { checkRecipientPolicy } from "./policy.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 import type { Services } from "./services.ts";
 import { recordLifecycleEvent } from "./lifecycle-events.ts";
+import { automaticOriginal, loopGuardReason } from "./loop-guard.ts";
 
 export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
 
@@ -240,9 +241,10 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   // Without approval, deliverDraft checks the lists and suppressions under the draft's lock.
   const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
   assertSendingEntitled(principal.plan, mailbox);
-  if (mailbox.require_approval) {
+  const loopReason = await loopGuardReason(svc.sql, draft.account_id, { messageId: draft.reply_to_message_id, threadId: draft.thread_id });
+  if (mailbox.require_approval || loopReason) {
     await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
-    const queued = await svc.sql.begin((tx) => holdForApproval(tx, id, null));
+    const queued = await svc.sql.begin((tx) => holdForApproval(tx, id, loopReason));
     if (!queued) {
       const now = await findDraft(svc.sql, principal, id);
       if (now?.status === "pending_approval") return pendingResponse(id);
@@ -292,6 +294,7 @@ async function deliverDraft(
         references: row.references,
         draftId,
         attachments: await draftAttachmentFiles(tx, draftId),
+        answersAutomatic: (await automaticOriginal(tx, row.account_id, row.reply_to_message_id)) !== null,
       };
     },
     // A human's approval is the claim from pending_approval, recorded with the message it sends.

@@ -83,4 +83,6 @@ export const errors = {
   bodyTooLarge: () => new ApiError(413, { error: messages.bodyTooLarge }),
   malformedJson: () => new ApiError(400, { error: messages.malformedJson }),
   internal: () => new ApiError(500, { error: messages.internal }),
+  contentStoreUnavailable: () =>
+    new ApiError(503, { error: "the message content is in the object store, which cannot be read right now; try again later" }),
 };

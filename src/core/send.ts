@@ -3,6 +3,7 @@
 // quota, delivery. A blocked or suppressed recipient never reaches the queue.
 import { dispatchMessage } from "./dispatch.ts";
 import { createForcedDraft } from "./drafts.ts";
+import { loopGuardReason } from "./loop-guard.ts";
 import { ApiError } from "./errors.ts";
 import {
   attachMessage,
@@ -38,6 +39,8 @@ export type SendExtras = {
   payload: Record<string, unknown>;
   attachments?: OutgoingFile[];
   holdForHuman?: boolean;
+  /** why holdForHuman holds it (drafts.held_reason, shown to the reviewer) */
+  heldReason?: string;
   onHeld?(tx: Tx, draftId: string): Promise<void>;
 };
 
@@ -66,9 +69,14 @@ export async function sendOutgoing(
     await checkRecipientPolicy(svc.sql, principal.accountId, outgoing.mailbox.id, to);
     checks();
 
-    if (outgoing.mailbox.require_approval || extras.holdForHuman) {
+    // The loop guard (src/core/loop-guard.ts): a reply to automatic mail, or a thread where the
+    // agent keeps answering it, waits for a human whatever the mailbox says.
+    const target = { messageId: outgoing.reply?.messageId ?? null, threadId: outgoing.threadId };
+    const loopReason = await loopGuardReason(svc.sql, principal.accountId, target);
+    if (outgoing.mailbox.require_approval || extras.holdForHuman || loopReason) {
+      const heldReason = loopReason ?? (extras.holdForHuman ? (extras.heldReason ?? null) : null);
       return await svc.sql.begin(async (tx) => {
-        const draft = await createForcedDraft(tx, principal, outgoing, clientId);
+        const draft = await createForcedDraft(tx, principal, outgoing, clientId, heldReason);
         if (extras.onHeld) await extras.onHeld(tx, draft.id);
         const response = { status: 202, body: { draft_id: draft.id, status: "pending_approval" } };
         if (claim) await finishIdempotencyKey(tx, claim, "completed", response);

@@ -9,7 +9,7 @@ import { recordAction } from "./audit-trail.ts";
 import { readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { sameOrigin, tokenMatches } from "./csrf.ts";
 import { FormTooLarge, readForm, type Form } from "./form.ts";
-import { forbiddenPage, internalErrorPage, notFoundPage, tooLargePage } from "./pages/errors.ts";
+import { forbiddenPage, internalErrorPage, notFoundPage, tooLargePage, unavailablePage } from "./pages/errors.ts";
 import { redirect } from "./respond.ts";
 import { findSession, type Session } from "./session.ts";
 
@@ -28,6 +28,7 @@ export function makeGuard(svc: Services) {
       return await handler();
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return notFoundPage(session);
+      if (error instanceof ApiError && error.status === 503) return unavailablePage(session);
       if (error instanceof FormTooLarge) return tooLargePage(session);
       svc.log.error("dashboard.unhandled_error", { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) });
       return internalErrorPage(session);

@@ -36,6 +36,8 @@ export type PendingDraftRow = {
   subject: string;
   text: string;
   created_at: string;
+  /** why it is held when the mailbox setting is not the reason (the loop guard), else null */
+  held_reason: string | null;
   /** the files it sends (draft_attachments), in the order added */
   attachments: { filename: string; content_type: string; size: number }[];
 };
@@ -46,7 +48,7 @@ export type PendingDraftRow = {
  */
 export async function pendingDrafts(db: Db, accountId: string, limit: number): Promise<{ drafts: PendingDraftRow[]; total: number }> {
   const rows = await db`
-    select id, mailbox_id, to_addr as "to", subject, text, created_at, count(*) over ()::int as total,
+    select id, mailbox_id, to_addr as "to", subject, text, created_at, held_reason, count(*) over ()::int as total,
       coalesce((select json_agg(json_build_object('filename', a.filename, 'content_type', a.content_type, 'size', a.size)
                   order by a.created_at, a.id)
                 from draft_attachments a where a.draft_id = drafts.id), '[]'::json) as attachments

@@ -22,6 +22,13 @@ export type ComposeInput = {
   date?: Date;
   /** Files sent as attachments after the text (multipart/mixed); names and types checked by the caller. */
   attachments?: { filename: string; contentType: string; content: Uint8Array }[];
+  /**
+   * RFC 3834 Auto-Submitted (docs/decisions.md): `auto-generated` for what an agent writes,
+   * `auto-replied` for a reply to automatic mail; null sets none. Either way a responder that
+   * follows RFC 3834 (vacation, helpdesk) does not answer it, and Exchange is asked the same
+   * with X-Auto-Response-Suppress. No Precedence: that is the mark of bulk mail.
+   */
+  autoSubmitted?: "auto-generated" | "auto-replied" | null;
 };
 
 // RFC 8058 §4 asks that List-Unsubscribe and List-Unsubscribe-Post be covered by the
@@ -42,6 +49,7 @@ const SIGNED_HEADERS = [
   "Content-Transfer-Encoding",
   "List-Unsubscribe",
   "List-Unsubscribe-Post",
+  "Auto-Submitted",
 ].join(":");
 
 // Long threads keep the root and the most recent ids (RFC 5322 §3.6.4 allows trimming).
@@ -95,6 +103,11 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
   if (m.unsubscribe) {
     headers["List-Unsubscribe"] = { prepared: true, value: listUnsubscribeValue(m.unsubscribe) };
     if (m.unsubscribe.url) headers["List-Unsubscribe-Post"] = { prepared: true, value: "List-Unsubscribe=One-Click" };
+  }
+
+  if (m.autoSubmitted) {
+    headers["Auto-Submitted"] = { prepared: true, value: m.autoSubmitted };
+    headers["X-Auto-Response-Suppress"] = { prepared: true, value: "OOF, AutoReply" };
   }
 
   const references = trimReferences(m.references ?? [], inReplyTo);

@@ -3,6 +3,7 @@
 // (what was unread, the injection and spam details) is stored beside the verdict whatever it is.
 import type { SenderRisk } from "../../comprehension/sender-risk/assess.ts";
 import { chooseEngine, type ComprehensionResult } from "../../comprehension/engine.ts";
+import { detectAutomatic } from "../../comprehension/understanding/automatic.ts";
 import { classifyMessage } from "../../comprehension/understanding/classify.ts";
 import type { AttachmentReading } from "../attachment-reading.ts";
 import { comprehensionInput } from "../screening-inputs.ts";
@@ -75,6 +76,8 @@ export async function comprehend(svc: Services, message: ScreeningRow, verdicts:
           : null;
   const stored: StoredComprehension = {
     ...outcome,
+    // Whatever the verdict: the loop guard asks it of every message an agent may answer.
+    automatic: detectAutomatic({ ...input, bodyClean: message.body_clean ?? "" }),
     injection: injection.body,
     spam: spam.details,
     sender_risk: { ...sender_risk, score: senderRisk.score },

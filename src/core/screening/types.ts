@@ -1,6 +1,7 @@
 // What the screening steps read and what each returns. The steps run in order (virus, spam,
 // injection, comprehension, record and notify); each takes the results of the ones before it.
 import type { SpamScannerName } from "../../config.ts";
+import type { Automatic } from "../../comprehension/understanding/automatic.ts";
 import type { Classification, ComprehensionResult, ExtractionError } from "../../comprehension/engine.ts";
 import type { InjectionRisk } from "../../comprehension/injection/risk.ts";
 import type { AttachmentReading } from "../attachment-reading.ts";
@@ -23,6 +24,9 @@ export type ScreeningRow = {
   headers: Record<string, string> | null;
   received_at: Date | null;
   content: Uint8Array | null;
+  /** The raw message's object in the store (BLOB_STORE_URL), when it is not in `content`. */
+  blob_key: string | null;
+  raw_sha256: string | null;
   remote_ip: string | null;
   helo: string | null;
   mail_from: string | null;
@@ -97,6 +101,8 @@ export type ComprehensionOutcome = {
 
 /** What messages.comprehension stores: the verdict and the screening report beside it. */
 export type StoredComprehension = ComprehensionOutcome & {
+  /** null: a person wrote it; otherwise what kind of automatic mail and why (src/comprehension/understanding/automatic.ts) */
+  automatic: Automatic | null;
   unread_content?: string;
   injection: InjectionSummary;
   /** src/comprehension/sender-risk/assess.ts; also inside classification when there is one */

@@ -16,12 +16,18 @@ const PAGE_LIMIT = 50;
 // scrolling box), with invisible and direction-changing characters made visible.
 function draftRow(c: PageContext, draft: PendingDraftRow, addresses: Map<string, string>): Html {
   return html`<tr id="draft-${draft.id}">
-<td>${addresses.get(draft.mailbox_id) ?? draft.mailbox_id}</td><td>${draft.to === null ? "(no recipient)" : reveal(draft.to)}</td><td>${draft.subject ? reveal(draft.subject) : "(no subject)"}</td>
+<td>${addresses.get(draft.mailbox_id) ?? draft.mailbox_id}${heldReason(draft)}</td><td>${draft.to === null ? "(no recipient)" : reveal(draft.to)}</td><td>${draft.subject ? reveal(draft.subject) : "(no subject)"}</td>
 <td><pre class="preview">${reveal(draft.text)}</pre><small>${draft.text.length} characters</small>${attachmentList(draft)}</td><td>${when(draft.created_at)}</td>
 <td class="actions">
 <form method="post" action="${path("approvals", draft.id, "approve")}">${csrfField(c.session)}<button type="submit">Approve and send</button></form>
 <form method="post" action="${path("approvals", draft.id, "reject")}">${csrfField(c.session)}<button type="submit" class="danger">Reject</button></form>
 </td></tr>`;
+}
+
+/** Why it waits, when it is not the mailbox's setting: the loop guard's reason. */
+function heldReason(draft: PendingDraftRow): Html {
+  if (!draft.held_reason) return html``;
+  return html`<p class="held-reason"><strong>Held:</strong> ${draft.held_reason}</p>`;
 }
 
 /** Every file the draft sends, with the name, type and size a reviewer judges it by. */
@@ -48,7 +54,7 @@ async function render(c: PageContext, notice?: Notice | null, status = 200): Pro
     total > drafts.length
       ? html`<p class="hint">Showing the oldest ${drafts.length} of ${total} waiting drafts; the rest appear as these are decided.</p>`
       : html``;
-  const body = html`<p class="hint">Mail from mailboxes that require approval waits here. Approving sends it at once through the normal send pipeline
+  const body = html`<p class="hint">Mail from mailboxes that require approval waits here, and so does a reply the loop guard held (a reply to automatic mail such as an out-of-office, or a thread where the agent keeps answering it; its reason is shown). Approving sends it at once through the normal send pipeline
 (send lists, suppressions, quota and delivery all apply). Highlighted <mark class="hidden-char">U+…</mark> markers stand for invisible characters in the draft.</p>
 ${more}
 <table><thead><tr><th>From</th><th>To</th><th>Subject</th><th>Text</th><th>Queued</th><th></th></tr></thead>

@@ -72,10 +72,12 @@ export function makeLoginHandlers(svc: Services, guard: Guard) {
       const password = form.secret("password", MAX_PASSWORD_LENGTH);
       if (!email || !password) return showForm(request, { kind: "error", text: WRONG }, 401);
       const client = throttleKey(address);
-      const { throttled } = await startAttempt(svc.sql, email, client);
+      const { throttled, retryAfterSeconds } = await startAttempt(svc.sql, email, client);
       if (throttled) {
         logAction(svc.log, null, "login", "rejected", { reason: "throttled", limit: throttled, client: address });
-        return showForm(request, { kind: "error", text: THROTTLED[throttled] }, 429);
+        const refused = showForm(request, { kind: "error", text: THROTTLED[throttled] }, 429);
+        refused.headers.set("retry-after", String(retryAfterSeconds));
+        return refused;
       }
       const user = await checkCredentials(email, password);
       if (!user) {
