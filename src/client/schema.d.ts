@@ -304,6 +304,8 @@ export interface operations {
                 address: string;
                 display_name: string | null;
                 created_at: string;
+                /** @description true while a human has paused the mailbox: its sends and draft submissions answer 202 pending_approval (held for a human: do not resend); inbound mail keeps arriving */
+                paused: boolean;
               })[];
           };
         };

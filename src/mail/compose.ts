@@ -8,6 +8,8 @@ export type ComposeInput = {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative to the text (the service's own mail to people: reviewer notifications). */
+  html?: string;
   /** Without angle brackets. */
   messageId: string;
   /** Message-ID of the message replied to, with or without angle brackets. */
@@ -118,6 +120,7 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
     to: { address: m.to },
     subject: encodedSubject ? undefined : m.subject,
     text: { content: m.text, contentType: "text/plain; charset=utf-8" },
+    html: m.html ? { content: m.html, contentType: "text/html; charset=utf-8" } : undefined,
     messageId: `<${messageId}>`,
     inReplyTo: inReplyTo ? `<${inReplyTo}>` : undefined,
     references: references.length ? references.map((id) => `<${id}>`) : undefined,

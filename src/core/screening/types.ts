@@ -57,6 +57,8 @@ export type ClassifierSpamDetails =
       spam: boolean;
       score: number;
       threshold: number;
+      /** when the classifier flagged: what pushed its score up most, in words (classifier.ts spamReasons) */
+      reasons?: string[];
       /** with account corrections: the global model's score before they moved it */
       global_score?: number;
       account?: { score: number | null; coverage: number; tokens: number; corrections: { spam: number; ham: number } };
