@@ -160,13 +160,23 @@ const commands: Record<string, Command> = {
     },
   },
   "mailbox set": {
-    usage: "mailbox set ID [--require-approval on|off] [--deliver-spam on|off]",
-    options: { "require-approval": { type: "string" }, "deliver-spam": { type: "string" } },
+    usage: "mailbox set ID [--require-approval on|off] [--deliver-spam on|off] [--paused on|off] [--review-window-hours N] [--by NAME]",
+    options: {
+      "require-approval": { type: "string" },
+      "deliver-spam": { type: "string" },
+      paused: { type: "string" },
+      "review-window-hours": { type: "string" },
+      by: { type: "string" },
+    },
     run: async (db, f, p) => {
       const id = positional(p, "mailbox ID");
+      const paused = onOff(str(f, "paused"), "paused");
+      const hours = str(f, "review-window-hours");
       const settings = {
         requireApproval: onOff(str(f, "require-approval"), "require-approval"),
         deliverSpam: onOff(str(f, "deliver-spam"), "deliver-spam"),
+        paused: paused === undefined ? undefined : paused ? { by: `cli:${str(f, "by") ?? "operator"}` } : (false as const),
+        reviewWindowHours: hours === undefined ? undefined : count(hours, "review-window-hours")!,
       };
       const sql = await db();
       const account = await ownerOf(sql, "mailboxes", id);

@@ -121,7 +121,8 @@ export type Config = {
     rspamdUrl: string | null;
     timeoutMs: number;
     spamModelPath: string | null;
-    spamClassifierThreshold: number;
+    /** null: the shipped (or SPAM_MODEL_PATH) model's own threshold, chosen for <= 1% of ham flagged. */
+    spamClassifierThreshold: number | null;
   };
   llm: {
     url: string | null;
@@ -412,7 +413,7 @@ export function loadConfig(env: Env = process.env): Config {
       rspamdUrl: env.RSPAMD_URL ? url(env, "RSPAMD_URL", "") : null,
       timeoutMs: integer(env, "SCANNER_TIMEOUT_MS", 30_000, 100, 600_000),
       spamModelPath: optionalText(env, "SPAM_MODEL_PATH"),
-      spamClassifierThreshold: fraction(env, "SPAM_CLASSIFIER_THRESHOLD", 0.9),
+      spamClassifierThreshold: env.SPAM_CLASSIFIER_THRESHOLD ? fraction(env, "SPAM_CLASSIFIER_THRESHOLD", 0.9) : null,
     },
     llm: {
       url: optionalText(env, "COMPREHENSION_LLM_URL"),

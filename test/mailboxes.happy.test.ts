@@ -68,6 +68,7 @@ describe("body", () => {
       address: "agent-named@agents.localhost",
       display_name: "Support Bot",
       created_at: expect.any(String),
+      paused: false,
     });
   });
 
@@ -102,7 +103,7 @@ describe("custom domains", () => {
 });
 
 describe("GET /api/v1/mailboxes", () => {
-  test("newest first, each item exactly {id, address, display_name, created_at}", async () => {
+  test("newest first, each item exactly {id, address, display_name, created_at, paused}", async () => {
     const owner = await makeAccount(ctx);
     const first = await makeMailbox(ctx, owner, "first");
     const second = await makeMailbox(ctx, owner, "second");
@@ -112,7 +113,7 @@ describe("GET /api/v1/mailboxes", () => {
     expect(Object.keys(response.body)).toEqual(["mailboxes"]);
     expect(response.body.mailboxes.map((m: { id: string }) => m.id)).toEqual([third.body.id, second.id, first.id]);
     for (const mailbox of response.body.mailboxes) {
-      expect(Object.keys(mailbox).sort()).toEqual(["address", "created_at", "display_name", "id"]);
+      expect(Object.keys(mailbox).sort()).toEqual(["address", "created_at", "display_name", "id", "paused"]);
       expect(Number.isNaN(Date.parse(mailbox.created_at))).toBe(false);
     }
     expect(response.body.mailboxes[0]).toEqual({
@@ -120,6 +121,7 @@ describe("GET /api/v1/mailboxes", () => {
       address: "agent-third@agents.localhost",
       display_name: "Third",
       created_at: expect.any(String),
+      paused: false,
     });
     expect(response.body.mailboxes[2].display_name).toBeNull();
   });
