@@ -441,6 +441,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -598,6 +606,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -681,6 +697,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1318,6 +1342,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -1413,6 +1445,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1574,6 +1614,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1762,6 +1810,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description basic error */
       422: {
         content: {
@@ -1937,6 +1993,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2141,6 +2205,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2438,6 +2510,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -2551,6 +2631,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2687,6 +2775,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2918,6 +3014,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description Response for status 422 */
       422: {
         content: {
@@ -3057,6 +3161,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description Response for status 422 */
       422: {
         content: {
@@ -3165,6 +3277,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -3651,6 +3771,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -3821,6 +3949,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -3905,6 +4041,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -4237,6 +4381,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -4459,6 +4611,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -4549,6 +4709,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
