@@ -61,7 +61,7 @@ export async function ingest(o: { port: number; to: string; messages: CorpusMess
       let retried = 0;
       let again: CorpusMessage | null = null;
       while (again || next < o.messages.length) {
-        const message = again ?? o.messages[next++]!;
+        const message: CorpusMessage = again ?? o.messages[next++]!;
         again = null;
         try {
           connection ??= await connectSmtp(o.port, { name: "corpus.ingest.test", socketTimeoutMs: 60_000 });
