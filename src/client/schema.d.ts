@@ -98,6 +98,13 @@ export interface paths {
      */
     post: operations["postApiV1MessagesByIdForward"];
   };
+  "/api/v1/messages/{id}/rsvp": {
+    /**
+     * Answer a calendar invitation
+     * @description Sends an iMIP REPLY (RFC 6047: text/calendar; method=REPLY beside a one-line text) with the mailbox's PARTSTAT (ACCEPTED, DECLINED or TENTATIVE) and the event's UID, SEQUENCE and RECURRENCE-ID to the invitation's ORGANIZER, in the invitation's thread. The message must be received mail carrying a METHOD:REQUEST calendar part, inline or as an .ics file (its reading is in comprehension.calendar), else 400. Checks and answers are POST /send's, idempotency included; a reply held for approval (202) carries the REPLY as reply.ics. 404 `message not found` as for GET /messages/{id}.
+     */
+    post: operations["postApiV1MessagesByIdRsvp"];
+  };
   "/api/v1/drafts": {
     /**
      * List live drafts
@@ -149,7 +156,7 @@ export interface paths {
     get: operations["getApiV1DraftsByIdAttachments"];
     /**
      * Attach a file to a draft
-     * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+     * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept (another body type is 415). The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
      */
     post: operations["postApiV1DraftsByIdAttachments"];
   };
@@ -434,6 +441,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -591,6 +606,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -674,6 +697,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1311,6 +1342,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -1406,6 +1445,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1567,6 +1614,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1749,6 +1804,203 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description transient failure (retryable true) or ambiguous outcome (code delivery_outcome_unknown) */
+      502: {
+        content: {
+          "application/json": {
+            error: string;
+            retryable: boolean;
+            /** @constant */
+            code?: "delivery_outcome_unknown";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Answer a calendar invitation
+   * @description Sends an iMIP REPLY (RFC 6047: text/calendar; method=REPLY beside a one-line text) with the mailbox's PARTSTAT (ACCEPTED, DECLINED or TENTATIVE) and the event's UID, SEQUENCE and RECURRENCE-ID to the invitation's ORGANIZER, in the invitation's thread. The message must be received mail carrying a METHOD:REQUEST calendar part, inline or as an .ics file (its reading is in comprehension.calendar), else 400. Checks and answers are POST /send's, idempotency included; a reply held for approval (202) carries the REPLY as reply.ics. 404 `message not found` as for GET /messages/{id}.
+   */
+  postApiV1MessagesByIdRsvp: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          response: "accepted" | "declined" | "tentative";
+          /** @description one line for the organizer (iCalendar COMMENT) */
+          comment?: string;
+          /** @description idempotency key, as for send; must not start with `draft:` */
+          client_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the stored result of an earlier completed RSVP with this client_id and payload */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            thread_id: string;
+            provider_message_id: string;
+          };
+        };
+      };
+      /** @description Response for status 201 */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            thread_id: string;
+            provider_message_id: string;
+          };
+        };
+      };
+      /** @description Response for status 202 */
+      202: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            draft_id: string;
+            /** @constant */
+            status: "pending_approval";
+          };
+        };
+      };
+      /** @description Response for status 400 */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: false;
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      402: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 403 */
+      403: {
+        content: {
+          "application/json": ({
+            /** @constant */
+            code: "send_blocked_by_list";
+            /** @enum {string} */
+            reason: "block_match" | "no_allow_match";
+            /** @enum {string} */
+            scope: "account" | "mailbox";
+            list_entry_id?: string;
+          }) | ({
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          });
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1953,6 +2205,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2250,6 +2510,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -2363,6 +2631,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2505,6 +2781,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description basic error */
       422: {
         content: {
@@ -2631,7 +2915,7 @@ export interface operations {
   };
   /**
    * Attach a file to a draft
-   * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+   * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept (another body type is 415). The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
    */
   postApiV1DraftsByIdAttachments: {
     parameters: {
@@ -2724,6 +3008,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2869,6 +3161,14 @@ export interface operations {
           };
         };
       };
+      /** @description basic error */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description Response for status 422 */
       422: {
         content: {
@@ -2977,6 +3277,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -3463,6 +3771,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -3633,6 +3949,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -3717,6 +4041,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -4049,6 +4381,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -4271,6 +4611,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -4361,6 +4709,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;

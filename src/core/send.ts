@@ -38,6 +38,7 @@ export type SendExtras = {
   /** hashed for the client_id's idempotency record */
   payload: Record<string, unknown>;
   attachments?: OutgoingFile[];
+  calendar?: { method: string; content: string } | null;
   holdForHuman?: boolean;
   /** why holdForHuman holds it (drafts.held_reason, shown to the reviewer) */
   heldReason?: string;
@@ -98,6 +99,7 @@ export async function sendOutgoing(
         references: outgoing.reply?.references ?? [],
         draftId: null,
         attachments: extras.attachments,
+        calendar: extras.calendar,
       },
       afterRecord: claim ? (tx, messageId) => attachMessage(tx, claim!, messageId) : undefined,
       // The stored answer commits with the outcome; an unknown outcome (the final dot went out,

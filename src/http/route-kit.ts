@@ -1,7 +1,7 @@
 // The base every resource's route plugin starts from: the /api/v1 prefix and the `auth` macro
 // through which a route declares its endpoint class (see auth.ts).
 import { Elysia } from "elysia";
-import { errors } from "../core/errors.ts";
+import { ApiError, errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { makeRequestAuthorizer, type EndpointClass } from "../request/auth.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
@@ -65,8 +65,9 @@ export type Upload = { file: { filename: string; contentType: string; content: U
 /** multipart/form-data only, within the upload limit; the field `file` (null when absent). */
 async function parseUpload(request: Request, maxBytes: number): Promise<Upload> {
   const type = request.headers.get("content-type") ?? "";
+  // Another declared type is 415, as a JSON route answers a form.
   if (!/^multipart\/form-data\s*;/i.test(type)) {
-    throw errors.validation("send the file as multipart/form-data with a field named `file`");
+    throw new ApiError(415, { error: "send the file as multipart/form-data with a field named `file`" });
   }
   const bytes = await readBodyBytesWithin(request, maxBytes);
   if (bytes === null) throw errors.bodyTooLarge();
@@ -86,14 +87,20 @@ async function parseUpload(request: Request, maxBytes: number): Promise<Upload> 
 
 type TransformContext = { request: Request; params?: Record<string, unknown>; query?: Record<string, unknown> };
 
+/** application/json or a +json type, with any parameters (charset). */
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
 /**
- * Every body is a JSON object, whatever the content type says. An empty body reads as `{}` (so
- * optional bodies may be omitted); anything else that is not an object is 400, never dropped.
+ * Every body is a JSON object. An empty body reads as `{}` (so optional bodies may be omitted);
+ * anything else that is not an object is 400, never dropped. A non-empty body sent under another
+ * declared type (a form, text/plain) is 415; no Content-Type at all is read as JSON.
  */
 async function parseJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const type = request.headers.get("content-type");
   const text = await readBodyWithin(request, maxBytes);
   if (text === null) throw errors.bodyTooLarge();
   if (text.trim() === "") return {};
+  if (type !== null && !JSON_TYPE.test(type)) throw errors.unsupportedMediaType();
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw errors.validation(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {

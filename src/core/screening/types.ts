@@ -1,5 +1,6 @@
 // What the screening steps read and what each returns. The steps run in order (virus, spam,
 // injection, comprehension, record and notify); each takes the results of the ones before it.
+import type { CalendarInfo } from "../../mail/calendar.ts";
 import type { SpamScannerName } from "../../config.ts";
 import type { Automatic } from "../../comprehension/understanding/automatic.ts";
 import type { Classification, ComprehensionResult, ExtractionError } from "../../comprehension/engine.ts";
@@ -113,4 +114,6 @@ export type StoredComprehension = ComprehensionOutcome & {
   decided_by: "virus" | "spam" | "injection" | null;
   attachment_injection?: AttachmentInjection[];
   spam: SpamDetails;
+  /** the calendar invitation the message carries (core/calendar.ts), when it has one */
+  calendar?: CalendarInfo;
 };
