@@ -33,6 +33,7 @@ import { createDomainTool, listDomainsTool, verifyDomainTool } from "./domain-to
 import { ackEventsTool, claimEventsTool, getConsumerTool, listEventsTool, openConsumerTool } from "./event-tools.ts";
 import { jsonSchemaOf, type CompiledTool } from "./tool.ts";
 import { getMessageEventsTool, waitForMessageTool } from "./wait-tools.ts";
+import { scheduleDraftTool, unscheduleDraftTool } from "./schedule-tools.ts";
 
 export const tools: readonly CompiledTool[] = [
   listMailboxesTool,
@@ -50,6 +51,8 @@ export const tools: readonly CompiledTool[] = [
   updateDraftTool,
   deleteDraftTool,
   sendDraftTool,
+  scheduleDraftTool,
+  unscheduleDraftTool,
   attachFileTool,
   attachMessageAttachmentTool,
   listDraftAttachmentsTool,

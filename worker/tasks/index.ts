@@ -6,6 +6,7 @@ import { reconcileSend } from "./reconcile_send.ts";
 import { deliverWebhook } from "./deliver_webhook.ts";
 import { pruneEventLogTask } from "./prune_event_log.ts";
 import { purgeExpiredContentTask } from "./purge_expired_content.ts";
+import { sendScheduledDraftTask } from "./send_scheduled_draft.ts";
 
 export function taskList(svc: Services): Record<string, Task> {
   return {
@@ -14,5 +15,6 @@ export function taskList(svc: Services): Record<string, Task> {
     deliver_webhook: async (payload) => deliverWebhook(svc, payload as { delivery_id: string }),
     prune_event_log: async () => pruneEventLogTask(svc),
     purge_expired_content: async () => purgeExpiredContentTask(svc),
+    send_scheduled_draft: async (payload) => sendScheduledDraftTask(svc, payload as { draft_id: string; at: string }),
   };
 }

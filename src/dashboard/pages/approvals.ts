@@ -8,6 +8,7 @@ import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, reveal, when, type Html } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
 import { accountMailboxes, pendingDrafts, type PendingDraftRow } from "../queries.ts";
+import { isoOf, listScheduled, type ScheduledRow } from "../../core/scheduled-drafts.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
 const PAGE_LIMIT = 50;
@@ -22,6 +23,23 @@ function draftRow(c: PageContext, draft: PendingDraftRow, addresses: Map<string,
 <form method="post" action="${path("approvals", draft.id, "approve")}">${csrfField(c.session)}<button type="submit">Approve and send</button></form>
 <form method="post" action="${path("approvals", draft.id, "reject")}">${csrfField(c.session)}<button type="submit" class="danger">Reject</button></form>
 </td></tr>`;
+}
+
+/** Mail scheduled to go out later, soonest first: approved, waiting for approval, or needing none. */
+function scheduledTable(rows: ScheduledRow[], addresses: Map<string, string>): Html {
+  const state = (row: ScheduledRow) =>
+    row.status === "pending_approval" ? "waiting for approval" : row.approved_at ? "approved" : "will be sent";
+  return html`<h2 id="scheduled">Scheduled</h2>
+<table><thead><tr><th>From</th><th>To</th><th>Subject</th><th>Send at (UTC)</th><th>Time zone</th><th>State</th></tr></thead>
+<tbody>${
+    rows.length
+      ? rows.map(
+          (row) => html`<tr id="scheduled-${row.id}"><td>${addresses.get(row.mailbox_id) ?? row.mailbox_id}</td>
+<td>${row.to === null ? "(no recipient)" : reveal(row.to)}</td><td>${row.subject ? reveal(row.subject) : "(no subject)"}</td>
+<td>${isoOf(row.scheduled_at)}</td><td>${row.schedule_time_zone ?? ""}</td><td>${state(row)}</td></tr>`,
+        )
+      : html`<tr><td colspan="6">Nothing is scheduled.</td></tr>`
+  }</tbody></table>`;
 }
 
 /** Why it waits, when it is not the mailbox's setting: the loop guard's reason. */
@@ -45,9 +63,10 @@ export function byteSize(bytes: number): string {
 }
 
 async function render(c: PageContext, notice?: Notice | null, status = 200): Promise<Response> {
-  const [{ drafts, total }, mailboxes] = await Promise.all([
+  const [{ drafts, total }, mailboxes, scheduled] = await Promise.all([
     pendingDrafts(c.svc.sql, c.session.accountId, PAGE_LIMIT),
     accountMailboxes(c.svc.sql, c.session.accountId),
+    listScheduled(c.svc.sql, c.session.accountId),
   ]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
   const more =
@@ -58,7 +77,8 @@ async function render(c: PageContext, notice?: Notice | null, status = 200): Pro
 (send lists, suppressions, quota and delivery all apply). Highlighted <mark class="hidden-char">U+…</mark> markers stand for invisible characters in the draft.</p>
 ${more}
 <table><thead><tr><th>From</th><th>To</th><th>Subject</th><th>Text</th><th>Queued</th><th></th></tr></thead>
-<tbody>${drafts.length ? drafts.map((d) => draftRow(c, d, addresses)) : html`<tr><td colspan="6">Nothing is waiting for approval.</td></tr>`}</tbody></table>`;
+<tbody>${drafts.length ? drafts.map((d) => draftRow(c, d, addresses)) : html`<tr><td colspan="6">Nothing is waiting for approval.</td></tr>`}</tbody></table>
+${scheduledTable(scheduled, addresses)}`;
   return htmlResponse(layout("Approvals", body, c.session, notice ?? flash(c.url)), status);
 }
 
@@ -66,6 +86,8 @@ ${more}
 function describeOutcome(result: StoredResponse): { notice: Notice; status: number } {
   const body = result.body as Record<string, unknown>;
   if (result.status === 201) return { notice: { kind: "ok", text: `Approved and sent (message ${String(body.id)}).` }, status: 200 };
+  if (result.status === 202 && body.status === "scheduled")
+    return { notice: { kind: "ok", text: `Approved; it will be sent at its scheduled time (${String(body.scheduled_at)}).` }, status: 200 };
   if (result.status === 400)
     return {
       notice: { kind: "error", text: `Not sent: ${String(body.error)}. The draft went back to draft for the agent to fix.` },
