@@ -2,9 +2,12 @@
 // docs/screenshots/<page>-<width>.png. A scratch database (DATABASE_URL's server, else the
 // embedded Postgres) is filled with a demo account: two mailboxes, a month of mail through the
 // real inbound and screening path, sends, webhook deliveries, a custom domain half published,
-// a schema, two people and a draft waiting for approval. Run: npx bun scripts/dashboard-screenshots.ts
+// a schema, two people and two drafts waiting for approval, with the reviewer email of one and its
+// confirmation page. Run: npx bun scripts/dashboard-screenshots.ts
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { simpleParser } from "mailparser";
+import { notifyReviewers } from "../src/core/approvals.ts";
 import { createDomain, verifyDomain } from "../src/core/domains.ts";
 import { sharedDomainKey } from "../src/core/dkim.ts";
 import { createExtractionSchema, attachExtractionSchema } from "../src/core/schemas.ts";
@@ -122,6 +125,23 @@ try {
       text: "Please approve: 14 invoices, 23,410.00 EUR in total.",
     },
   });
+  // A reply to the hostile invoice, held for approval: its reviewer email warns first.
+  await ctx.sql`update mailboxes set require_approval = true where id = ${support.id}`;
+  await ctx.sql`update api_keys set name = 'support agent' where id = ${owner.keyId}`;
+  const reply = await ctx.request("POST", "/api/v1/send", {
+    key: owner.key,
+    body: {
+      mailbox_id: support.id,
+      reply_to_message_id: injection,
+      text: "Hello,\n\nThank you for the reminder. Invoice INV-2211 (1,240.00 EUR) is scheduled for payment on 2026-12-05.\n\nBest regards,\nSupport",
+    },
+  });
+  const [review] = await ctx.sql`select id from draft_reviews where draft_id = ${reply.body.draft_id}`;
+  await notifyReviewers(ctx.svc, review!.id);
+  // The local transport keeps mail for people outside the service in its outbox: the reviewer's copy.
+  const [kept] = await ctx.sql`select raw from local_outbox where rcpt_to = ${EMAIL} order by created_at desc limit 1`;
+  const reviewEmail = await simpleParser(Buffer.from(kept!.raw as Uint8Array));
+  const reviewLink = /\/dashboard\/review\/[A-Za-z0-9_-]+/.exec(reviewEmail.text ?? "")![0];
 
   // Webhook deliveries over the month, a few dead, with latencies in the tens of milliseconds.
   const inbound =
@@ -156,6 +176,7 @@ try {
     ["people", "/dashboard/people"],
     ["schemas", "/dashboard/schemas"],
     ["approvals", "/dashboard/approvals"],
+    ["review-confirm", `${reviewLink}?intent=approve`],
   ];
   mkdirSync(OUT, { recursive: true });
   const headless = await launchChromium();
@@ -174,10 +195,18 @@ try {
       for (const [name, path] of pages) {
         await page.goto(`${base}${path}`);
         const file = join(OUT, `${name}-${label}.png`);
-        // One screen, what a person sees on arriving: it keeps the files small.
-        await page.screenshot({ path: file });
+        // One screen, what a person sees on arriving: it keeps the files small. The review page
+        // whole: its two buttons are what it is for.
+        await page.screenshot({ path: file, fullPage: name === "review-confirm" });
         console.log(file);
       }
+      // The reviewer email as a mail client shows its HTML part.
+      const mailPage = await context.newPage();
+      await mailPage.setContent(String(reviewEmail.html));
+      const emailShot = join(OUT, `review-email-${label}.png`);
+      await mailPage.screenshot({ path: emailShot, fullPage: true });
+      console.log(emailShot);
+      await mailPage.close();
       // The sandboxed original of the hostile message, where it sits on its page.
       await page.goto(`${base}/dashboard/mail/${injection}`);
       const original = join(OUT, `message-original-${label}.png`);

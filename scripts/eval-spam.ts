@@ -55,7 +55,7 @@ console.log(
 
 const ourRow = await ours(messages, args.model);
 // What screening does with the same score: flag only at SPAM_CLASSIFIER_THRESHOLD.
-const screeningThreshold = loadConfig().screening.spamClassifierThreshold;
+const screeningThreshold = loadConfig().screening.spamClassifierThreshold ?? (await loadSpamModel(args.model)).threshold;
 const atScreening: Row = {
   name: `ours at screening threshold ${screeningThreshold}`,
   msPerMessage: ourRow.msPerMessage,
@@ -95,7 +95,7 @@ async function ours(messages: CorpusMessage[], modelPath?: string): Promise<Row>
   const loadStart = performance.now();
   const model = await loadSpamModel(modelPath);
   console.log(
-    `model loaded in ${(performance.now() - loadStart).toFixed(0)} ms (${model.probabilities.size} tokens, threshold ${model.threshold})`,
+    `model loaded in ${(performance.now() - loadStart).toFixed(0)} ms (${model.weights.size} weights, threshold ${model.threshold})`,
   );
   const times: number[] = [];
   const verdicts: Verdict[] = [];

@@ -3,7 +3,9 @@
 // database; then every message is aged past a retention of 1 day and purged, and the tables are
 // compacted to show what the tombstones keep. Also the rows written per message.
 //
-//   npx bun scripts/measure-growth.ts [--limit 1000]
+//   npx bun scripts/measure-growth.ts [--limit 1000] [--store]
+// --store: content goes to an object store (BLOB_STORE_URL at an s3rver started here); the bytes
+// the store then holds are printed beside the database's.
 import { parseArgs } from "node:util";
 import { loadCorpus, ingest } from "./ingest-corpus.ts";
 import { purgeExpiredContent } from "../src/core/retention.ts";
@@ -33,13 +35,29 @@ async function writes(sql: Sql): Promise<{ inserted: number; updated: number; de
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { limit: { type: "string", default: "1000" } } });
+  const { values } = parseArgs({ options: { limit: { type: "string", default: "1000" }, store: { type: "boolean", default: false } } });
   const count = Number(values.limit);
   const { makeAccount, makeMailbox, makeTestContext } = await import("../test/support/context.ts");
   const { startSmtpListener } = await import("../smtp/listener.ts");
   const { startWorker } = await import("../worker/runner.ts");
   const messages = loadCorpus().slice(0, count);
-  const ctx = await makeTestContext();
+  let s3: { close(): Promise<void> } | null = null;
+  const env: Record<string, string> = {};
+  if (values.store) {
+    const { default: S3rver } = await import("s3rver");
+    const { mkdtemp } = await import("node:fs/promises");
+    const server = new S3rver({
+      port: 0,
+      address: "127.0.0.1",
+      silent: true,
+      directory: await mkdtemp("/tmp/growth-s3-"),
+      configureBuckets: [{ name: "mail", configs: [] }],
+    });
+    const { port } = await server.run();
+    s3 = server;
+    env.BLOB_STORE_URL = `http://S3RVER:S3RVER@127.0.0.1:${port}/mail`;
+  }
+  const ctx = await makeTestContext(env);
   const smtp = await startSmtpListener(ctx.svc, { port: 0 });
   const worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);
   try {
@@ -55,6 +73,9 @@ async function main(): Promise<void> {
       await Bun.sleep(500);
     }
     const writesAfter = await writes(ctx.sql);
+    const [stored] = await ctx.sql`
+      select (select coalesce(sum(size), 0) from raw_messages where blob_key is not null)::float8
+        + (select coalesce(sum(size), 0) from attachments where blob_key is not null)::float8 as bytes`;
     await ctx.sql`vacuum full`;
     const full = await sizes(ctx.sql);
     await ctx.sql`update messages set created_at = now() - interval '2 days'`;
@@ -72,6 +93,7 @@ async function main(): Promise<void> {
         `per 1,000 messages:            kept       after retention (tombstones)`,
         ...TABLES.map(row),
         row("database"),
+        `  ${"object store".padEnd(22)} ${mb(stored!.bytes * per).padStart(8)} MB  ${mb(0).padStart(8)} MB${values.store ? "" : " (no store)"}`,
         `rows written per message: ${((writesAfter.inserted - writesBefore.inserted) / result.accepted).toFixed(1)} inserted, ` +
           `${((writesAfter.updated - writesBefore.updated) / result.accepted).toFixed(1)} updated, ` +
           `${((writesAfter.deleted - writesBefore.deleted) / result.accepted).toFixed(1)} deleted, ` +
@@ -83,6 +105,7 @@ async function main(): Promise<void> {
     await worker.stop();
     await smtp.close();
     await ctx.close();
+    await s3?.close();
   }
 }
 

@@ -20,6 +20,7 @@ import { addSendListEntry, listSendListEntries, removeSendListEntry } from "./co
 import { makeTransport } from "./delivery/index.ts";
 import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks.ts";
 import { setAccountRetention } from "./core/retention.ts";
+import { moveContent } from "./core/content.ts";
 import { makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
 
@@ -159,13 +160,23 @@ const commands: Record<string, Command> = {
     },
   },
   "mailbox set": {
-    usage: "mailbox set ID [--require-approval on|off] [--deliver-spam on|off]",
-    options: { "require-approval": { type: "string" }, "deliver-spam": { type: "string" } },
+    usage: "mailbox set ID [--require-approval on|off] [--deliver-spam on|off] [--paused on|off] [--review-window-hours N] [--by NAME]",
+    options: {
+      "require-approval": { type: "string" },
+      "deliver-spam": { type: "string" },
+      paused: { type: "string" },
+      "review-window-hours": { type: "string" },
+      by: { type: "string" },
+    },
     run: async (db, f, p) => {
       const id = positional(p, "mailbox ID");
+      const paused = onOff(str(f, "paused"), "paused");
+      const hours = str(f, "review-window-hours");
       const settings = {
         requireApproval: onOff(str(f, "require-approval"), "require-approval"),
         deliverSpam: onOff(str(f, "deliver-spam"), "deliver-spam"),
+        paused: paused === undefined ? undefined : paused ? { by: `cli:${str(f, "by") ?? "operator"}` } : (false as const),
+        reviewWindowHours: hours === undefined ? undefined : count(hours, "review-window-hours")!,
       };
       const sql = await db();
       const account = await ownerOf(sql, "mailboxes", id);
@@ -264,6 +275,16 @@ const commands: Record<string, Command> = {
     run: async (db, _f, p) => {
       const id = positional(p, "outbox ID");
       return showOutboxMessage(await db(), id);
+    },
+  },
+  "content move": {
+    usage: "content move --to store|database [--batch N] [--limit N]",
+    options: { to: { type: "string" }, batch: { type: "string" }, limit: { type: "string" } },
+    run: async (_db, f, _p, services) => {
+      const to = oneOf(required(f, "to"), ["store", "database"] as const, "to")!;
+      const batch = count(str(f, "batch"), "batch");
+      const limit = count(str(f, "limit"), "limit");
+      return moveContent(await services(), to === "store" ? "to-store" : "to-database", { batch, limit });
     },
   },
   "dkim show": {

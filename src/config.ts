@@ -76,6 +76,11 @@ export type Config = {
   trustedAuthservIds: string[];
   deliveryTransport: DeliveryTransportName;
   smtpRelayUrl: string | null;
+  /**
+   * S3-compatible object storage for message content (src/core/blob-store.ts), or null: content
+   * stays in PostgreSQL (the default). `http(s)://KEY:SECRET@host[:port]/bucket`, path-style.
+   */
+  blobStore: { url: string; region: string } | null;
   deliveryTimeoutMs: number;
   /** Direct MX delivery may connect to loopback and private addresses (local tests only). */
   mxAllowPrivateNetworks: boolean;
@@ -116,7 +121,8 @@ export type Config = {
     rspamdUrl: string | null;
     timeoutMs: number;
     spamModelPath: string | null;
-    spamClassifierThreshold: number;
+    /** null: the shipped (or SPAM_MODEL_PATH) model's own threshold, chosen for <= 1% of ham flagged. */
+    spamClassifierThreshold: number | null;
   };
   llm: {
     url: string | null;
@@ -143,6 +149,23 @@ type Env = Record<string, string | undefined>;
 function text(env: Env, name: string, fallback: string): string {
   const value = env[name];
   return value === undefined || value === "" ? fallback : value;
+}
+
+function blobStoreSetting(env: Env): Config["blobStore"] {
+  const value = optionalText(env, "BLOB_STORE_URL");
+  if (value === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError("BLOB_STORE_URL", "must be a URL like https://KEY:SECRET@host/bucket");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new ConfigError("BLOB_STORE_URL", "must start with http:// or https://");
+  if (!parsed.username || !parsed.password) throw new ConfigError("BLOB_STORE_URL", "must carry the access key and secret (KEY:SECRET@)");
+  if (!/^\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/?$/.test(parsed.pathname))
+    throw new ConfigError("BLOB_STORE_URL", "must name one bucket as its path");
+  return { url: value, region: text(env, "BLOB_STORE_REGION", "us-east-1") };
 }
 
 function optionalText(env: Env, name: string): string | null {
@@ -351,6 +374,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedAuthservIds: list(env, "TRUSTED_AUTHSERV_IDS", ""),
     deliveryTransport,
     smtpRelayUrl: relay,
+    blobStore: blobStoreSetting(env),
     deliveryTimeoutMs: integer(env, "DELIVERY_TIMEOUT_MS", 30_000, 100, 600_000),
     mxAllowPrivateNetworks: boolean(env, "MX_DELIVERY_ALLOW_PRIVATE_NETWORKS", false),
     mxPort: integer(env, "MX_DELIVERY_PORT", 25, 1, 65535),
@@ -389,7 +413,7 @@ export function loadConfig(env: Env = process.env): Config {
       rspamdUrl: env.RSPAMD_URL ? url(env, "RSPAMD_URL", "") : null,
       timeoutMs: integer(env, "SCANNER_TIMEOUT_MS", 30_000, 100, 600_000),
       spamModelPath: optionalText(env, "SPAM_MODEL_PATH"),
-      spamClassifierThreshold: fraction(env, "SPAM_CLASSIFIER_THRESHOLD", 0.9),
+      spamClassifierThreshold: env.SPAM_CLASSIFIER_THRESHOLD ? fraction(env, "SPAM_CLASSIFIER_THRESHOLD", 0.9) : null,
     },
     llm: {
       url: optionalText(env, "COMPREHENSION_LLM_URL"),

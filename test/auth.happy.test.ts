@@ -96,7 +96,7 @@ describe("GET /api/v1/mailboxes (mailboxList) admits api and mcp", () => {
       const response = await ctx.request("GET", "/api/v1/mailboxes", { key: bound });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
-        mailboxes: [{ id: own.id, address: own.address, display_name: null, created_at: expect.any(String) }],
+        mailboxes: [{ id: own.id, address: own.address, display_name: null, created_at: expect.any(String), paused: false }],
       });
     });
   }

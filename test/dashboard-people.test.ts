@@ -133,7 +133,7 @@ describe("people", () => {
     expect(audit).toMatch(/<code>person\.add<\/code><\/td><td><span class="badge ok">ok<\/span>/);
     expect(audit).toMatch(/<code>person\.remove<\/code><\/td><td><span class="badge warn">not_found<\/span>/);
     expect(audit).toMatch(
-      /<code>password\.change<\/code><\/td><td><span class="badge warn">rejected<\/span><\/td><td data-label="On">—<\/td><td><small>reason=wrong_current status=403<\/small>/,
+      /<code>password\.change<\/code><\/td><td><span class="badge warn">rejected<\/span><\/td><td data-label="On">—<\/td><td data-label="From">[^<]*<\/td><td><small>reason=wrong_current status=403<\/small>/,
     );
     expect(audit).toContain("reason=csrf");
     expect(audit).toContain("reason=foreign_origin");

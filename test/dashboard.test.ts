@@ -198,6 +198,10 @@ describe("sign-in", () => {
     const blocked = await signIn("throttled@example.com", PASSWORD);
     expect(blocked.reply.status).toBe(429);
     expect(blocked.reply.text).toContain("Too many failed sign-ins");
+    // Retry-After: when the oldest of the five leaves the 15-minute window.
+    const retryAfter = Number(blocked.reply.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(800);
+    expect(retryAfter).toBeLessThanOrEqual(900);
     // The window slides: once the failures are old, the right password works again.
     await ctx.sql`update dashboard_login_failures set failed_at = now() - interval '16 minutes' where email = 'throttled@example.com'`;
     expect((await signIn("throttled@example.com", PASSWORD)).reply.status).toBe(303);
@@ -479,12 +483,17 @@ describe("another account's ids are the same 404 as missing ones", () => {
     const [account] = await ctx.sql`select id from accounts where id = ${owner.accountId}`;
     expect(account).toBeDefined();
 
+    const [{ id: ownerUserId }] = await ctx.sql`select id from dashboard_users where email = ${ownerEmail}`;
     const probes: [string, string, Record<string, string>][] = [
       ["/dashboard/keys/ID/revoke", keyId, {}],
       ["/dashboard/sendlists/ID/remove", entry!.id, {}],
       ["/dashboard/approvals/ID/approve", draftId, {}],
       ["/dashboard/approvals/ID/reject", draftId, {}],
       ["/dashboard/mailboxes/ID/settings", mailbox.id, { require_approval: "off" }],
+      ["/dashboard/mailboxes/ID/settings", mailbox.id, { paused: "on" }],
+      ["/dashboard/mailboxes/ID/settings", mailbox.id, { review_window_hours: "5" }],
+      ["/dashboard/mailboxes/ID/settings", mailbox.id, { review_window_hours: "0" }],
+      ["/dashboard/people/ID/reviews", ownerUserId, { reviews: "off" }],
       ["/dashboard/webhook/deliveries/ID/redrive", "whd_doesnotexist", {}],
     ];
     const csrf = csrfOf((await bob.get("/dashboard")).text);
@@ -724,7 +733,7 @@ describe("what a human approves is what they saw", () => {
     const draftId = await pendingDraft("Long one", `${"Routine status update. ".repeat(40)}\n${tail}`);
     const client = await signedIn(ownerEmail);
     const page = await client.get("/dashboard/approvals");
-    const row = page.text.split(`id="draft-${draftId}"`)[1]!.split("</tr>")[0]!;
+    const row = page.text.split(`id="draft-${draftId}"`)[1]!.split("</article>")[0]!;
     expect(row).toContain(tail);
     await ctx.sql`update drafts set status = 'rejected' where id = ${draftId}`;
   });
@@ -736,7 +745,7 @@ describe("what a human approves is what they saw", () => {
     await ctx.sql`update drafts set subject = ${"Pay \u202Emoc.live\u202C now"}, text = ${"Visit exa\u200Bmple.com \u2066hidden\u2069 and \u0007 bell."} where id = ${draftId}`;
     const client = await signedIn(ownerEmail);
     const page = await client.get("/dashboard/approvals");
-    const row = page.text.split(`id="draft-${draftId}"`)[1]!.split("</tr>")[0]!;
+    const row = page.text.split(`id="draft-${draftId}"`)[1]!.split("</article>")[0]!;
     for (const char of ["\u202E", "\u202C", "\u200B", "\u2066", "\u2069", "\u0007"]) expect(row).not.toContain(char);
     expect(row).toContain("U+202E");
     expect(row).toContain("U+200B");
@@ -758,7 +767,7 @@ describe("what a human approves is what they saw", () => {
     const client = await signedIn(ownerEmail);
     const page = await client.get("/dashboard/approvals");
     expect(page.status).toBe(200);
-    const rows = page.text.match(/<tr id="draft-/g) ?? [];
+    const rows = page.text.match(/<article class="review" id="draft-/g) ?? [];
     expect(rows.length).toBe(50);
     expect(page.text).toMatch(/Showing the oldest 50 of \d+ waiting drafts/);
     await ctx.sql`update drafts set status = 'rejected' where id like 'drf_flood%' or id = ${seed}`;

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { INJECTION_THRESHOLD, scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
+import { signalScale, WEIGHTS } from "../src/comprehension/injection/weights.ts";
 import { loadSet, meetsBar, metrics } from "../scripts/eval-injection.ts";
 import { HOLDOUT_FILES } from "../scripts/train-injection.ts";
 import { windows } from "../src/comprehension/injection/features.ts";
@@ -293,7 +294,9 @@ describe("business-email fraud", () => {
     const switched = score(
       "Our usual account is on hold for an audit, so please remit this month's invoice to the alternate account below instead. Reply here to confirm by tonight, otherwise the order will be cancelled.\nAccount number: 00000000\nSort code: 00-00-00",
     );
-    expect(switched.signals.find((s) => s.name === "fraud_payee")?.weight).toBe(0.45);
+    // The switched-payee entry of the rule, times the fitted scale of fraud_payee (weights.json).
+    const payee = Math.round(Math.min(0.95, WEIGHTS.fraud.payeeSwitched * signalScale("fraud_payee")) * 1000) / 1000;
+    expect(switched.signals.find((s) => s.name === "fraud_payee")?.weight).toBe(payee);
     expect(switched.risky).toBe(true);
     const invoice = score(
       "Please find invoice 1042 attached. Payment terms are 30 days. Please pay to:\nAccount number: 12345678\nSort code: 00-00-00",

@@ -68,17 +68,47 @@ describe("body", () => {
       address: "agent-named@agents.localhost",
       display_name: "Support Bot",
       created_at: expect.any(String),
+      paused: false,
     });
   });
 
-  test("a JSON body is read whatever the content type says", async () => {
-    const response = await ctx.request("POST", "/api/v1/mailboxes", {
-      key: free.key,
-      body: '{"slug":"plain-text-type"}',
-      headers: { "content-type": "text/plain" },
-    });
-    expect(response.status).toBe(201);
-    expect(response.body.address).toBe("agent-plain-text-type@agents.localhost");
+  test("a JSON body must say so: another declared type is 415, a charset parameter or a +json type is fine, none is read as JSON", async () => {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"]) {
+      const refused = await ctx.request("POST", "/api/v1/mailboxes", {
+        key: free.key,
+        body: '{"slug":"plain-text-type"}',
+        headers: { "content-type": type },
+      });
+      expect({ type, status: refused.status, body: refused.body }).toEqual({
+        type,
+        status: 415,
+        body: { error: "request body must be sent as application/json" },
+      });
+    }
+    for (const [slug, type] of [
+      ["charset-type", "application/json; charset=utf-8"],
+      ["merge-type", "application/merge-patch+json"],
+      ["upper-type", "Application/JSON"],
+    ]) {
+      const created = await ctx.request("POST", "/api/v1/mailboxes", {
+        key: free.key,
+        body: JSON.stringify({ slug }),
+        headers: { "content-type": type! },
+      });
+      expect({ type, status: created.status }).toEqual({ type, status: 201 });
+    }
+    // No declared type at all (Request adds text/plain to a string body, so bytes it is).
+    const untyped = await ctx.app.handle(
+      new Request("http://localhost/api/v1/mailboxes", {
+        method: "POST",
+        headers: { authorization: `Bearer ${free.key}` },
+        body: new TextEncoder().encode('{"slug":"no-type"}'),
+      }),
+    );
+    expect(untyped.status).toBe(201);
+    // An empty body under any type is the omitted optional body.
+    const empty = await ctx.request("POST", "/api/v1/mailboxes", { key: free.key, body: "", headers: { "content-type": "text/plain" } });
+    expect(empty.status).toBe(201);
   });
 });
 
@@ -102,7 +132,7 @@ describe("custom domains", () => {
 });
 
 describe("GET /api/v1/mailboxes", () => {
-  test("newest first, each item exactly {id, address, display_name, created_at}", async () => {
+  test("newest first, each item exactly {id, address, display_name, created_at, paused}", async () => {
     const owner = await makeAccount(ctx);
     const first = await makeMailbox(ctx, owner, "first");
     const second = await makeMailbox(ctx, owner, "second");
@@ -112,7 +142,7 @@ describe("GET /api/v1/mailboxes", () => {
     expect(Object.keys(response.body)).toEqual(["mailboxes"]);
     expect(response.body.mailboxes.map((m: { id: string }) => m.id)).toEqual([third.body.id, second.id, first.id]);
     for (const mailbox of response.body.mailboxes) {
-      expect(Object.keys(mailbox).sort()).toEqual(["address", "created_at", "display_name", "id"]);
+      expect(Object.keys(mailbox).sort()).toEqual(["address", "created_at", "display_name", "id", "paused"]);
       expect(Number.isNaN(Date.parse(mailbox.created_at))).toBe(false);
     }
     expect(response.body.mailboxes[0]).toEqual({
@@ -120,6 +150,7 @@ describe("GET /api/v1/mailboxes", () => {
       address: "agent-third@agents.localhost",
       display_name: "Third",
       created_at: expect.any(String),
+      paused: false,
     });
     expect(response.body.mailboxes[2].display_name).toBeNull();
   });

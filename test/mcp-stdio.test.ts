@@ -111,6 +111,7 @@ describe("stdio MCP server", () => {
       ["get_attachment", { message_id: messageId, attachment_id: attachmentId }, true],
       ["send_email", { mailbox_id: mailbox.id, to: "frank@example.org", text: "Sent through stdio", client_id: "stdio-1" }, false],
       ["forward_message", { message_id: messageId, to: "hugo@example.org", client_id: "stdio-fwd" }, false],
+      ["rsvp", { message_id: messageId, response: "accepted" }, true],
       ["create_draft", { mailbox_id: mailbox.id, to: "gina@example.org", text: "Another" }, false],
       ["list_drafts", { mailbox_id: mailbox.id }, true],
       ["get_draft", { id: draft.id }, true],
@@ -144,6 +145,12 @@ describe("stdio MCP server", () => {
       const local = await call(stdio, name, args);
       if (name === "verify_domain") {
         expect(local.structuredContent).toEqual({ status: 404, error: "not found" });
+      } else if (name === "rsvp") {
+        // The message is no invitation: both transports give the API's 400.
+        expect(local.structuredContent).toEqual({
+          status: 400,
+          error: "the message holds no calendar invitation (METHOD:REQUEST) to answer",
+        });
       } else {
         expect({ name, isError: local.isError ?? false, body: local.structuredContent }).toMatchObject({ name, isError: false });
       }

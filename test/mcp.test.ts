@@ -21,6 +21,7 @@ const TOOLS = [
   "correct_verdict",
   "send_email",
   "forward_message",
+  "rsvp",
   "create_draft",
   "list_drafts",
   "get_draft",

@@ -208,6 +208,10 @@ describe("every documented status of the foundation is really returned, in the d
             headers: { "content-length": String(oversized.length) },
           }),
       },
+      {
+        status: 415,
+        run: () => ctx.request("POST", "/api/v1/mailboxes", { key: paid.key, body: "{}", headers: { "content-type": "text/plain" } }),
+      },
     ],
     "get /api/v1/mailboxes": [
       { status: 429, run: rateLimited("GET", "/api/v1/mailboxes") },
@@ -234,6 +238,15 @@ describe("every documented status of the foundation is really returned, in the d
             headers: { "content-length": String(oversized.length) },
           }),
       },
+      {
+        status: 415,
+        run: () =>
+          ctx.request("POST", "/api/v1/domains", {
+            key: paid.key,
+            body: '{"name":"typed.example"}',
+            headers: { "content-type": "text/plain" },
+          }),
+      },
     ],
     "get /api/v1/domains": [
       { status: 429, run: rateLimited("GET", "/api/v1/domains") },
@@ -253,6 +266,15 @@ describe("every documented status of the foundation is really returned, in the d
         status: 413,
         run: () =>
           ctx.request("POST", `/api/v1/domains/${domainId}/verify`, { key: paid.key, body: "x".repeat(ctx.config.maxRequestBytes + 1) }),
+      },
+      {
+        status: 415,
+        run: () =>
+          ctx.request("POST", `/api/v1/domains/${domainId}/verify`, {
+            key: paid.key,
+            body: "{}",
+            headers: { "content-type": "text/plain" },
+          }),
       },
     ],
   };

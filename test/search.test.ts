@@ -170,6 +170,22 @@ describe("search: the ranking window", () => {
 describe("search: errors", () => {
   test("a bad date, a bad direction, a bad cursor, a missing mailbox_id are 400", async () => {
     expect((await search({ after: "yesterday" })).body).toEqual({ error: "after must be an ISO 8601 date or date-time" });
+    // Strict: dates that do not exist are refused, not rolled over into the next month or day.
+    for (const bad of [
+      "2020-02-30",
+      "2021-02-29",
+      "2020-13-01",
+      "2020-04-31",
+      "2020-01-01T24:00:00Z",
+      "2020-01-01T10:60",
+      "2020-1-1",
+      "2020-01-01 10:00",
+    ]) {
+      expect((await search({ before: bad })).body).toEqual({ error: "before must be an ISO 8601 date or date-time" });
+    }
+    for (const good of ["2020-02-29", "2020-02-29T23:59:59.999Z", "2020-02-29T10:00+02:00", "2020-02-29T10:00"]) {
+      expect((await search({ before: good })).status).toBe(200);
+    }
     expect((await search({ direction: "sideways" })).status).toBe(400);
     expect((await search({ cursor: "bad!" })).status).toBe(400);
     expect((await ctx.request("GET", "/api/v1/search?q=x", { key: owner.key })).status).toBe(400);

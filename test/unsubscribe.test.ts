@@ -78,6 +78,12 @@ describe("the one-click link", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/html");
     expect(response.text).toMatch(/<form method="post" action="\/unsubscribe\/[0-9a-z]{32}">/);
+    // The dashboard's security headers: no script, no framing, no sniffing.
+    expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("cache-control")).toBe("no-store");
     expect(await suppressed("scanner@example.org")).toBeNull();
     expect((await sendTo("scanner@example.org")).status).toBe(201);
   });

@@ -98,6 +98,13 @@ export interface paths {
      */
     post: operations["postApiV1MessagesByIdForward"];
   };
+  "/api/v1/messages/{id}/rsvp": {
+    /**
+     * Answer a calendar invitation
+     * @description Sends an iMIP REPLY (RFC 6047: text/calendar; method=REPLY beside a one-line text) with the mailbox's PARTSTAT (ACCEPTED, DECLINED or TENTATIVE) and the event's UID, SEQUENCE and RECURRENCE-ID to the invitation's ORGANIZER, in the invitation's thread. The message must be received mail carrying a METHOD:REQUEST calendar part, inline or as an .ics file (its reading is in comprehension.calendar), else 400. Checks and answers are POST /send's, idempotency included; a reply held for approval (202) carries the REPLY as reply.ics. 404 `message not found` as for GET /messages/{id}.
+     */
+    post: operations["postApiV1MessagesByIdRsvp"];
+  };
   "/api/v1/drafts": {
     /**
      * List live drafts
@@ -323,6 +330,8 @@ export interface operations {
                 address: string;
                 display_name: string | null;
                 created_at: string;
+                /** @description true while a human has paused the mailbox: its sends and draft submissions answer 202 pending_approval (held for a human: do not resend); inbound mail keeps arriving */
+                paused: boolean;
               })[];
           };
         };
@@ -445,6 +454,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -608,6 +625,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -691,6 +716,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1328,6 +1361,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -1423,6 +1464,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1584,6 +1633,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1766,6 +1823,203 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+      /** @description transient failure (retryable true) or ambiguous outcome (code delivery_outcome_unknown) */
+      502: {
+        content: {
+          "application/json": {
+            error: string;
+            retryable: boolean;
+            /** @constant */
+            code?: "delivery_outcome_unknown";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Answer a calendar invitation
+   * @description Sends an iMIP REPLY (RFC 6047: text/calendar; method=REPLY beside a one-line text) with the mailbox's PARTSTAT (ACCEPTED, DECLINED or TENTATIVE) and the event's UID, SEQUENCE and RECURRENCE-ID to the invitation's ORGANIZER, in the invitation's thread. The message must be received mail carrying a METHOD:REQUEST calendar part, inline or as an .ics file (its reading is in comprehension.calendar), else 400. Checks and answers are POST /send's, idempotency included; a reply held for approval (202) carries the REPLY as reply.ics. 404 `message not found` as for GET /messages/{id}.
+   */
+  postApiV1MessagesByIdRsvp: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          response: "accepted" | "declined" | "tentative";
+          /** @description one line for the organizer (iCalendar COMMENT) */
+          comment?: string;
+          /** @description idempotency key, as for send; must not start with `draft:` */
+          client_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the stored result of an earlier completed RSVP with this client_id and payload */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            thread_id: string;
+            provider_message_id: string;
+          };
+        };
+      };
+      /** @description Response for status 201 */
+      201: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            thread_id: string;
+            provider_message_id: string;
+          };
+        };
+      };
+      /** @description Response for status 202 */
+      202: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            draft_id: string;
+            /** @constant */
+            status: "pending_approval";
+          };
+        };
+      };
+      /** @description Response for status 400 */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            retryable: false;
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      402: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 403 */
+      403: {
+        content: {
+          "application/json": ({
+            /** @constant */
+            code: "send_blocked_by_list";
+            /** @enum {string} */
+            reason: "block_match" | "no_allow_match";
+            /** @enum {string} */
+            scope: "account" | "mailbox";
+            list_entry_id?: string;
+          }) | ({
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          });
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -1970,6 +2224,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2267,6 +2529,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -2380,6 +2650,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2516,6 +2794,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -2667,6 +2953,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description basic error */
       422: {
         content: {
@@ -2783,6 +3077,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -2885,6 +3187,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -3097,6 +3407,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description Response for status 422 */
       422: {
         content: {
@@ -3236,6 +3554,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description Response for status 422 */
       422: {
         content: {
@@ -3344,6 +3670,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -3830,6 +4164,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -4000,6 +4342,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -4084,6 +4434,14 @@ export interface operations {
       };
       /** @description request body too large (MAX_REQUEST_BYTES) */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;
@@ -4416,6 +4774,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -4638,6 +5004,14 @@ export interface operations {
           };
         };
       };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
       /** @description the key is past its rate limit: retry after Retry-After seconds */
       429: {
         headers: {
@@ -4728,6 +5102,14 @@ export interface operations {
       };
       /** @description basic error */
       413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
         content: {
           "application/json": {
             error: string;

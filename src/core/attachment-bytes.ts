@@ -1,9 +1,14 @@
-// Where attachment bytes live. Today every attachment's bytes are a bytea column in Postgres
-// (attachments.content for mail received and sent, draft_attachments.content for files waiting on a
-// draft); every read and write of those bytes goes through this file, so moving them elsewhere
-// (object storage) changes this file and nothing that calls it.
+// Where attachment bytes live: a bytea column in Postgres (attachments.content for mail received
+// and sent, draft_attachments.content for files waiting on a draft), or, for received mail with
+// BLOB_STORE_URL set, an object in the store (attachments.blob_key; read through content.ts).
+// Every read and write of those bytes goes through this file.
 import type { Db } from "../db.ts";
+import { contentBytes } from "./content.ts";
 import { newId } from "./ids.ts";
+import type { Services } from "./services.ts";
+
+/** What reading content needs: the object store (or none) and a logger. */
+export type ContentReader = Pick<Services, "blobs" | "log">;
 
 /** A file as it goes into a message. */
 export type OutgoingFile = { filename: string; contentType: string; content: Uint8Array };
@@ -14,16 +19,27 @@ export async function sha256Hex(content: Uint8Array): Promise<string> {
 }
 
 /** The bytes of one stored attachment of a message (received or sent), or null. */
-export async function messageAttachmentContent(db: Db, messageId: string, attachmentId: string): Promise<Uint8Array | null> {
-  const [row] = await db`select content from attachments where id = ${attachmentId} and message_id = ${messageId}`;
-  return row ? (row.content as Uint8Array) : null;
+export async function messageAttachmentContent(
+  reader: ContentReader,
+  db: Db,
+  messageId: string,
+  attachmentId: string,
+): Promise<Uint8Array | null> {
+  const [row] = await db`select content, blob_key, sha256 from attachments where id = ${attachmentId} and message_id = ${messageId}`;
+  return row ? await contentBytes(reader, row as never) : null;
 }
 
 /** Every file of a message, in its stored order (forwarding sends them along). */
-export async function messageAttachmentFiles(db: Db, messageId: string): Promise<OutgoingFile[]> {
+export async function messageAttachmentFiles(reader: ContentReader, db: Db, messageId: string): Promise<OutgoingFile[]> {
   const rows = await db`
-    select filename, content_type, content from attachments where message_id = ${messageId} order by id`;
-  return rows.map((row) => ({ filename: row.filename ?? "attachment", contentType: row.content_type, content: row.content }));
+    select filename, content_type, content, blob_key, sha256 from attachments where message_id = ${messageId} order by id`;
+  return Promise.all(
+    rows.map(async (row) => ({
+      filename: row.filename ?? "attachment",
+      contentType: row.content_type,
+      content: await contentBytes(reader, row as never),
+    })),
+  );
 }
 
 /** Every file waiting on a draft, in the order they were added. */
@@ -57,12 +73,21 @@ export async function storeMessageAttachments(db: Db, messageId: string, files: 
 }
 
 /** Copies every attachment of a message onto a draft (a forward held for approval carries them). */
-export async function copyMessageAttachmentsToDraft(db: Db, messageId: string, draftId: string, accountId: string): Promise<void> {
-  const rows = await db`select id from attachments where message_id = ${messageId} order by id`;
-  for (const { id } of rows) {
+export async function copyMessageAttachmentsToDraft(
+  reader: ContentReader,
+  db: Db,
+  messageId: string,
+  draftId: string,
+  accountId: string,
+): Promise<void> {
+  const rows = await db`select id, blob_key, sha256 from attachments where message_id = ${messageId} order by id`;
+  for (const row of rows) {
+    // Bytes in the object store are read here and kept on the draft (draft files stay in PostgreSQL).
+    const fromStore = row.blob_key ? await contentBytes(reader, { content: null, blob_key: row.blob_key, sha256: row.sha256 }) : null;
     await db`
       insert into draft_attachments (id, draft_id, account_id, filename, content_type, size, sha256, source_attachment_id, content, created_at)
-      select ${newId("dat")}, ${draftId}, ${accountId}, coalesce(filename, 'attachment'), content_type, size, sha256, id, content, clock_timestamp()
-      from attachments where id = ${id}`;
+      select ${newId("dat")}, ${draftId}, ${accountId}, coalesce(filename, 'attachment'), content_type, size, sha256, id,
+        coalesce(${fromStore}::bytea, content), clock_timestamp()
+      from attachments where id = ${row.id}`;
   }
 }

@@ -2,6 +2,7 @@
 // extracted once (mail/attachment-text.ts), screened for prompt injection by the same detector as
 // the body, and stored on the attachment; the texts together go into the message's search
 // document. An attachment already read is not read again when the job is retried.
+import { contentBytes } from "./content.ts";
 import { scoreInjectionRisk } from "../comprehension/injection/risk.ts";
 import {
   DEFAULT_ATTACHMENT_TEXT_LIMITS,
@@ -39,8 +40,14 @@ export async function readAttachments(svc: Services, messageId: string): Promise
     const limits = await attachmentTextLimits(svc.config.attachmentReading);
     // One attachment's bytes in memory at a time.
     for (const { id } of pending) {
-      const [attachment] = await sql`select filename, content_type, content from attachments where id = ${id}`;
-      if (!attachment) continue;
+      const [row] = await sql`select filename, content_type, content, blob_key, sha256 from attachments where id = ${id}`;
+      if (!row) continue;
+      // Before the error mark below: a store that cannot be read fails the job, to be retried.
+      const attachment = {
+        filename: row.filename as string | null,
+        content_type: row.content_type as string,
+        content: await contentBytes(svc, row as never),
+      };
       const started = performance.now();
       // Recorded first: if this file takes the process down, the retried job skips it.
       await sql`update attachments set text_status = 'error', text_error = 'extraction did not finish' where id = ${id}`;

@@ -1,7 +1,9 @@
 // Bounces and complaints that arrive as inbound mail about a message we sent: the failed or
 // complaining recipient is suppressed for the account that sent it.
-import type { Sql, Tx } from "../db.ts";
+import type { Tx } from "../db.ts";
+import { contentBytes } from "./content.ts";
 import { recordLifecycleEvent } from "./lifecycle-events.ts";
+import type { Services } from "./services.ts";
 import { addressOf, headerFields, isPermanentFailure, parseDeliveryStatus, parseFeedbackReport } from "../mail/reports.ts";
 import { addSuppression, type SuppressionReason } from "./suppressions.ts";
 
@@ -15,10 +17,17 @@ export type ReportOutcome = { kind: "none" } | { kind: "bounce" | "complaint"; s
  * the remote server's diagnostic) or message.complained (ARF). The event's dedupe key is the report
  * and the message, so a retried screening job reading the same report says it once.
  */
-export async function applyDeliveryReports(db: Sql, message: { id: string; account_id: string }): Promise<ReportOutcome> {
-  const parts = await db<ReportPart[]>`
-    select content_type, content from attachments where message_id = ${message.id}
+export async function applyDeliveryReports(
+  svc: Pick<Services, "sql" | "blobs" | "log">,
+  message: { id: string; account_id: string },
+): Promise<ReportOutcome> {
+  const db = svc.sql;
+  const stored = await db`
+    select content_type, content, blob_key, sha256 from attachments where message_id = ${message.id}
       and content_type in ('message/delivery-status', 'message/global-delivery-status', 'message/feedback-report', 'text/rfc822-headers', 'message/rfc822', 'message/global-headers')`;
+  const parts: ReportPart[] = await Promise.all(
+    stored.map(async (row) => ({ content_type: row.content_type, content: await contentBytes(svc, row as never) })),
+  );
   const text = (type: string[]) => parts.filter((p) => type.includes(p.content_type)).map((p) => new TextDecoder().decode(p.content));
   const dsn = text(["message/delivery-status", "message/global-delivery-status"])[0];
   const arf = text(["message/feedback-report"])[0];

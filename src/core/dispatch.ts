@@ -39,6 +39,8 @@ export type DispatchContent = {
   draftId: string | null;
   /** Files sent after the text; recorded with the message as its attachments. */
   attachments?: OutgoingFile[];
+  /** An iMIP part (an RSVP's REPLY), sent as text/calendar beside the text. */
+  calendar?: { method: string; content: string } | null;
   /** True when it answers automatic mail (a human let it through the loop guard): Auto-Submitted: auto-replied. */
   answersAutomatic?: boolean;
 };
@@ -160,6 +162,7 @@ async function compose(svc: Services, db: Db, messageId: string, content: Dispat
     references: content.references,
     unsubscribe: links,
     attachments: content.attachments,
+    calendar: content.calendar,
     // Every message an agent sends is machine-written (RFC 3834 §5): see docs/decisions.md.
     autoSubmitted: content.answersAutomatic ? "auto-replied" : "auto-generated",
   });

@@ -154,7 +154,7 @@ export async function addDraftAttachmentFromMessage(
   if (message.virus_risk === "high") throw attachmentErrors.maliciousSource();
   const [meta] = await svc.sql`
     select filename, content_type from attachments where id = ${source.attachment_id} and message_id = ${message.id}`;
-  const content = meta ? await messageAttachmentContent(svc.sql, message.id, source.attachment_id) : null;
+  const content = meta ? await messageAttachmentContent(svc, svc.sql, message.id, source.attachment_id) : null;
   if (!meta || !content) throw errors.notFound("attachment");
   const file = await checkedFile(svc, { filename: meta.filename ?? "attachment", contentType: meta.content_type, content });
   return attach(svc, principal, draftId, file, source.attachment_id);

@@ -26,6 +26,7 @@ import {
 } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
+import { closeReview, openReview, type HoldReason } from "./reviews.ts";
 import type { Services } from "./services.ts";
 import { recordLifecycleEvent } from "./lifecycle-events.ts";
 import { automaticOriginal, loopGuardReason } from "./loop-guard.ts";
@@ -89,8 +90,8 @@ async function insertDraft(
 ): Promise<DraftRow> {
   const [row] = await db.unsafe<DraftRow[]>(
     `insert into drafts (id, account_id, mailbox_id, status, to_addr, subject, text, reply_to_message_id, in_reply_to, "references",
-       requires_human, thread_id, client_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11, $12, $13)
+       requires_human, thread_id, client_id, created_by_key_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11, $12, $13, $14)
      returning ${DRAFT_COLUMNS}`,
     [
       newId("drf"),
@@ -106,6 +107,7 @@ async function insertDraft(
       status === "pending_approval",
       outgoing.threadId,
       clientId,
+      principal.keyId,
     ] as never[],
   );
   return row!;
@@ -118,6 +120,12 @@ export async function createDraft(svc: Services, principal: Principal, body: Out
   const row = await insertDraft(svc.sql, principal, outgoing, "draft", body.client_id ?? null);
   svc.log.info("draft.created", { draft_id: row.id, mailbox_id: row.mailbox_id });
   return { id: row.id, status: "draft" };
+}
+
+/** Why a send from this mailbox waits for a human now (its setting, or a pause), or null when it may go out. */
+export function holdReasonOf(mailbox: { require_approval: boolean; paused_at: string | null }): HoldReason | null {
+  if (mailbox.paused_at) return "mailbox_paused";
+  return mailbox.require_approval ? "require_approval" : null;
 }
 
 /** The draft POST /send creates when it must wait for a human: created, then held (holdForApproval). */
@@ -136,8 +144,9 @@ export async function createForcedDraft(
 /**
  * The one way into pending_approval (draft send on a mailbox that requires approval, POST /send's
  * forced draft, the loop guard): the conditional update and its draft.pending_approval event, in
- * the caller's transaction. heldReason: why it is held when the mailbox setting is not the reason
- * (null when it is). Null when the draft was not in `draft` any more.
+ * the caller's transaction, with its review (reviews.ts: the reviewer email and expiry jobs).
+ * heldReason: why it is held when the mailbox setting is not the reason (null when it is):
+ * 'mailbox_paused', 'risky_forward', the loop guard's. Null when the draft was not in `draft` any more.
  */
 export async function holdForApproval(tx: Tx, draftId: string, heldReason: string | null): Promise<DraftRow | null> {
   const [row] = await tx.unsafe<DraftRow[]>(
@@ -150,9 +159,17 @@ export async function holdForApproval(tx: Tx, draftId: string, heldReason: strin
   await recordLifecycleEvent(tx, {
     ...draftEventBase(row),
     type: "draft.pending_approval",
-    detail: { held_reason: heldReason, held_by: heldReason === null ? "require_approval" : "loop_guard" },
+    detail: { held_reason: heldReason, held_by: heldByOf(heldReason) },
   });
+  await openReview(tx, draftId, heldReason ?? "require_approval");
   return row;
+}
+
+/** Which rule held it, for the event: the mailbox's setting or pause, else the check that set the reason. */
+function heldByOf(heldReason: string | null): string {
+  if (heldReason === null) return "require_approval";
+  if (heldReason === "mailbox_paused" || heldReason === "risky_forward") return heldReason;
+  return "loop_guard";
 }
 
 export function draftEventBase(row: DraftRow) {
@@ -251,9 +268,11 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   assertSendingEntitled(principal.plan, mailbox);
   if (draft.approved_at) return deliverDraft(svc, draft.id, draft.account_id, "draft", draft.decided_by);
   const loopReason = await loopGuardReason(svc.sql, draft.account_id, { messageId: draft.reply_to_message_id, threadId: draft.thread_id });
-  if (mailbox.require_approval || loopReason) {
+  // A pause first (the operator's stop: no reviewer email), then the loop guard, then the mailbox's setting.
+  const pause = holdReasonOf(mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
+  if (pause || mailbox.require_approval || loopReason) {
     await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
-    const queued = await svc.sql.begin((tx) => holdForApproval(tx, id, loopReason));
+    const queued = await svc.sql.begin((tx) => holdForApproval(tx, id, pause ?? loopReason));
     if (!queued) {
       const now = await findDraft(svc.sql, principal, id);
       if (now?.status === "pending_approval") return pendingResponse(id);
@@ -293,6 +312,7 @@ export async function deliverDraft(
       await tx`
         update drafts set status = 'sending', last_error = null, decided_by = coalesce(${decidedBy}, decided_by), updated_at = now()
         where id = ${draftId}`;
+      if (from === "pending_approval") await closeReview(tx, draftId, "approved", decidedBy);
       return {
         mailbox,
         to: row.to,
@@ -389,6 +409,8 @@ async function approveForLater(svc: Services, row: DraftRow, decidedBy: string):
  * The one way into rejected, for a human (dashboard, CLI) and for anything deciding in a human's
  * place (review expiry): the conditional update and its draft.rejected event commit together.
  * reason: why, beside who (`decider.name`): null for a human's plain rejection, e.g. 'expired'.
+ * An expired review is no one's decision: `decided_by` stays null, and its review closes as expired
+ * (reviews.ts also writes it into the account's audit trail).
  */
 export async function rejectDraft(sql: Sql | Tx, decider: Decider, draftId: string, reason: string | null = null): Promise<void> {
   const reject = async (tx: Tx) => {
@@ -396,9 +418,10 @@ export async function rejectDraft(sql: Sql | Tx, decider: Decider, draftId: stri
       `update drafts set status = 'rejected', decided_by = $2, updated_at = now()
        where id = $1 and ($3::text is null or account_id = $3) and status = 'pending_approval' and deleted_at is null
        returning ${DRAFT_COLUMNS}`,
-      [draftId, decider.name, decider.accountId] as never[],
+      [draftId, reason === "expired" ? null : decider.name, decider.accountId] as never[],
     );
     if (!row) return false;
+    await closeReview(tx, draftId, reason === "expired" ? "expired" : "rejected", reason === "expired" ? null : decider.name);
     await recordLifecycleEvent(tx, {
       ...draftEventBase(row),
       type: "draft.rejected",

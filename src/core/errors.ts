@@ -31,6 +31,7 @@ export const messages = {
   routeNotFound: "not found",
   bodyTooLarge: "request body too large",
   malformedJson: "request body is not valid JSON",
+  unsupportedMediaType: "request body must be sent as application/json",
   internal: "internal error",
 } as const;
 
@@ -82,5 +83,8 @@ export const errors = {
   outcomeUnknown: (detail: string) => new ApiError(502, { error: detail, retryable: false, code: "delivery_outcome_unknown" }),
   bodyTooLarge: () => new ApiError(413, { error: messages.bodyTooLarge }),
   malformedJson: () => new ApiError(400, { error: messages.malformedJson }),
+  unsupportedMediaType: () => new ApiError(415, { error: messages.unsupportedMediaType }),
   internal: () => new ApiError(500, { error: messages.internal }),
+  contentStoreUnavailable: () =>
+    new ApiError(503, { error: "the message content is in the object store, which cannot be read right now; try again later" }),
 };

@@ -100,7 +100,7 @@ export async function forwardMessage(
   const original = await findOriginal(svc.sql, principal, messageId);
   const mailbox = await resolveMailbox(svc.sql, principal, original.mailbox_id);
 
-  const files = await messageAttachmentFiles(svc.sql, original.id);
+  const files = await messageAttachmentFiles(svc, svc.sql, original.id);
   const bytes = files.reduce((sum, file) => sum + file.content.byteLength, 0);
   if (bytes > svc.config.attachments.maxBytes) throw attachmentErrors.tooLarge(svc.config.attachments.maxBytes);
 
@@ -118,6 +118,6 @@ export async function forwardMessage(
     payload: { forward_of: original.id, to, text: body.text ?? null, client_id: body.client_id ?? null },
     attachments: files,
     holdForHuman: original.risk !== null,
-    onHeld: (tx, draftId) => copyMessageAttachmentsToDraft(tx, original.id, draftId, principal.accountId),
+    onHeld: (tx, draftId) => copyMessageAttachmentsToDraft(svc, tx, original.id, draftId, principal.accountId),
   });
 }

@@ -22,6 +22,7 @@ export type IdPrefix =
   | "req"
   | "con"
   | "dat"
+  | "rev"
   | "fbk";
 
 export function randomBase32(length: number): string {

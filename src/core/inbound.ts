@@ -5,6 +5,7 @@ import { parseInbound } from "../mail/parse.ts";
 import { sanitizeBody } from "../mail/sanitize.ts";
 import { newId } from "./ids.ts";
 import { pipelinedTransaction } from "../pipelined-transaction.ts";
+import { attachmentKey, rawKey } from "./content.ts";
 import { claimedFor, claimFirstCopy, copyDigest } from "./inbound-dedupe.ts";
 import { wakeWorkers } from "./job-wakeup.ts";
 import { ensureTask, insertJobQuietly } from "./jobs.ts";
@@ -62,14 +63,35 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   await ensureTask(svc.sql, "process_inbound");
 
   // Claims are taken in mailbox id order, so two deliveries to several mailboxes cannot deadlock.
-  const planned = [...unique].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((mailbox) => ({ mailbox, id: newId("msg") }));
+  const planned = [...unique]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((mailbox) => ({ mailbox, id: newId("msg"), attachmentIds: parsed.attachments.map(() => newId("att")) }));
   const rfcMessageId = parsed.rfcMessageId;
   const claims = new Map<string, Promise<string>>();
+
+  // With an object store the bytes go there first, each write checked (blob-store.ts): the rows
+  // below only name them, and a store that fails makes this throw, so the sender gets a 4xx.
+  const blobs = svc.blobs;
+  const objectKeys = blobs ? [rawKey(rawId), ...planned.flatMap(({ attachmentIds }) => attachmentIds.map(attachmentKey))] : [];
+  if (blobs) {
+    await watch.time("store_objects", () =>
+      Promise.all([
+        blobs.put(rawKey(rawId), raw),
+        ...planned.flatMap(({ attachmentIds }) =>
+          attachmentIds.map((id, i) => blobs.put(attachmentKey(id), parsed.attachments[i]!.content)),
+        ),
+      ]),
+    );
+  }
 
   // One round trip: no statement waits for another's reply. Whether a mailbox's copy is stored is
   // decided inside the transaction, by its claim (a copy of an earlier message stores and enqueues
   // nothing); a message without a Message-ID is always stored.
-  await watch.time("store", () =>
+  const dropObjects = (keys: string[]) =>
+    void Promise.all(keys.map((key) => blobs!.delete(key))).catch((error: Error) =>
+      svc.log.warn("content.store_delete_failed", { keys, error: error.message }),
+    );
+  const storing = watch.time("store", () =>
     pipelinedTransaction(svc.sql, (tx) => {
       const statements: PromiseLike<unknown>[] = [];
       if (rfcMessageId !== null)
@@ -81,11 +103,11 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
       const storedIf = (ids: string[]) => (rfcMessageId === null ? tx`true` : claimedFor(tx, ids));
       statements.push(
         tx`
-        insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from)
-        select ${rawId}, ${raw.byteLength}, ${digest}, ${raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}
+        insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from, blob_key)
+        select ${rawId}, ${raw.byteLength}, ${digest}, ${blobs ? null : raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}, ${blobs ? rawKey(rawId) : null}
         where ${storedIf(planned.map(({ id }) => id))}`.execute(),
       );
-      for (const { mailbox, id } of planned) {
+      for (const { mailbox, id, attachmentIds } of planned) {
         const stored = storedIf([id]);
         const threadId = threadIdExpression(tx, mailbox.id, parsed.inReplyTo, parsed.references);
         statements.push(
@@ -98,26 +120,40 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
             ${parsed.warnings}::text[], ${tx.json(parsed.headerValues)}, ${parsed.unread}
           where ${stored}`.execute(),
         );
-        for (const attachment of parsed.attachments) {
+        parsed.attachments.forEach((attachment, i) => {
+          const attachmentId = attachmentIds[i]!;
           statements.push(
             tx`
-            insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content)
-            select ${newId("att")}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
-              ${attachment.contentId}, ${attachment.disposition}, ${attachment.content}
+            insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content, blob_key)
+            select ${attachmentId}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
+              ${attachment.contentId}, ${attachment.disposition}, ${blobs ? null : attachment.content}, ${blobs ? attachmentKey(attachmentId) : null}
             where ${stored}`.execute(),
           );
-        }
+        });
         // Without add_job's NOTIFY, which would make concurrent accepts commit one at a time (jobs.ts).
         statements.push(insertJobQuietly(tx, "process_inbound", { message_id: id }, `inbound:${id}`, stored));
       }
       return statements;
     }),
   );
+  // Nothing committed names the objects when the transaction failed (the sender retries).
+  await storing.catch((error) => {
+    if (blobs) dropObjects(objectKeys);
+    throw error;
+  });
 
   // Each mailbox's message: ours, or the earlier copy its claim named.
   const idByMailbox = new Map<string, string>();
   for (const { mailbox, id } of planned) idByMailbox.set(mailbox.id, (await claims.get(mailbox.id)) ?? id);
   const copies = planned.filter(({ mailbox, id }) => idByMailbox.get(mailbox.id) !== id).length;
+  if (blobs && copies > 0) {
+    // Objects written for copies that were not stored again: nothing names them.
+    const unused = planned
+      .filter(({ mailbox, id }) => idByMailbox.get(mailbox.id) !== id)
+      .flatMap(({ attachmentIds }) => attachmentIds.map(attachmentKey));
+    if (copies === planned.length) unused.push(rawKey(rawId));
+    dropObjects(unused);
+  }
   const ids = unique.map((mailbox) => idByMailbox.get(mailbox.id)!);
   wakeWorkers(svc.sql, unique.length - copies);
   svc.log.info("inbound.accepted", {

@@ -3,7 +3,7 @@
 import type { PendingQuery, Row } from "postgres";
 import type { Db, Sql } from "../db.ts";
 
-export type TaskName = "process_inbound" | "reconcile_send" | "deliver_webhook";
+export type TaskName = "process_inbound" | "reconcile_send" | "deliver_webhook" | "notify_reviewers" | "expire_review";
 
 export async function enqueueJob(
   db: Db,

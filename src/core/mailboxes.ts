@@ -17,7 +17,10 @@ export type MailboxInput = {
   domain_id?: string;
 };
 
-export type MailboxSummary = { id: string; address: string; display_name: string | null; created_at: string };
+export const MAX_REVIEW_WINDOW_HOURS = 8760;
+
+/** `paused`: a human paused the mailbox; sends and draft submissions are then held for a human (202 pending_approval). */
+export type MailboxSummary = { id: string; address: string; display_name: string | null; created_at: string; paused: boolean };
 
 export type Mailbox = MailboxSummary & {
   account_id: string;
@@ -27,6 +30,11 @@ export type Mailbox = MailboxSummary & {
   extraction_schema_id: string | null;
   require_approval: boolean;
   deliver_spam: boolean;
+  /** hours a draft waits for a human before it is rejected as expired (default 72) */
+  review_window_hours: number;
+  /** set while a human has paused the mailbox: its sends and draft submissions are held for a human */
+  paused_at: string | null;
+  paused_by: string | null;
 };
 
 export async function createMailbox(svc: Services, principal: Principal, input: MailboxInput): Promise<{ id: string; address: string }> {
@@ -70,7 +78,7 @@ export async function createMailbox(svc: Services, principal: Principal, input: 
 
 export async function listMailboxes(sql: Db, principal: Principal, limit: number): Promise<MailboxSummary[]> {
   return sql<MailboxSummary[]>`
-    select id, address, display_name, created_at from mailboxes
+    select id, address, display_name, created_at, paused_at is not null as paused from mailboxes
     where account_id = ${principal.accountId}
       and (${principal.mailboxId}::text is null or id = ${principal.mailboxId})
     order by created_at desc, id desc
@@ -88,12 +96,22 @@ export async function updateMailboxSettings(
   sql: Db,
   accountId: string,
   mailboxId: string,
-  settings: { requireApproval?: boolean; deliverSpam?: boolean },
+  settings: { requireApproval?: boolean; deliverSpam?: boolean; reviewWindowHours?: number; paused?: { by: string } | false },
 ): Promise<Mailbox> {
+  const hours = settings.reviewWindowHours;
+  if (hours !== undefined && !(Number.isInteger(hours) && hours >= 1 && hours <= MAX_REVIEW_WINDOW_HOURS)) {
+    throw errors.validation(`review window must be a whole number of hours from 1 to ${MAX_REVIEW_WINDOW_HOURS}`);
+  }
+  const pause = settings.paused === undefined ? null : settings.paused === false ? "off" : "on";
+  const pausedBy = settings.paused ? settings.paused.by : null;
+  // Pausing an already paused mailbox keeps who paused it first, and when.
   const [mailbox] = await sql<Mailbox[]>`
     update mailboxes set
       require_approval = coalesce(${settings.requireApproval ?? null}::boolean, require_approval),
-      deliver_spam = coalesce(${settings.deliverSpam ?? null}::boolean, deliver_spam)
+      deliver_spam = coalesce(${settings.deliverSpam ?? null}::boolean, deliver_spam),
+      review_window_hours = coalesce(${hours ?? null}::int, review_window_hours),
+      paused_at = case ${pause}::text when 'on' then coalesce(paused_at, now()) when 'off' then null else paused_at end,
+      paused_by = case ${pause}::text when 'on' then coalesce(paused_by, ${pausedBy}) when 'off' then null else paused_by end
     where id = ${mailboxId} and account_id = ${accountId}
     returning *`;
   if (!mailbox) throw errors.notFound("mailbox");

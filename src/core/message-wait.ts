@@ -7,6 +7,7 @@
 // first read, and reads again only when an event of its account is committed. A match is a
 // message whose message.received event is in the log: it has finished screening and is
 // deliverable (never a virus; spam only where the mailbox delivers spam), like the webhook.
+import { parseIsoTime } from "./iso-time.ts";
 import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { latestCursor, parseCursor } from "./events.ts";
@@ -68,9 +69,8 @@ function filtersOf(query: WaitQuery): Filters {
   if (subject && subject.length > MAX_FILTER) throw errors.validation(`subject_contains must be at most ${MAX_FILTER} characters`);
   let since: Date | null = null;
   if (query.since) {
-    since = new Date(query.since);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(query.since) || Number.isNaN(since.getTime()))
-      throw errors.validation("since must be an ISO 8601 time");
+    since = parseIsoTime(query.since, { requireTime: true });
+    if (!since) throw errors.validation("since must be an ISO 8601 time");
   }
   return {
     from: from?.includes("@") ? from : null,

@@ -7,6 +7,7 @@ import { messageAttachmentContent } from "./attachment-bytes.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
 import { messageLabelFilter } from "./labels.ts";
+import type { Services } from "./services.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 
 export type AttachmentSummary = { id: string; filename: string | null; content_type: string; size: number; sha256: string };
@@ -99,14 +100,15 @@ export async function listMessagesPage(
 }
 
 export async function getAttachment(
-  db: Db,
+  svc: Pick<Services, "sql" | "blobs" | "log">,
   principal: Principal,
   messageId: string,
   attachmentId: string,
 ): Promise<{ filename: string | null; content_type: string; content: Uint8Array }> {
+  const db = svc.sql;
   await visibleMessage(db, principal, messageId);
   const [attachment] = await db`select filename, content_type from attachments where id = ${attachmentId} and message_id = ${messageId}`;
-  const content = attachment ? await messageAttachmentContent(db, messageId, attachmentId) : null;
+  const content = attachment ? await messageAttachmentContent(svc, db, messageId, attachmentId) : null;
   if (!attachment || !content) throw errors.notFound("attachment");
   return { filename: attachment.filename, content_type: attachment.content_type, content };
 }

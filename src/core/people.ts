@@ -7,13 +7,21 @@ import { hashPassword, verifyPassword } from "./passwords.ts";
 /** createUser's rule (users.ts): a password has at least 12 characters. */
 export const MIN_PASSWORD_LENGTH = 12;
 
-export type PersonRow = { id: string; email: string; created_at: string; sessions: number };
+/** `reviews_drafts`: emailed when a draft of the account waits for approval. */
+export type PersonRow = { id: string; email: string; created_at: string; sessions: number; reviews_drafts: boolean };
 
 export async function listPeople(db: Db, accountId: string): Promise<PersonRow[]> {
   return db<PersonRow[]>`
-    select u.id, u.email, u.created_at,
+    select u.id, u.email, u.created_at, u.reviews_drafts,
       (select count(*)::int from dashboard_sessions s where s.user_id = u.id) as sessions
     from dashboard_users u where u.account_id = ${accountId} order by u.created_at, u.id limit 500`;
+}
+
+/** Whether a person of the account is emailed when a draft waits for approval; another account's is not found. */
+export async function setReviewer(db: Db, accountId: string, userId: string, reviews: boolean): Promise<void> {
+  const rows =
+    await db`update dashboard_users set reviews_drafts = ${reviews} where id = ${userId} and account_id = ${accountId} returning id`;
+  if (rows.length === 0) throw errors.routeNotFound();
 }
 
 /**

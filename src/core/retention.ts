@@ -7,6 +7,7 @@
 //
 // Work goes in small batches, each its own short transaction that locks only its own rows
 // (SKIP LOCKED), so the purge never holds a long lock and never waits on a busy message.
+import { queueBlobDeletions } from "./content.ts";
 import type { Sql } from "../db.ts";
 
 export const RETENTION_BATCH = 500;
@@ -43,14 +44,28 @@ export async function purgeExpiredBatch(sql: Sql, defaultDays: number | null, ba
         comprehension = comprehension - 'extraction',
         search = message_search_document(subject, from_addr, null, null)
       where id in ${tx(ids)}`;
-    await tx`delete from attachments where message_id in ${tx(ids)}`;
+    // Objects in the store go with their rows: queued here, deleted once this commits (content.ts).
+    const gone = await tx`delete from attachments where message_id in ${tx(ids)} returning blob_key`;
+    await queueBlobDeletions(
+      tx,
+      gone.map((row) => row.blob_key as string | null),
+    );
     // One raw message may carry copies for several mailboxes: it is emptied once none still needs it.
     const rawIds = [...new Set(expired.map((row) => row.raw_message_id as string | null).filter((id): id is string => id !== null))];
     if (rawIds.length > 0) {
-      await tx`
-        update raw_messages r set content = ''::bytea
-        where r.id in ${tx(rawIds)} and octet_length(r.content) > 0
-          and not exists (select 1 from messages m where m.raw_message_id = r.id and m.purged_at is null)`;
+      const emptied = await tx`
+        with emptied as (
+          select r.id, r.blob_key from raw_messages r
+          where r.id in ${tx(rawIds)} and (octet_length(r.content) > 0 or r.blob_key is not null)
+            and not exists (select 1 from messages m where m.raw_message_id = r.id and m.purged_at is null)
+          for update
+        )
+        update raw_messages r set content = ''::bytea, blob_key = null from emptied where r.id = emptied.id
+        returning emptied.blob_key`;
+      await queueBlobDeletions(
+        tx,
+        emptied.map((row) => row.blob_key as string | null),
+      );
     }
     // Events keep their ids and every field a reader validates; the body and extraction go.
     await tx`

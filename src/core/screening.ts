@@ -12,6 +12,7 @@ import { deliverable, recordAndNotify, type ScreeningResult } from "./screening/
 import { screenSenderRisk } from "./screening/sender-risk.ts";
 import { askSpamScanner, judgeSpam } from "./screening/spam.ts";
 import type { Attempt, ScreeningRow } from "./screening/types.ts";
+import { contentBytes } from "./content.ts";
 import { scanVirus } from "./screening/virus.ts";
 import { settle, unsettle } from "./settle.ts";
 import { stopwatch } from "./stage-times.ts";
@@ -50,7 +51,7 @@ export async function screenMessage(
     "load",
     () => sql<ScreeningRow[]>`
     select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.body_raw, m.hidden_text, m.truncated,
-      m.sanitization, m.processed_at, m.unread_content, m.headers, r.content, r.remote_ip, r.helo, r.mail_from, r.received_at,
+      m.sanitization, m.processed_at, m.unread_content, m.headers, r.content, r.blob_key, r.sha256 as raw_sha256, r.remote_ip, r.helo, r.mail_from, r.received_at,
       b.address as mailbox_address, b.deliver_spam, s.schema as extraction_schema
     from messages m
       left join raw_messages r on r.id = m.raw_message_id
@@ -60,7 +61,9 @@ export async function screenMessage(
   );
   if (!message) return log.warn("inbound.missing", { message_id: messageId });
   if (message.processed_at) return;
-  const raw: Uint8Array = message.content ?? new Uint8Array();
+  // From the object store when it holds the bytes; a store that cannot be read fails the job, which
+  // Graphile Worker retries later.
+  const raw: Uint8Array = await contentBytes(svc, { content: message.content, blob_key: message.blob_key, sha256: message.raw_sha256 });
   const attempt: Attempt = { messageId, lastChance: jobAttempt >= SCANNER_ATTEMPTS };
 
   // The scanners first: their failures retry the job, so they run before work that should not
@@ -90,7 +93,7 @@ export async function screenMessage(
   ]);
   watch.add("scanners", performance.now() - scannersStarted);
   const edgeScan = virusRisk === "high" ? null : unsettle(edgeAnswer);
-  const report = await watch.time("reports", () => applyDeliveryReports(sql, { id: message.id, account_id: message.account_id }));
+  const report = await watch.time("reports", () => applyDeliveryReports(svc, { id: message.id, account_id: message.account_id }));
 
   const spam = await watch.time("classifier", () => judgeSpam(svc, message, raw, auth, edgeScan, virusRisk));
   const injection = await watch.time("injection", () => screenInjection(svc, message, virusRisk));

@@ -4,6 +4,7 @@
 // prefix. Ranked by relevance (among the newest RANK_WINDOW matches), then newest; without a
 // query, newest first. Walked with a cursor holding the last result's (rank, time, id), never an
 // offset.
+import { parseIsoTime } from "./iso-time.ts";
 import type { Db } from "../db.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
@@ -65,9 +66,9 @@ function prefixQueryText(prefixes: string[]): string {
 
 function timestampOrThrow(value: string | undefined, name: string): string | null {
   if (value === undefined) return null;
-  const time = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) throw errors.validation(`${name} must be an ISO 8601 date or date-time`);
-  return new Date(time).toISOString();
+  const time = parseIsoTime(value);
+  if (!time) throw errors.validation(`${name} must be an ISO 8601 date or date-time`);
+  return time.toISOString();
 }
 
 export async function searchMessages(

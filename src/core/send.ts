@@ -2,7 +2,7 @@
 // binding (with the custom-domain entitlement), idempotency, send lists, suppression, approval,
 // quota, delivery. A blocked or suppressed recipient never reaches the queue.
 import { dispatchMessage } from "./dispatch.ts";
-import { createForcedDraft } from "./drafts.ts";
+import { createForcedDraft, holdReasonOf } from "./drafts.ts";
 import { loopGuardReason } from "./loop-guard.ts";
 import { ApiError } from "./errors.ts";
 import {
@@ -38,6 +38,7 @@ export type SendExtras = {
   /** hashed for the client_id's idempotency record */
   payload: Record<string, unknown>;
   attachments?: OutgoingFile[];
+  calendar?: { method: string; content: string } | null;
   holdForHuman?: boolean;
   /** why holdForHuman holds it (drafts.held_reason, shown to the reviewer) */
   heldReason?: string;
@@ -73,8 +74,10 @@ export async function sendOutgoing(
     // agent keeps answering it, waits for a human whatever the mailbox says.
     const target = { messageId: outgoing.reply?.messageId ?? null, threadId: outgoing.threadId };
     const loopReason = await loopGuardReason(svc.sql, principal.accountId, target);
-    if (outgoing.mailbox.require_approval || extras.holdForHuman || loopReason) {
-      const heldReason = loopReason ?? (extras.holdForHuman ? (extras.heldReason ?? null) : null);
+    // A pause first (the operator's stop: no reviewer email), then the loop guard, then the caller's reason.
+    const pause = holdReasonOf(outgoing.mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
+    if (pause || outgoing.mailbox.require_approval || extras.holdForHuman || loopReason) {
+      const heldReason = pause ?? loopReason ?? (extras.holdForHuman ? (extras.heldReason ?? "risky_forward") : null);
       return await svc.sql.begin(async (tx) => {
         const draft = await createForcedDraft(tx, principal, outgoing, clientId, heldReason);
         if (extras.onHeld) await extras.onHeld(tx, draft.id);
@@ -96,6 +99,7 @@ export async function sendOutgoing(
         references: outgoing.reply?.references ?? [],
         draftId: null,
         attachments: extras.attachments,
+        calendar: extras.calendar,
       },
       afterRecord: claim ? (tx, messageId) => attachMessage(tx, claim!, messageId) : undefined,
       // The stored answer commits with the outcome; an unknown outcome (the final dot went out,

@@ -2,6 +2,7 @@
 import type { Config } from "../config.ts";
 import type { Sql } from "../db.ts";
 import type { Logger } from "../log.ts";
+import { makeBlobStore, type BlobStore } from "./blob-store.ts";
 import { listenThrough } from "./key-cache.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
 import type { DeliveryTransport } from "./transport.ts";
@@ -18,6 +19,8 @@ export type Services = {
   log: Logger;
   resolve: ResolveFn;
   transport: DeliveryTransport;
+  /** The object store for message content (BLOB_STORE_URL), or null: content stays in PostgreSQL. */
+  blobs: BlobStore | null;
   /**
    * The process's event hub (LISTEN/NOTIFY), for surfaces that wait on new events without owning
    * it (the MCP tool wait_for_message): set by the HTTP app (src/http/app.ts), which owns the hub.
@@ -31,8 +34,9 @@ export type Services = {
  * services it will live in, because the local transport delivers through them; it only
  * delivers after this returns, when `transport` is the real one.
  */
-export function makeServices(base: Omit<Services, "transport">, makeTransport: (svc: Services) => DeliveryTransport): Services {
-  const svc: Services = Object.assign(base, { transport: NOT_YET_MADE });
+export function makeServices(base: Omit<Services, "transport" | "blobs">, makeTransport: (svc: Services) => DeliveryTransport): Services {
+  const blobs = base.config.blobStore ? makeBlobStore(base.config.blobStore) : null;
+  const svc: Services = Object.assign(base, { transport: NOT_YET_MADE, blobs });
   if (base.listenSql) listenThrough(base.sql, base.listenSql);
   svc.transport = makeTransport(svc);
   return svc;

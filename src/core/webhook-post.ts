@@ -2,6 +2,7 @@
 // Host header and TLS name), no redirects followed, the response read up to a small limit.
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { isIP } from "node:net";
 import type { WebhookTarget } from "./webhook-target.ts";
 
 export type WebhookResponse = { status: number; retryAfter: string | null; snippet: string; latencyMs: number };
@@ -25,7 +26,9 @@ export function postWebhook(
       port: url.port ? Number(url.port) : secure ? 443 : 80,
       path: `${url.pathname}${url.search}`,
       method: "POST",
-      servername: secure ? url.hostname : undefined,
+      // TLS names a host by name only (SNI): for a URL written with an IP address there is none to
+      // send, and the certificate is checked against that address (an IP subjectAltName).
+      servername: secure && isIP(url.hostname.replace(/^\[|\]$/g, "")) === 0 ? url.hostname : undefined,
       headers: { ...headers, host: url.host, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
       timeout: timeoutMs,
     });

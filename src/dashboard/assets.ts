@@ -38,6 +38,8 @@ mark.hidden-char { background: #ffe08a; color: #5c3b00; font-size: .75em; paddin
 .hint { color: #4f5965; max-width: 60rem; }
 .state.on { color: #17803d; font-weight: 600; }
 .state.off { color: #8a929c; }
+.state.paused { color: #b3261e; font-weight: 600; }
+form.window input { width: 5rem; display: inline-block; }
 button { padding: .35rem .8rem; border: 1px solid #2b5fb4; background: #2f6bd0; color: #fff; border-radius: 4px; cursor: pointer; }
 button.danger { background: #fff; color: #b3261e; border-color: #b3261e; }
 dl.card { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; }
@@ -84,7 +86,23 @@ figure.chart figcaption { font-weight: 600; margin-bottom: .4rem; }
 .legend i { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .3rem; vertical-align: -.1rem; }
 .meter { height: 1rem; background: #e2e5ea; border-radius: 4px; overflow: hidden; max-width: 30rem; }
 .meter span { display: block; height: 100%; background: #2f6bd0; }
+.reviews { display: grid; gap: 1rem; margin: 1rem 0; }
+article.review { background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: .75rem 1rem; max-width: 60rem; }
+dl.review-facts, dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0 0 .6rem; }
+dl.review-facts dd, dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+dl.review-facts dt, dl.facts dt { color: #4f5965; }
+article.review pre.preview { max-width: none; background: #f6f7f9; border: 1px solid #e2e5ea; border-radius: 4px; padding: .5rem; }
+article.review .actions, form.decide { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .6rem; }
+article.review .actions form { margin: 0; }
+article.review .actions button, form.decide button { padding: .55rem 1.1rem; font-size: 1rem; }
+pre.message-text { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff; border: 1px solid #e2e5ea; border-radius: 6px; padding: .75rem; font: inherit; max-width: 60rem; }
+.notice.risk { font-weight: 600; }
 @media (max-width: 700px) {
+  dl.review-facts, dl.facts { grid-template-columns: 1fr; gap: 0; }
+  dl.review-facts dt, dl.facts dt { font-size: .8rem; margin-top: .3rem; }
+  article.review { padding: .6rem .7rem; }
+  article.review .actions, form.decide { flex-direction: column; }
+  article.review .actions form, article.review .actions button, form.decide button { width: 100%; }
   header { padding: .5rem .75rem; gap: .4rem; }
   header nav { flex-wrap: wrap; gap: .35rem .8rem; flex-basis: 100%; order: 3; }
   main { padding: .5rem .75rem 2rem; }

@@ -4,17 +4,20 @@ import type { Db } from "../db.ts";
 import type { ActionOutcome, AuditFields } from "./audit.ts";
 import type { Session } from "./session.ts";
 
+/** `client`: where the request came from (the address the sign-in throttle uses), when known. */
 export async function recordAction(
   db: Db,
   session: Pick<Session, "accountId" | "userId" | "email">,
   action: string,
   outcome: ActionOutcome,
   fields: AuditFields,
+  client: string | null = null,
 ): Promise<void> {
   const { target_id: target = null, ...details } = fields;
   await db`
-    insert into dashboard_audit (account_id, user_id, user_email, action, outcome, target_id, details)
-    values (${session.accountId}, ${session.userId}, ${session.email}, ${action}, ${outcome}, ${target === null ? null : String(target)}, ${db.json(details as never)})`;
+    insert into dashboard_audit (account_id, user_id, user_email, action, outcome, target_id, details, client)
+    values (${session.accountId}, ${session.userId}, ${session.email}, ${action}, ${outcome}, ${target === null ? null : String(target)},
+      ${db.json(details as never)}, ${client})`;
 }
 
 export type AuditRow = {
@@ -24,6 +27,7 @@ export type AuditRow = {
   outcome: string;
   target_id: string | null;
   details: AuditFields;
+  client: string | null;
   created_at: string;
 };
 
@@ -35,7 +39,7 @@ export async function auditTrail(
   limit: number,
 ): Promise<{ rows: AuditRow[]; older: string | null }> {
   const rows = await db<AuditRow[]>`
-    select id::text, user_email, action, outcome, target_id, details, created_at from dashboard_audit
+    select id::text, user_email, action, outcome, target_id, details, client, created_at from dashboard_audit
     where account_id = ${accountId} and (${before}::bigint is null or id < ${before})
     order by dashboard_audit.id desc limit ${limit + 1}`;
   const page = rows.slice(0, limit);

@@ -13,6 +13,7 @@ const texts = {
   webhook_not_configured: "No webhook is configured.",
   webhook_events_saved: "The webhook's event types were saved; they apply to events from now on.",
   person_removed: "The person was removed; their sessions ended.",
+  person_updated: "Saved: who gets an email when a draft waits for approval.",
   password_changed: "Your password was changed. Every other session of yours was signed out.",
   schema_created: "The extraction schema was created.",
   schema_attached: "The mailbox's extraction schema was saved; it applies to mail that arrives from now on.",

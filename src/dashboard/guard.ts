@@ -3,13 +3,14 @@
 // error a handler does not turn into a page itself ends here: 404 as the one not-found page.
 import { ApiError } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
+import type { ClientAddressOf } from "../request/client-address.ts";
 import { errorFields } from "../log.ts";
 import { logAction, outcomeOf, type AuditFields } from "./audit.ts";
 import { recordAction } from "./audit-trail.ts";
 import { readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { sameOrigin, tokenMatches } from "./csrf.ts";
 import { FormTooLarge, readForm, type Form } from "./form.ts";
-import { forbiddenPage, internalErrorPage, notFoundPage, tooLargePage } from "./pages/errors.ts";
+import { forbiddenPage, internalErrorPage, notFoundPage, tooLargePage, unavailablePage } from "./pages/errors.ts";
 import { redirect } from "./respond.ts";
 import { findSession, type Session } from "./session.ts";
 
@@ -17,7 +18,8 @@ export type PageContext = { svc: Services; request: Request; url: URL; session: 
 /** `audit` collects ids and facts for the action's one log line (no secrets). */
 export type ActionContext = PageContext & { form: Form; audit: AuditFields };
 
-export function makeGuard(svc: Services) {
+/** `clientAddressOf`: where a request came from, for the audit trail (null when unknown). */
+export function makeGuard(svc: Services, clientAddressOf: ClientAddressOf = () => null) {
   async function sessionOf(request: Request): Promise<Session | null> {
     const token = readCookie(request, SESSION_COOKIE);
     return token ? findSession(svc.sql, token) : null;
@@ -28,6 +30,7 @@ export function makeGuard(svc: Services) {
       return await handler();
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return notFoundPage(session);
+      if (error instanceof ApiError && error.status === 503) return unavailablePage(session);
       if (error instanceof FormTooLarge) return tooLargePage(session);
       svc.log.error("dashboard.unhandled_error", { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) });
       return internalErrorPage(session);
@@ -69,7 +72,7 @@ export function makeGuard(svc: Services) {
       const outcome = outcomeOf(response.status);
       logAction(svc.log, session, name, outcome, { status: response.status, ...audit });
       // The account's audit trail; the log line above stands if this write fails.
-      await recordAction(svc.sql, session, name, outcome, { status: response.status, ...audit }).catch((error) =>
+      await recordAction(svc.sql, session, name, outcome, { status: response.status, ...audit }, clientAddressOf(request)).catch((error) =>
         svc.log.error("dashboard.audit_write_failed", { action: name, ...errorFields(error) }),
       );
       return response;

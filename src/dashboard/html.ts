@@ -1,7 +1,7 @@
 // HTML building for the dashboard. `html` escapes every interpolated value unless it is already
 // Html (built by `html` itself or wrapped with raw() by code that vouches for it), so a value
 // from the database or a form can never become markup by accident.
-import { escapeHtml } from "../html-escape.ts";
+import { escapeHtml, revealHidden } from "../html-escape.ts";
 
 export class Html {
   constructor(readonly value: string) {}
@@ -30,23 +30,12 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
   return new Html(out);
 }
 
-// Characters that render as nothing or reorder what is around them (format and control characters,
-// Hangul fillers), except tab and line breaks. U+202E can make "moc.live" read "evil.com".
-const HIDDEN_CHARS = /(?![\t\n\r])[\p{Cf}\p{Cc}\u115F\u1160\u3164\uFFA0]/gu;
-
 /**
  * Text a human must judge (what an agent wants to send), escaped, with every invisible or
  * direction-changing character shown as a visible `U+XXXX` marker instead of taking effect.
  */
 export function reveal(value: string): Html {
-  let out = "";
-  let last = 0;
-  for (const match of value.matchAll(HIDDEN_CHARS)) {
-    const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
-    out += escapeHtml(value.slice(last, match.index)) + `<mark class="hidden-char">U+${code}</mark>`;
-    last = match.index + match[0].length;
-  }
-  return new Html(out + escapeHtml(value.slice(last)));
+  return new Html(revealHidden(value));
 }
 
 /** A dashboard path with each dynamic segment percent-encoded (then escaped by `html`). */

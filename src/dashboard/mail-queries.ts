@@ -3,7 +3,9 @@
 // does not return (sanitization report, headers, parse warnings), and the raw bytes. Every query
 // names the account and shows outbound mail only once it has left (core's rule), so another account's id is the same "not found" as a missing one.
 import type { Db } from "../db.ts";
+import { contentBytes } from "../core/content.ts";
 import { errors } from "../core/errors.ts";
+import type { Services } from "../core/services.ts";
 
 export type Direction = "in" | "out" | "all";
 
@@ -92,14 +94,16 @@ export async function messageExtras(db: Db, accountId: string, id: string): Prom
 }
 
 /** The message as it arrived (inbound) or as it left (outbound), or the one 404. */
-export async function rawMessage(db: Db, accountId: string, id: string): Promise<Uint8Array> {
-  const [row] = await db`
-    select coalesce(r.content, m.raw_outbound) as content
+export async function rawMessage(svc: Pick<Services, "sql" | "blobs" | "log">, accountId: string, id: string): Promise<Uint8Array> {
+  const [row] = await svc.sql`
+    select coalesce(r.content, m.raw_outbound) as content, r.blob_key, r.sha256
     from messages m left join raw_messages r on r.id = m.raw_message_id
     where m.id = ${id} and m.account_id = ${accountId}
       and (m.delivery_status is null or m.delivery_status = 'sent')`;
-  if (!row || !row.content) throw errors.routeNotFound();
-  return row.content as Uint8Array;
+  if (!row || (!row.content && !row.blob_key)) throw errors.routeNotFound();
+  const content = await contentBytes(svc, row as never);
+  if (content.byteLength === 0) throw errors.routeNotFound();
+  return content;
 }
 
 /**

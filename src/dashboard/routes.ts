@@ -19,6 +19,7 @@ import { changeLabelsAction, messagePage } from "./pages/message.ts";
 import { originalPages } from "./pages/message-original.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { peoplePage } from "./pages/people.ts";
+import { makeReviewPages } from "./pages/review.ts";
 import { schemasPage, SCHEMA_FORM_BYTES } from "./pages/schemas.ts";
 import { sendListsPage } from "./pages/sendlists.ts";
 import { webhookPage } from "./pages/webhook.ts";
@@ -30,7 +31,7 @@ type Route = { request: Request; params: Record<string, string> };
 
 /** `clientAddressOf` tells the sign-in throttle where a request came from (see src/http/app.ts). */
 export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf) {
-  const guard = makeGuard(svc);
+  const guard = makeGuard(svc, clientAddressOf);
   const login = makeLoginHandlers(svc, guard);
   const page =
     (handler: (c: PageContext) => Promise<Response>) =>
@@ -41,6 +42,8 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     ({ request, params }: Route) =>
       guard.action(request, params ?? {}, name, handler, maxFormBytes);
   const notFound = page(async (c) => notFoundPage(c.session));
+  // A reviewer's email link (/review/...): no session, the token is the credential (pages/review.ts).
+  const review = makeReviewPages(svc, clientAddressOf);
 
   return new Elysia({ name: "dashboard", prefix: "/dashboard" })
     .get("/assets/style.css", () => stylesheet(), hidden)
@@ -57,6 +60,8 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .post("/sendlists", action("sendlist.add", sendListsPage.add), hidden)
     .post("/sendlists/:id/remove", action("sendlist.remove", sendListsPage.remove), hidden)
     .get("/approvals", page(approvalsPage.show), hidden)
+    .get("/review/:token", ({ request, params }: Route) => review.show(request, params.token ?? ""), hidden)
+    .post("/review", ({ request }: Route) => review.answer(request), hidden)
     .post("/approvals/:id/approve", action("draft.approve", approvalsPage.approve), hidden)
     .post("/approvals/:id/reject", action("draft.reject", approvalsPage.reject), hidden)
     .get("/mailboxes", page(mailboxesPage.show), hidden)
@@ -89,6 +94,7 @@ export function dashboardRoutes(svc: Services, clientAddressOf: ClientAddressOf)
     .post("/people", action("person.add", peoplePage.add), hidden)
     .post("/people/password", action("password.change", peoplePage.changePassword), hidden)
     .post("/people/:id/remove", action("person.remove", peoplePage.remove), hidden)
+    .post("/people/:id/reviews", action("person.reviews", peoplePage.reviews), hidden)
     .get("/schemas", page(schemasPage.show), hidden)
     .post("/schemas", action("schema.create", schemasPage.create, SCHEMA_FORM_BYTES), hidden)
     .post("/schemas/attach", action("schema.attach", schemasPage.attach), hidden)

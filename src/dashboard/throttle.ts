@@ -28,7 +28,11 @@ export function throttleKey(address: string | null): string {
 }
 
 /** Records an attempt; throttled (and not recorded) when the pair or the client has its fill of failures. */
-export async function startAttempt(db: Db, email: string, client: string): Promise<{ throttled: ThrottleLimit | null }> {
+export async function startAttempt(
+  db: Db,
+  email: string,
+  client: string,
+): Promise<{ throttled: ThrottleLimit | null; retryAfterSeconds: number }> {
   // Old rows are of no use to the window; trimming here keeps the table small without a job.
   await db`delete from dashboard_login_failures where failed_at < now() - make_interval(secs => ${WINDOW_SECONDS})`;
   const [attempt] = await db`insert into dashboard_login_failures (email, client) values (${email}, ${client}) returning id`;
@@ -38,8 +42,15 @@ export async function startAttempt(db: Db, email: string, client: string): Promi
     where client = ${client} and failed_at > now() - make_interval(secs => ${WINDOW_SECONDS})`;
   const throttled: ThrottleLimit | null =
     (row?.pair ?? 0) > PAIR_FAILURE_LIMIT ? "pair" : (row?.client ?? 0) > CLIENT_FAILURE_LIMIT ? "client" : null;
-  if (throttled) await db`delete from dashboard_login_failures where id = ${attempt!.id}`;
-  return { throttled };
+  if (!throttled) return { throttled, retryAfterSeconds: 0 };
+  await db`delete from dashboard_login_failures where id = ${attempt!.id}`;
+  // The limiting set is at its limit now: the next attempt passes once its oldest failure leaves the window.
+  const [oldest] = await db`
+    select greatest(1, ceil(extract(epoch from min(failed_at) + make_interval(secs => ${WINDOW_SECONDS}) - now())))::int as seconds
+    from dashboard_login_failures
+    where client = ${client} and (${throttled === "client"} or email = ${email})
+      and failed_at > now() - make_interval(secs => ${WINDOW_SECONDS})`;
+  return { throttled, retryAfterSeconds: oldest?.seconds ?? WINDOW_SECONDS };
 }
 
 /** A successful sign-in forgives the pair's failures, this attempt's row included. */

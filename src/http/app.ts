@@ -23,6 +23,7 @@ import { consumerRoutes } from "./routes/consumers.ts";
 import { eventSocketRoutes } from "./event-socket.ts";
 import { sendRoutes } from "./routes/send.ts";
 import { forwardRoutes } from "./routes/forward.ts";
+import { rsvpRoutes } from "./routes/rsvp.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { labelRoutes } from "./routes/labels.ts";
@@ -39,6 +40,7 @@ const routeSets = [
   feedbackRoutes,
   sendRoutes,
   forwardRoutes,
+  rsvpRoutes,
   draftRoutes,
   draftAttachmentRoutes,
   unsubscribeRoutes,

@@ -16,6 +16,7 @@ export const apiDescription = [
     "key binding (404/403), idempotency (200/409), send lists (403), suppression (422), approval " +
     "(202), quota (402), delivery (201/400/502).",
   "Errors are JSON. Validation failures are 400 naming the field and rule; malformed JSON is 400; " +
-    "unknown body fields are 400; bodies over the configured size are 413; unknown routes are 404 " +
+    "unknown body fields are 400; bodies over the configured size are 413; a body under a " +
+    "Content-Type other than application/json is 415; unknown routes are 404 " +
     '`{"error":"not found"}`.',
 ].join("\n\n");

@@ -15,9 +15,10 @@ const errorBody = { type: "object", required: ["error"], properties: { error: { 
 const bodyErrors: Record<string, string> = {
   "400": "a request body, when sent, must be a JSON object (an empty body counts as none) without NUL characters or lone surrogates",
   "413": "request body too large (MAX_REQUEST_BYTES)",
+  "415": "a non-empty body sent under a Content-Type other than application/json (or a +json type)",
 };
 
-/** Documents the body parser's 400 and 413 on every write, beside what the route itself lists. */
+/** Documents the body parser's 400, 413 and 415 on every write, beside what the route itself lists. */
 function documentBodyErrors(method: string, operation: Record<string, any>): void {
   if (method === "get") return;
   operation.responses ??= {};

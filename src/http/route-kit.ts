@@ -86,14 +86,20 @@ async function parseUpload(request: Request, maxBytes: number): Promise<Upload> 
 
 type TransformContext = { request: Request; params?: Record<string, unknown>; query?: Record<string, unknown> };
 
+/** application/json or a +json type, with any parameters (charset). */
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
 /**
- * Every body is a JSON object, whatever the content type says. An empty body reads as `{}` (so
- * optional bodies may be omitted); anything else that is not an object is 400, never dropped.
+ * Every body is a JSON object. An empty body reads as `{}` (so optional bodies may be omitted);
+ * anything else that is not an object is 400, never dropped. A non-empty body sent under another
+ * declared type (a form, text/plain) is 415; no Content-Type at all is read as JSON.
  */
 async function parseJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const type = request.headers.get("content-type");
   const text = await readBodyWithin(request, maxBytes);
   if (text === null) throw errors.bodyTooLarge();
   if (text.trim() === "") return {};
+  if (type !== null && !JSON_TYPE.test(type)) throw errors.unsupportedMediaType();
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw errors.validation(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {

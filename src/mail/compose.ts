@@ -8,6 +8,8 @@ export type ComposeInput = {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative to the text (the service's own mail to people: reviewer notifications). */
+  html?: string;
   /** Without angle brackets. */
   messageId: string;
   /** Message-ID of the message replied to, with or without angle brackets. */
@@ -22,6 +24,8 @@ export type ComposeInput = {
   date?: Date;
   /** Files sent as attachments after the text (multipart/mixed); names and types checked by the caller. */
   attachments?: { filename: string; contentType: string; content: Uint8Array }[];
+  /** An iMIP part (RFC 6047): text/calendar with this METHOD, as an alternative to the text. */
+  calendar?: { method: string; content: string } | null;
   /**
    * RFC 3834 Auto-Submitted (docs/decisions.md): `auto-generated` for what an agent writes,
    * `auto-replied` for a reply to automatic mail; null sets none. Either way a responder that
@@ -80,6 +84,7 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
     assertNoLineBreak(name, value);
   }
   for (const ref of m.references ?? []) assertNoLineBreak("references", ref);
+  if (m.calendar && !/^[A-Z-]{1,20}$/.test(m.calendar.method)) throw new Error("calendar.method must be an iTIP method such as REPLY");
   for (const file of m.attachments ?? []) {
     assertNoLineBreak("attachment filename", file.filename);
     assertNoLineBreak("attachment content type", file.contentType);
@@ -118,11 +123,13 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
     to: { address: m.to },
     subject: encodedSubject ? undefined : m.subject,
     text: { content: m.text, contentType: "text/plain; charset=utf-8" },
+    html: m.html ? { content: m.html, contentType: "text/html; charset=utf-8" } : undefined,
     messageId: `<${messageId}>`,
     inReplyTo: inReplyTo ? `<${inReplyTo}>` : undefined,
     references: references.length ? references.map((id) => `<${id}>`) : undefined,
     date: m.date ?? new Date(),
     headers,
+    icalEvent: m.calendar ? { method: m.calendar.method, content: m.calendar.content } : undefined,
     attachments: m.attachments?.map((file) => ({
       filename: file.filename,
       contentType: file.contentType,

@@ -23,7 +23,7 @@ export const getAttachmentTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => {
-    const attachment = await getAttachment(svc.sql, principal, args.message_id, args.attachment_id);
+    const attachment = await getAttachment(svc, principal, args.message_id, args.attachment_id);
     const size = attachment.content.byteLength;
     const tooLarge = size > MCP_ATTACHMENT_MAX_BYTES;
     return {

@@ -25,6 +25,7 @@ import { correctVerdictTool, getMessageTool, listMessagesTool } from "./message-
 import { toolError, toolSuccess } from "./results.ts";
 import { sendEmailTool } from "./send-tools.ts";
 import { forwardMessageTool } from "./forward-tools.ts";
+import { rsvpTool } from "./calendar-tools.ts";
 import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
 import { searchMessagesTool } from "./search-tools.ts";
 import { changeLabelsTool, getLabelsTool } from "./label-tools.ts";
@@ -45,6 +46,7 @@ export const tools: readonly CompiledTool[] = [
   correctVerdictTool,
   sendEmailTool,
   forwardMessageTool,
+  rsvpTool,
   createDraftTool,
   listDraftsTool,
   getDraftTool,

@@ -6,6 +6,8 @@ import { reconcileSend } from "./reconcile_send.ts";
 import { deliverWebhook } from "./deliver_webhook.ts";
 import { pruneEventLogTask } from "./prune_event_log.ts";
 import { purgeExpiredContentTask } from "./purge_expired_content.ts";
+import { notifyReviewersTask } from "./notify_reviewers.ts";
+import { expireReviewTask } from "./expire_review.ts";
 import { sendScheduledDraftTask } from "./send_scheduled_draft.ts";
 
 export function taskList(svc: Services): Record<string, Task> {
@@ -15,6 +17,8 @@ export function taskList(svc: Services): Record<string, Task> {
     deliver_webhook: async (payload) => deliverWebhook(svc, payload as { delivery_id: string }),
     prune_event_log: async () => pruneEventLogTask(svc),
     purge_expired_content: async () => purgeExpiredContentTask(svc),
+    notify_reviewers: async (payload) => notifyReviewersTask(svc, payload as { review_id: string }),
+    expire_review: async (payload) => expireReviewTask(svc, payload as { review_id: string }),
     send_scheduled_draft: async (payload) => sendScheduledDraftTask(svc, payload as { draft_id: string; at: string }),
   };
 }

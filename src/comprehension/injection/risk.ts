@@ -40,16 +40,27 @@
 
 import { type InjectionModel, modelVerdict, shippedModel } from "./model.ts";
 import { type Signal, scanText } from "./scan.ts";
-import { WEIGHTS as W } from "./weights.ts";
+import { FITTED, type FittedWeights, signalScale, WEIGHTS as W } from "./weights.ts";
 
-export const INJECTION_THRESHOLD = 0.5;
+/** Fitted by scripts/fit-injection.ts (weights.json "fitted"), with the signal scales. */
+export const INJECTION_THRESHOLD = FITTED.threshold;
+// A scaled signal stays below certainty, so no single one makes the product zero.
+const SCALED_CAP = 0.95;
 
 export type InjectionInput = { subject: string; bodyClean: string; hiddenText: string; report: Record<string, number> };
 export type InjectionSignal = { name: string; weight: number; evidence: string };
 export type InjectionRisk = { score: number; risky: boolean; threshold: number; signals: InjectionSignal[] };
 
-/** `model`: the learned stage; the shipped one by default, null for the rules alone. */
-export function scoreInjectionRisk(input: InjectionInput, model: InjectionModel | null = shippedModel()): InjectionRisk {
+/**
+ * `model`: the learned stage; the shipped one by default, null for the rules alone.
+ * `fitted`: signal scales and threshold; the shipped fit by default (the fitting script passes
+ * an empty one to read the signals as the rules give them).
+ */
+export function scoreInjectionRisk(
+  input: InjectionInput,
+  model: InjectionModel | null = shippedModel(),
+  fitted: FittedWeights = FITTED,
+): InjectionRisk {
   const found: Signal[] = [];
   const subject = input.subject ?? "";
   const body = input.bodyClean ?? "";
@@ -61,11 +72,17 @@ export function scoreInjectionRisk(input: InjectionInput, model: InjectionModel 
   const rules = strongestByName(found);
   // The model reads the rule signals exactly as the trainer saw them: one per name, rounded.
   const learned = model === null ? [] : strongestByName(learnedSignal(model, text, input.hiddenText ?? "", rules));
-  const signals = [...rules, ...learned].sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
+  const signals = [...rules, ...learned]
+    .map((s) => {
+      const scale = signalScale(s.name, fitted);
+      return scale === 1 ? s : { ...s, weight: round(Math.min(SCALED_CAP, s.weight * scale)) };
+    })
+    .filter((s) => s.weight >= 0.01)
+    .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
   let keep = 1;
   for (const s of signals) keep *= 1 - s.weight;
   const score = round(1 - keep);
-  return { score, risky: score >= INJECTION_THRESHOLD, threshold: INJECTION_THRESHOLD, signals };
+  return { score, risky: score >= fitted.threshold, threshold: fitted.threshold, signals };
 }
 
 function strongestByName(found: Signal[]): InjectionSignal[] {

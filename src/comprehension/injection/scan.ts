@@ -8,6 +8,7 @@ import { combineHits } from "./combine.ts";
 import { findEncoded, looksRot13, rot13Tokens } from "./decode.ts";
 import { exfilFamilies } from "./exfil.ts";
 import { fraudFamilies } from "./fraud.ts";
+import { multilingualHits } from "./multilingual.ts";
 import { overrideFamilies } from "./override.ts";
 import { personaFamilies } from "./persona.ts";
 import { steerFamilies } from "./steer.ts";
@@ -32,6 +33,7 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   const rotated = origin !== "decoded" && looksRot13(raw) ? rot13Tokens(raw) : null; // before annotation reuses raw
   const v = runFamilies(raw, text, origin);
   const hits = [...v.hits, ...structureHits(text, links)];
+  multilingualHits(text, hits);
   damp(v, hits); // first, so pieces found in quotation or discussion combine as the weak hits they are
   const found = hits.length;
   combineHits(v, hits);

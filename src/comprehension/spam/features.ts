@@ -7,6 +7,7 @@
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import { readablePrefix } from "../../mail/readable-prefix.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
+import { charGrams, cueTokens, modernTokens } from "./modern.ts";
 
 // Parsing cost grows with size; spam content lives in the first part of a message anyway.
 const MAX_RAW_BYTES = 256 * 1024;
@@ -54,6 +55,7 @@ export async function spamFeatures(raw: Uint8Array | string, context: SpamContex
   headerTokens(parsed, tokens);
   dateTokens(parsed, context.receivedAt ?? newestReceivedDate(parsed), tokens);
   bodyTokens(parsed, tokens);
+  modernTokens(parsed, tokens);
   return tokens;
 }
 
@@ -184,7 +186,13 @@ function bodyTokens(mail: ParsedMail, out: Set<string>): void {
   const visible = sanitizeBody({ text, html }, { maxChars: MAX_TEXT_CHARS });
   let body = visible.body_clean ?? "";
   if (isListMail(mail)) body = withoutListFooter(body);
-  for (const w of words(body)) out.add(w);
+  for (const w of words(body)) {
+    out.add(w);
+    // A five-letter prefix: one token for the inflections of a word in any language.
+    if (w.length >= 7 && !w.startsWith("long:")) out.add(`st:${w.slice(0, 5)}`);
+  }
+  charGrams(body, out);
+  cueTokens(`${mail.subject ?? ""}\n${body}`, out);
   if (visible.report.hidden_elements > 0) out.add(`hidden:n:${bucket(visible.report.hidden_elements)}`);
   urls(`${text}\n${html}`, out);
 }
@@ -223,7 +231,7 @@ function urls(text: string, out: Set<string>): void {
 // Words as spammers and people write them: split on whitespace, trimmed of punctuation but
 // keeping "$5000" and "100%", case folded. An overlong run (encoded junk, a pasted key) is one
 // token by its first letter and length, so it cannot flood the vocabulary.
-function words(text: string): string[] {
+export function words(text: string): string[] {
   const out: string[] = [];
   for (const piece of text.split(/\s+/)) {
     const w = piece.replace(/^[^\p{L}\p{N}$]+|[^\p{L}\p{N}%]+$/gu, "").toLowerCase();
@@ -240,7 +248,7 @@ function capsBucket(text: string): string {
 }
 
 // 0, 1, 2, 3-4, 5-8, ...: coarse enough to generalise, fine enough to separate one link from fifty.
-function bucket(n: number): number {
+export function bucket(n: number): number {
   return n <= 0 ? 0 : Math.ceil(Math.log2(n + 1));
 }
 
@@ -256,7 +264,7 @@ function isIp(host: string): boolean {
 
 // The part of a host name an owner registers: "mail.example.co.uk" -> "example.co.uk". A
 // heuristic (no public suffix list), good enough to group a sender's hosts together.
-function registrable(host: string): string {
+export function registrable(host: string): string {
   const labels = host.toLowerCase().replace(/\.$/, "").split(".").filter(Boolean);
   if (labels.length <= 2) return labels.join(".");
   const secondLevel = labels[labels.length - 2]!;

@@ -6,6 +6,7 @@ import { chooseEngine, type ComprehensionResult } from "../../comprehension/engi
 import { detectAutomatic } from "../../comprehension/understanding/automatic.ts";
 import { classifyMessage } from "../../comprehension/understanding/classify.ts";
 import type { AttachmentReading } from "../attachment-reading.ts";
+import { calendarOf } from "../calendar.ts";
 import { comprehensionInput } from "../screening-inputs.ts";
 import type { Services } from "../services.ts";
 import type { ComprehensionOutcome, InjectionScreening, ScreeningRow, SpamJudgement, StoredComprehension, VirusRisk } from "./types.ts";
@@ -86,6 +87,11 @@ export async function comprehend(svc: Services, message: ScreeningRow, verdicts:
   // The screening report says what was not read, whatever the verdict.
   if (unread) stored.unread_content = unread;
   if (injection.attachments.length > 0) stored.attachment_injection = injection.attachments;
+  // An invitation is structured data an agent answers with POST /messages/{id}/rsvp; malware gets nothing.
+  if (virusRisk !== "high") {
+    const calendar = await calendarOf(svc, sql, message.id);
+    if (calendar) stored.calendar = calendar;
+  }
   return stored;
 }
 

@@ -72,10 +72,14 @@ async function classifierScore(
   const { config, sql } = svc;
   // Arrival time: the classifier compares the Date header with it.
   const receivedAt = message.received_at ? new Date(message.received_at) : undefined;
-  const verdict = await classifySpam(raw, await configuredSpamModel(config.screening.spamModelPath), { receivedAt });
+  const model = await (configuredSpamModel(config.screening.spamModelPath) ?? loadSpamModel());
+  const verdict = await classifySpam(raw, model, { receivedAt });
   const tokens = learningTokens({ subject: message.subject, body: message.body_clean ?? "", fromAddr: message.from_addr });
   const stats = await accountStatsFor(sql, message.account_id, tokens);
-  return adjustForAccount(stats, tokens, verdict.score);
+  // The threshold: the model's own (chosen for at most 1% of validation ham flagged) unless
+  // SPAM_CLASSIFIER_THRESHOLD overrides it. The reasons: what pushed the global score up.
+  const threshold = config.screening.spamClassifierThreshold ?? model.threshold;
+  return { ...adjustForAccount(stats, tokens, verdict.score), threshold, reasons: verdict.reasons };
 }
 
 export async function judgeSpam(
@@ -93,7 +97,7 @@ export async function judgeSpam(
     // (spam_risk stays null: SPEC's "spam scoring never ran" for the status it decided).
     try {
       const adjusted = await classifierScore(svc, message, raw);
-      details.classifier = classifierDetails(adjusted, config.screening.spamClassifierThreshold);
+      details.classifier = classifierDetails(adjusted);
     } catch {
       details.classifier = { error: true };
     }
@@ -118,9 +122,9 @@ export async function judgeSpam(
   details.edge = edge;
   try {
     const adjusted = await classifierScore(svc, message, raw);
-    // On its own the classifier quarantines only when very sure (SPAM_CLASSIFIER_THRESHOLD): a
-    // false positive hides a password reset or an order notice from the agent.
-    details.classifier = classifierDetails(adjusted, config.screening.spamClassifierThreshold);
+    // On its own the classifier quarantines only above its threshold: a false positive hides a
+    // password reset or an order notice from the agent.
+    details.classifier = classifierDetails(adjusted);
     return { risk: edgeFlagged || details.classifier.spam ? "high" : "low", details };
   } catch (error) {
     log.error("screening.classifier_failed", { message_id: message.id, error: String((error as Error).message) });
@@ -130,11 +134,15 @@ export async function judgeSpam(
   }
 }
 
-function classifierDetails(adjusted: Awaited<ReturnType<typeof classifierScore>>, threshold: number) {
+function classifierDetails(adjusted: Awaited<ReturnType<typeof classifierScore>>) {
+  const { threshold } = adjusted;
+  const spam = adjusted.score >= threshold;
   return {
-    spam: adjusted.score >= threshold,
+    spam,
     score: adjusted.score,
     threshold,
+    // What pushed the global score up, in words (phishing and spam cues), when it flags.
+    ...(spam && adjusted.reasons.length > 0 ? { reasons: adjusted.reasons } : {}),
     // The account's corrections and how far they moved the score (absent without any).
     ...(adjusted.account === null && adjusted.corrections.spam + adjusted.corrections.ham === 0
       ? {}

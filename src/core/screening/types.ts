@@ -1,5 +1,6 @@
 // What the screening steps read and what each returns. The steps run in order (virus, spam,
 // injection, comprehension, record and notify); each takes the results of the ones before it.
+import type { CalendarInfo } from "../../mail/calendar.ts";
 import type { SpamScannerName } from "../../config.ts";
 import type { Automatic } from "../../comprehension/understanding/automatic.ts";
 import type { Classification, ComprehensionResult, ExtractionError } from "../../comprehension/engine.ts";
@@ -24,6 +25,9 @@ export type ScreeningRow = {
   headers: Record<string, string> | null;
   received_at: Date | null;
   content: Uint8Array | null;
+  /** The raw message's object in the store (BLOB_STORE_URL), when it is not in `content`. */
+  blob_key: string | null;
+  raw_sha256: string | null;
   remote_ip: string | null;
   helo: string | null;
   mail_from: string | null;
@@ -54,6 +58,8 @@ export type ClassifierSpamDetails =
       spam: boolean;
       score: number;
       threshold: number;
+      /** when the classifier flagged: what pushed its score up most, in words (classifier.ts spamReasons) */
+      reasons?: string[];
       /** with account corrections: the global model's score before they moved it */
       global_score?: number;
       account?: { score: number | null; coverage: number; tokens: number; corrections: { spam: number; ham: number } };
@@ -108,4 +114,6 @@ export type StoredComprehension = ComprehensionOutcome & {
   decided_by: "virus" | "spam" | "injection" | null;
   attachment_injection?: AttachmentInjection[];
   spam: SpamDetails;
+  /** the calendar invitation the message carries (core/calendar.ts), when it has one */
+  calendar?: CalendarInfo;
 };

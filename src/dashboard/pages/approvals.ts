@@ -7,22 +7,42 @@ import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, reveal, when, type Html } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
+import { reasonText } from "../../core/review-email.ts";
 import { accountMailboxes, pendingDrafts, type PendingDraftRow } from "../queries.ts";
 import { isoOf, listScheduled, type ScheduledRow } from "../../core/scheduled-drafts.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
 const PAGE_LIMIT = 50;
 
-// The whole text, never a preview: approving sends all of it, so all of it must be on screen (in a
-// scrolling box), with invisible and direction-changing characters made visible.
-function draftRow(c: PageContext, draft: PendingDraftRow, addresses: Map<string, string>): Html {
-  return html`<tr id="draft-${draft.id}">
-<td>${addresses.get(draft.mailbox_id) ?? draft.mailbox_id}${heldReason(draft)}</td><td>${draft.to === null ? "(no recipient)" : reveal(draft.to)}</td><td>${draft.subject ? reveal(draft.subject) : "(no subject)"}</td>
-<td><pre class="preview">${reveal(draft.text)}</pre><small>${draft.text.length} characters</small>${attachmentList(draft)}</td><td>${when(draft.created_at)}</td>
-<td class="actions">
+// One card per draft, not a table row: on a phone a six-column table squeezed the buttons into a
+// letter a line. The whole text, never a preview: approving sends all of it, so all of it must be
+// on screen (in a scrolling box), with invisible and direction-changing characters made visible.
+function draftCard(c: PageContext, draft: PendingDraftRow, addresses: Map<string, string>): Html {
+  const key = draft.key_name || draft.key_hint ? html`${draft.key_name ?? "unnamed key"} (${draft.key_hint ?? "?"}…)` : html`—`;
+  // Said first, as in the reviewer email: the conversation holds mail that may have steered the agent.
+  const warnings = [
+    draft.risky_injection > 0
+      ? html`<p class="notice error risk" role="alert">⚠ This answers a conversation holding ${draft.risky_injection} message(s) flagged as a prompt-injection risk: the agent may have been steered by it.</p>`
+      : html``,
+    draft.risky_sender > 0
+      ? html`<p class="notice error risk">⚠ The conversation holds ${draft.risky_sender} message(s) from a high-risk sender (spam verdict high, or DMARC failed).</p>`
+      : html``,
+  ];
+  return html`<article class="review" id="draft-${draft.id}">${warnings}
+<dl class="review-facts">
+<dt>From</dt><dd>${addresses.get(draft.mailbox_id) ?? draft.mailbox_id}</dd>
+<dt>To</dt><dd>${draft.to === null ? "(no recipient)" : reveal(draft.to)}</dd>
+<dt>Subject</dt><dd>${draft.subject ? reveal(draft.subject) : "(no subject)"}</dd>
+<dt>Queued</dt><dd>${when(draft.created_at)}</dd>
+<dt>Why held</dt><dd>${draft.held_reason ? reasonText(draft.held_reason) : "the mailbox requires approval"}</dd>
+<dt>Expires</dt><dd>${draft.expires_at ? html`${when(draft.expires_at)} (then rejected as expired)` : "—"}</dd>
+<dt>Key</dt><dd>${key}</dd>
+</dl>
+<pre class="preview">${reveal(draft.text)}</pre><small>${draft.text.length} characters</small>${attachmentList(draft)}
+<div class="actions">
 <form method="post" action="${path("approvals", draft.id, "approve")}">${csrfField(c.session)}<button type="submit">Approve and send</button></form>
 <form method="post" action="${path("approvals", draft.id, "reject")}">${csrfField(c.session)}<button type="submit" class="danger">Reject</button></form>
-</td></tr>`;
+</div></article>`;
 }
 
 /** Mail scheduled to go out later, soonest first: approved, waiting for approval, or needing none. */
@@ -40,12 +60,6 @@ function scheduledTable(rows: ScheduledRow[], addresses: Map<string, string>): H
         )
       : html`<tr><td colspan="6">Nothing is scheduled.</td></tr>`
   }</tbody></table>`;
-}
-
-/** Why it waits, when it is not the mailbox's setting: the loop guard's reason. */
-function heldReason(draft: PendingDraftRow): Html {
-  if (!draft.held_reason) return html``;
-  return html`<p class="held-reason"><strong>Held:</strong> ${draft.held_reason}</p>`;
 }
 
 /** Every file the draft sends, with the name, type and size a reviewer judges it by. */
@@ -76,14 +90,13 @@ async function render(c: PageContext, notice?: Notice | null, status = 200): Pro
   const body = html`<p class="hint">Mail from mailboxes that require approval waits here, and so does a reply the loop guard held (a reply to automatic mail such as an out-of-office, or a thread where the agent keeps answering it; its reason is shown). Approving sends it at once through the normal send pipeline
 (send lists, suppressions, quota and delivery all apply). Highlighted <mark class="hidden-char">U+…</mark> markers stand for invisible characters in the draft.</p>
 ${more}
-<table><thead><tr><th>From</th><th>To</th><th>Subject</th><th>Text</th><th>Queued</th><th></th></tr></thead>
-<tbody>${drafts.length ? drafts.map((d) => draftRow(c, d, addresses)) : html`<tr><td colspan="6">Nothing is waiting for approval.</td></tr>`}</tbody></table>
+<div class="reviews">${drafts.length ? drafts.map((d) => draftCard(c, d, addresses)) : html`<p class="empty">Nothing is waiting for approval.</p>`}</div>
 ${scheduledTable(scheduled, addresses)}`;
   return htmlResponse(layout("Approvals", body, c.session, notice ?? flash(c.url)), status);
 }
 
 /** What the send pipeline answered, in words, and the page status that goes with it. */
-function describeOutcome(result: StoredResponse): { notice: Notice; status: number } {
+export function describeOutcome(result: StoredResponse): { notice: Notice; status: number } {
   const body = result.body as Record<string, unknown>;
   if (result.status === 201) return { notice: { kind: "ok", text: `Approved and sent (message ${String(body.id)}).` }, status: 200 };
   if (result.status === 202 && body.status === "scheduled")
@@ -100,7 +113,7 @@ function describeOutcome(result: StoredResponse): { notice: Notice; status: numb
   };
 }
 
-function describeRefusal(error: ApiError): string {
+export function describeRefusal(error: ApiError): string {
   const body = error.body;
   if (body.code === "send_blocked_by_list") {
     const why = body.reason === "block_match" ? "matches a block entry" : "matches no allow entry";

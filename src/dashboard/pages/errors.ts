@@ -33,6 +33,18 @@ export function tooLargePage(session: Session | null): Response {
   return htmlResponse(layout("Request too large", html`<p>The form was larger than the dashboard accepts.</p>`, session), 413);
 }
 
+/** Message content in the object store that cannot be read right now: 503, never a 500. */
+export function unavailablePage(session: Session | null): Response {
+  return htmlResponse(
+    layout(
+      "Content unavailable",
+      html`<p>This message's content is in the object store, which cannot be read right now. Try again later.</p>`,
+      session,
+    ),
+    503,
+  );
+}
+
 export function internalErrorPage(session: Session | null): Response {
   return htmlResponse(layout("Something went wrong", html`<p>The request failed. It has been logged; try again.</p>`, session), 500);
 }

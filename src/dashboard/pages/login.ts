@@ -72,10 +72,12 @@ export function makeLoginHandlers(svc: Services, guard: Guard) {
       const password = form.secret("password", MAX_PASSWORD_LENGTH);
       if (!email || !password) return showForm(request, { kind: "error", text: WRONG }, 401);
       const client = throttleKey(address);
-      const { throttled } = await startAttempt(svc.sql, email, client);
+      const { throttled, retryAfterSeconds } = await startAttempt(svc.sql, email, client);
       if (throttled) {
         logAction(svc.log, null, "login", "rejected", { reason: "throttled", limit: throttled, client: address });
-        return showForm(request, { kind: "error", text: THROTTLED[throttled] }, 429);
+        const refused = showForm(request, { kind: "error", text: THROTTLED[throttled] }, 429);
+        refused.headers.set("retry-after", String(retryAfterSeconds));
+        return refused;
       }
       const user = await checkCredentials(email, password);
       if (!user) {
@@ -87,9 +89,14 @@ export function makeLoginHandlers(svc: Services, guard: Guard) {
       const token = await createSession(svc.sql, user);
       logAction(svc.log, { userId: user.id, accountId: user.accountId }, "login", "ok", { client: address });
       // Sign-ins belong in the account's audit trail too (failures name no account to file them under).
-      await recordAction(svc.sql, { userId: user.id, accountId: user.accountId, email: user.email }, "login", "ok", {
-        client: address,
-      }).catch((error) => svc.log.error("dashboard.audit_write_failed", { action: "login", ...errorFields(error) }));
+      await recordAction(
+        svc.sql,
+        { userId: user.id, accountId: user.accountId, email: user.email },
+        "login",
+        "ok",
+        { client: address },
+        address,
+      ).catch((error) => svc.log.error("dashboard.audit_write_failed", { action: "login", ...errorFields(error) }));
       return redirect("/dashboard", [
         setCookie(request, svc.config, SESSION_COOKIE, token, ABSOLUTE_SECONDS),
         clearCookie(request, svc.config, LOGIN_COOKIE),

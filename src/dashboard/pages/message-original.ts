@@ -58,7 +58,7 @@ function download(content: Uint8Array, contentType: string, filename: string): R
 
 export const originalPages = {
   async frame(c: PageContext): Promise<Response> {
-    const raw = await rawMessage(c.svc.sql, c.session.accountId, c.params.id ?? "");
+    const raw = await rawMessage(c.svc, c.session.accountId, c.params.id ?? "");
     const parsed = await parseInbound(raw);
     const remoteImages = c.url.searchParams.get("images") === "1";
     if (parsed.html !== null) return frameResponse(parsed.html.replace(META_HTTP_EQUIV, ""), remoteImages);
@@ -69,13 +69,13 @@ export const originalPages = {
 
   async raw(c: PageContext): Promise<Response> {
     const id = c.params.id ?? "";
-    const raw = await rawMessage(c.svc.sql, c.session.accountId, id);
+    const raw = await rawMessage(c.svc, c.session.accountId, id);
     return download(raw, "message/rfc822", `${id}.eml`);
   },
 
   async attachment(c: PageContext): Promise<Response> {
     const principal = await dashboardPrincipal(c.svc.sql, c.session);
-    const attachment = await getAttachment(c.svc.sql, principal, c.params.id ?? "", c.params.attachment ?? "");
+    const attachment = await getAttachment(c.svc, principal, c.params.id ?? "", c.params.attachment ?? "");
     return download(attachment.content, attachment.content_type, attachment.filename ?? "attachment");
   },
 };

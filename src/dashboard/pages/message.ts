@@ -35,6 +35,13 @@ function authSection(m: MessageDetail): Html {
 <tbody><tr><td>${cell(m.auth_results.spf)}</td><td>${cell(m.auth_results.dkim)}</td><td>${cell(m.auth_results.dmarc)}</td></tr></tbody></table>`;
 }
 
+// The content classifier's reasons (what pushed its score up), shown when it flagged the message.
+function classifierReasons(classifier: Json): Html {
+  const reasons = Array.isArray(classifier.reasons) ? classifier.reasons.slice(0, 5).map(String) : [];
+  if (!classifier.spam || reasons.length === 0) return html``;
+  return html`: ${reasons.join("; ")}`;
+}
+
 function riskBadge(level: string): Html {
   const kind = level === "high" ? "bad" : level === "elevated" ? "warn" : level === "low" ? "ok" : "";
   return html`<span class="badge ${kind}">${level || "—"}</span>`;
@@ -57,7 +64,7 @@ function screeningSection(m: MessageDetail): Html {
   const injection = obj(comprehension.injection);
   const signals = Array.isArray(injection?.signals) ? (injection!.signals as Json[]) : [];
   const spamDetail = html`${edge ? html`edge: ${edge.flagged ? "flagged" : "not flagged"} (${String(edge.source ?? "none")}${edge.score !== undefined ? html`, score ${num(edge.score)} / ${num(edge.threshold)}${edge.action !== undefined ? html`, action ${String(edge.action)}` : html``}` : html``}); ` : html``}
-${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${num(classifier.score)} (threshold ${num(classifier.threshold)})${accountEffect(classifier)}`) : html``}`;
+${classifier ? (classifier.error ? html`classifier failed` : html`classifier ${num(classifier.score)} (threshold ${num(classifier.threshold)})${classifierReasons(classifier)}${accountEffect(classifier)}`) : html``}`;
   const sender = obj(comprehension.sender_risk);
   const senderSignals = Array.isArray(sender?.signals) ? (sender!.signals as Json[]) : [];
   const senderDetail = sender

@@ -3,7 +3,7 @@
 // humans); removing one ends their sessions. Changing one's own password checks the current one,
 // keeps createUser's rule, and ends every other session. Below, the audit trail of actions.
 import { ApiError } from "../../core/errors.ts";
-import { changeOwnPassword, listPeople, MIN_PASSWORD_LENGTH, removePerson } from "../../core/people.ts";
+import { changeOwnPassword, listPeople, MIN_PASSWORD_LENGTH, removePerson, setReviewer } from "../../core/people.ts";
 import { base64url, randomBytes, sha256 } from "../../secrets.ts";
 import { createUser } from "../../core/users.ts";
 import { auditTrail, type AuditRow } from "../audit-trail.ts";
@@ -26,11 +26,11 @@ function auditDetails(row: AuditRow): string {
 function auditTable(c: PageContext, rows: AuditRow[], older: string | null): Html {
   const body = rows.map(
     (r) =>
-      html`<tr><td>${when(r.created_at)}</td><td>${r.user_email ?? "—"}</td><td><code>${r.action}</code></td><td><span class="badge ${r.outcome === "ok" ? "ok" : "warn"}">${r.outcome}</span></td><td data-label="On">${r.target_id ?? "—"}</td><td><small>${auditDetails(r)}</small></td></tr>`,
+      html`<tr><td>${when(r.created_at)}</td><td>${r.user_email ?? (r.action === "draft.expired" ? "review window (no one)" : "—")}</td><td><code>${r.action}</code></td><td><span class="badge ${r.outcome === "ok" ? "ok" : "warn"}">${r.outcome}</span></td><td data-label="On">${r.target_id ?? "—"}</td><td data-label="From">${r.client ?? "—"}</td><td><small>${auditDetails(r)}</small></td></tr>`,
   );
   const before = c.url.searchParams.get("before");
-  return html`<div class="scroll"><table class="compact stack" id="audit"><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Outcome</th><th>On</th><th>Details</th></tr></thead>
-<tbody>${body.length ? body : html`<tr><td colspan="6">No actions recorded yet.</td></tr>`}</tbody></table></div>
+  return html`<div class="scroll"><table class="compact stack" id="audit"><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Outcome</th><th>On</th><th>From</th><th>Details</th></tr></thead>
+<tbody>${body.length ? body : html`<tr><td colspan="7">No actions recorded yet.</td></tr>`}</tbody></table></div>
 <p class="paging">${before ? html`<a href="/dashboard/people#audit">Newest</a>` : html``}${older ? html`<a href="/dashboard/people?before=${older}#audit" rel="next">Older entries →</a>` : html``}</p>`;
 }
 
@@ -53,10 +53,11 @@ async function render(
     (
       p,
     ) => html`<tr id="person-${p.id}"><td>${p.email}${p.id === c.session.userId ? html` <span class="badge">you</span>` : html``}</td><td data-label="Added">${when(p.created_at)}</td><td data-label="Sessions">${p.sessions}</td>
+<td data-label="Approval emails" class="reviewer"><form method="post" action="${path("people", p.id, "reviews")}">${csrfField(c.session)}<input type="hidden" name="reviews" value="${p.reviews_drafts ? "off" : "on"}"><span class="${p.reviews_drafts ? "state on" : "state off"}">${p.reviews_drafts ? "on" : "off"}</span> <button type="submit">Turn ${p.reviews_drafts ? "off" : "on"}</button></form></td>
 <td>${p.id === c.session.userId ? html`` : html`<form method="post" action="${path("people", p.id, "remove")}">${csrfField(c.session)}<button type="submit" class="danger">Remove</button></form>`}</td></tr>`,
   );
   const body = html`${created}
-<div class="scroll"><table class="stack"><thead><tr><th>Email</th><th>Added</th><th>Sessions</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="scroll"><table class="stack"><thead><tr><th>Email</th><th>Added</th><th>Sessions</th><th>Approval emails</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>
 <form method="post" action="/dashboard/people" class="card narrow" id="add-person"><h2>Add a person</h2>${csrfField(c.session)}
 <label>Email <input type="email" name="email" required maxlength="${MAX_EMAIL_LENGTH}" autocomplete="off"></label>
 <button type="submit">Add and show a password</button></form>
@@ -84,6 +85,15 @@ export const peoplePage = {
       if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 409)) throw error;
       return render(c, { notice: { kind: "error", text: `Not added: ${error.message}.` }, status: error.status });
     }
+  },
+
+  /** Who is emailed when a draft waits for approval (everyone by default). */
+  async reviews(c: ActionContext): Promise<Response> {
+    const choice = c.form.text("reviews", 3);
+    if (choice !== "on" && choice !== "off") return redirect("/dashboard/people");
+    await setReviewer(c.svc.sql, c.session.accountId, c.params.id ?? "", choice === "on");
+    c.audit.reviews_drafts = choice === "on";
+    return redirect(doneUrl("/dashboard/people", "person_updated"));
   },
 
   async remove(c: ActionContext): Promise<Response> {

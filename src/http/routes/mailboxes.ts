@@ -15,6 +15,11 @@ const MailboxSummary = strictObject({
   address: t.String(),
   display_name: t.Union([t.String(), t.Null()]),
   created_at: t.String(),
+  paused: t.Boolean({
+    description:
+      "true while a human has paused the mailbox: its sends and draft submissions answer 202 pending_approval (held for a human: " +
+      "do not resend); inbound mail keeps arriving",
+  }),
 });
 
 export const mailboxRoutes = (svc: Services) =>

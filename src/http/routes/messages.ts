@@ -226,7 +226,7 @@ export const messageRoutes = (svc: Services) =>
     })
     .get(
       "/messages/:id/attachments/:attachment_id",
-      async ({ principal, params }) => attachmentResponse(await getAttachment(svc.sql, principal, params.id, params.attachment_id)),
+      async ({ principal, params }) => attachmentResponse(await getAttachment(svc, principal, params.id, params.attachment_id)),
       {
         auth: "read",
         params: t.Object({ id: PathId, attachment_id: PathId }),

@@ -3,12 +3,15 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../core/services.ts";
 import { unsubscribeWithToken } from "../../core/unsubscribe.ts";
+import { withSecurityHeaders } from "../../dashboard/respond.ts";
 import { escapeHtml } from "../../html-escape.ts";
 
+// The dashboard's security headers (CSP with no inline style or script, no framing, nosniff, no
+// referrer, no-store): the page is plain HTML with no style of its own.
 function page(status: number, title: string, body: string): Response {
   return new Response(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body style="font-family:system-ui;max-width:32rem;margin:3rem auto">${body}</body></html>`,
-    { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } },
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`,
+    { status, headers: withSecurityHeaders({ "content-type": "text/html; charset=utf-8" }) },
   );
 }
 

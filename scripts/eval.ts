@@ -1,0 +1,116 @@
+// `bun run eval`: every judgement figure in one report.
+//   1. modern spam, blind slice (test/fixtures/spam-modern/blind): precision, recall, F1 and
+//      ham flagged at the default start (our classifier at its default threshold), and with a
+//      scanner when one is configured (--with-spamassassin: a local spamd -L; the edge verdict
+//      or ours, as screening combines them);
+//   2. SpamAssassin held-out groups (easy-ham-2, spam-2, hard-ham-1), ours at the default;
+//   3. injection, blind slice (test/fixtures/injection-modern/blind): precision, recall, FPR;
+//   4. sender risk: scripts/eval-sender-risk.ts, when that file exists;
+//   5. extraction: scripts/eval-extraction.ts, as before.
+// The blind slices are scored once per model change and the scores recorded in
+// docs/judgement.md; only aggregates are printed, never the blind messages.
+//
+//   bun run eval [--with-spamassassin] [--skip-spamassassin-corpus] [--detail]
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { checkWithSpamd } from "../src/comprehension/scanners/spamd.ts";
+import { classifySpam, loadSpamModel } from "../src/comprehension/spam/classifier.ts";
+import { loadConfig } from "../src/config.ts";
+import { toRaw } from "./corpus/mail-file.ts";
+import { type BinaryScore, formatScore, injectionRecords, scoreInjection, scoreSpam, spamRecords } from "./eval-modern.ts";
+import { HELD_OUT_GROUPS, loadCorpus } from "./train-spam.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    "with-spamassassin": { type: "boolean", default: false },
+    "spamd-address": { type: "string" },
+    "skip-spamassassin-corpus": { type: "boolean", default: false },
+    detail: { type: "boolean", default: false },
+  },
+});
+
+const config = loadConfig();
+const model = await loadSpamModel(config.screening.spamModelPath ?? undefined);
+const threshold = config.screening.spamClassifierThreshold ?? model.threshold;
+const started = performance.now();
+
+console.log(`# Judgement evaluation\n\nspam model threshold ${model.threshold}; default screening threshold ${threshold}\n`);
+
+console.log("## Spam: modern blind slice");
+const blind = spamRecords("blind");
+const spam = await scoreSpam(blind, threshold);
+console.log(formatScore("default start (our classifier)", spam.score));
+if (args.detail) for (const [k, [a, b]] of [...spam.byFamily].sort()) console.log(`  ${k}: ${a}/${b} flagged`);
+
+const spamdAddress = args["spamd-address"] ?? config.screening.spamdAddress;
+if (args["with-spamassassin"] || spamdAddress) {
+  if (!spamdAddress) console.log("with a scanner: no spamd address (SPAMD_ADDRESS or --spamd-address); skipped");
+  else {
+    const s: BinaryScore = { n: 0, pos: 0, neg: 0, tp: 0, fp: 0, fn: 0, tn: 0, msPerMessage: 0 };
+    const edgeOnly: BinaryScore = { ...s };
+    let ms = 0;
+    for (const r of blind) {
+      const raw = new TextEncoder().encode(toRaw(r));
+      const t0 = performance.now();
+      const edge = await checkWithSpamd(spamdAddress, raw, 60_000).catch(() => ({ spam: false }));
+      ms += performance.now() - t0;
+      const ours = (await classifySpam(raw, model, { receivedAt: new Date("2026-05-13T09:31:00Z") })).score >= threshold;
+      for (const [row, flagged] of [
+        [s, edge.spam || ours],
+        [edgeOnly, edge.spam],
+      ] as const) {
+        row.n++;
+        if (r.label === "spam") row.pos++, flagged ? row.tp++ : row.fn++;
+        else row.neg++, flagged ? row.fp++ : row.tn++;
+      }
+    }
+    edgeOnly.msPerMessage = s.msPerMessage = ms / blind.length;
+    console.log(formatScore(`spamd at ${spamdAddress} alone`, edgeOnly));
+    console.log(formatScore("with a scanner (spamd or ours, as screening combines them)", s));
+  }
+}
+
+if (!args["skip-spamassassin-corpus"]) {
+  console.log("\n## Spam: SpamAssassin held-out groups");
+  const messages = await loadCorpus(HELD_OUT_GROUPS);
+  const all: BinaryScore = { n: 0, pos: 0, neg: 0, tp: 0, fp: 0, fn: 0, tn: 0, msPerMessage: 0 };
+  const perGroup = new Map<string, [number, number]>();
+  let ms = 0;
+  for (const m of messages) {
+    const t0 = performance.now();
+    const flagged = (await classifySpam(m.raw, model)).score >= threshold;
+    ms += performance.now() - t0;
+    all.n++;
+    if (m.spam) all.pos++, flagged ? all.tp++ : all.fn++;
+    else all.neg++, flagged ? all.fp++ : all.tn++;
+    const c = perGroup.get(m.group) ?? [0, 0];
+    c[0] += flagged ? 1 : 0;
+    c[1]++;
+    perGroup.set(m.group, c);
+  }
+  all.msPerMessage = ms / messages.length;
+  console.log(formatScore(`held-out (${HELD_OUT_GROUPS.join(", ")})`, all));
+  console.log(`  flagged per group: ${[...perGroup].map(([g, [a, b]]) => `${g} ${a}/${b}`).join(", ")}`);
+  console.log("  (scripts/eval-spam.ts prints the same with SpamAssassin and Rspamd side by side)");
+}
+
+console.log("\n## Injection: modern blind slice");
+const inj = await scoreInjection(injectionRecords("blind"));
+console.log(formatScore("injection detector", inj.score, "benign flagged"));
+if (args.detail) for (const [k, [a, b]] of [...inj.byLanguage].sort()) console.log(`  ${k}: ${a}/${b} flagged`);
+
+console.log("\n## Sender risk");
+const senderRisk = new URL("./eval-sender-risk.ts", import.meta.url).pathname;
+if (existsSync(senderRisk)) await run([process.execPath, senderRisk]);
+else console.log("scripts/eval-sender-risk.ts is not there yet; nothing to report");
+
+console.log("\n## Extraction");
+await run([process.execPath, new URL("./eval-extraction.ts", import.meta.url).pathname]);
+
+console.log(`\n(total ${((performance.now() - started) / 1000).toFixed(0)} s)`);
+
+async function run(cmd: string[]): Promise<void> {
+  const proc = Bun.spawn(cmd, { stdout: "inherit", stderr: "inherit" });
+  const code = await proc.exited;
+  if (code !== 0) console.log(`(${cmd.slice(1).join(" ")} exited ${code})`);
+}

@@ -1,0 +1,51 @@
+// POST /api/v1/messages/{id}/rsvp.
+import { t } from "elysia";
+import { rsvpToMessage } from "../../core/rsvp.ts";
+import type { Services } from "../../core/services.ts";
+import { authErrors, ConflictError, ErrorBody, PathId, strictObject } from "../../request/models.ts";
+import { clientId, DeliveryFailure, PendingApproval, PermanentRejection, SendBlocked } from "../../request/outgoing-models.ts";
+import { apiRoutes } from "../route-kit.ts";
+
+const Sent = strictObject({ id: t.String(), thread_id: t.String(), provider_message_id: t.String() });
+
+export const rsvpRoutes = (svc: Services) =>
+  apiRoutes(svc, "rsvp").post(
+    "/messages/:id/rsvp",
+    async ({ principal, params, body, set }) => {
+      const response = await rsvpToMessage(svc, principal, params.id, body);
+      set.status = response.status;
+      return response.body as never;
+    },
+    {
+      auth: "write",
+      params: t.Object({ id: PathId }),
+      body: strictObject({
+        response: t.Union([t.Literal("accepted"), t.Literal("declined"), t.Literal("tentative")]),
+        comment: t.Optional(t.String({ minLength: 1, maxLength: 1000, description: "one line for the organizer (iCalendar COMMENT)" })),
+        client_id: clientId("idempotency key, as for send; must not start with `draft:`"),
+      }),
+      response: {
+        200: t.Object(Sent.properties, { description: "the stored result of an earlier completed RSVP with this client_id and payload" }),
+        201: Sent,
+        202: PendingApproval,
+        400: t.Union([PermanentRejection, ErrorBody]),
+        ...authErrors,
+        402: ErrorBody,
+        403: t.Union([SendBlocked, authErrors[403]]),
+        404: ErrorBody,
+        409: ConflictError,
+        413: ErrorBody,
+        422: ErrorBody,
+        502: DeliveryFailure,
+      },
+      detail: {
+        summary: "Answer a calendar invitation",
+        description:
+          "Sends an iMIP REPLY (RFC 6047: text/calendar; method=REPLY beside a one-line text) with the mailbox's PARTSTAT " +
+          "(ACCEPTED, DECLINED or TENTATIVE) and the event's UID, SEQUENCE and RECURRENCE-ID to the invitation's ORGANIZER, in the " +
+          "invitation's thread. The message must be received mail carrying a METHOD:REQUEST calendar part, inline or as an .ics " +
+          "file (its reading is in comprehension.calendar), else 400. Checks and answers are POST /send's, idempotency included; " +
+          "a reply held for approval (202) carries the REPLY as reply.ics. 404 `message not found` as for GET /messages/{id}.",
+      },
+    },
+  );
