@@ -45,21 +45,19 @@ function draftCard(c: PageContext, draft: PendingDraftRow, addresses: Map<string
 </div></article>`;
 }
 
-/** Mail scheduled to go out later, soonest first: approved, waiting for approval, or needing none. */
+/** Mail scheduled to go out later, soonest first: approved, waiting for approval, or needing none (a list: it fits a phone). */
 function scheduledTable(rows: ScheduledRow[], addresses: Map<string, string>): Html {
   const state = (row: ScheduledRow) =>
     row.status === "pending_approval" ? "waiting for approval" : row.approved_at ? "approved" : "will be sent";
+  const items = rows.map(
+    (
+      row,
+    ) => html`<li id="scheduled-${row.id}"><strong>${isoOf(row.scheduled_at)}</strong>${row.schedule_time_zone ? html` (${row.schedule_time_zone})` : html``}
+· ${state(row)}<br>${addresses.get(row.mailbox_id) ?? row.mailbox_id} → ${row.to === null ? "(no recipient)" : reveal(row.to)}:
+${row.subject ? reveal(row.subject) : "(no subject)"}</li>`,
+  );
   return html`<h2 id="scheduled">Scheduled</h2>
-<table><thead><tr><th>From</th><th>To</th><th>Subject</th><th>Send at (UTC)</th><th>Time zone</th><th>State</th></tr></thead>
-<tbody>${
-    rows.length
-      ? rows.map(
-          (row) => html`<tr id="scheduled-${row.id}"><td>${addresses.get(row.mailbox_id) ?? row.mailbox_id}</td>
-<td>${row.to === null ? "(no recipient)" : reveal(row.to)}</td><td>${row.subject ? reveal(row.subject) : "(no subject)"}</td>
-<td>${isoOf(row.scheduled_at)}</td><td>${row.schedule_time_zone ?? ""}</td><td>${state(row)}</td></tr>`,
-        )
-      : html`<tr><td colspan="6">Nothing is scheduled.</td></tr>`
-  }</tbody></table>`;
+${rows.length ? html`<ul class="scheduled">${items}</ul>` : html`<p class="empty">Nothing is scheduled.</p>`}`;
 }
 
 /** Every file the draft sends, with the name, type and size a reviewer judges it by. */
