@@ -54,7 +54,9 @@ function corpusMessage(raw: Uint8Array, label: Replayed["label"]): Replayed {
     label,
     raw: () => {
       const id = `<${crypto.randomUUID()}@replay.example>`;
-      const rewritten = /^message-id:/im.test(text) ? text.replace(/^message-id:.*$/im, `Message-ID: ${id}`) : `Message-ID: ${id}\r\n${text}`;
+      const rewritten = /^message-id:/im.test(text)
+        ? text.replace(/^message-id:.*$/im, `Message-ID: ${id}`)
+        : `Message-ID: ${id}\r\n${text}`;
       return Uint8Array.from(rewritten, (ch) => ch.charCodeAt(0) & 0xff);
     },
   };
@@ -73,7 +75,10 @@ function shuffled<T>(items: T[], seed: number): T[] {
 
 async function replaySets(options: Options): Promise<{ window: Replayed[]; training: Replayed[] }> {
   if (options.corpus === "generated")
-    return { window: mailStream(options.seed + 1000, options.window).map(generated), training: mailStream(options.seed, options.stream).map(generated) };
+    return {
+      window: mailStream(options.seed + 1000, options.window).map(generated),
+      training: mailStream(options.seed, options.stream).map(generated),
+    };
   const { loadCorpus } = await import("../scripts/train-spam.ts");
   const wanted = shuffled(await loadCorpus(["easy-ham-2"]), options.seed).map((m) => corpusMessage(m.raw, "wanted"));
   const unwanted = shuffled(await loadCorpus(["hard-ham-1"]), options.seed).map((m) => corpusMessage(m.raw, "unwanted"));
