@@ -7,6 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { simpleParser } from "mailparser";
+import { PDFDocument } from "pdf-lib";
 import { notifyReviewers } from "../src/core/approvals.ts";
 import { createDomain, verifyDomain } from "../src/core/domains.ts";
 import { sharedDomainKey } from "../src/core/dkim.ts";
@@ -116,7 +117,8 @@ try {
       await ctx.sql`update messages set created_at = now() - make_interval(days => ${i * 3}) where id = ${sent.body.id}`;
   }
   await ctx.sql`update mailboxes set require_approval = true where id = ${billing.id}`;
-  await ctx.request("POST", "/api/v1/send", {
+  // The payment run waits with its files: the queue lists each one's name, type and size.
+  const run = await ctx.request("POST", "/api/v1/drafts", {
     key: owner.key,
     body: {
       mailbox_id: billing.id,
@@ -125,6 +127,23 @@ try {
       text: "Please approve: 14 invoices, 23,410.00 EUR in total.",
     },
   });
+  const summary = await PDFDocument.create();
+  summary.addPage().drawText("Payment run November: 14 invoices, 23,410.00 EUR", { x: 50, y: 700, size: 14 });
+  for (const [name, type, content] of [
+    ["payment-run-november.pdf", "application/pdf", await summary.save()],
+    ["invoices.csv", "text/csv", new TextEncoder().encode("invoice,amount\nINV-2211,1240.00\n".repeat(14))],
+  ] as const) {
+    const form = new FormData();
+    form.append("file", new File([content as BlobPart], name, { type }));
+    await ctx.app.handle(
+      new Request(`http://localhost/api/v1/drafts/${run.body.id}/attachments`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${owner.key}` },
+        body: form,
+      }),
+    );
+  }
+  await ctx.request("POST", `/api/v1/drafts/${run.body.id}/send`, { key: owner.key });
   // A reply to the hostile invoice, held for approval: its reviewer email warns first.
   await ctx.sql`update mailboxes set require_approval = true where id = ${support.id}`;
   await ctx.sql`update api_keys set name = 'support agent' where id = ${owner.keyId}`;
@@ -163,6 +182,9 @@ try {
   }
   await verifyDomain(ctx.svc, principal, domain.id);
   await sharedDomainKey(ctx.sql, ctx.config);
+
+  // Labels an agent set on the hostile invoice while triaging it.
+  await ctx.request("POST", `/api/v1/messages/${injection}/labels`, { key: owner.key, body: { add: ["read", "billing", "needs-human"] } });
 
   const pages: [string, string][] = [
     ["overview", "/dashboard"],

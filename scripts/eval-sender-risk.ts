@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import MailComposer from "nodemailer/lib/mail-composer/index.js";
-import { assessSenderRisk, rawHeader, type SenderContext, type SenderRisk } from "../src/comprehension/sender-risk/assess.ts";
+import { assessSenderRisk, listHeader, type SenderContext, type SenderRisk } from "../src/comprehension/sender-risk/assess.ts";
 import { parseInbound } from "../src/mail/parse.ts";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
 
@@ -79,7 +79,7 @@ async function judge(fixture: Fixture, account: AccountFixture): Promise<SenderR
     fromHeader: parsed.headerValues.from ?? fixture.from,
     fromAddr: parsed.fromAddr ?? "",
     replyTo: parsed.headerValues["reply-to"] ?? null,
-    listId: rawHeader(new Uint8Array(raw), "list-id"),
+    listId: listHeader(new Uint8Array(raw)),
     subject: parsed.subject,
     body: clean.body_clean ?? "",
     auth: fixture.auth,
@@ -121,8 +121,40 @@ export function formatSenderRisk(s: SenderRiskScores): string {
   );
 }
 
+/** Real ham of the SpamAssassin corpus, judged with an empty account context. */
+export async function senderRiskOnCorpusHam(): Promise<{ total: number; elevated: number; high: number; signals: Record<string, number> }> {
+  const { loadCorpus } = await import("./train-spam.ts");
+  const ham = (await loadCorpus(["easy-ham-2", "hard-ham-1"])).filter((m) => !m.spam);
+  const context: SenderContext = { accountDomains: [], people: [], mailboxes: [], correspondents: [] };
+  const out = { total: ham.length, elevated: 0, high: 0, signals: {} as Record<string, number> };
+  for (const message of ham) {
+    const parsed = await parseInbound(message.raw);
+    const clean = sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: 100_000 });
+    const risk = assessSenderRisk({
+      fromHeader: parsed.headerValues.from ?? "",
+      fromAddr: parsed.fromAddr ?? "",
+      replyTo: parsed.headerValues["reply-to"] ?? null,
+      listId: listHeader(message.raw),
+      subject: parsed.subject,
+      body: clean.body_clean ?? "",
+      auth: null,
+      context,
+    });
+    if (risk.level === "elevated") out.elevated++;
+    if (risk.level === "high") out.high++;
+    if (risk.level !== "low") for (const s of risk.signals) out.signals[s.name] = (out.signals[s.name] ?? 0) + 1;
+  }
+  return out;
+}
+
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { set: { type: "string", default: "both" }, verbose: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    options: {
+      set: { type: "string", default: "both" },
+      verbose: { type: "boolean", default: false },
+      ham: { type: "boolean", default: false },
+    },
+  });
   const sets = values.set === "both" ? (["tuning", "blind"] as const) : [values.set as "tuning" | "blind"];
   for (const set of sets) {
     const scores = await evaluateSenderRisk(set);
@@ -135,4 +167,12 @@ if (import.meta.main) {
         );
     }
   }
+}
+
+if (import.meta.main && process.argv.includes("--ham")) {
+  const ham = await senderRiskOnCorpusHam();
+  console.log(
+    `SpamAssassin held-out ham (${ham.total}): ${((100 * (ham.elevated + ham.high)) / ham.total).toFixed(2)}% flagged ` +
+      `(${ham.elevated} elevated, ${ham.high} high); signals on the flagged: ${JSON.stringify(ham.signals)}`,
+  );
 }

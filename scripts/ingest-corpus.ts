@@ -58,16 +58,29 @@ export async function ingest(o: { port: number; to: string; messages: CorpusMess
   await Promise.all(
     Array.from({ length: o.concurrency }, async () => {
       let connection: SMTPConnection | null = null;
-      while (next < o.messages.length) {
-        const message = o.messages[next++]!;
+      let retried = 0;
+      let again: CorpusMessage | null = null;
+      while (again || next < o.messages.length) {
+        const message: CorpusMessage = again ?? o.messages[next++]!;
+        again = null;
         try {
           connection ??= await connectSmtp(o.port, { name: "corpus.ingest.test", socketTimeoutMs: 60_000 });
           // A fresh envelope each time: nodemailer keeps its per-transaction state on this object.
           const reply = await send(connection, { from: "corpus@ingest.test", to: [o.to] }, message.raw);
+          retried = 0;
           if (reply.startsWith("250")) accepted++;
           else refused.push({ name: message.name, error: reply });
         } catch (error) {
           const e = error as SmtpError;
+          // 421 closes the session (a listener's per-session limit): as an MTA would, send the same
+          // message again on a new connection, a few times at most.
+          if ((e.responseCode === 421 || /^421\b/.test(e.response ?? "")) && retried < 3) {
+            retried++;
+            again = message;
+            connection?.close();
+            connection = null;
+            continue;
+          }
           const because = e.rejectedErrors?.map((r) => r.response ?? r.message).join("; ");
           refused.push({ name: message.name, error: `${e.code ?? "error"} ${e.response ?? e.message}${because ? ` (${because})` : ""}` });
           // After a refused message the session is still usable; after anything else start over.

@@ -93,7 +93,7 @@ async function runFile(file: string, index: number, runRoot: string, env: Record
   const counts = parseCounts(output);
   // A process that died or failed without a counted failure (a crash, an error outside a test).
   if (code !== 0 && counts.fail === 0) counts.fail = 1;
-  return { file, ms, code, counts, output, leftovers: leftoversOf(dir) };
+  return { file, ms, code, counts, output, leftovers: await leftoversOf(dir) };
 }
 
 const running = new Set<ReturnType<typeof Bun.spawn>>();

@@ -2,15 +2,20 @@
 // a message naming it (at load time, not later when some part first uses it).
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { ConfigError, loadConfig, loadStdioConfig } from "../src/config.ts";
 
 const source = readFileSync(new URL("../src/config.ts", import.meta.url), "utf8");
 /** Variable names the module reads through one of its parsers, e.g. every `integer(env, "X", …)`. */
 const readBy = (parser: string) => [...source.matchAll(new RegExp(`\\b${parser}\\(env, "([A-Z0-9_]+)"`, "g"))].map((m) => m[1]!);
+/** The stdio MCP server's variables are read by loadStdioConfig, not by the service's loadConfig. */
+const stdioSource = source.slice(source.indexOf("export function loadStdioConfig"));
+const readByStdio = (name: string) => stdioSource.includes(`env, "${name}"`);
 
 function refusal(env: Record<string, string>): string {
   try {
-    loadConfig(env);
+    const [name] = Object.keys(env);
+    if (name && readByStdio(name)) loadStdioConfig({ AGENT_MAILBOX_KEY: "svc_test", ...env });
+    else loadConfig(env);
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     return (error as Error).message;

@@ -88,7 +88,7 @@ test("over the WebSocket: acknowledge with an {ack} frame", async () => {
   const eventsSeen = () => frames.filter((frame) => frame.event).map((frame) => frame.cursor);
   for (let i = 0; i < 3; i++) {
     for (let waited = 0; eventsSeen().length < i + 1; waited += 20) {
-      if (waited > 5000) throw new Error(`no event ${i}: ${JSON.stringify(frames)}`);
+      if (waited > 30_000) throw new Error(`no event ${i}: ${JSON.stringify(frames)}`);
       await Bun.sleep(20);
     }
     await Bun.sleep(100);
@@ -96,7 +96,8 @@ test("over the WebSocket: acknowledge with an {ack} frame", async () => {
     ws.send(JSON.stringify({ ack: [eventsSeen()[i]] }));
   }
   expect(eventsSeen()).toEqual(events.map((event) => event.cursor));
-  await Bun.sleep(100);
+  // Every acknowledgement answered: waited for, not assumed after a fixed pause.
+  for (let waited = 0; frames.filter((frame) => frame.acked === 1).length < 3 && waited < 15_000; waited += 50) await Bun.sleep(50);
   expect(frames.filter((frame) => frame.acked === 1).length).toBe(3);
   ws.close();
 });

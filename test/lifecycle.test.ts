@@ -9,6 +9,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processesHolding } from "./support/leftovers.ts";
 import { spawnService, waitForStarted } from "./support/service-process.ts";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -28,30 +29,37 @@ function freePort(): Promise<number> {
   });
 }
 
-test("SIGTERM to the process group stops every part and exits 0", async () => {
-  const [httpPort, smtpPort, pgPort] = [await freePort(), await freePort(), await freePort()];
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    DATA_DIR: join(dir, "data"),
-    HTTP_PORT: String(httpPort),
-    SMTP_PORT: String(smtpPort),
-    EMBEDDED_PG_PORT: String(pgPort),
-  };
-  delete env.DATABASE_URL;
-  const service = spawnService(process.execPath, ["src/main.ts"], { cwd: root, env, detached: true });
-  const { child, exited } = service;
-  try {
-    await waitForStarted(service, 60_000);
-    expect((await fetch(`http://127.0.0.1:${httpPort}/healthz`)).status).toBe(200);
-    process.kill(-child.pid!, "SIGTERM");
-    const code = await exited;
-    expect({ code, crashed: service.output.includes("terminating connection due to administrator command\n") }).toEqual({
-      code: 0,
-      crashed: false,
-    });
-    for (const part of ["http", "smtp", "worker"]) expect(service.output).toContain(`"service.stopped_part","part":"${part}"`);
-    expect(service.output).toContain('"service.stopped"');
-  } finally {
-    if (child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
-  }
-}, 90_000);
+// A terminal's Ctrl-C is SIGINT to the whole foreground process group. The embedded PostgreSQL runs
+// in a session of its own (pg_ctl), so only the service gets it; it drains, and stops the database
+// last: no connection is cut under the draining worker, and no PostgreSQL is left running.
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  test(`${signal} to the process group stops every part quietly, then the database, and exits 0`, async () => {
+    const [httpPort, smtpPort, pgPort] = [await freePort(), await freePort(), await freePort()];
+    const dataDir = join(dir, `data-${signal}`);
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      HTTP_PORT: String(httpPort),
+      SMTP_PORT: String(smtpPort),
+      EMBEDDED_PG_PORT: String(pgPort),
+    };
+    delete env.DATABASE_URL;
+    const service = spawnService(process.execPath, ["src/main.ts"], { cwd: root, env, detached: true });
+    const { child, exited } = service;
+    try {
+      await waitForStarted(service, 60_000);
+      expect((await fetch(`http://127.0.0.1:${httpPort}/healthz`)).status).toBe(200);
+      expect(processesHolding(dataDir).some((holder) => holder.includes("postgres"))).toBe(true);
+      process.kill(-child.pid!, signal);
+      const code = await exited;
+      expect(code).toBe(0);
+      expect(service.output).not.toContain("terminating connection due to administrator command");
+      expect(service.output).not.toContain("pool_error");
+      for (const part of ["http", "smtp", "worker"]) expect(service.output).toContain(`"service.stopped_part","part":"${part}"`);
+      expect(service.output).toContain('"service.stopped"');
+      expect(processesHolding(dataDir)).toEqual([]);
+    } finally {
+      if (child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
+    }
+  }, 90_000);
+}

@@ -93,6 +93,22 @@ describe("signals", () => {
     expect(compromised.level).toBe("elevated");
   });
 
+  test("an IBAN counts only with a valid ISO 13616 checksum; secrecy counts only about money", async () => {
+    const { ibanValid } = await import("../src/comprehension/sender-risk/wording.ts");
+    expect(ibanValid("GB29 NWBK 6016 1331 9268 19")).toBe(true);
+    expect(ibanValid("DE89 3704 0044 0532 0130 00")).toBe(true);
+    expect(ibanValid("GB29 NWBK 6016 1331 9268 18")).toBe(false);
+    expect(names({ body: "Strictly confidential draft, don't mention it to the press yet." })).toEqual([]);
+  });
+
+  test("mailing lists: Reply-To to the list's domain, or any Reply-To from a stranger, is not a signal", () => {
+    const stranger = { fromHeader: "Ann <ann@uni.example>", fromAddr: "ann@uni.example" };
+    expect(names({ ...stranger, replyTo: "users@lists.example.org", listId: "<users.lists.example.org>" })).toEqual(["first_contact"]);
+    expect(names({ ...stranger, replyTo: "users@other.example.org", listId: "<users.lists.example.org>" })).toEqual(["first_contact"]);
+    // a known sender's domain on a "list" sending replies elsewhere still counts (a list header is the sender's to write)
+    expect(names({ replyTo: "x@elsewhere.example", listId: "<users.lists.example.org>" })).toEqual(["reply_to_elsewhere"]);
+  });
+
   test("link text naming a known site with a target elsewhere", () => {
     const body = "Pay here: https://portal.northwind-supplies.com/pay [https://northwind-pay.example.net/x]";
     expect(names({ body })).toContain("link_mismatch_known");
@@ -148,6 +164,11 @@ describe("in screening, with the mailbox's correspondents from the database", ()
     expect(fake.sender_risk.level).toBe("high");
     expect(fake.sender_risk.signals.map((s: { name: string }) => s.name)).toContain("lookalike_domain");
     expect(fake.classification.sender_risk.level).toBe("high");
+    // The event payload (webhook and event log) carries it inside classification; SPEC's field set is unchanged.
+    const [event] = await ctx.sql`select payload from event_log where type = 'message.received' order by position desc limit 1`;
+    const payload = typeof event!.payload === "string" ? JSON.parse(event!.payload) : event!.payload;
+    expect(payload.classification.sender_risk.level).toBe("high");
+    expect(Object.keys(payload)).not.toContain("sender_risk");
     const real = await screened(
       "Northwind Billing <billing@northwind-supplies.example>",
       "Hello,\r\n\r\nThanks for the order. The May deliveries went out this morning and the invoice follows next week.\r\n\r\nKind regards,\r\nNorthwind",

@@ -2,6 +2,7 @@
 // settings a scenario gives, each one's JSON log kept in a file of the run's directory.
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { atRunEnd } from "../../test/support/run-end.ts";
 
 const root = resolve(import.meta.dir, "../..");
 
@@ -22,6 +23,9 @@ export async function startService(name: string, env: Record<string, string>, ru
     stdout: Bun.file(logPath),
     stderr: Bun.file(`${logPath}.err`),
   });
+  // A scenario or test that fails or times out before killing it must not leave it running.
+  const forget = atRunEnd({ sync: () => void child.kill("SIGKILL") });
+  void child.exited.then(forget);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (existsSync(logPath) && readFileSync(logPath, "utf8").includes('"service.started"')) break;

@@ -1,7 +1,7 @@
 // A named consumer through the typed client: open it, claim and acknowledge over polling, or
 // iterate its stream, acknowledging each item when its work is done.
 import type createClient from "openapi-fetch";
-import type { paths } from "./schema";
+import type { paths } from "./schema.js";
 import { eventStream, type EventItem } from "./stream.ts";
 
 type Api = ReturnType<typeof createClient<paths>>;

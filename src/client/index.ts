@@ -4,7 +4,7 @@
 // does not: contract errors as typed results, idempotent send with client_id and retries, an
 // event stream that reconnects and resumes, named consumers, and webhook verification.
 import createClient from "openapi-fetch";
-import type { components, operations, paths } from "./schema";
+import type { components, operations, paths } from "./schema.js";
 import { consumerHandle, type ConsumerHandle } from "./consumer.ts";
 import { eventStream, type EventItem, type EventStreamOptions } from "./stream.ts";
 

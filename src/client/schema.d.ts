@@ -156,7 +156,7 @@ export interface paths {
     get: operations["getApiV1DraftsByIdAttachments"];
     /**
      * Attach a file to a draft
-     * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+     * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept (another body type is 415). The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
      */
     post: operations["postApiV1DraftsByIdAttachments"];
   };
@@ -2915,7 +2915,7 @@ export interface operations {
   };
   /**
    * Attach a file to a draft
-   * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+   * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept (another body type is 415). The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
    */
   postApiV1DraftsByIdAttachments: {
     parameters: {
@@ -3014,7 +3014,7 @@ export interface operations {
           };
         };
       };
-      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      /** @description basic error */
       415: {
         content: {
           "application/json": {
@@ -3161,7 +3161,7 @@ export interface operations {
           };
         };
       };
-      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      /** @description basic error */
       415: {
         content: {
           "application/json": {

@@ -1,7 +1,7 @@
 // The live event stream as an async iterator: reconnects after a dropped connection or a server
 // shutdown, resuming after the last event yielded (Last-Event-ID), so nothing is lost or repeated.
 // Errors the client cannot fix by waiting (400, 401, 403, 404) end it with a StreamError.
-import type { paths } from "./schema";
+import type { paths } from "./schema.js";
 import { readSse } from "./sse.ts";
 
 type EventsPage = paths["/api/v1/events"]["get"]["responses"][200]["content"]["application/json"];

@@ -11,8 +11,13 @@ export type IdempotencyKey = { accountId: string; mailboxId: string; clientId: s
 /** A claimed key: only the holder of this token may attach a delivery to it or finish it. */
 export type IdempotencyClaim = IdempotencyKey & { token: string };
 
-/** How long an in_progress claim whose holder never started delivery blocks a retry. */
-const CLAIM_SECONDS = 120;
+/**
+ * How long an in_progress claim whose holder never recorded its send blocks a retry. Short, so a
+ * retry after a crash between the claim and the record gets a final answer within a minute (the
+ * chaos copies run's retried pair waited out 120 s here); safe however short, because only the
+ * claim's token may attach a send to it (attachMessage): a slow holder that lost its claim sends nothing.
+ */
+const CLAIM_SECONDS = 20;
 
 export async function payloadHash(payload: Record<string, unknown>): Promise<string> {
   const canonical = JSON.stringify(

@@ -53,9 +53,11 @@ a.pending:hover { text-decoration: underline; }
 .badge.warn { background: #fff1cc; color: #6b4a00; }
 .badge.bad { background: #fde3e0; color: #a1231b; }
 .badge.sent { background: #e5edfb; color: #1f4f9c; }
-form.inline { display: inline; margin: 0; }
+div.labels { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; margin: .5rem 0; }
+div.labels form.inline { display: inline-flex; margin: 0; }
+div.label-item { display: inline-flex; align-items: center; }
 button.link { background: none; border: none; padding: 0 .2rem; color: inherit; cursor: pointer; text-decoration: underline; font: inherit; }
-.badge.label { background: #efe8fb; color: #4b2a85; margin-right: .3rem; }
+.badge.label { background: #efe8fb; color: #4b2a85; }
 ul.attachments { margin: .4rem 0 0; padding-left: 1.1rem; }
 .scroll { overflow-x: auto; }
 table.compact { width: auto; min-width: 20rem; }

@@ -30,11 +30,13 @@ export function processesHolding(dir: string): string[] {
 }
 
 /** What a finished file left behind under its temporary folder; stops and removes it, too. */
-export function leftoversOf(dir: string): string[] {
+export async function leftoversOf(dir: string): Promise<string[]> {
   if (process.platform !== "linux") {
     rmSync(dir, { recursive: true, force: true });
     return [];
   }
+  // A daemon told to stop as the file ended may take a moment to be gone; a leftover stays.
+  for (let waited = 0; waited < 5_000 && processesHolding(dir).length > 0; waited += 100) await Bun.sleep(100);
   const found = processesHolding(dir).map((holder) => `process still running: ${holder}`);
   for (const holder of found) {
     const pid = Number(/pid (\d+)/.exec(holder)![1]);

@@ -4,6 +4,7 @@
 import { type ChildProcessByStdio, spawn, type SpawnOptions } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { TestContext } from "./context.ts";
+import { atRunEnd } from "./run-end.ts";
 
 export type ServiceChild = {
   child: ChildProcessByStdio<null, Readable, Readable>;
@@ -19,6 +20,16 @@ export function spawnService(command: string, args: string[], options: Omit<Spaw
   child.stdout.on("data", (chunk) => void (output += chunk));
   child.stderr.on("data", (chunk) => void (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // A test that fails or times out before stopping it must not leave it running (with its group).
+  const forget = atRunEnd({
+    sync: () => {
+      try {
+        if (options.detached && child.pid) process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
+      } catch {}
+    },
+  });
+  void exited.then(forget);
   return {
     child,
     get output() {

@@ -86,7 +86,8 @@ export async function openSmtp(port: number, host = "127.0.0.1"): Promise<RawSmt
     }
   });
 
-  const read = (timeoutMs = 10_000) =>
+  // Generous: a listener busy with other work on a loaded machine answers late, not never.
+  const read = (timeoutMs = 60_000) =>
     new Promise<SmtpReply>((resolve, reject) => {
       const ready = replies.shift();
       if (ready) return resolve(ready);

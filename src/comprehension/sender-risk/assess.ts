@@ -34,7 +34,10 @@ export type SenderRiskInput = {
   fromHeader: string;
   fromAddr: string;
   replyTo: string | null;
-  /** List-Id: a mailing list rewrites and re-signs, which breaks DMARC for honest senders */
+  /**
+   * List-Id (or another List-* header's value): a mailing list rewrites and re-signs, which breaks
+   * DMARC for honest senders, and sets Reply-To to itself or to the poster
+   */
   listId: string | null;
   subject: string;
   body: string;
@@ -47,9 +50,9 @@ export type SenderRiskInput = {
 export const WEIGHTS = {
   reported_fraud_sender: 4,
   dmarc_fail: 2.5,
-  dmarc_fail_list: 0.5,
+  dmarc_fail_list: 1.5,
   not_authenticated_known_domain: 1.5,
-  reply_to_elsewhere: 1.5,
+  reply_to_elsewhere: 1,
   reply_to_freemail: 2,
   display_name_impersonation: 3,
   display_name_resembles_account: 2,
@@ -61,9 +64,12 @@ export const WEIGHTS = {
   money_request: 1,
   pressure: 1.5,
   payment_address_elsewhere: 1.5,
-  link_mismatch: 1.5,
+  link_mismatch: 1,
   link_mismatch_known: 3,
 } as const;
+const PAYMENT_NEAR =
+  /remit|payment|pay\b|invoice|transfer|wire|bank|iban|proof|receipt|virement|paiement|facture|zahlung|rechnung|überweis|pago|factura|comprobante|transferencia|pagamento|bonifico|fattura|contabile|betaling|factuur|pagamento|fatura|comprovativo|przelew|faktur|送金|振込|請求/i;
+
 export const ELEVATED = 2;
 export const HIGH = 4;
 
@@ -131,9 +137,17 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
     }
     return null;
   };
-  const listDomain = input.listId ? (/<?([^<>\s]+)>?\s*$/.exec(input.listId)?.[1] ?? "").split(".").slice(-2).join(".") : "";
 
   if (input.reportedFraud) add("reported_fraud_sender", `this account corrected earlier mail from ${fromAddr} as fraud`);
+
+  // A list header is the sender's to write: it softens only what lists really do. Replies to the
+  // list's own domain, or any Reply-To when From is no one the mailbox knows (who is there to
+  // impersonate?); DMARC failure weighs less, but still counts for a known domain.
+  const listDomain = input.listId
+    ? (/<([^<>\s]+)>/.exec(input.listId)?.[1] ?? input.listId).trim().toLowerCase().split(".").slice(-2).join(".")
+    : "";
+  const listReply = (reply: Domain) =>
+    Boolean(input.listId) && ((listDomain !== "" && reply.host.endsWith(listDomain)) || !isKnownDomain(from));
 
   // Authentication of the From domain (DMARC passes only when aligned with From).
   const auth = input.auth;
@@ -154,10 +168,10 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
   // Where replies would go.
   const replyAddr = input.replyTo ? (/<([^<>]+)>/.exec(input.replyTo)?.[1] ?? input.replyTo).trim().toLowerCase() : null;
   const reply = replyAddr ? domainOfAddress(replyAddr) : null;
-  if (reply && from && reply.registrable !== from.registrable && !(listDomain && reply.host.endsWith(listDomain))) {
+  if (reply && from && reply.registrable !== from.registrable) {
     const replyLookalike = lookalikeOf(reply);
     if (replyLookalike) add("lookalike_domain", `Reply-To domain ${replyLookalike}`);
-    else if (!isKnownDomain(reply) && !knownAddresses.has(replyAddr!)) {
+    else if (!isKnownDomain(reply) && !knownAddresses.has(replyAddr!) && !listReply(reply)) {
       if (isFreemail(reply) && !isFreemail(from))
         add("reply_to_freemail", `replies go to a free-mail address at ${reply.registrable}, not to ${from.registrable}`);
       else add("reply_to_elsewhere", `replies go to ${reply.registrable}, not to ${from.registrable}`);
@@ -225,11 +239,16 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
   }
   if (wording.paymentDetails) add("payment_details", `payment details in the text (${wording.paymentDetails})`);
   if (wording.moneyRequest) add("money_request", `money or gift cards requested: "${wording.moneyRequest}"`);
-  if (wording.pressure) add("pressure", `secrecy or a check bypassed: "${wording.pressure}"`);
+  // Secrecy about money is the fraud; secrecy alone is ordinary ("strictly confidential" drafts).
+  const money = wording.paymentChange || wording.moneyRequest || wording.paymentDetails;
+  if (wording.pressure && money) add("pressure", `secrecy or a check bypassed: "${wording.pressure}"`);
 
-  // An address in the text for payment matters on another, unknown domain.
-  if (wording.paymentChange || wording.moneyRequest || wording.paymentDetails) {
-    for (const m of input.body.slice(0, 20_000).matchAll(/[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}/g)) {
+  // An address in the text, beside payment words, on another, unknown domain.
+  if (money) {
+    const text = input.body.slice(0, 20_000);
+    for (const m of text.matchAll(/[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}/g)) {
+      const near = text.slice(Math.max(0, m.index - 120), m.index + m[0].length + 60);
+      if (!PAYMENT_NEAR.test(near)) continue;
       const d = domainOfAddress(m[0]);
       if (d && from && d.registrable !== from.registrable && !isKnownDomain(d)) {
         add("payment_address_elsewhere", `payment correspondence asked to go to ${d.registrable}`);
@@ -238,8 +257,9 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
     }
   }
 
-  // Link text naming one site, target another.
-  const mismatch = linkMismatches(input.body)[0];
+  // Link text naming one site, target another; a target on the sender's own domain is the
+  // sender's own tracking or shop ("walmart.com" linking to the retailer that wrote).
+  const mismatch = linkMismatches(input.body).find((l) => l.target.registrable !== from?.registrable);
   if (mismatch) {
     const knownShown = isKnownDomain(mismatch.shown);
     add(
@@ -263,4 +283,9 @@ export function rawHeader(raw: Uint8Array, name: string): string | null {
   const block = (end < 0 ? head : head.slice(0, end)).replace(/\r?\n[ \t]+/g, " ");
   const m = new RegExp(`^${name}:[ \\t]*(.*)$`, "im").exec(block);
   return m ? m[1]!.trim().slice(0, 500) : null;
+}
+
+/** List-Id, else List-Post or Mailing-List: the message came through a mailing list (as it says). */
+export function listHeader(raw: Uint8Array): string | null {
+  return rawHeader(raw, "list-id") ?? rawHeader(raw, "list-post") ?? rawHeader(raw, "mailing-list");
 }

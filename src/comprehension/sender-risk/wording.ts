@@ -10,7 +10,7 @@ const CHANGE = [
   /\b(?:new|updated|alternative|alternate|different|corrected)\s+(?:bank(?:ing)?|account|remittance|payment|wire|iban|sort\s+code|routing|receiving)\b/i,
   /\b(?:changed|switched|moved|moving|changing)\s+(?:our\s+|my\s+)?(?:bank(?:s|ing)?|bank\s+accounts?|receivables|banking\s+partner)\b/i,
   /\b(?:change|changed|switch)\s+(?:of|in)\s+(?:bank|banking|account)/i,
-  /\bold\s+account\b|\b(?:previous|current|usual)\s+(?:bank|account)\b[^.\n]{0,60}\b(?:no\s+longer|closed|blocked|cannot|can't|frozen|under)/i,
+  /\b(?:old|previous|current|usual)\s+(?:bank\s+)?account\b[^.\n]{0,60}\b(?:no\s+longer|closed|blocked|cannot|can't|frozen|under\s+(?:audit|review)|will\s+bounce|discontinued)/i,
   /\bpayment\s+redirect|\bredirect(?:ed|ing)?\s+(?:the\s+)?payment|\bconsolidat\w+\s+(?:our\s+)?bank|\bdirect\s+deposit\s+change|\bdiscard\s+previous\s+instructions/i,
   // French
   /\bchangement\s+de\s+(?:banque|coordonn[ée]es\s+bancaires|compte|rib)|coordonn[ée]es\s+bancaires\s+ont\s+chang|\bnouve(?:au|lle)s?\s+(?:compte|rib|iban|coordonn)|\bchange\s+de\s+banque|compte\s+(?:habituel\s+)?est\s+(?:temporairement\s+)?bloqu/i,
@@ -65,7 +65,21 @@ const VERIFY = [
   /\btelefonisch\s+besproken|\bbel\s+ons\s+op\s+het\s+bekende\s+nummer|\bpor\s+telefone\s+como\s+combinado/i,
 ];
 
-const IBAN = /\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b/;
+const IBAN = /\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b/g;
+
+/** ISO 13616's check: the rearranged number is 1 modulo 97 (a random letters-and-digits run passes 1 time in 97). */
+export function ibanValid(candidate: string): boolean {
+  const compact = candidate.replace(/ /g, "");
+  if (compact.length < 15 || compact.length > 34) return false;
+  const rearranged = compact.slice(4) + compact.slice(0, 4);
+  let rest = 0;
+  for (const ch of rearranged) {
+    const code = ch.charCodeAt(0);
+    const value = code >= 65 ? String(code - 55) : ch;
+    for (const digit of value) rest = (rest * 10 + Number(digit)) % 97;
+  }
+  return rest === 1;
+}
 const ACCOUNT_NUMBER =
   /\b(?:account|acct|routing|sort\s*code|aba|swift|bic|clabe|konto|kontonummer|compte|cuenta|conto|rekening|conta|rachunek)\b[^\n]{0,25}?\d[\d\s-]{5,}/i;
 const JA_ACCOUNT = /口座番号[：:\s]*\d{5,}/;
@@ -88,7 +102,7 @@ export type Wording = {
 
 export function readWording(subject: string, body: string): Wording {
   const text = `${subject}\n${body}`.slice(0, 20_000);
-  const iban = IBAN.exec(text);
+  const iban = [...text.matchAll(IBAN)].find((m) => ibanValid(m[0]));
   return {
     paymentChange: any(CHANGE, text),
     moneyRequest: any(MONEY_REQUEST, text),

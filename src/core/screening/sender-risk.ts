@@ -5,7 +5,7 @@
 // inbound messages. Corrections count too: an address the
 // account corrected as `genuine` is a known correspondent, and mail from an address corrected as
 // `fraud` carries the reported_fraud_sender signal (src/core/feedback.ts).
-import { assessSenderRisk, displayNameOf, rawHeader, type SenderRisk } from "../../comprehension/sender-risk/assess.ts";
+import { assessSenderRisk, displayNameOf, listHeader, type SenderRisk } from "../../comprehension/sender-risk/assess.ts";
 import type { AuthOutcome } from "../../mail/authenticate.ts";
 import type { Services } from "../services.ts";
 import type { ScreeningRow } from "./types.ts";
@@ -65,7 +65,7 @@ export async function screenSenderRisk(
     fromHeader: headers.from ?? message.from_addr,
     fromAddr: message.from_addr,
     replyTo: headers["reply-to"] ?? null,
-    listId: rawHeader(raw, "list-id"),
+    listId: listHeader(raw),
     subject: message.subject,
     body: message.body_clean ?? "",
     auth: auth.results,

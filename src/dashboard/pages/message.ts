@@ -212,10 +212,11 @@ function labelsSection(c: PageContext, m: MessageDetail, labels: string[]): Html
     html`<form method="post" action="${action}" class="inline">${csrfField(c.session)}<input type="hidden" name="${name}" value="${value}"><button type="submit" class="link">${text}</button></form>`;
   const unread = labels.includes("unread");
   const archived = labels.includes("archived");
-  return html`<p class="labels">${labels.length ? labels.map((label) => html`<span class="badge label">${label} ${button("remove", label === "unread" ? "unread" : label, "×")}</span>`) : html`<span class="hint">No labels.</span>`}</p>
-<p>${unread ? button("add", "read", "Mark read") : m.direction === "in" ? button("add", "unread", "Mark unread") : html``} ${archived ? button("remove", "archived", "Unarchive") : button("add", "archived", "Archive")}</p>
+  // Divs, not paragraphs: a <form> inside a <p> closes the paragraph in every HTML parser.
+  return html`<div class="labels">${labels.length ? labels.map((label) => html`<div class="label-item"><span class="badge label">${label}</span>${button("remove", label, "×")}</div>`) : html`<span class="hint">No labels.</span>`}</div>
+<div class="labels">${unread ? button("add", "read", "Mark read") : m.direction === "in" ? button("add", "unread", "Mark unread") : html``}${archived ? button("remove", "archived", "Unarchive") : button("add", "archived", "Archive")}</div>
 <form method="post" action="${action}">${csrfField(c.session)}<label>Add labels <input name="add" maxlength="400" placeholder="e.g. invoices, todo"></label> <button type="submit">Add</button></form>
-<p class="hint">Agents see and change the same labels through the API (\`/api/v1/messages/{id}/labels\`). Separate several with commas or spaces.</p>`;
+<p class="hint">Agents see and change the same labels through the API (<code>/api/v1/messages/{id}/labels</code>). Separate several with commas or spaces.</p>`;
 }
 
 export async function messagePage(c: PageContext, notice: Notice | null = null, status = 200): Promise<Response> {
