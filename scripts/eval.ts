@@ -1,8 +1,9 @@
 // `bun run eval`: every judgement figure in one report.
 //   1. modern spam, blind slice (test/fixtures/spam-modern/blind): precision, recall, F1 and
 //      ham flagged at the default start (our classifier at its default threshold), and with a
-//      scanner when one is configured (--with-spamassassin: a local spamd -L; the edge verdict
-//      or ours, as screening combines them);
+//      scanner when one is configured (SPAMD_ADDRESS or --spamd-address), or with
+//      --with-spamassassin a private `spamd -L` (shipped rules, no network tests): spamd alone,
+//      and spamd or ours as screening combines them;
 //   2. SpamAssassin held-out groups (easy-ham-2, spam-2, hard-ham-1), ours at the default;
 //   3. injection, blind slice (test/fixtures/injection-modern/blind): precision, recall, FPR;
 //   4. sender risk: scripts/eval-sender-risk.ts, when that file exists;
@@ -42,7 +43,37 @@ const spam = await scoreSpam(blind, threshold);
 console.log(formatScore("default start (our classifier)", spam.score));
 if (args.detail) for (const [k, [a, b]] of [...spam.byFamily].sort()) console.log(`  ${k}: ${a}/${b} flagged`);
 
-const spamdAddress = args["spamd-address"] ?? config.screening.spamdAddress;
+let spamdAddress = args["spamd-address"] ?? config.screening.spamdAddress;
+let ownSpamd: ReturnType<typeof Bun.spawn> | null = null;
+if (args["with-spamassassin"] && !spamdAddress) {
+  // A private spamd with SpamAssassin's shipped rules and no network tests (-L), as the issue's
+  // comparison ran it; its Bayes is whatever the local user's database holds (none by default).
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  ownSpamd = Bun.spawn(
+    [
+      "/usr/sbin/spamd",
+      "-L",
+      "--listen",
+      `127.0.0.1:${port}`,
+      "--max-children",
+      "2",
+      "--syslog",
+      "stderr",
+      ...(process.getuid?.() === 0 ? ["-u", "nobody"] : []),
+    ],
+    {
+      stdout: "ignore",
+      stderr: "ignore",
+    },
+  );
+  spamdAddress = `127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const probe = Bun.spawnSync(["spamc", "-d", "127.0.0.1", "-p", String(port), "-K"]);
+    if (probe.exitCode === 0) break;
+    await Bun.sleep(500);
+  }
+}
 if (args["with-spamassassin"] || spamdAddress) {
   if (!spamdAddress) console.log("with a scanner: no spamd address (SPAMD_ADDRESS or --spamd-address); skipped");
   else {
@@ -68,6 +99,10 @@ if (args["with-spamassassin"] || spamdAddress) {
     console.log(formatScore(`spamd at ${spamdAddress} alone`, edgeOnly));
     console.log(formatScore("with a scanner (spamd or ours, as screening combines them)", s));
   }
+}
+if (ownSpamd) {
+  ownSpamd.kill("SIGTERM");
+  await ownSpamd.exited;
 }
 
 if (!args["skip-spamassassin-corpus"]) {

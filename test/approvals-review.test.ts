@@ -190,6 +190,32 @@ describe("a reviewer answers from the email", () => {
   });
 });
 
+describe("a reviewer email that could not be delivered", () => {
+  test("is sent again by the task's retry, with a fresh link, once", async () => {
+    world.sink.mode = "defer451";
+    const sent = await world.send({ mailbox_id: world.mailbox.id, to: "retry@example.org", text: "Try again" });
+    const draftId = sent.body.draft_id as string;
+    const [review] = await world.ctx.sql`select id from draft_reviews where draft_id = ${draftId}`;
+    // The first attempt is refused (451): the task fails and its link is gone.
+    await waitFor(
+      async () =>
+        (await world.ctx.sql`select 1 from graphile_worker._private_jobs where key = ${`notify:${review!.id}`} and attempts > 0`).length >
+        0,
+      "the first attempt",
+    );
+    expect(await world.ctx.sql`select 1 from review_links where review_id = ${review!.id}`).toHaveLength(0);
+    world.sink.mode = "accept";
+    const mail = await reviewEmailFor(draftId);
+    const links = await world.ctx.sql`select token_hash from review_links where review_id = ${review!.id}`;
+    expect(links).toHaveLength(1);
+    expect((await fetch(mail.link)).status).toBe(200);
+    await Bun.sleep(300);
+    const copies = [];
+    for (const m of mailTo(REVIEWER)) if ((await parseMail(m.raw)).text?.includes(`Draft: ${draftId}\n`)) copies.push(m);
+    expect(copies).toHaveLength(1);
+  });
+});
+
 describe("a review expires", () => {
   test("a still-pending draft is rejected when its window runs out, recorded as expired, and its link says so", async () => {
     const sent = await world.send({ mailbox_id: world.mailbox.id, to: "late@example.org", text: "Too late" });

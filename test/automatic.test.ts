@@ -46,6 +46,15 @@ describe("detection on the labelled set", () => {
       "auto_reply",
     );
     expect(detectAutomatic({ ...base, subject: "Re: hi", bodyClean: "Thanks!", headers: { "auto-submitted": "no" } })).toBeNull();
+    // What an agent writes carries auto-generated (ours does): alone it is not an auto-reply.
+    expect(
+      detectAutomatic({
+        ...base,
+        subject: "Re: quote",
+        bodyClean: "Here is the quote you asked for: 3 units at $40.",
+        headers: { "auto-submitted": "auto-generated" },
+      }),
+    ).toBeNull();
     expect(detectAutomatic({ ...base, subject: "Re: hi", bodyClean: "Got it", headers: { precedence: "auto_reply" } })?.evidence).toEqual([
       "Precedence: auto_reply",
     ]);

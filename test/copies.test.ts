@@ -19,4 +19,4 @@ test("copies (fast): two of each role, one of each killed, nothing lost, twice, 
     duplicated: 0,
   });
   expect(summary.longestDelayMs).toBeLessThan(60_000); // a loaded machine adds seconds; a job left to Graphile Worker waits 4 h
-}, 90_000);
+}, 150_000); // the retried pair may wait out a dead holder's 20 s claim

@@ -208,7 +208,7 @@ describe("errors", () => {
     );
     expect(twoFiles.body).toEqual({ error: "send one file per request" });
     const json = await req("POST", `/drafts/${draftId}/attachments`, { file: "aGVsbG8=" });
-    expect(json.status).toBe(400);
+    expect(json.status).toBe(415);
     expect(json.body.error).toContain("multipart/form-data");
     // A path in the name keeps only its last segment.
     const pathy = await upload(draftId, { name: "../../etc/passwd.txt", type: "text/plain", content: "x" });

@@ -112,7 +112,10 @@ function rawRequest(port: number, head: Buffer): Promise<{ status: number; text:
 describe("raw request targets (bytes a URL parser would never send)", () => {
   test("NUL, 8-bit and control bytes in the path or query: the app never answers 5xx", async () => {
     const port = Number(new URL(world.base).port);
-    const withIds = operations.filter((operation) => operation.method === "GET");
+    // Not the routes that hold the connection open by design (the stream, the long poll): with a
+    // valid target they answer at once but never end, and this reads each answer to its end.
+    const holding = new Set(["/api/v1/events/stream", "/api/v1/messages/wait"]);
+    const withIds = operations.filter((operation) => operation.method === "GET" && !holding.has(operation.path));
     const bytes = fc
       .uint8Array({ minLength: 1, maxLength: 40 })
       .map((array) => Buffer.from(array.filter((byte) => byte !== 0x20 && byte !== 0x0a && byte !== 0x0d)));

@@ -92,6 +92,8 @@ describe("stdio MCP server", () => {
     const attachmentId = message.attachments[0].id as string;
     const draft = (await call(stdio, "create_draft", { mailbox_id: mailbox.id, to: "dave@example.org", subject: "Hi", text: "Draft" }))
       .structuredContent;
+    const draftToSchedule = (await call(http, "create_draft", { mailbox_id: mailbox.id, to: "hal@example.org", text: "Later" }))
+      .structuredContent;
     const draftToDelete = (await call(stdio, "create_draft", { mailbox_id: mailbox.id, to: "erin@example.org", text: "Bye" }))
       .structuredContent;
 
@@ -119,6 +121,8 @@ describe("stdio MCP server", () => {
       ["remove_draft_attachment", { draft_id: draft.id, attachment_id: toRemove.id }, false],
       ["list_draft_attachments", { draft_id: draft.id }, true],
       ["delete_draft", { id: draftToDelete.id }, false],
+      ["schedule_draft", { id: draftToSchedule.id, send_at: new Date(Date.now() + 3_600_000).toISOString() }, false],
+      ["unschedule_draft", { id: draftToSchedule.id }, false],
       ["send_draft", { id: draft.id }, false],
       ["list_threads", { mailbox_id: mailbox.id }, true],
       ["get_thread", { id: message.thread_id }, true],

@@ -28,6 +28,8 @@ const TOOLS = [
   "update_draft",
   "delete_draft",
   "send_draft",
+  "schedule_draft",
+  "unschedule_draft",
   "attach_file",
   "attach_message_attachment",
   "list_draft_attachments",

@@ -90,7 +90,10 @@ test("the typed client's waitFor keeps waiting across long polls and resolves wi
 describe("filters, cursors and time", () => {
   test("since: mail that arrived before the call is found at once; confirmation links come up front", async () => {
     const since = new Date(Date.now() - 1000).toISOString();
-    await arrive("Confirm your email", "Confirm your address: https://accounts.example.com/verify?token=abc123def456 thanks");
+    await arrive(
+      "Confirm your email",
+      "Hi Sam,\n\nThanks for signing up. Please confirm your address by opening https://accounts.example.com/verify?token=abc123def456\n\nThe Accounts team",
+    );
     const answer = await wait(`mailbox_id=${inbox.id}&since=${since}&subject_contains=CONFIRM&timeout_s=20`);
     expect(answer.status).toBe(200);
     expect(answer.body.status).toBe("found");

@@ -40,7 +40,8 @@ beforeAll(async () => {
     MX_DELIVERY_PORT: String(sink.port),
     MX_DELIVERY_ALLOW_PRIVATE_NETWORKS: "true",
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-    DELIVERY_TIMEOUT_MS: "5000",
+    DELIVERY_TIMEOUT_MS: "20000",
+    DNS_TIMEOUT_MS: "10000",
   });
   smtp = await startSmtpListener(ctx.svc, { port: 0, host: "127.0.0.1" });
   worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);

@@ -115,3 +115,78 @@ describe("spam classifier", () => {
     });
   });
 });
+
+describe("modern features (modern.ts)", () => {
+  const mail = (headers: string[], body: string, html = false) =>
+    [...headers, "To: b@example.net", "Subject: notice", `Content-Type: text/${html ? "html" : "plain"}; charset=utf-8`, "", body].join(
+      "\r\n",
+    );
+
+  test("a brand on someone else's domain, link text naming another host, list headers", async () => {
+    const phish = await spamFeatures(
+      mail(
+        ['From: "PayPal" <service@paypal-account-verify.top>'],
+        '<p>Verify now: <a href="https://paypal.com.secure-login.top/x">https://www.paypal.com/signin</a></p>',
+        true,
+      ),
+    );
+    for (const t of [
+      "from:brand-elsewhere",
+      "fromhost:brand-elsewhere",
+      "url:brand-elsewhere",
+      "url:embedded-domain",
+      "link:text-other-host",
+      "url:risky-tld",
+    ])
+      expect({ t, present: phish.has(t) }).toEqual({ t, present: true });
+    const genuine = await spamFeatures(
+      mail(
+        ['From: "PayPal" <service@paypal.com>', "List-Unsubscribe: <https://www.paypal.com/unsub>"],
+        "Your receipt: https://www.paypal.com/activity",
+      ),
+    );
+    for (const t of ["from:brand-elsewhere", "url:brand-elsewhere", "link:text-other-host"])
+      expect({ t, present: genuine.has(t) }).toEqual({ t, present: false });
+    expect(genuine.has("list:unsubscribe")).toBe(true);
+    expect(genuine.has("url:all-from-domain")).toBe(true);
+  });
+
+  test("obfuscation and cue families, in more than one language", async () => {
+    const tokens = await spamFeatures(
+      mail(
+        ["From: a@example.org"],
+        "V\u200be\u200br\u200bi\u200bf\u200by now. W I N N E R crypto. Ϲlaim your wallet reward. Ihr Konto wurde gesperrt, bitte sofort bestätigen Sie Ihre Daten.",
+      ),
+    );
+    for (const t of [
+      "obf:spaced-letters",
+      "obf:mixed-script",
+      "cue:threat",
+      "cue:urgency",
+      "cue:credentials",
+      "cue:prize",
+      "cue:credentials+threat",
+    ])
+      expect({ t, present: tokens.has(t) }).toEqual({ t, present: true });
+    expect([...tokens].some((t) => t.startsWith("obf:zero-width:"))).toBe(true);
+    const plain = await spamFeatures(mail(["From: a@example.org"], "See you at lunch on Thursday."));
+    expect([...plain].filter((t) => t.startsWith("obf:") || (t.startsWith("cue:") && !t.startsWith("cue:n:")))).toEqual([]);
+  });
+
+  test("scripts without spaces give character bigrams", async () => {
+    const tokens = await spamFeatures(mail(["From: a@example.org"], "您的包裹无法派送"));
+    expect(tokens.has("c2:包裹")).toBe(true);
+  });
+
+  test("a flagged verdict carries its reasons in words", async () => {
+    const verdict = await classifySpam(
+      mail(
+        ['From: "DHL Express" <notice@dhl-parcel-redelivery.top>'],
+        "Your parcel is on hold. A customs fee of 2.99 EUR is unpaid. Pay within 24 hours or it is returned to the sender: https://dhl-parcel-redelivery.top/pay",
+      ),
+    );
+    expect(verdict.spam).toBe(true);
+    expect(verdict.reasons.length).toBeGreaterThan(0);
+    expect(verdict.reasons.every((r) => typeof r === "string" && r.length > 3)).toBe(true);
+  });
+});

@@ -126,6 +126,22 @@ export function createMailboxClient(options: ClientOptions) {
         await new Promise((resolve) => setTimeout(resolve, (retry.delayMs ?? 500) * 2 ** (attempt - 1)));
       }
     },
+    drafts: {
+      /** Send a draft later: an ISO time with an offset, or local time with an IANA time_zone. */
+      schedule: async (
+        id: string,
+        body: NonNullable<operations["postApiV1DraftsByIdSchedule"]["requestBody"]>["content"]["application/json"],
+      ) =>
+        result<operations["postApiV1DraftsByIdSchedule"]>(
+          await api.POST("/api/v1/drafts/{id}/schedule", { params: { path: { id } }, body }),
+        ),
+      /** Cancel a draft's scheduled send (idempotent). */
+      unschedule: async (id: string) =>
+        result<operations["postApiV1DraftsByIdUnschedule"]>(await api.POST("/api/v1/drafts/{id}/unschedule", { params: { path: { id } } })),
+      /** A draft's review, schedule and sends. */
+      events: async (id: string) =>
+        result<operations["getApiV1DraftsByIdEvents"]>(await api.GET("/api/v1/drafts/{id}/events", { params: { path: { id } } })),
+    },
     events: {
       /** One page of the log after a cursor. */
       list: async (query: { after?: string; mailbox_id?: string; limit?: number; types?: string } = {}) =>

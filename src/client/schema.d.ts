@@ -148,6 +148,25 @@ export interface paths {
      */
     post: operations["postApiV1DraftsByIdSend"];
   };
+  "/api/v1/drafts/{id}/schedule": {
+    /**
+     * Schedule a draft to be sent later
+     * @description Sends the draft at `send_at` (in the future, within 365 days; local time needs `time_zone`, daylight saving included). Scheduling again replaces the time. When the mailbox requires approval (or the loop guard holds the reply) the draft enters the approval queue now: approved before its time it goes out at the time (`approved` true, its text then frozen: PATCH is 409), approved after it goes out at once. Edits before then are sent. Send lists and suppressions are checked at the time of sending; a refusal then is recorded on the draft. 409 `approval_conflict` for a draft that is sending, sent or rejected; 422 without a recipient.
+     */
+    post: operations["postApiV1DraftsByIdSchedule"];
+    /**
+     * Take a draft's schedule away
+     * @description Same as POST /api/v1/drafts/{id}/unschedule.
+     */
+    delete: operations["deleteApiV1DraftsByIdSchedule"];
+  };
+  "/api/v1/drafts/{id}/unschedule": {
+    /**
+     * Take a draft's schedule away
+     * @description Idempotent. The draft stays (in `draft`, or in the approval queue without a time); an approval given for the scheduled time is withdrawn. Same as DELETE /api/v1/drafts/{id}/schedule.
+     */
+    post: operations["postApiV1DraftsByIdUnschedule"];
+  };
   "/api/v1/drafts/{id}/attachments": {
     /**
      * List a draft's attachments
@@ -156,7 +175,7 @@ export interface paths {
     get: operations["getApiV1DraftsByIdAttachments"];
     /**
      * Attach a file to a draft
-     * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+     * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept (another body type is 415). The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
      */
     post: operations["postApiV1DraftsByIdAttachments"];
   };
@@ -1091,7 +1110,7 @@ export interface operations {
                    * @default message.sent
                    * @enum {string}
                    */
-                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected" | "draft.scheduled" | "draft.unscheduled";
                   /** @description when it happened (ISO 8601) */
                   created_at: string;
                   mailbox_id: string;
@@ -2288,7 +2307,7 @@ export interface operations {
                    * @default message.sent
                    * @enum {string}
                    */
-                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected" | "draft.scheduled" | "draft.unscheduled";
                   /** @description when it happened (ISO 8601) */
                   created_at: string;
                   mailbox_id: string;
@@ -2828,6 +2847,380 @@ export interface operations {
     };
   };
   /**
+   * Schedule a draft to be sent later
+   * @description Sends the draft at `send_at` (in the future, within 365 days; local time needs `time_zone`, daylight saving included). Scheduling again replaces the time. When the mailbox requires approval (or the loop guard holds the reply) the draft enters the approval queue now: approved before its time it goes out at the time (`approved` true, its text then frozen: PATCH is 409), approved after it goes out at once. Edits before then are sent. Send lists and suppressions are checked at the time of sending; a refusal then is recorded on the draft. 409 `approval_conflict` for a draft that is sending, sent or rejected; 422 without a recipient.
+   */
+  postApiV1DraftsByIdSchedule: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description ISO 8601: with an offset (2025-03-10T09:00:00Z, 2025-03-10T09:00+01:00), or local time with time_zone */
+          send_at: string;
+          /** @description IANA zone, e.g. America/New_York */
+          time_zone?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            draft_id: string;
+            /**
+             * @description scheduled: goes out at scheduled_at; pending_approval: waits for a human first; draft: not scheduled
+             * @default scheduled
+             * @enum {string}
+             */
+            status: "scheduled" | "pending_approval" | "draft";
+            /** @description ISO 8601, UTC */
+            scheduled_at: string | null;
+            time_zone: string | null;
+            /** @description a human approved it for its time: it goes out without asking again */
+            approved: boolean;
+          };
+        };
+      };
+      /** @description basic error */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 403 */
+      403: {
+        content: {
+          "application/json": ({
+            /** @constant */
+            code: "send_blocked_by_list";
+            /** @enum {string} */
+            reason: "block_match" | "no_allow_match";
+            /** @enum {string} */
+            scope: "account" | "mailbox";
+            list_entry_id?: string;
+          }) | ({
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          });
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      422: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Take a draft's schedule away
+   * @description Same as POST /api/v1/drafts/{id}/unschedule.
+   */
+  deleteApiV1DraftsByIdSchedule: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            draft_id: string;
+            /**
+             * @description scheduled: goes out at scheduled_at; pending_approval: waits for a human first; draft: not scheduled
+             * @default scheduled
+             * @enum {string}
+             */
+            status: "scheduled" | "pending_approval" | "draft";
+            /** @description ISO 8601, UTC */
+            scheduled_at: string | null;
+            time_zone: string | null;
+            /** @description a human approved it for its time: it goes out without asking again */
+            approved: boolean;
+          };
+        };
+      };
+      /** @description a request body, when sent, must be a JSON object (an empty body counts as none) without NUL characters or lone surrogates */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Take a draft's schedule away
+   * @description Idempotent. The draft stays (in `draft`, or in the approval queue without a time); an approval given for the scheduled time is withdrawn. Same as DELETE /api/v1/drafts/{id}/schedule.
+   */
+  postApiV1DraftsByIdUnschedule: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        headers: {
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            draft_id: string;
+            /**
+             * @description scheduled: goes out at scheduled_at; pending_approval: waits for a human first; draft: not scheduled
+             * @default scheduled
+             * @enum {string}
+             */
+            status: "scheduled" | "pending_approval" | "draft";
+            /** @description ISO 8601, UTC */
+            scheduled_at: string | null;
+            time_zone: string | null;
+            /** @description a human approved it for its time: it goes out without asking again */
+            approved: boolean;
+          };
+        };
+      };
+      /** @description a request body, when sent, must be a JSON object (an empty body counts as none) without NUL characters or lone surrogates */
+      400: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description missing bearer token, or invalid api key */
+      401: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description key_scope, scope not permitted, or plan entitlement */
+      403: {
+        content: {
+          "application/json": {
+            error: string;
+            /** @constant */
+            code: "key_scope";
+          } | {
+            error: string;
+          };
+        };
+      };
+      /** @description basic error */
+      404: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Response for status 409 */
+      409: {
+        content: {
+          "application/json": {
+            code: string;
+            error: string;
+          };
+        };
+      };
+      /** @description request body too large (MAX_REQUEST_BYTES) */
+      413: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      415: {
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description the key is past its rate limit: retry after Retry-After seconds */
+      429: {
+        headers: {
+          /** @description whole seconds to wait before the next request of this key */
+          "Retry-After"?: number;
+          /** @description the key's limit (draft-ietf-httpapi-ratelimit-headers): `"per-key";q=<burst>;w=<seconds to refill it>` */
+          "RateLimit-Policy"?: string;
+          /** @description what is left: `"per-key";r=<requests left>;t=<seconds until the bucket is full>`; r=0 and t=Retry-After on a 429 */
+          RateLimit?: string;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            error: "rate limited";
+          };
+        };
+      };
+    };
+  };
+  /**
    * List a draft's attachments
    * @description In the order they were added, without their bytes. 404 `draft not found` as for GET /drafts/{id}.
    */
@@ -2915,7 +3308,7 @@ export interface operations {
   };
   /**
    * Attach a file to a draft
-   * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept. The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
+   * @description Upload as multipart/form-data with one file part named `file`; its filename and Content-Type are kept (another body type is 415). The file is checked when it is added: at most ATTACHMENT_MAX_COUNT files (default 20) adding up to ATTACHMENT_MAX_BYTES (default 18 MiB, about 24.3 MiB once base64-encoded in the message: under the common 25 MiB ceiling) per draft, else 400 (count) or 413 (bytes); the declared content type must agree with the bytes (magic numbers): a contradiction is 400, an absent or application/octet-stream type is replaced by the detected one; executables are refused (400). With ClamAV configured every file is scanned: malware is 422 `attachment_infected`, no answer from the scanner 503 (retryable). Only a `draft` takes attachments: pending_approval, sending answer 409 approval_conflict; sent, rejected, deleted or foreign drafts are 404 `draft not found`.
    */
   postApiV1DraftsByIdAttachments: {
     parameters: {
@@ -3014,7 +3407,7 @@ export interface operations {
           };
         };
       };
-      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      /** @description basic error */
       415: {
         content: {
           "application/json": {
@@ -3161,7 +3554,7 @@ export interface operations {
           };
         };
       };
-      /** @description a non-empty body sent under a Content-Type other than application/json (or a +json type) */
+      /** @description basic error */
       415: {
         content: {
           "application/json": {
@@ -4124,7 +4517,7 @@ export interface operations {
                    * @default message.sent
                    * @enum {string}
                    */
-                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected" | "draft.scheduled" | "draft.unscheduled";
                   /** @description when it happened (ISO 8601) */
                   created_at: string;
                   mailbox_id: string;
@@ -4545,7 +4938,7 @@ export interface operations {
                    * @default message.sent
                    * @enum {string}
                    */
-                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected";
+                  type: "message.sent" | "message.delivered" | "message.send_failed" | "message.bounced" | "message.complained" | "draft.pending_approval" | "draft.approved" | "draft.rejected" | "draft.scheduled" | "draft.unscheduled";
                   /** @description when it happened (ISO 8601) */
                   created_at: string;
                   mailbox_id: string;

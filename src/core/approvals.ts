@@ -115,7 +115,10 @@ export async function notifyReviewers(svc: Services, reviewId: string): Promise<
       messageId,
       dkim: { domainName: svc.config.sharedDomain, keySelector: key.selector, privateKey: key.privateKey },
     });
-    const outcome = await svc.transport.deliver({ from, to: reviewer.email }, raw, { messageId });
+    // A transport that throws instead of answering is a transient failure like any other.
+    const outcome = await svc.transport
+      .deliver({ from, to: reviewer.email }, raw, { messageId })
+      .catch((error: unknown) => ({ kind: "transient" as const, error: error instanceof Error ? error.message : String(error) }));
     if (outcome.kind === "sent") {
       sent++;
       continue;

@@ -47,17 +47,23 @@ export type Draft = {
   updated_at: string;
 };
 
-type DraftRow = Draft & {
+export type DraftRow = Draft & {
   account_id: string;
   in_reply_to: string | null;
   references: string[];
   deleted_at: string | null;
   last_error: string | null;
   held_reason: string | null;
+  /** timestamps arrive as ISO strings (src/db.ts) */
+  scheduled_at: string | null;
+  schedule_time_zone: string | null;
+  approved_at: string | null;
+  decided_by: string | null;
 };
 
 const DRAFT_COLUMNS = `id, account_id, mailbox_id, status, to_addr as "to", subject, text, reply_to_message_id, requires_human,
-  thread_id, created_at, updated_at, in_reply_to, "references", deleted_at, last_error, held_reason`;
+  thread_id, created_at, updated_at, in_reply_to, "references", deleted_at, last_error, held_reason, scheduled_at, schedule_time_zone,
+  approved_at, decided_by`;
 
 function draftView(row: DraftRow): Draft {
   return {
@@ -166,7 +172,7 @@ function heldByOf(heldReason: string | null): string {
   return "loop_guard";
 }
 
-function draftEventBase(row: DraftRow) {
+export function draftEventBase(row: DraftRow) {
   return {
     accountId: row.account_id,
     mailboxId: row.mailbox_id,
@@ -179,7 +185,7 @@ function draftEventBase(row: DraftRow) {
 }
 
 /** A live draft the principal may see; tombstoned, deleted and foreign drafts are the one 404. */
-async function findDraft(db: Db, principal: Principal, id: string): Promise<DraftRow | null> {
+export async function findDraft(db: Db, principal: Principal, id: string): Promise<DraftRow | null> {
   const [row] = await db.unsafe<DraftRow[]>(
     `select ${DRAFT_COLUMNS} from drafts
      where id = $1 and account_id = $2 and ($3::text is null or mailbox_id = $3) and deleted_at is null`,
@@ -188,7 +194,7 @@ async function findDraft(db: Db, principal: Principal, id: string): Promise<Draf
   return row ?? null;
 }
 
-async function visibleDraft(db: Db, principal: Principal, id: string): Promise<DraftRow> {
+export async function visibleDraft(db: Db, principal: Principal, id: string): Promise<DraftRow> {
   const row = await findDraft(db, principal, id);
   if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
   return row;
@@ -210,7 +216,7 @@ export async function listDrafts(db: Db, principal: Principal, mailboxId: string
 }
 
 /** After a conditional update matched nothing: 404 if the draft is gone, else 409. */
-async function conflictOrMissing(db: Db, principal: Principal, id: string): Promise<never> {
+export async function conflictOrMissing(db: Db, principal: Principal, id: string): Promise<never> {
   const row = await findDraft(db, principal, id);
   if (!row) throw errors.notFound("draft");
   throw errors.approvalConflict();
@@ -231,6 +237,8 @@ export async function updateDraft(db: Db, principal: Principal, id: string, patc
        text = coalesce($7, text),
        updated_at = now()
      where id = $1 and account_id = $2 and ($3::text is null or mailbox_id = $3) and deleted_at is null and status = 'draft'
+       -- approved by a human for a later send: what goes out is what they approved
+       and approved_at is null
      returning ${DRAFT_COLUMNS}`,
     [id, principal.accountId, principal.mailboxId, to !== undefined, to ?? null, patch.subject ?? null, patch.text ?? null] as never[],
   );
@@ -258,6 +266,7 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   // Without approval, deliverDraft checks the lists and suppressions under the draft's lock.
   const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
   assertSendingEntitled(principal.plan, mailbox);
+  if (draft.approved_at) return deliverDraft(svc, draft.id, draft.account_id, "draft", draft.decided_by);
   const loopReason = await loopGuardReason(svc.sql, draft.account_id, { messageId: draft.reply_to_message_id, threadId: draft.thread_id });
   // A pause first (the operator's stop: no reviewer email), then the loop guard, then the mailbox's setting.
   const pause = holdReasonOf(mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
@@ -281,7 +290,7 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
  * checked and claimed in the transaction that records the message, and the claimed row is what
  * goes out: an edit accepted before the claim is in the mail, a later one gets approval_conflict.
  */
-async function deliverDraft(
+export async function deliverDraft(
   svc: Services,
   draftId: string,
   accountId: string,
@@ -364,7 +373,36 @@ export async function approveDraft(svc: Services, decider: Decider, draftId: str
   // Send lists and suppressions are checked when the draft is claimed, under its lock; the
   // approver is recorded with the claim.
   svc.log.info("draft.approved", { draft_id: draftId, decided_by: decider.name });
+  if (row.scheduled_at && new Date(row.scheduled_at).getTime() > Date.now()) return approveForLater(svc, row, decider.name);
   return deliverDraft(svc, row.id, row.account_id, "pending_approval", decider.name);
+}
+
+/**
+ * Approval of a draft scheduled for later: it waits in `draft`, approved (its text frozen), and
+ * the schedule's job sends it at its time (src/core/scheduled-drafts.ts). draft.approved commits
+ * with the change; the message it names comes with message.sent then.
+ */
+async function approveForLater(svc: Services, row: DraftRow, decidedBy: string): Promise<StoredResponse> {
+  const approved = await svc.sql.begin(async (tx) => {
+    const [updated] = await tx.unsafe<DraftRow[]>(
+      `update drafts set status = 'draft', approved_at = now(), decided_by = $2, updated_at = now()
+       where id = $1 and status = 'pending_approval' and deleted_at is null returning ${DRAFT_COLUMNS}`,
+      [row.id, decidedBy],
+    );
+    if (!updated) return null;
+    await recordLifecycleEvent(tx, {
+      ...draftEventBase(updated),
+      type: "draft.approved",
+      detail: {
+        decided_by: decidedBy,
+        held_reason: updated.held_reason,
+        scheduled_at: updated.scheduled_at ? new Date(updated.scheduled_at).toISOString() : null,
+      },
+    });
+    return updated;
+  });
+  if (!approved) throw errors.approvalConflict();
+  return { status: 202, body: { draft_id: row.id, status: "scheduled", scheduled_at: new Date(approved.scheduled_at!).toISOString() } };
 }
 
 /**

@@ -28,7 +28,13 @@ export const OUTBOUND_EVENT_TYPES = [
   "message.complained",
 ] as const;
 /** A draft's review (src/core/drafts.ts's transition functions). */
-export const DRAFT_EVENT_TYPES = ["draft.pending_approval", "draft.approved", "draft.rejected"] as const;
+export const DRAFT_EVENT_TYPES = [
+  "draft.pending_approval",
+  "draft.approved",
+  "draft.rejected",
+  "draft.scheduled",
+  "draft.unscheduled",
+] as const;
 export const LIFECYCLE_EVENT_TYPES = [...OUTBOUND_EVENT_TYPES, ...DRAFT_EVENT_TYPES] as const;
 /** Every type the event log carries; webhooks receive message.received and the ones chosen. */
 export const EVENT_TYPES = ["message.received", ...LIFECYCLE_EVENT_TYPES] as const;

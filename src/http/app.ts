@@ -77,6 +77,8 @@ export function makeApp(svc: Services) {
       // (text-input.ts), after the bearer check and with the resource's own 404.
       const path = pathOf(request.url);
       if (/%00/i.test(path) && !path.startsWith("/api/v1/")) return json(404, errors.routeNotFound().body);
+      // No API path ends in a slash: `/api/v1/messages/` is not the list route (Elysia would match it).
+      if (path.startsWith("/api/v1/") && path.endsWith("/")) return json(404, errors.routeNotFound().body);
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > requestByteLimit(svc.config, request.method, path)) return json(413, errors.bodyTooLarge().body);
     })

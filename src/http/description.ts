@@ -19,4 +19,8 @@ export const apiDescription = [
     "unknown body fields are 400; bodies over the configured size are 413; a body under a " +
     "Content-Type other than application/json is 415; unknown routes are 404 " +
     '`{"error":"not found"}`.',
+  "Additions beside the contract's bodies (docs/api.md): attachments on drafts (POST " +
+    "/drafts/{id}/attachments takes multipart/form-data), forwarding and calendar replies " +
+    "(POST /messages/{id}/forward and /rsvp, with send's checks, order and idempotency), and labels on " +
+    "messages and threads, whose changes need `can_read`.",
 ].join("\n\n");

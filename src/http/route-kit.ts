@@ -1,7 +1,7 @@
 // The base every resource's route plugin starts from: the /api/v1 prefix and the `auth` macro
 // through which a route declares its endpoint class (see auth.ts).
 import { Elysia } from "elysia";
-import { errors } from "../core/errors.ts";
+import { ApiError, errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { makeRequestAuthorizer, type EndpointClass } from "../request/auth.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
@@ -65,8 +65,9 @@ export type Upload = { file: { filename: string; contentType: string; content: U
 /** multipart/form-data only, within the upload limit; the field `file` (null when absent). */
 async function parseUpload(request: Request, maxBytes: number): Promise<Upload> {
   const type = request.headers.get("content-type") ?? "";
+  // Another declared type is 415, as a JSON route answers a form.
   if (!/^multipart\/form-data\s*;/i.test(type)) {
-    throw errors.validation("send the file as multipart/form-data with a field named `file`");
+    throw new ApiError(415, { error: "send the file as multipart/form-data with a field named `file`" });
   }
   const bytes = await readBodyBytesWithin(request, maxBytes);
   if (bytes === null) throw errors.bodyTooLarge();

@@ -15,6 +15,20 @@ import { pathOf } from "./request-path.ts";
 
 export type HttpServer = { port: number; stop(): Promise<void> };
 
+/**
+ * Elysia finds the path at a fixed offset past "http://" that assumes a host of four characters or
+ * more: a Host of three or fewer ("api", "ab" on port 80) made every route 404. Such a request is
+ * routed as if its host were "localhost"; its Host header is left as sent.
+ */
+export function withRoutableUrl(request: Request): Request {
+  const url = request.url;
+  const hostEnd = url.indexOf("/", url.indexOf("//") + 2);
+  const hostLength = (hostEnd < 0 ? url.length : hostEnd) - (url.indexOf("//") + 2);
+  if (hostLength > 3) return request;
+  const rest = hostEnd < 0 ? "/" : url.slice(hostEnd);
+  return new Request(`${url.slice(0, url.indexOf("//") + 2)}localhost${rest}`, request);
+}
+
 export function startHttpServer(svc: Services, app: App, port = svc.config.httpPort): HttpServer {
   const { config, log } = svc;
   const handle = async (request: Request, peerOf: PeerOf): Promise<Response> => {
@@ -50,7 +64,8 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
       port,
       // A backstop only: the app reads bodies itself and answers 413 as JSON at MAX_REQUEST_BYTES.
       maxRequestBodySize: Math.max(config.maxRequestBytes * 2, uploadByteLimit(config)) + 65536,
-      fetch: async (request, server) => {
+      fetch: async (incoming, server) => {
+        const request = withRoutableUrl(incoming);
         // A WebSocket upgrade (/api/v1/events/ws) is answered by the upgrade itself, so its
         // response is not ours to add headers to; it gets its log line here (path only: the
         // query may carry the key).
@@ -63,10 +78,10 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
         }
         // An event stream is quiet between heartbeats; Bun's 10 s idle timeout would cut it.
         const requestPath = pathOf(request.url);
-        if (requestPath === "/api/v1/events/stream") server.timeout(request, 0);
+        if (requestPath === "/api/v1/events/stream") server.timeout(incoming, 0);
         // A long poll (and an MCP call of wait_for_message) is quiet for up to MAX_WAIT_SECONDS.
-        else if (requestPath === "/api/v1/messages/wait" || requestPath === "/mcp") server.timeout(request, MAX_WAIT_SECONDS + 15);
-        return handle(request, () => server.requestIP(request)?.address ?? null);
+        else if (requestPath === "/api/v1/messages/wait" || requestPath === "/mcp") server.timeout(incoming, MAX_WAIT_SECONDS + 15);
+        return handle(request, () => server.requestIP(incoming)?.address ?? null);
       },
       // A frame over the limit closes its connection (1009) before it is read into memory.
       websocket: {

@@ -34,6 +34,7 @@ import { createDomainTool, listDomainsTool, verifyDomainTool } from "./domain-to
 import { ackEventsTool, claimEventsTool, getConsumerTool, listEventsTool, openConsumerTool } from "./event-tools.ts";
 import { jsonSchemaOf, type CompiledTool } from "./tool.ts";
 import { getMessageEventsTool, waitForMessageTool } from "./wait-tools.ts";
+import { scheduleDraftTool, unscheduleDraftTool } from "./schedule-tools.ts";
 
 export const tools: readonly CompiledTool[] = [
   listMailboxesTool,
@@ -52,6 +53,8 @@ export const tools: readonly CompiledTool[] = [
   updateDraftTool,
   deleteDraftTool,
   sendDraftTool,
+  scheduleDraftTool,
+  unscheduleDraftTool,
   attachFileTool,
   attachMessageAttachmentTool,
   listDraftAttachmentsTool,

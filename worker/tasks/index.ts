@@ -8,6 +8,7 @@ import { pruneEventLogTask } from "./prune_event_log.ts";
 import { purgeExpiredContentTask } from "./purge_expired_content.ts";
 import { notifyReviewersTask } from "./notify_reviewers.ts";
 import { expireReviewTask } from "./expire_review.ts";
+import { sendScheduledDraftTask } from "./send_scheduled_draft.ts";
 
 export function taskList(svc: Services): Record<string, Task> {
   return {
@@ -18,5 +19,6 @@ export function taskList(svc: Services): Record<string, Task> {
     purge_expired_content: async () => purgeExpiredContentTask(svc),
     notify_reviewers: async (payload) => notifyReviewersTask(svc, payload as { review_id: string }),
     expire_review: async (payload) => expireReviewTask(svc, payload as { review_id: string }),
+    send_scheduled_draft: async (payload) => sendScheduledDraftTask(svc, payload as { draft_id: string; at: string }),
   };
 }

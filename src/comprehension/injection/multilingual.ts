@@ -87,6 +87,7 @@ const P: Record<"addressed" | "override" | "secrecy" | "skipCheck" | "exfil", Re
     /\b(?:stuur|doorsturen|verzamel)\w*/iu,
     /\b(?:prześlij|wyślij)\b/iu,
     /\b(?:skicka|vidarebefordra)\b/iu,
+    /\b(?:ilet|gönder)\w*/iu,
     /(?:перешли|отправь|приложи|пришли)/iu,
     /(?:転送|送って|送信)/u,
     /(?:转发|发送|发到|导出|发给)/u,

@@ -8,6 +8,7 @@ import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import { readablePrefix } from "../../mail/readable-prefix.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
 import { charGrams, cueTokens, modernTokens } from "./modern.ts";
+import { bucket, registrable } from "./shapes.ts";
 
 // Parsing cost grows with size; spam content lives in the first part of a message anyway.
 const MAX_RAW_BYTES = 256 * 1024;
@@ -248,10 +249,6 @@ function capsBucket(text: string): string {
 }
 
 // 0, 1, 2, 3-4, 5-8, ...: coarse enough to generalise, fine enough to separate one link from fifty.
-export function bucket(n: number): number {
-  return n <= 0 ? 0 : Math.ceil(Math.log2(n + 1));
-}
-
 function count(text: string, re: RegExp): number {
   let n = 0;
   for (const _ of text.matchAll(re)) n++;
@@ -260,17 +257,6 @@ function count(text: string, re: RegExp): number {
 
 function isIp(host: string): boolean {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(host);
-}
-
-// The part of a host name an owner registers: "mail.example.co.uk" -> "example.co.uk". A
-// heuristic (no public suffix list), good enough to group a sender's hosts together.
-export function registrable(host: string): string {
-  const labels = host.toLowerCase().replace(/\.$/, "").split(".").filter(Boolean);
-  if (labels.length <= 2) return labels.join(".");
-  const secondLevel = labels[labels.length - 2]!;
-  const ccTld = labels[labels.length - 1]!.length === 2;
-  const keep = ccTld && /^(co|com|net|org|ac|gov|edu|ne|or|go)$/.test(secondLevel) ? 3 : 2;
-  return labels.slice(-keep).join(".");
 }
 
 function firstAddress(field: AddressObject | AddressObject[] | undefined): { address: string; name: string } | undefined {

@@ -5,7 +5,7 @@
 // mathematical letters), image-heavy HTML with little text, and list headers. Every feature is
 // a presence token like the rest; the model (classifier.ts) fits its weight.
 import type { AddressObject, ParsedMail } from "mailparser";
-import { bucket, registrable } from "./features.ts";
+import { bucket, registrable } from "./shapes.ts";
 
 const MAX_SCAN = 100_000;
 

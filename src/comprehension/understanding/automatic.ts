@@ -114,6 +114,11 @@ const NOREPLY_SENDER =
   /^(?:no[-_.]?reply|do[-_.]?not[-_.]?reply|noreply|donotreply|no_reply|mailer-daemon|postmaster|bounces?)(?:[+\-.][^@]*)?@/i;
 const DAEMON_SENDER = /^(?:mailer-daemon|postmaster|mail-daemon)@/i;
 
+/** A request not to be answered automatically: Exchange puts it on its own auto-replies. Weak alone. */
+function suppressOf(input: AutomaticInput): string | null {
+  return header(input, "x-auto-response-suppress");
+}
+
 function header(input: AutomaticInput, name: string): string | null {
   const value = input.headers[name];
   return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
@@ -138,8 +143,12 @@ export function detectAutomatic(input: AutomaticInput): Automatic | null {
   if (DAEMON_SENDER.test(from) && DELIVERY_SUBJECT.test(subject))
     return { kind: "delivery_status", evidence: [`sender ${from.split("@")[0]}`, `subject "${subject.slice(0, 60)}"`] };
 
+  // auto-replied (and auto-notified) come from responders. auto-generated alone is weak: agents
+  // mark what they write with it (we do, docs/decisions.md), and a message an agent composed for
+  // its reader is not an auto-reply; with a responder's wording or sender it counts.
   const autoSubmitted = header(input, "auto-submitted")?.toLowerCase() ?? null;
-  if (autoSubmitted && !autoSubmitted.startsWith("no")) evidence.push(`Auto-Submitted: ${autoSubmitted.slice(0, 40)}`);
+  const generated = autoSubmitted?.startsWith("auto-generated") ? `Auto-Submitted: ${autoSubmitted.slice(0, 40)}` : null;
+  if (autoSubmitted && !autoSubmitted.startsWith("no") && !generated) evidence.push(`Auto-Submitted: ${autoSubmitted.slice(0, 40)}`);
   for (const name of ["x-autoreply", "x-autorespond", "x-auto-reply", "x-autoresponder"]) {
     const value = header(input, name);
     if (value && !/^(?:no|false|0)$/i.test(value)) evidence.push(`${name}: ${value.slice(0, 40)}`);
@@ -148,9 +157,11 @@ export function detectAutomatic(input: AutomaticInput): Automatic | null {
     evidence.push("X-MS-Exchange auto-reply marker");
   const precedence = header(input, "precedence")?.toLowerCase() ?? null;
   if (precedence === "auto_reply") evidence.push("Precedence: auto_reply");
-  // A request not to be answered automatically: Exchange puts it on its own auto-replies. Weak alone.
-  const suppress = header(input, "x-auto-response-suppress");
   const headerSays = evidence.length > 0;
+  const weak = [
+    ...(generated ? [generated] : []),
+    ...(suppressOf(input) ? [`X-Auto-Response-Suppress: ${suppressOf(input)!.slice(0, 30)}`] : []),
+  ];
   const subjectSays = AUTO_SUBJECT.test(subject);
   if (subjectSays) evidence.push(`subject "${subject.slice(0, 60)}"`);
 
@@ -163,33 +174,31 @@ export function detectAutomatic(input: AutomaticInput): Automatic | null {
   const unmonitored = UNMONITORED.exec(body);
   const quote = (match: RegExpExecArray | null) => (match ? `"${match[0].slice(0, 60)}"` : "");
 
-  if (unmonitored && (headerSays || subjectSays || NOREPLY_SENDER.test(from) || routine || body.length < 600)) {
-    return { kind: "unmonitored_mailbox", evidence: [...evidence, `wording ${quote(unmonitored)}`] };
+  if (unmonitored && (headerSays || subjectSays || weak.length > 0 || NOREPLY_SENDER.test(from) || routine || body.length < 600)) {
+    return { kind: "unmonitored_mailbox", evidence: [...evidence, ...weak, `wording ${quote(unmonitored)}`] };
   }
-  if ((ticketSubject || ticketBody) && (ack || headerSays || ticketBody || ACK_WORDS.test(body))) {
+  if ((ticketSubject || ticketBody) && (ack || headerSays || generated || ticketBody || ACK_WORDS.test(body))) {
     return {
       kind: "ticket_acknowledgement",
-      evidence: [...evidence, ...(ticketSubject ? [`subject "${subject.slice(0, 60)}"`] : []), quote(ticketBody ?? ack)].filter(Boolean),
+      evidence: [...evidence, ...weak, ...(ticketSubject ? [`subject "${subject.slice(0, 60)}"`] : []), quote(ticketBody ?? ack)].filter(
+        Boolean,
+      ),
     };
   }
-  if (away && (headerSays || subjectSays || routine || suppress)) {
+  if (away && (headerSays || subjectSays || routine || weak.length > 0)) {
     return {
       kind: "out_of_office",
-      evidence: [
-        ...evidence,
-        `wording ${quote(away)}`,
-        ...(routine ? [`wording ${quote(routine)}`] : []),
-        ...(suppress ? [`X-Auto-Response-Suppress: ${suppress.slice(0, 30)}`] : []),
-      ],
+      evidence: [...evidence, ...weak, `wording ${quote(away)}`, ...(routine ? [`wording ${quote(routine)}`] : [])],
     };
   }
   // Wording alone: away, when, and the routine a person never writes in a reply of their own.
   if (away && returning && routine) {
     return { kind: "out_of_office", evidence: [`wording ${quote(away)}`, `wording ${quote(returning)}`, `wording ${quote(routine)}`] };
   }
-  if (ack && (headerSays || subjectSays || NOREPLY_SENDER.test(from) || routine)) {
-    return { kind: "auto_reply", evidence: [...evidence, `wording ${quote(ack)}`] };
+  if (ack && (headerSays || subjectSays || generated || NOREPLY_SENDER.test(from) || routine)) {
+    return { kind: "auto_reply", evidence: [...evidence, ...weak, `wording ${quote(ack)}`] };
   }
+  if (generated && routine) return { kind: "auto_reply", evidence: [generated, `wording ${quote(routine)}`] };
   if (headerSays || subjectSays) return { kind: "auto_reply", evidence };
   if (precedence === "bulk" || precedence === "junk" || precedence === "list") {
     if (header(input, "list-id") || header(input, "list-unsubscribe") || NOREPLY_SENDER.test(from))

@@ -9,6 +9,7 @@ import { html, path, reveal, when, type Html } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
 import { reasonText } from "../../core/review-email.ts";
 import { accountMailboxes, pendingDrafts, type PendingDraftRow } from "../queries.ts";
+import { isoOf, listScheduled, type ScheduledRow } from "../../core/scheduled-drafts.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
 const PAGE_LIMIT = 50;
@@ -44,6 +45,21 @@ function draftCard(c: PageContext, draft: PendingDraftRow, addresses: Map<string
 </div></article>`;
 }
 
+/** Mail scheduled to go out later, soonest first: approved, waiting for approval, or needing none (a list: it fits a phone). */
+function scheduledTable(rows: ScheduledRow[], addresses: Map<string, string>): Html {
+  const state = (row: ScheduledRow) =>
+    row.status === "pending_approval" ? "waiting for approval" : row.approved_at ? "approved" : "will be sent";
+  const items = rows.map(
+    (
+      row,
+    ) => html`<li id="scheduled-${row.id}"><strong>${isoOf(row.scheduled_at)}</strong>${row.schedule_time_zone ? html` (${row.schedule_time_zone})` : html``}
+· ${state(row)}<br>${addresses.get(row.mailbox_id) ?? row.mailbox_id} → ${row.to === null ? "(no recipient)" : reveal(row.to)}:
+${row.subject ? reveal(row.subject) : "(no subject)"}</li>`,
+  );
+  return html`<h2 id="scheduled">Scheduled</h2>
+${rows.length ? html`<ul class="scheduled">${items}</ul>` : html`<p class="empty">Nothing is scheduled.</p>`}`;
+}
+
 /** Every file the draft sends, with the name, type and size a reviewer judges it by. */
 function attachmentList(draft: PendingDraftRow): Html {
   if (draft.attachments.length === 0) return html``;
@@ -59,9 +75,10 @@ export function byteSize(bytes: number): string {
 }
 
 async function render(c: PageContext, notice?: Notice | null, status = 200): Promise<Response> {
-  const [{ drafts, total }, mailboxes] = await Promise.all([
+  const [{ drafts, total }, mailboxes, scheduled] = await Promise.all([
     pendingDrafts(c.svc.sql, c.session.accountId, PAGE_LIMIT),
     accountMailboxes(c.svc.sql, c.session.accountId),
+    listScheduled(c.svc.sql, c.session.accountId),
   ]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
   const more =
@@ -71,7 +88,8 @@ async function render(c: PageContext, notice?: Notice | null, status = 200): Pro
   const body = html`<p class="hint">Mail from mailboxes that require approval waits here, and so does a reply the loop guard held (a reply to automatic mail such as an out-of-office, or a thread where the agent keeps answering it; its reason is shown). Approving sends it at once through the normal send pipeline
 (send lists, suppressions, quota and delivery all apply). Highlighted <mark class="hidden-char">U+…</mark> markers stand for invisible characters in the draft.</p>
 ${more}
-<div class="reviews">${drafts.length ? drafts.map((d) => draftCard(c, d, addresses)) : html`<p class="empty">Nothing is waiting for approval.</p>`}</div>`;
+<div class="reviews">${drafts.length ? drafts.map((d) => draftCard(c, d, addresses)) : html`<p class="empty">Nothing is waiting for approval.</p>`}</div>
+${scheduledTable(scheduled, addresses)}`;
   return htmlResponse(layout("Approvals", body, c.session, notice ?? flash(c.url)), status);
 }
 
@@ -79,6 +97,8 @@ ${more}
 export function describeOutcome(result: StoredResponse): { notice: Notice; status: number } {
   const body = result.body as Record<string, unknown>;
   if (result.status === 201) return { notice: { kind: "ok", text: `Approved and sent (message ${String(body.id)}).` }, status: 200 };
+  if (result.status === 202 && body.status === "scheduled")
+    return { notice: { kind: "ok", text: `Approved; it will be sent at its scheduled time (${String(body.scheduled_at)}).` }, status: 200 };
   if (result.status === 400)
     return {
       notice: { kind: "error", text: `Not sent: ${String(body.error)}. The draft went back to draft for the agent to fix.` },

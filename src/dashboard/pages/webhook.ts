@@ -33,6 +33,8 @@ const TYPE_HINTS: Record<(typeof LIFECYCLE_EVENT_TYPES)[number], string> = {
   "draft.pending_approval": "a draft waits for a human (the approval setting, or the loop guard's reason)",
   "draft.approved": "a human approved a draft; it is being sent",
   "draft.rejected": "a draft was rejected (by a human, or by review expiry)",
+  "draft.scheduled": "a draft was scheduled to be sent later",
+  "draft.unscheduled": "a draft's schedule was taken away",
 };
 
 function eventTypesForm(c: PageContext, chosen: string[]): Html {

@@ -35,6 +35,7 @@ const addErrors = {
   404: ErrorBody,
   409: ConflictError,
   413: ErrorBody,
+  415: ErrorBody,
   422: Refused,
   503: ScannerDown,
 };
@@ -63,7 +64,7 @@ export const draftAttachmentRoutes = (svc: Services) =>
         response: { 201: DraftAttachment, ...addErrors },
         detail: {
           summary: "Attach a file to a draft",
-          description: `Upload as multipart/form-data with one file part named \`file\`; its filename and Content-Type are kept. ${CHECKS}`,
+          description: `Upload as multipart/form-data with one file part named \`file\`; its filename and Content-Type are kept (another body type is 415). ${CHECKS}`,
           requestBody: {
             required: true,
             content: {

@@ -2,9 +2,10 @@
 import { t } from "elysia";
 import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft } from "../../core/drafts.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ConflictError, ErrorBody, PathId, strictObject } from "../../request/models.ts";
+import { authErrors, ConflictError, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
 import { draftHistory } from "../../core/lifecycle-events.ts";
+import { MAX_SCHEDULE_DAYS, scheduleDraft, unscheduleDraft } from "../../core/scheduled-drafts.ts";
 import { HistoryResponse } from "./events.ts";
 import {
   clientId,
@@ -31,6 +32,16 @@ const Draft = strictObject({
 });
 const Id = t.Object({ id: PathId });
 const notFound = { 404: ErrorBody };
+
+const ScheduleView = strictObject({
+  draft_id: t.String(),
+  status: t.UnionEnum(["scheduled", "pending_approval", "draft"], {
+    description: "scheduled: goes out at scheduled_at; pending_approval: waits for a human first; draft: not scheduled",
+  }),
+  scheduled_at: nullable(t.String({ description: "ISO 8601, UTC" })),
+  time_zone: nullable(t.String()),
+  approved: t.Boolean({ description: "a human approved it for its time: it goes out without asking again" }),
+});
 
 export const draftRoutes = (svc: Services) =>
   apiRoutes(svc, "drafts")
@@ -149,4 +160,52 @@ export const draftRoutes = (svc: Services) =>
             "is suppressed.",
         },
       },
-    );
+    )
+    .post("/drafts/:id/schedule", ({ principal, params, body }) => scheduleDraft(svc, principal, params.id, body), {
+      auth: "write",
+      params: Id,
+      body: strictObject({
+        send_at: t.String({
+          minLength: 1,
+          maxLength: 64,
+          description: "ISO 8601: with an offset (2025-03-10T09:00:00Z, 2025-03-10T09:00+01:00), or local time with time_zone",
+        }),
+        time_zone: t.Optional(t.String({ minLength: 1, maxLength: 64, description: "IANA zone, e.g. America/New_York" })),
+      }),
+      response: {
+        200: ScheduleView,
+        400: ErrorBody,
+        ...authErrors,
+        403: t.Union([SendBlocked, authErrors[403]]),
+        ...notFound,
+        409: ConflictError,
+        422: ErrorBody,
+      },
+      detail: {
+        summary: "Schedule a draft to be sent later",
+        description:
+          `Sends the draft at \`send_at\` (in the future, within ${MAX_SCHEDULE_DAYS} days; local time needs \`time_zone\`, ` +
+          "daylight saving included). Scheduling again replaces the time. When the mailbox requires approval (or the loop guard " +
+          "holds the reply) the draft enters the approval queue now: approved before its time it goes out at the time " +
+          "(`approved` true, its text then frozen: PATCH is 409), approved after it goes out at once. Edits before then are " +
+          "sent. Send lists and suppressions are checked at the time of sending; a refusal then is recorded on the draft. " +
+          "409 `approval_conflict` for a draft that is sending, sent or rejected; 422 without a recipient.",
+      },
+    })
+    .post("/drafts/:id/unschedule", ({ principal, params }) => unscheduleDraft(svc, principal, params.id), {
+      auth: "write",
+      params: Id,
+      response: { 200: ScheduleView, ...authErrors, ...notFound, 409: ConflictError },
+      detail: {
+        summary: "Take a draft's schedule away",
+        description:
+          "Idempotent. The draft stays (in `draft`, or in the approval queue without a time); an approval given for the " +
+          "scheduled time is withdrawn. Same as DELETE /api/v1/drafts/{id}/schedule.",
+      },
+    })
+    .delete("/drafts/:id/schedule", ({ principal, params }) => unscheduleDraft(svc, principal, params.id), {
+      auth: "write",
+      params: Id,
+      response: { 200: ScheduleView, ...authErrors, ...notFound, 409: ConflictError },
+      detail: { summary: "Take a draft's schedule away", description: "Same as POST /api/v1/drafts/{id}/unschedule." },
+    });
