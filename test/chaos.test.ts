@@ -20,4 +20,4 @@ test("ingest-kill (fast): nothing acknowledged is lost or stored twice", async (
   // is 3 s; restarts and pickup take a few seconds more. 30 s leaves room for a loaded machine
   // (19 s seen with the other core busy) and still fails a job left to Graphile Worker's 4 hours.
   expect(summary.longestDelayMs).toBeLessThan(30_000);
-}, 90_000);
+}, 240_000); // restarts and kills take minutes on a heavily loaded machine; the bounds above are the test
