@@ -155,14 +155,15 @@ describe("broken requests get the contract's JSON", () => {
     });
   }
 
-  test("a form-encoded or multipart body is not parsed as a form", async () => {
+  test("a form-encoded or multipart body is refused with 415, not parsed as a form", async () => {
     const form = await post("/api/v1/mailboxes", "slug=abc", { "content-type": "application/x-www-form-urlencoded" });
-    expect(form.body).toEqual({ error: "request body is not valid JSON" });
+    expect(form.body).toEqual({ error: "request body must be sent as application/json" });
+    expectContractError(form, 415);
     const multipart = await post("/api/v1/mailboxes", '--x\r\ncontent-disposition: form-data; name="slug"\r\n\r\nabc\r\n--x--\r\n', {
       "content-type": "multipart/form-data; boundary=x",
     });
-    expect(multipart.body).toEqual({ error: "request body is not valid JSON" });
-    expectContractError(multipart, 400);
+    expect(multipart.body).toEqual({ error: "request body must be sent as application/json" });
+    expectContractError(multipart, 415);
   });
 
   test("bytes that are not UTF-8 are 400 JSON", async () => {
