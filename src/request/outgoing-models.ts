@@ -1,6 +1,6 @@
 // TypeBox models shared by send and draft routes.
 import { t } from "elysia";
-import { strictObject } from "./models.ts";
+import { authErrors, ConflictError, ErrorBody, strictObject } from "./models.ts";
 
 export const OutgoingFields = {
   mailbox_id: t.String({ minLength: 1 }),
@@ -30,3 +30,22 @@ export const SendBlocked = strictObject(
   },
   "the recipient is refused by a send list",
 );
+
+/** What a completed send answers: POST /send, and the routes that send through its pipeline (forward, RSVP). */
+export const Sent = strictObject({ id: t.String(), thread_id: t.String(), provider_message_id: t.String() });
+
+/** The answers of a route that sends through send's pipeline, checks and idempotency; `what` names it in the 200's description. */
+export const sendAnswers = (what: string) => ({
+  200: t.Object(Sent.properties, { description: `the stored result of an earlier completed ${what} with this client_id and payload` }),
+  201: Sent,
+  202: PendingApproval,
+  400: t.Union([PermanentRejection, ErrorBody]),
+  ...authErrors,
+  402: ErrorBody,
+  403: t.Union([SendBlocked, authErrors[403]]),
+  404: ErrorBody,
+  409: ConflictError,
+  413: ErrorBody,
+  422: ErrorBody,
+  502: DeliveryFailure,
+});

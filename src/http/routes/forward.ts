@@ -2,11 +2,9 @@
 import { t } from "elysia";
 import { forwardMessage } from "../../core/forward.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ConflictError, ErrorBody, PathId, strictObject } from "../../request/models.ts";
-import { clientId, DeliveryFailure, PendingApproval, PermanentRejection, SendBlocked } from "../../request/outgoing-models.ts";
+import { PathId, strictObject } from "../../request/models.ts";
+import { clientId, sendAnswers } from "../../request/outgoing-models.ts";
 import { apiRoutes } from "../route-kit.ts";
-
-const Sent = strictObject({ id: t.String(), thread_id: t.String(), provider_message_id: t.String() });
 
 export const forwardRoutes = (svc: Services) =>
   apiRoutes(svc, "forward").post(
@@ -24,22 +22,7 @@ export const forwardRoutes = (svc: Services) =>
         text: t.Optional(t.String({ minLength: 1, maxLength: 100_000, description: "a note above the forwarded message" })),
         client_id: clientId("idempotency key, as for send; must not start with `draft:`"),
       }),
-      response: {
-        200: t.Object(Sent.properties, {
-          description: "the stored result of an earlier completed forward with this client_id and payload",
-        }),
-        201: Sent,
-        202: PendingApproval,
-        400: t.Union([PermanentRejection, ErrorBody]),
-        ...authErrors,
-        402: ErrorBody,
-        403: t.Union([SendBlocked, authErrors[403]]),
-        404: ErrorBody,
-        409: ConflictError,
-        413: ErrorBody,
-        422: ErrorBody,
-        502: DeliveryFailure,
-      },
+      response: sendAnswers("forward"),
       detail: {
         summary: "Forward a message",
         description:

@@ -1,20 +1,11 @@
 // POST /api/v1/send.
-import { t } from "elysia";
 import { sendMessage } from "../../core/send.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ConflictError, ErrorBody, strictObject } from "../../request/models.ts";
+import { strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
-import {
-  clientId,
-  DeliveryFailure,
-  OutgoingFields,
-  PendingApproval,
-  PermanentRejection,
-  SendBlocked,
-} from "../../request/outgoing-models.ts";
+import { clientId, OutgoingFields, sendAnswers } from "../../request/outgoing-models.ts";
 
 const SendBody = strictObject({ ...OutgoingFields, client_id: clientId("idempotency key; must not start with `draft:`") });
-const Sent = strictObject({ id: t.String(), thread_id: t.String(), provider_message_id: t.String() });
 
 export const sendRoutes = (svc: Services) =>
   apiRoutes(svc, "send").post(
@@ -27,20 +18,7 @@ export const sendRoutes = (svc: Services) =>
     {
       auth: "write",
       body: SendBody,
-      response: {
-        200: t.Object(Sent.properties, { description: "the stored result of an earlier completed send with this client_id and payload" }),
-        201: Sent,
-        202: PendingApproval,
-        400: t.Union([PermanentRejection, ErrorBody]),
-        ...authErrors,
-        402: ErrorBody,
-        403: t.Union([SendBlocked, authErrors[403]]),
-        404: ErrorBody,
-        409: ConflictError,
-        413: ErrorBody,
-        422: ErrorBody,
-        502: DeliveryFailure,
-      },
+      response: sendAnswers("send"),
       detail: {
         summary: "Send one email",
         description:
