@@ -315,6 +315,8 @@ END:VCALENDAR`),
     });
     expect(parseCalendar("not a calendar")).toBeNull();
     expect(parseCalendar(crlf("BEGIN:VCALENDAR\nVERSION:2.0\nEND:VCALENDAR"))).toBeNull();
+    // A text/calendar part of a few stray bytes (the SMTP fuzz corpus sends them) is no calendar, not a crash.
+    for (const stray of ["", "x", "\r\n", "::", "BEGIN:VEVENT"]) expect(parseCalendar(stray)).toBeNull();
   });
 });
 

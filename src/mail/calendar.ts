@@ -45,14 +45,16 @@ const mailto = (value: unknown): string =>
 
 /** The first VEVENT of an iCalendar text with its calendar's METHOD, or null when it is not one. */
 export function parseCalendar(text: string): CalendarInfo | null {
-  let root: ICAL.Component;
+  let vcalendar: ICAL.Component | null;
+  let vevent: ICAL.Component | null | undefined;
   try {
-    root = new ICAL.Component(ICAL.parse(text));
+    // A part that is not iCalendar (a few stray bytes, say) parses to a shape the lookups throw on.
+    const root = new ICAL.Component(ICAL.parse(text));
+    vcalendar = root.name === "vcalendar" ? root : root.getFirstSubcomponent("vcalendar");
+    vevent = vcalendar?.getFirstSubcomponent("vevent");
   } catch {
     return null;
   }
-  const vcalendar = root.name === "vcalendar" ? root : root.getFirstSubcomponent("vcalendar");
-  const vevent = vcalendar?.getFirstSubcomponent("vevent");
   if (!vcalendar || !vevent) return null;
   try {
     const event = new ICAL.Event(vevent);
@@ -202,12 +204,13 @@ export function buildReply(
   now = new Date(),
 ): string | null {
   let root: ICAL.Component;
+  let vevent: ICAL.Component | null;
   try {
     root = new ICAL.Component(ICAL.parse(request));
+    vevent = root.getFirstSubcomponent("vevent");
   } catch {
     return null;
   }
-  const vevent = root.getFirstSubcomponent("vevent");
   if (!vevent) return null;
   const reply = new ICAL.Component("vcalendar");
   reply.addPropertyWithValue("prodid", "-//agent-mailbox//iMIP reply//EN");
