@@ -30,6 +30,7 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
   const poolError = (error: Error) => svc.log.warn("worker.pool_error", errorFields(error));
   pool.on("error", poolError);
   pool.on("connect", (client) => client.on("error", poolError));
+  const endPool = trackedEnd(pool);
   // The pool's id is what Graphile Worker writes into locked_by; its lease marks it alive
   // (worker/liveness.ts). Events are ours so the id is known the moment the pool exists.
   const events: WorkerEvents = new EventEmitter() as WorkerEvents;
@@ -61,7 +62,7 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
     });
   } catch (error) {
     unguard();
-    await pool.end();
+    await endPool();
     throw error;
   }
   // One log line per job run, with its id, task, attempt, duration and time spent waiting in the
@@ -118,7 +119,7 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
   } catch (error) {
     // Without a lease its jobs could never be told apart from a dead pool's: do not run.
     await runner.stop();
-    await pool.end();
+    await endPool();
     unguard();
     throw error;
   }
@@ -136,8 +137,30 @@ export async function startWorker(svc: Services, databaseUrl: string): Promise<W
       await sweeper.stop();
       await runner.stop();
       await held.release();
-      await pool.end();
+      await endPool();
       unguard();
     },
+  };
+}
+
+/**
+ * pg's `pool.end()` resolves once the pool has let go of its clients, while their sockets are still
+ * closing; a database stopped right after (the embedded one, at shutdown) would then terminate them
+ * mid-close. This end waits for every client's own end, for at most a few seconds.
+ */
+function trackedEnd(pool: pg.Pool): () => Promise<void> {
+  const open = new Set<unknown>();
+  pool.on("connect", (client) => void open.add(client));
+  pool.on("remove", (client) => void open.delete(client));
+  return async () => {
+    const closed = new Promise<void>((resolve) => {
+      const check = () => open.size === 0 && resolve();
+      pool.on("remove", check);
+      check();
+    });
+    await pool.end();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+    clearTimeout(timer);
   };
 }
