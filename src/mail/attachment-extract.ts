@@ -56,8 +56,18 @@ async function extract(job: ExtractJob): Promise<{ text: string; method: string 
 /** Page by page, refusing a document over the page budget and stopping once maxChars are read. */
 async function pdfText(content: Uint8Array, job: ExtractJob): Promise<string> {
   const { getDocumentProxy } = await import("unpdf");
-  const pdf = await getDocumentProxy(content, { isEvalSupported: false, stopAtErrors: false, verbosity: 0 });
+  // With stopAtErrors off, pdf.js turns a failed allocation in a page into a warning and an empty
+  // page; the PDF would then look like a scan and go on to a slow OCR until the deadline. Listen
+  // to its warnings and treat an out-of-memory one as what it is.
+  const warn = console.warn;
+  const swallowed: { outOfMemory?: string } = {};
+  console.warn = (...args: unknown[]) => {
+    const line = args.map(String).join(" ");
+    if (/out of memory|allocation failed/i.test(line)) swallowed.outOfMemory ??= line;
+  };
+  let pdf: Awaited<ReturnType<typeof getDocumentProxy>> | undefined;
   try {
+    pdf = await getDocumentProxy(content, { isEvalSupported: false, stopAtErrors: false, verbosity: 1 });
     if (pdf.numPages > job.maxPdfPages) {
       throw new OverBudget(`the PDF has ${pdf.numPages} pages, over the ${job.maxPdfPages}-page budget`);
     }
@@ -71,12 +81,14 @@ async function pdfText(content: Uint8Array, job: ExtractJob): Promise<string> {
       pages.push(text);
       chars += text.length;
     }
+    if (swallowed.outOfMemory) throw new Error(`Out of memory while reading the PDF (${swallowed.outOfMemory.slice(0, 200)})`);
     return pages
       .join("\n")
       .replace(/[^\S\n]+/g, " ")
       .replace(/ ?\n ?/g, "\n");
   } finally {
-    await pdf.destroy();
+    console.warn = warn;
+    await pdf?.destroy();
   }
 }
 
