@@ -6,6 +6,7 @@
 //      and spamd or ours as screening combines them;
 //   2. SpamAssassin held-out groups (easy-ham-2, spam-2, hard-ham-1), ours at the default;
 //   3. injection, blind slice (test/fixtures/injection-modern/blind): precision, recall, FPR;
+//      and the training slices the combiner was fitted on (in-sample, for comparison);
 //   4. sender risk: scripts/eval-sender-risk.ts, when that file exists;
 //   5. extraction: scripts/eval-extraction.ts, as before.
 // The blind slices are scored once per model change and the scores recorded in
@@ -20,6 +21,9 @@ import { loadConfig } from "../src/config.ts";
 import { toRaw } from "./corpus/mail-file.ts";
 import { type BinaryScore, formatScore, injectionRecords, scoreInjection, scoreSpam, spamRecords } from "./eval-modern.ts";
 import { HELD_OUT_GROUPS, loadCorpus } from "./train-spam.ts";
+import { COMBINER } from "../src/comprehension/injection/combiner.ts";
+import { composeInjection } from "./corpus/compose-injection.ts";
+import { COMPOSED as COMPOSED_INJECTION } from "./fit-injection.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -42,6 +46,7 @@ const blind = spamRecords("blind");
 const spam = await scoreSpam(blind, threshold);
 console.log(formatScore("default start (our classifier)", spam.score));
 if (args.detail) for (const [k, [a, b]] of [...spam.byFamily].sort()) console.log(`  ${k}: ${a}/${b} flagged`);
+console.log(formatScore("hand-written training slice (in-sample)", (await scoreSpam(spamRecords("train"), threshold)).score));
 
 let spamdAddress = args["spamd-address"] ?? config.screening.spamdAddress;
 let ownSpamd: ReturnType<typeof Bun.spawn> | null = null;
@@ -133,6 +138,18 @@ console.log("\n## Injection: modern blind slice");
 const inj = await scoreInjection(injectionRecords("blind"));
 console.log(formatScore("injection detector", inj.score, "benign flagged"));
 if (args.detail) for (const [k, [a, b]] of [...inj.byLanguage].sort()) console.log(`  ${k}: ${a}/${b} flagged`);
+
+console.log("\n## Injection: training slices (the combiner's fit data; in-sample)");
+for (const [name, records] of [
+  ["modern hand-written training slice", injectionRecords("train")],
+  [
+    `composed training slice (${COMPOSED_INJECTION.n}, seed ${COMPOSED_INJECTION.seed})`,
+    composeInjection(COMPOSED_INJECTION.n, COMPOSED_INJECTION.seed),
+  ],
+] as const) {
+  console.log(formatScore(name, (await scoreInjection([...records])).score, "benign flagged"));
+}
+console.log(`combiner: ${COMBINER.method}`);
 
 console.log("\n## Sender risk");
 const senderRisk = new URL("./eval-sender-risk.ts", import.meta.url).pathname;
