@@ -4,7 +4,17 @@
 // cannot set headers (browsers), `?access_token=<key>`. Resume with `?after=<cursor>`.
 // Bun serves it (Elysia's .ws needs the server's upgrade); under Deno the SSE stream serves.
 import { Elysia, t } from "elysia";
-import { ackEvents, scopeFor, type EventScope, streamSlotsFor, startFeed, type CloseReason, type Feed, type FeedSource, streamSource } from "../core/events/index.ts";
+import {
+  ackEvents,
+  scopeFor,
+  type EventScope,
+  streamSlotsFor,
+  startFeed,
+  type CloseReason,
+  type Feed,
+  type FeedSource,
+  streamSource,
+} from "../core/events/index.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import { ApiError } from "../core/errors.ts";
