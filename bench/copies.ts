@@ -14,7 +14,7 @@ import { createAccount } from "../src/core/accounts.ts";
 import { randomBase32 } from "../src/core/ids.ts";
 import { createKey } from "../src/core/keys.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
 import { openChaosDatabase } from "./chaos/database.ts";

@@ -30,7 +30,7 @@ import { makeSql } from "../src/db.ts";
 import { createAccount } from "../src/core/accounts.ts";
 import { createKey } from "../src/core/keys.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
 import { createTestDatabase } from "../test/support/database.ts";

@@ -18,7 +18,7 @@ import { listOutbox, showOutboxMessage } from "./core/outbox.ts";
 import { makeServices, type Services } from "./core/services.ts";
 import { addSendListEntry, listSendListEntries, removeSendListEntry } from "./core/sendlists.ts";
 import { makeTransport } from "./delivery/index.ts";
-import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks.ts";
+import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks/index.ts";
 import { setAccountRetention } from "./core/retention.ts";
 import { moveContent } from "./core/content.ts";
 import { makeLogger } from "./log.ts";

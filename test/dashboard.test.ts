@@ -9,7 +9,7 @@ import { loadConfig } from "../src/config.ts";
 import { createUser } from "../src/core/users.ts";
 import { html, raw, reveal } from "../src/dashboard/html.ts";
 import { makeLogger } from "../src/log.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { makeApp } from "../src/http/app.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";

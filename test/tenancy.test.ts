@@ -6,7 +6,7 @@ import { revokeKey } from "../src/core/keys.ts";
 import { findMailbox, updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { addSendListEntry, removeSendListEntry } from "../src/core/sendlists.ts";
 import { addSuppression, removeSuppression } from "../src/core/suppressions.ts";
-import { listAttempts, redriveDelivery } from "../src/core/webhooks.ts";
+import { listAttempts, redriveDelivery } from "../src/core/webhooks/endpoint.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 

@@ -26,7 +26,7 @@ import { insertOutboundRecord } from "./outbound-record.ts";
 import { releaseSend } from "./quota.ts";
 import type { Services } from "./services.ts";
 import { newUnsubscribeLinks } from "./unsubscribe.ts";
-import { recordLifecycleEvent } from "./lifecycle-events.ts";
+import { recordLifecycleEvent } from "./webhooks/index.ts";
 
 export type DispatchContent = {
   mailbox: Mailbox;

@@ -1,6 +1,6 @@
 // The event log: every message.received event (the webhook's payload and event_id), appended in
 // the transaction that records the screening result, and the outbound and review events
-// (src/core/lifecycle-events.ts), appended in the transaction of the change they report; ordered per account by its position, kept
+// (src/core/webhooks/lifecycle-events.ts), appended in the transaction of the change they report; ordered per account by its position, kept
 // EVENT_RETENTION_DAYS (30 by default). Readers page through it with an opaque cursor (the
 // position as a decimal string); the live stream (src/http/event-*.ts) reads the same log.
 import type { Db, Sql } from "../../db.ts";

@@ -6,18 +6,18 @@
 // Each transition has one writer, and it calls this: recordOutcome (src/core/dispatch.ts) for a
 // send's outcome, the draft transition functions (src/core/drafts.ts) for review, and
 // applyDeliveryReports (src/core/bounces.ts) for reports that arrive later as mail.
-import type { Db, Tx } from "../db.ts";
+import type { Db, Tx } from "../../db.ts";
 import {
   type EventPayload,
   type LifecycleEventPayload,
   type LifecycleEventType,
   EVENT_CHANNEL,
   lockAccountEvents,
-} from "./events/index.ts";
-import { errors } from "./errors.ts";
-import type { Principal } from "./principal.ts";
-import { newId } from "./ids.ts";
-import { nextAttemptJobKey } from "./webhooks.ts";
+} from "../events/index.ts";
+import { errors } from "../errors.ts";
+import type { Principal } from "../principal.ts";
+import { newId } from "../ids.ts";
+import { nextAttemptJobKey } from "./endpoint.ts";
 
 export type LifecycleEvent = {
   accountId: string;

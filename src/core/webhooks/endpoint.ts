@@ -1,13 +1,13 @@
 // An account's webhook (set by a human), the message.received events and their deliveries, and
 // redrive of dead letters. Delivery attempts live in webhook-delivery.ts.
-import type { Db, Sql } from "../db.ts";
-import { errors } from "./errors.ts";
-import { appendEvent, EVENT_TYPES, isEventType, type MessageReceivedPayload } from "./events/index.ts";
-import { newId } from "./ids.ts";
-import { enqueueJob } from "./jobs.ts";
-import { base64, randomBytes } from "../secrets.ts";
-import type { ResolveFn } from "../mail/resolver.ts";
-import { checkWebhookTarget, validateWebhookUrl } from "./webhook-target.ts";
+import type { Db, Sql } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { appendEvent, EVENT_TYPES, isEventType, type MessageReceivedPayload } from "../events/index.ts";
+import { newId } from "../ids.ts";
+import { enqueueJob } from "../jobs.ts";
+import { base64, randomBytes } from "../../secrets.ts";
+import type { ResolveFn } from "../../mail/resolver.ts";
+import { checkWebhookTarget, validateWebhookUrl } from "./target.ts";
 
 export type WebhookEndpoint = {
   account_id: string;
@@ -100,7 +100,7 @@ export type RecordedEvent = { eventId: string; deliveryId: string | null };
  * firstAttemptDelayMs: the caller attempts the delivery itself right after its transaction
  * commits (the process_inbound task does), so the job is only the fallback should that attempt
  * never happen (the process dies first): it runs after this delay, and a delivery the caller's
- * attempt settled takes its job away (src/core/webhook-delivery.ts). Null when nothing was
+ * attempt settled takes its job away (src/core/webhooks/delivery.ts). Null when nothing was
  * recorded (a retried screening job: the event already exists).
  */
 export async function createMessageReceivedEvent(
