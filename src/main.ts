@@ -9,7 +9,7 @@ import { makeTransport } from "./delivery/index.ts";
 import { makeApp } from "./http/app.ts";
 import { startHttpServer } from "./http/server.ts";
 import { makeMetricsApp } from "./http/metrics-app.ts";
-import { drainEventHub } from "./http/event-hub.ts";
+import { drainEventHub } from "./core/events/index.ts";
 import { errorFields, makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
 import { startSmtpListener } from "../smtp/listener.ts";

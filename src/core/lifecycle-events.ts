@@ -7,10 +7,15 @@
 // send's outcome, the draft transition functions (src/core/drafts.ts) for review, and
 // applyDeliveryReports (src/core/bounces.ts) for reports that arrive later as mail.
 import type { Db, Tx } from "../db.ts";
-import type { EventPayload, LifecycleEventPayload, LifecycleEventType } from "./event-payload.ts";
+import {
+  type EventPayload,
+  type LifecycleEventPayload,
+  type LifecycleEventType,
+  EVENT_CHANNEL,
+  lockAccountEvents,
+} from "./events/index.ts";
 import { errors } from "./errors.ts";
 import type { Principal } from "./principal.ts";
-import { EVENT_CHANNEL, lockAccountEvents } from "./events.ts";
 import { newId } from "./ids.ts";
 import { nextAttemptJobKey } from "./webhooks.ts";
 

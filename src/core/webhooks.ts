@@ -2,8 +2,7 @@
 // redrive of dead letters. Delivery attempts live in webhook-delivery.ts.
 import type { Db, Sql } from "../db.ts";
 import { errors } from "./errors.ts";
-import { appendEvent } from "./events.ts";
-import { EVENT_TYPES, isEventType, type MessageReceivedPayload } from "./event-payload.ts";
+import { appendEvent, EVENT_TYPES, isEventType, type MessageReceivedPayload } from "./events/index.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
 import { base64, randomBytes } from "../secrets.ts";
@@ -94,7 +93,7 @@ export type RecordedEvent = { eventId: string; deliveryId: string | null };
 
 /**
  * Records the event in the caller's transaction (the one that records the screening result):
- * always in the event log (src/core/events.ts), and, when the account has an enabled webhook with
+ * always in the event log (src/core/events/log.ts), and, when the account has an enabled webhook with
  * a URL and a secret, as a webhook event whose first delivery attempt is enqueued to run at once.
  * Both carry the same payload bytes and event_id.
  *

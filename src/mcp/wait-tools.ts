@@ -3,7 +3,7 @@
 import { t } from "elysia";
 import { errors } from "../core/errors.ts";
 import { messageHistory } from "../core/lifecycle-events.ts";
-import { MAX_WAIT_SECONDS, waitForMessage } from "../core/message-wait.ts";
+import { MAX_WAIT_SECONDS, waitForMessage } from "../core/events/index.ts";
 import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";
 

@@ -1,6 +1,6 @@
 // Helpers for the event tests: events appended through the core function the screening task
 // uses (for volume and ordering), and a real SSE client over HTTP that parses frames as they come.
-import { appendEvent } from "../../src/core/events.ts";
+import { appendEvent } from "../../src/core/events/log.ts";
 import { newId } from "../../src/core/ids.ts";
 import type { Sql } from "../../src/db.ts";
 

@@ -3,10 +3,10 @@
 // (src/core/lifecycle-events.ts), appended in the transaction of the change they report; ordered per account by its position, kept
 // EVENT_RETENTION_DAYS (30 by default). Readers page through it with an opaque cursor (the
 // position as a decimal string); the live stream (src/http/event-*.ts) reads the same log.
-import type { Db, Sql } from "../db.ts";
-import { errors } from "./errors.ts";
-import { assertMailboxAllowed, type Principal } from "./principal.ts";
-import { EVENT_TYPES, isEventType, type EventPayload } from "./event-payload.ts";
+import type { Db, Sql } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { assertMailboxAllowed, type Principal } from "../principal.ts";
+import { EVENT_TYPES, isEventType, type EventPayload } from "./payload.ts";
 
 /** NOTIFY channel: its payload is `{"a": account_id, "p": position}`; the log holds the event. */
 export const EVENT_CHANNEL = "agent_mailbox_events";
