@@ -12,7 +12,7 @@ import { notifyReviewers } from "../src/core/approvals.ts";
 import { createDomain, verifyDomain } from "../src/core/domains.ts";
 import { sharedDomainKey } from "../src/core/dkim.ts";
 import { createExtractionSchema, attachExtractionSchema } from "../src/core/schemas.ts";
-import { createUser } from "../src/core/users.ts";
+import { createUser } from "../src/core/accounts/users.ts";
 import { startHttpServer } from "../src/http/server.ts";
 import { launchChromium } from "../test/support/browser.ts";
 import { makeAccount, makeMailbox, makeTestContext } from "../test/support/context.ts";
