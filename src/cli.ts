@@ -11,7 +11,7 @@ import type { Scope } from "./core/principal.ts";
 import { createExtractionSchema } from "./core/schemas.ts";
 import { addSuppression, listSuppressions, removeSuppression } from "./core/suppressions.ts";
 import { approveDraft, listPendingDrafts, rejectDraft } from "./core/drafts.ts";
-import { sharedDomainKey } from "./core/dkim.ts";
+import { sharedDomainKey } from "./core/domains/index.ts";
 import { listOutbox, showOutboxMessage } from "./core/outbox.ts";
 import { makeServices, type Services } from "./core/services.ts";
 import { addSendListEntry, listSendListEntries, removeSendListEntry } from "./core/sendlists.ts";

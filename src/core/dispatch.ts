@@ -15,7 +15,7 @@
 import { composeUnsigned, signMessage } from "../mail/compose.ts";
 import type { DeliveryOutcome } from "./transport.ts";
 import type { Db, Tx } from "../db.ts";
-import { signingKeyFor } from "./dkim.ts";
+import { signingKeyFor } from "./domains/index.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
