@@ -13,13 +13,13 @@
 //
 // Each server runs in its own child process, so the load generator does not share its event
 // loop. The database is a fresh one on DATABASE_URL's server (or an embedded one), dropped after.
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectSmtp } from "../test/support/smtp-connection.ts";
 import { SMTPServer } from "smtp-server";
 import { loadConfig } from "../src/config.ts";
 import { makeSql } from "../src/db.ts";
-import { createAccount } from "../src/core/accounts.ts";
+import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
 import { makeServices } from "../src/core/services.ts";
 import { makeTransport } from "../src/delivery/index.ts";
@@ -182,6 +182,8 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
 export default async function run(args: string[]): Promise<void> {
   const options = parseOptions(args);
   const started = performance.now();
+  // Printed beside the figures: on a shared machine a ratio means little without it.
+  const loadAtStart = loadavg();
   const database = await createTestDatabase();
   const sql = makeSql(database.url, { max: 4 });
   const children: ReturnType<typeof Bun.spawn>[] = [];
@@ -353,7 +355,9 @@ export default async function run(args: string[]): Promise<void> {
               ...stages.map((r) => `${r.stage.padEnd(50)}${fixed(r.p50, 3).padStart(10)}${fixed(r.mean, 3).padStart(10)}`),
             ]
           : []),
-        `total time ${fixed((performance.now() - started) / 1000)} s`,
+        `total time ${fixed((performance.now() - started) / 1000)} s; load average ${loadAtStart.map((l) => fixed(l, 2)).join(" ")} at the start, ${loadavg()
+          .map((l) => fixed(l, 2))
+          .join(" ")} at the end`,
         "",
       ].join("\n"),
     );

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import net from "node:net";
 import { createMailboxClient, verifyWebhook, type EventItem } from "agent-mailbox/client";
-import { standardWebhookHeaders } from "../src/core/standard-webhooks.ts";
-import { signWebhook } from "../src/core/webhook-signature.ts";
-import { drainEventHub } from "../src/http/event-hub.ts";
+import { standardWebhookHeaders } from "../src/standard-webhooks.ts";
+import { signWebhook } from "../src/webhook-signature.ts";
+import { drainEventHub } from "../src/core/events/hub.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { appendTestEvent } from "./support/events.ts";
 import { makeAccount, type Fixture } from "./support/context.ts";

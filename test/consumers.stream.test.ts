@@ -3,7 +3,7 @@
 // flow; every event is delivered once across the readers; a reader that disconnects without
 // acknowledging loses its events to the other when the leases run out.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { drainEventHub } from "../src/http/event-hub.ts";
+import { drainEventHub } from "../src/core/events/hub.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { appendTestEvent, openSse } from "./support/events.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";

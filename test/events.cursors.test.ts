@@ -4,8 +4,8 @@
 // one. Decimal cursors handed out before the change keep working up to the upgrade's position.
 // Over real HTTP and WebSocket.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeEventCursors } from "../src/core/event-cursor.ts";
-import { drainEventHub } from "../src/http/event-hub.ts";
+import { makeEventCursors } from "../src/core/events/cursor.ts";
+import { drainEventHub } from "../src/core/events/hub.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { appendTestEvent, openSse, rawRequest } from "./support/events.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";

@@ -2,7 +2,7 @@
 // budget (frames per second, frames in progress) and on the key's request rate limit. A flood
 // closes that connection with 1008 and leaves every other key answered. Over real HTTP.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { drainEventHub } from "../src/http/event-hub.ts";
+import { drainEventHub } from "../src/core/events/hub.ts";
 import { makeFrameGuard } from "../src/http/socket-frames.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { appendTestEvent } from "./support/events.ts";

@@ -3,7 +3,7 @@
 // on the stream route answers at once, without opening a stream. Over real HTTP.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import net from "node:net";
-import { drainEventHub, eventHubFor } from "../src/http/event-hub.ts";
+import { drainEventHub, eventHubFor } from "../src/core/events/hub.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { openSse } from "./support/events.ts";
 import { makeAccount, makeTestContext, type TestContext } from "./support/context.ts";

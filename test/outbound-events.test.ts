@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { verifyWebhookSignature } from "agent-mailbox/verify";
 import { approveDraft, rejectDraft } from "../src/core/drafts.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";

@@ -14,7 +14,7 @@ import { createMailbox, updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
 import { createExtractionSchema } from "../src/core/schemas.ts";
 import { SCANNER_ATTEMPTS, screenMessage } from "../src/core/screening.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";

@@ -2,7 +2,7 @@
 // send lists (403), suppressions (422), the relay's answers (400 / 502) and the order of checks
 // docs/api.md lists.
 import { afterAll, afterEach, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { updateAccount } from "../src/core/accounts.ts";
+import { updateAccount } from "../src/core/accounts/accounts.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { addSendListEntry } from "../src/core/sendlists.ts";
 import { addSuppression } from "../src/core/suppressions.ts";

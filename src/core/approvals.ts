@@ -8,7 +8,7 @@ import type { Db } from "../db.ts";
 import { composeMessage } from "../mail/compose.ts";
 import { composeReviewEmail } from "./review-email.ts";
 import { base64url, constantTimeEqual, hex, randomBytes, sha256 } from "../secrets.ts";
-import { sharedDomainKey } from "./dkim.ts";
+import { sharedDomainKey } from "./domains/index.ts";
 import { approveDraft, rejectDraft, type Decider } from "./drafts.ts";
 import { EXPIRY, reviewSender, type ReviewRow, type ReviewSubject } from "./reviews.ts";
 export type { ReviewSubject } from "./reviews.ts";

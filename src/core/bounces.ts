@@ -2,7 +2,7 @@
 // complaining recipient is suppressed for the account that sent it.
 import type { Tx } from "../db.ts";
 import { contentBytes } from "./content.ts";
-import { recordLifecycleEvent } from "./lifecycle-events.ts";
+import { recordLifecycleEvent } from "./webhooks/index.ts";
 import type { Services } from "./services.ts";
 import { addressOf, headerFields, isPermanentFailure, parseDeliveryStatus, parseFeedbackReport } from "../mail/reports.ts";
 import { addSuppression, type SuppressionReason } from "./suppressions.ts";

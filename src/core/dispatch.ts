@@ -15,7 +15,7 @@
 import { composeUnsigned, signMessage } from "../mail/compose.ts";
 import type { DeliveryOutcome } from "./transport.ts";
 import type { Db, Tx } from "../db.ts";
-import { signingKeyFor } from "./dkim.ts";
+import { signingKeyFor } from "./domains/index.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { enqueueJob } from "./jobs.ts";
@@ -26,7 +26,7 @@ import { insertOutboundRecord } from "./outbound-record.ts";
 import { releaseSend } from "./quota.ts";
 import type { Services } from "./services.ts";
 import { newUnsubscribeLinks } from "./unsubscribe.ts";
-import { recordLifecycleEvent } from "./lifecycle-events.ts";
+import { recordLifecycleEvent } from "./webhooks/index.ts";
 
 export type DispatchContent = {
   mailbox: Mailbox;

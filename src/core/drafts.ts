@@ -28,7 +28,7 @@ import { checkRecipientPolicy } from "./policy.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 import { closeReview, openReview, type HoldReason } from "./reviews.ts";
 import type { Services } from "./services.ts";
-import { recordLifecycleEvent } from "./lifecycle-events.ts";
+import { recordLifecycleEvent } from "./webhooks/index.ts";
 import { automaticOriginal, loopGuardReason } from "./loop-guard.ts";
 
 export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";

@@ -28,9 +28,18 @@ export function claimFirstCopy(tx: Db, mailboxId: string, rfcMessageId: string, 
     returning message_id`.then((rows) => rows[0]!.message_id as string);
 }
 
-/** SQL condition: one of these message ids holds its claim (taken earlier in this transaction). */
-export function claimedFor(tx: Db, messageIds: string[]) {
-  return tx`exists (select 1 from inbound_first_copies where message_id = any(${messageIds}::text[]))`;
+/**
+ * SQL condition: one of these claims (taken earlier in this transaction) is held by its message.
+ * Each is looked up by the claim's primary key: a condition on message_id alone is planned, while
+ * the table has no statistics yet, as a scan of the whole table, once per statement.
+ */
+export function claimedFor(tx: Db, rfcMessageId: string, sha256: string, claims: { mailboxId: string; messageId: string }[]) {
+  return claims
+    .map(
+      ({ mailboxId, messageId }) => tx`exists (select 1 from inbound_first_copies
+        where mailbox_id = ${mailboxId} and rfc_message_id = ${rfcMessageId} and sha256 = ${sha256} and message_id = ${messageId})`,
+    )
+    .reduce((either, next) => tx`${either} or ${next}`);
 }
 
 // Header fields that servers prepend on the way (RFC 5321 §4.4 trace fields, and their kin that

@@ -100,15 +100,24 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
           claims.set(mailbox.id, claim);
           statements.push(claim);
         }
-      const storedIf = (ids: string[]) => (rfcMessageId === null ? tx`true` : claimedFor(tx, ids));
+      const storedIf = (claims: typeof planned) =>
+        rfcMessageId === null
+          ? tx`true`
+          : claimedFor(
+              tx,
+              rfcMessageId,
+              copyId,
+              claims.map(({ mailbox, id }) => ({ mailboxId: mailbox.id, messageId: id })),
+            );
       statements.push(
         tx`
         insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from, blob_key)
         select ${rawId}, ${raw.byteLength}, ${digest}, ${blobs ? null : raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}, ${blobs ? rawKey(rawId) : null}
-        where ${storedIf(planned.map(({ id }) => id))}`.execute(),
+        where ${storedIf(planned)}`.execute(),
       );
-      for (const { mailbox, id, attachmentIds } of planned) {
-        const stored = storedIf([id]);
+      for (const claim of planned) {
+        const { mailbox, id, attachmentIds } = claim;
+        const stored = storedIf([claim]);
         const threadId = threadIdExpression(tx, mailbox.id, parsed.inReplyTo, parsed.references);
         statements.push(
           tx`

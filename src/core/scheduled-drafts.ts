@@ -16,7 +16,7 @@
 import type { Db, Tx } from "../db.ts";
 import { conflictOrMissing, deliverDraft, draftEventBase, findDraft, holdForApproval, visibleDraft, type DraftRow } from "./drafts.ts";
 import { ApiError, errors } from "./errors.ts";
-import { recordLifecycleEvent } from "./lifecycle-events.ts";
+import { recordLifecycleEvent } from "./webhooks/index.ts";
 import { loopGuardReason } from "./loop-guard.ts";
 import { findMailbox } from "./mailboxes.ts";
 import { assertSendingEntitled, resolveMailbox } from "./outgoing.ts";

@@ -16,7 +16,7 @@ import { contentBytes } from "./content.ts";
 import { scanVirus } from "./screening/virus.ts";
 import { settle, unsettle } from "./settle.ts";
 import { stopwatch } from "./stage-times.ts";
-import { attemptWebhookDelivery } from "./webhook-delivery.ts";
+import { attemptWebhookDelivery } from "./webhooks/index.ts";
 import { errorFields } from "../log.ts";
 
 export type { ComprehensionStatus } from "./screening/types.ts";
@@ -37,7 +37,7 @@ export const INLINE_WEBHOOK_FALLBACK_MS = 5_000;
  * attempt here, in this job (the process_inbound task does), instead of in a deliver_webhook job
  * of its own: no second trip through the queue. The job committed with the event stays behind as
  * the fallback (INLINE_WEBHOOK_FALLBACK_MS) and the attempt's lease and retries work as for any
- * attempt (src/core/webhook-delivery.ts), so a crash at any point still delivers.
+ * attempt (src/core/webhooks/delivery.ts), so a crash at any point still delivers.
  */
 export async function screenMessage(
   svc: Services,

@@ -4,17 +4,23 @@
 // cannot set headers (browsers), `?access_token=<key>`. Resume with `?after=<cursor>`.
 // Bun serves it (Elysia's .ws needs the server's upgrade); under Deno the SSE stream serves.
 import { Elysia, t } from "elysia";
-import { ackEvents } from "../core/consumers.ts";
-import { scopeFor, type EventScope } from "../core/events.ts";
+import {
+  ackEvents,
+  scopeFor,
+  type EventScope,
+  streamSlotsFor,
+  startFeed,
+  type CloseReason,
+  type Feed,
+  type FeedSource,
+  streamSource,
+} from "../core/events/index.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import { ApiError } from "../core/errors.ts";
 import { authenticate, authorize } from "../request/auth.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
 import { makeFrameGuard, type FrameGuard } from "./socket-frames.ts";
-import { streamSlotsFor } from "./stream-slots.ts";
-import { startFeed, type CloseReason, type Feed, type FeedSource } from "./event-feed.ts";
-import { streamSource } from "./stream-source.ts";
 
 type Opened = {
   principal: Principal;

@@ -3,7 +3,7 @@
 import net from "node:net";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser, type ParsedMail } from "mailparser";
-import { sharedDomainKey } from "../../src/core/dkim.ts";
+import { sharedDomainKey } from "../../src/core/domains/dkim.ts";
 import { acceptInbound } from "../../src/core/inbound.ts";
 import { mailboxRow } from "./mailbox-row.ts";
 import { startWorker } from "../../worker/runner.ts";

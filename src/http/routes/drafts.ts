@@ -4,7 +4,7 @@ import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft 
 import type { Services } from "../../core/services.ts";
 import { authErrors, ConflictError, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
-import { draftHistory } from "../../core/lifecycle-events.ts";
+import { draftHistory } from "../../core/webhooks/index.ts";
 import { MAX_SCHEDULE_DAYS, scheduleDraft, unscheduleDraft } from "../../core/scheduled-drafts.ts";
 import { HistoryResponse } from "./events.ts";
 import {

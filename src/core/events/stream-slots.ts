@@ -2,8 +2,8 @@
 // EVENT_STREAMS_PER_KEY a new one is refused with 429 and a Retry-After, so one key cannot hold
 // the memory and the file descriptors that every open stream costs. With several API copies each
 // counts its own (a key may hold that many per copy).
-import { ApiError } from "../core/errors.ts";
-import type { Services } from "../core/services.ts";
+import { ApiError } from "../errors.ts";
+import type { Services } from "../services.ts";
 
 /** How long a refused client waits before it tries again: long enough for a stream to end. */
 export const STREAM_RETRY_AFTER_S = 5;

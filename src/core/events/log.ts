@@ -1,14 +1,14 @@
 // The event log: every message.received event (the webhook's payload and event_id), appended in
 // the transaction that records the screening result, and the outbound and review events
-// (src/core/lifecycle-events.ts), appended in the transaction of the change they report; ordered per account by its position, kept
+// (src/core/webhooks/lifecycle-events.ts), appended in the transaction of the change they report; ordered per account by its position, kept
 // EVENT_RETENTION_DAYS (30 by default). Readers page through it with an opaque cursor, the
-// position sealed for the reader's account (src/core/event-cursor.ts); positions stay inside.
+// position sealed for the reader's account (cursor.ts); positions stay inside.
 // The live stream (src/http/event-*.ts) reads the same log.
-import type { Db, Sql } from "../db.ts";
-import { errors } from "./errors.ts";
-import { eventCursors } from "./event-cursor.ts";
-import { assertMailboxAllowed, type Principal } from "./principal.ts";
-import { EVENT_TYPES, isEventType, type EventPayload } from "./event-payload.ts";
+import type { Db, Sql } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { eventCursors } from "./cursor.ts";
+import { assertMailboxAllowed, type Principal } from "../principal.ts";
+import { EVENT_TYPES, isEventType, type EventPayload } from "./payload.ts";
 
 /** NOTIFY channel: its payload is `{"a": account_id, "p": position}`; the log holds the event. */
 export const EVENT_CHANNEL = "agent_mailbox_events";

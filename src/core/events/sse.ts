@@ -2,9 +2,9 @@
 // back as Last-Event-ID on reconnect), `event: message.received`, `data:` the webhook's exact
 // JSON. A comment line is the heartbeat. The stream's queue size in bytes is the back-pressure
 // signal: Bun stops taking chunks when the client's socket is full.
-import type { EventScope } from "../core/events.ts";
-import type { Services } from "../core/services.ts";
-import { startFeed, type CloseReason, type Feed, type FeedSource } from "./event-feed.ts";
+import type { EventScope } from "./log.ts";
+import type { Services } from "../services.ts";
+import { startFeed, type CloseReason, type Feed, type FeedSource } from "./feed.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,7 +1,7 @@
 // Webhook signatures: hex HMAC-SHA256 of `<timestamp>.<raw_body>` keyed with the signing secret,
 // sent as x-service-signature with x-service-timestamp (epoch milliseconds). Receivers import
 // verifyWebhookSignature (package export "./verify") to check a request.
-import { constantTimeEqual, hmacSha256Hex } from "../secrets.ts";
+import { constantTimeEqual, hmacSha256Hex } from "./secrets.ts";
 
 export const SIGNATURE_HEADER = "x-service-signature";
 export const TIMESTAMP_HEADER = "x-service-timestamp";

@@ -1,14 +1,13 @@
 // An account's webhook (set by a human), the message.received events and their deliveries, and
 // redrive of dead letters. Delivery attempts live in webhook-delivery.ts.
-import type { Db, Sql } from "../db.ts";
-import { errors } from "./errors.ts";
-import { appendEvent } from "./events.ts";
-import { EVENT_TYPES, isEventType, type MessageReceivedPayload } from "./event-payload.ts";
-import { newId } from "./ids.ts";
-import { enqueueJob } from "./jobs.ts";
-import { base64, randomBytes } from "../secrets.ts";
-import type { ResolveFn } from "../mail/resolver.ts";
-import { checkWebhookTarget, validateWebhookUrl } from "./webhook-target.ts";
+import type { Db, Sql } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { appendEvent, EVENT_TYPES, isEventType, type MessageReceivedPayload } from "../events/index.ts";
+import { newId } from "../ids.ts";
+import { enqueueJob } from "../jobs.ts";
+import { base64, randomBytes } from "../../secrets.ts";
+import type { ResolveFn } from "../../mail/resolver.ts";
+import { checkWebhookTarget, validateWebhookUrl } from "./target.ts";
 
 export type WebhookEndpoint = {
   account_id: string;
@@ -94,14 +93,14 @@ export type RecordedEvent = { eventId: string; deliveryId: string | null };
 
 /**
  * Records the event in the caller's transaction (the one that records the screening result):
- * always in the event log (src/core/events.ts), and, when the account has an enabled webhook with
+ * always in the event log (src/core/events/log.ts), and, when the account has an enabled webhook with
  * a URL and a secret, as a webhook event whose first delivery attempt is enqueued to run at once.
  * Both carry the same payload bytes and event_id.
  *
  * firstAttemptDelayMs: the caller attempts the delivery itself right after its transaction
  * commits (the process_inbound task does), so the job is only the fallback should that attempt
  * never happen (the process dies first): it runs after this delay, and a delivery the caller's
- * attempt settled takes its job away (src/core/webhook-delivery.ts). Null when nothing was
+ * attempt settled takes its job away (src/core/webhooks/delivery.ts). Null when nothing was
  * recorded (a retried screening job: the event already exists).
  */
 export async function createMessageReceivedEvent(

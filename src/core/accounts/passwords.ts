@@ -3,7 +3,7 @@
 // thread keeps serving. Hashes from before are PBKDF2-SHA256; they still verify, and say they need
 // an upgrade, which the sign-in does on success.
 import type { Argon2Job, Argon2Reply } from "./argon2-worker.ts";
-import { base64, base64url, constantTimeEqual, randomBytes } from "../secrets.ts";
+import { base64, base64url, constantTimeEqual, randomBytes } from "../../secrets.ts";
 
 const encoder = new TextEncoder();
 

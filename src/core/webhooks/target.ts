@@ -5,9 +5,9 @@
 // request connects to the address that was checked then, so a DNS answer that changes between
 // setting, check and connect (rebinding) cannot redirect it.
 import { isIP } from "node:net";
-import { describeKind, readHostAddress, refusalOf } from "../ip-address.ts";
-import type { ResolveFn } from "../mail/resolver.ts";
-import { errors } from "./errors.ts";
+import { describeKind, readHostAddress, refusalOf } from "../../ip-address.ts";
+import type { ResolveFn } from "../../mail/resolver.ts";
+import { errors } from "../errors.ts";
 
 export type WebhookTarget = { url: URL; address: string; family: 4 | 6 };
 

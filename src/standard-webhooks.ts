@@ -6,7 +6,7 @@
 // the Standard Webhooks libraries do with such a secret); any other secret signs with its UTF-8
 // bytes (such a receiver passes those bytes as a raw key). x-service-signature always uses the
 // whole secret string's UTF-8 bytes, `whsec_` included, as SPEC says.
-import { base64, constantTimeEqual } from "../secrets.ts";
+import { base64, constantTimeEqual } from "./secrets.ts";
 // The same result shape as the x-service-signature check, so a receiver handles both alike.
 import type { VerifyResult } from "./webhook-signature.ts";
 

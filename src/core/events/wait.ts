@@ -3,23 +3,23 @@
 // time, or a "nothing yet" answer with a cursor to resume from once the timeout passes.
 //
 // No loop polls the database per waiter: the waiter joins the process's event hub (LISTEN/NOTIFY,
-// src/http/event-hub.ts, one connection per process, so it holds across API copies) before its
+// src/core/events/hub.ts, one connection per process, so it holds across API copies) before its
 // first read, and reads again only when an event of its account is committed. A match is a
 // message whose message.received event is in the log: it has finished screening and is
 // deliverable (never a virus; spam only where the mailbox delivers spam), like the webhook.
-import { parseIsoTime } from "./iso-time.ts";
-import type { Db } from "../db.ts";
-import { errors } from "./errors.ts";
-import { cursorOf, latestPosition, positionOf } from "./events.ts";
-import { findMailbox } from "./mailboxes.ts";
-import { assertMailboxAllowed, type Principal } from "./principal.ts";
-import type { Services } from "./services.ts";
-import type { WakeMember, WakeSource } from "./event-wake.ts";
+import { parseIsoTime } from "../iso-time.ts";
+import type { Db } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { cursorOf, latestPosition, positionOf } from "./log.ts";
+import { findMailbox } from "../mailboxes.ts";
+import { assertMailboxAllowed, type Principal } from "../principal.ts";
+import type { Services } from "../services.ts";
+import type { WakeMember, WakeSource } from "../event-wake.ts";
 
 export const MAX_WAIT_SECONDS = 60;
 export const DEFAULT_WAIT_SECONDS = 30;
 
-export type { WakeMember, WakeSource } from "./event-wake.ts";
+export type { WakeMember, WakeSource } from "../event-wake.ts";
 
 export type WaitQuery = {
   mailboxId: string;

@@ -1,12 +1,12 @@
 // Custom domains: registered by a paid account, verified by looking up the DNS records we asked
 // the owner to publish. pending → verified when every record is seen; pending → failed after
 // 72 hours; a later successful verify still turns a failed domain verified.
-import { generateDkimKeyPair } from "../mail/dkim-keys.ts";
-import { checkDnsRecords, isValidDomainName, requiredDnsRecords, type DnsRecord } from "../mail/domain-records.ts";
-import { errors } from "./errors.ts";
-import { newId } from "./ids.ts";
-import type { Principal } from "./principal.ts";
-import type { Services } from "./services.ts";
+import { generateDkimKeyPair } from "../../mail/dkim-keys.ts";
+import { checkDnsRecords, isValidDomainName, requiredDnsRecords, type DnsRecord } from "../../mail/domain-records.ts";
+import { errors } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { Principal } from "../principal.ts";
+import type { Services } from "../services.ts";
 
 export const PENDING_DEADLINE_HOURS = 72;
 

@@ -11,9 +11,9 @@
 // already, while a larger decimal would let it probe where its later events fall. "0" (or none) is
 // the start of the log.
 import { createCipheriv, createDecipheriv, createHmac, timingSafeEqual } from "node:crypto";
-import type { Db } from "../db.ts";
-import { base64url, randomBytes } from "../secrets.ts";
-import { errors } from "./errors.ts";
+import type { Db } from "../../db.ts";
+import { base64url, randomBytes } from "../../secrets.ts";
+import { errors } from "../errors.ts";
 
 export type EventCursors = {
   /** The cursor a client of `accountId` is given for a log position ("0": the start stays "0"). */

@@ -1,7 +1,7 @@
 // The people of an account's dashboard: listing, removing, and a user changing their own
 // password. Adding one is createUser (users.ts), with the same password rule as here.
-import type { Db, Sql } from "../db.ts";
-import { errors } from "./errors.ts";
+import type { Db, Sql } from "../../db.ts";
+import { errors } from "../errors.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 
 /** createUser's rule (users.ts): a password has at least 12 characters. */

@@ -1,10 +1,10 @@
 // API keys: created and revoked by humans (CLI, dashboard), looked up by hash on every request.
 import { invalidateKeyCaches } from "./key-cache-local.ts";
-import type { Db } from "../db.ts";
-import { errors } from "./errors.ts";
-import { newId } from "./ids.ts";
-import type { Principal, Scope } from "./principal.ts";
-import { base64url, randomBytes, sha256 } from "../secrets.ts";
+import type { Db } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { Principal, Scope } from "../principal.ts";
+import { base64url, randomBytes, sha256 } from "../../secrets.ts";
 
 export const KEY_PREFIX = "svc_";
 

@@ -1,10 +1,10 @@
 // The DKIM key a message is signed with: a custom domain's own key, or the shared domain's key,
 // generated once and kept in the database (publish it with `npm run cli -- dkim show`).
-import type { Config } from "../config.ts";
-import type { Db } from "../db.ts";
-import { generateDkimKeyPair } from "../mail/dkim-keys.ts";
-import type { DkimKey } from "../mail/dkim-sign.ts";
-import type { Mailbox } from "./mailboxes.ts";
+import type { Config } from "../../config.ts";
+import type { Db } from "../../db.ts";
+import { generateDkimKeyPair } from "../../mail/dkim-keys.ts";
+import type { DkimKey } from "../../mail/dkim-sign.ts";
+import type { Mailbox } from "../mailboxes.ts";
 
 /** The key a message is signed with: what the signer (src/mail/dkim-sign.ts) takes. */
 export type SigningKey = DkimKey;

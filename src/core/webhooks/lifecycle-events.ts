@@ -6,14 +6,20 @@
 // Each transition has one writer, and it calls this: recordOutcome (src/core/dispatch.ts) for a
 // send's outcome, the draft transition functions (src/core/drafts.ts) for review, and
 // applyDeliveryReports (src/core/bounces.ts) for reports that arrive later as mail.
-import type { Db, Tx } from "../db.ts";
-import type { EventPayload, LifecycleEventPayload, LifecycleEventType } from "./event-payload.ts";
-import { errors } from "./errors.ts";
-import { eventCursors, type EventCursors } from "./event-cursor.ts";
-import type { Principal } from "./principal.ts";
-import { EVENT_CHANNEL, lockAccountEvents } from "./events.ts";
-import { newId } from "./ids.ts";
-import { nextAttemptJobKey } from "./webhooks.ts";
+import type { Db, Tx } from "../../db.ts";
+import {
+  type EventCursors,
+  type EventPayload,
+  type LifecycleEventPayload,
+  type LifecycleEventType,
+  EVENT_CHANNEL,
+  eventCursors,
+  lockAccountEvents,
+} from "../events/index.ts";
+import { errors } from "../errors.ts";
+import type { Principal } from "../principal.ts";
+import { newId } from "../ids.ts";
+import { nextAttemptJobKey } from "./endpoint.ts";
 
 export type LifecycleEvent = {
   accountId: string;

@@ -3,14 +3,14 @@
 // claim hands it to another reader); the consumer's progress (everything acknowledged through
 // `acked_through`) lives in the database, so a consumer offline for a day resumes where it stopped,
 // within the log's retention. Inside, leases and `acked_through` are log positions; a client sees
-// and sends them only as its account's cursors (src/core/event-cursor.ts).
-import type { Db, Sql } from "../db.ts";
-import { errors } from "./errors.ts";
-import { eventCursors, type EventCursors } from "./event-cursor.ts";
-import { EVENT_CHANNEL, MAX_EVENTS_PAGE } from "./events.ts";
-import { newId } from "./ids.ts";
-import { assertMailboxAllowed, type Principal } from "./principal.ts";
-import type { EventPayload } from "./event-payload.ts";
+// and sends them only as its account's cursors (cursor.ts).
+import type { Db, Sql } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { eventCursors, type EventCursors } from "./cursor.ts";
+import { EVENT_CHANNEL, MAX_EVENTS_PAGE } from "./log.ts";
+import { newId } from "../ids.ts";
+import { assertMailboxAllowed, type Principal } from "../principal.ts";
+import type { EventPayload } from "./payload.ts";
 
 export const CONSUMER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const MAX_LEASE_SECONDS = 3600;

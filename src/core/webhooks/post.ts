@@ -3,7 +3,7 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
-import type { WebhookTarget } from "./webhook-target.ts";
+import type { WebhookTarget } from "./target.ts";
 
 export type WebhookResponse = { status: number; retryAfter: string | null; snippet: string; latencyMs: number };
 

@@ -1,7 +1,7 @@
 // Dashboard users: the humans who run an account's control plane.
-import type { Db } from "../db.ts";
-import { errors } from "./errors.ts";
-import { newId } from "./ids.ts";
+import type { Db } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { newId } from "../ids.ts";
 import { hashPassword } from "./passwords.ts";
 
 export async function createUser(
