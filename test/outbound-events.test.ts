@@ -4,7 +4,7 @@
 // receiver is a real HTTP server that checks the signature.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { verifyWebhookSignature } from "agent-mailbox/verify";
-import { approveDraft, rejectDraft } from "../src/core/drafts.ts";
+import { approveDraft, rejectDraft } from "../src/core/outbound/drafts.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";

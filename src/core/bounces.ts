@@ -5,7 +5,7 @@ import { contentBytes } from "./content.ts";
 import { recordLifecycleEvent } from "./webhooks/index.ts";
 import type { Services } from "./services.ts";
 import { addressOf, headerFields, isPermanentFailure, parseDeliveryStatus, parseFeedbackReport } from "../mail/reports.ts";
-import { addSuppression, type SuppressionReason } from "./suppressions.ts";
+import { addSuppression, type SuppressionReason } from "./outbound/index.ts";
 
 type ReportPart = { content_type: string; content: Uint8Array };
 

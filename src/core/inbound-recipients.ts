@@ -6,7 +6,7 @@
 import { acceptInbound, lookupRecipient, type InboundEnvelope, type RecipientLookup } from "./inbound.ts";
 import type { Mailbox } from "./mailboxes.ts";
 import type { Services } from "./services.ts";
-import { unsubscribeWithToken } from "./unsubscribe.ts";
+import { unsubscribeWithToken } from "./outbound/index.ts";
 
 export type RecipientOutcome = "stored" | "unsubscribed" | "unknown_mailbox" | "not_our_domain";
 

@@ -14,7 +14,7 @@ import { sha256HexNow } from "../secrets.ts";
 import type { Services } from "./services.ts";
 import { stopwatch } from "./stage-times.ts";
 import { threadIdExpression } from "./threading.ts";
-import { MAILTO_LOCAL_PREFIX } from "./unsubscribe.ts";
+import { MAILTO_LOCAL_PREFIX } from "./outbound/index.ts";
 
 export type InboundEnvelope = {
   remoteIp: string | null;
