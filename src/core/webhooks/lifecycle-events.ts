@@ -5,7 +5,7 @@
 //
 // Each transition has one writer, and it calls this: recordOutcome (src/core/outbound/dispatch.ts) for a
 // send's outcome, the draft transition functions (src/core/outbound/drafts.ts) for review, and
-// applyDeliveryReports (src/core/bounces.ts) for reports that arrive later as mail.
+// applyDeliveryReports (src/core/inbound/bounces.ts) for reports that arrive later as mail.
 import type { Db, Tx } from "../../db.ts";
 import {
   type EventPayload,
