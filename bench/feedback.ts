@@ -18,7 +18,7 @@
 //
 //   bun run bench feedback [--window 60] [--checkpoints 0,1,2,3,6,12] [--seed 11] [--stream 400]
 //     [--corpus generated|spamassassin]
-import { acceptInbound } from "../src/core/inbound.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
 import { giveFeedback } from "../src/core/feedback.ts";
 import type { Principal } from "../src/core/principal.ts";
 import { screenMessage } from "../src/core/screening.ts";

@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { simpleParser } from "mailparser";
 import { PDFDocument } from "pdf-lib";
-import { notifyReviewers } from "../src/core/approvals.ts";
+import { notifyReviewers } from "../src/core/outbound/approvals.ts";
 import { createDomain, verifyDomain } from "../src/core/domains/domains.ts";
 import { sharedDomainKey } from "../src/core/domains/dkim.ts";
 import { createExtractionSchema, attachExtractionSchema } from "../src/core/schemas.ts";

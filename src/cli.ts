@@ -9,12 +9,21 @@ import { ApiError, errors } from "./core/errors.ts";
 import { updateMailboxSettings } from "./core/mailboxes.ts";
 import type { Scope } from "./core/principal.ts";
 import { createExtractionSchema } from "./core/schemas.ts";
-import { addSuppression, listSuppressions, removeSuppression } from "./core/suppressions.ts";
-import { approveDraft, listPendingDrafts, rejectDraft } from "./core/drafts.ts";
+import {
+  addSuppression,
+  listSuppressions,
+  removeSuppression,
+  approveDraft,
+  listPendingDrafts,
+  rejectDraft,
+  listOutbox,
+  showOutboxMessage,
+  addSendListEntry,
+  listSendListEntries,
+  removeSendListEntry,
+} from "./core/outbound/index.ts";
 import { sharedDomainKey } from "./core/domains/index.ts";
-import { listOutbox, showOutboxMessage } from "./core/outbox.ts";
 import { makeServices, type Services } from "./core/services.ts";
-import { addSendListEntry, listSendListEntries, removeSendListEntry } from "./core/sendlists.ts";
 import { makeTransport } from "./delivery/index.ts";
 import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks/index.ts";
 import { setAccountRetention } from "./core/retention.ts";

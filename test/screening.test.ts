@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
-import { acceptInbound } from "../src/core/inbound.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
 import { createMailbox, updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
 import { createExtractionSchema } from "../src/core/schemas.ts";

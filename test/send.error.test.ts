@@ -4,8 +4,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { updateAccount } from "../src/core/accounts/accounts.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
-import { addSendListEntry } from "../src/core/sendlists.ts";
-import { addSuppression } from "../src/core/suppressions.ts";
+import { addSendListEntry } from "../src/core/outbound/sendlists.ts";
+import { addSuppression } from "../src/core/outbound/suppressions.ts";
 import { makeAccount, makeMailbox, makeTestContext } from "./support/context.ts";
 import { closedPort, deliverInbound, startOutbound, type Outbound } from "./support/outbound.ts";
 

@@ -4,7 +4,7 @@
 // replaced by the retry when it fails, and it delivers on its own when the attempt never happened
 // (the process died between the commit and the attempt).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { acceptInbound, lookupRecipient } from "../src/core/inbound.ts";
+import { acceptInbound, lookupRecipient } from "../src/core/inbound/store.ts";
 import { INLINE_WEBHOOK_FALLBACK_MS } from "../src/core/screening.ts";
 import { attemptWebhookDelivery } from "../src/core/webhooks/delivery.ts";
 import { createMessageReceivedEvent, nextAttemptJobKey, setWebhook } from "../src/core/webhooks/endpoint.ts";

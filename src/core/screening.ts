@@ -4,7 +4,7 @@
 // the scanners and the judgements. The result and the webhook event commit in one transaction; a
 // message already processed is left alone (the task is idempotent).
 import { authenticateInbound, type AuthOutcome } from "../mail/authenticate.ts";
-import { applyDeliveryReports } from "./bounces.ts";
+import { applyDeliveryReports } from "./inbound/index.ts";
 import type { Services } from "./services.ts";
 import { comprehend } from "./screening/comprehend.ts";
 import { screenInjection } from "./screening/injection.ts";

@@ -8,8 +8,8 @@
 // separate statements in a transaction, the lock was held across several round trips to a busy
 // API process (`bench send` measured the record step at 440 ms mean at 10 workers, nearly all of
 // it waiting on that lock). Here it is held only while the server ends the statement and commits.
-import type { Config } from "../config.ts";
-import type { Db } from "../db.ts";
+import type { Config } from "../../config.ts";
+import type { Db } from "../../db.ts";
 
 export type OutboundRecord = {
   messageId: string;

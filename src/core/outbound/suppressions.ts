@@ -1,6 +1,6 @@
 // Suppressed recipients: an account never sends to them again (422 on send).
-import type { Db } from "../db.ts";
-import { newId } from "./ids.ts";
+import type { Db } from "../../db.ts";
+import { newId } from "../ids.ts";
 
 export type SuppressionReason = "bounce" | "complaint" | "unsubscribe" | "manual";
 export type Suppression = {

@@ -13,15 +13,15 @@
 // and the send claims the draft with a conditional update: a second run finds it sending or sent).
 // The job carries the time it was made for; a job that finds another time (rescheduled) or none
 // (unscheduled, sent, deleted) does nothing.
-import type { Db, Tx } from "../db.ts";
+import type { Db, Tx } from "../../db.ts";
 import { conflictOrMissing, deliverDraft, draftEventBase, findDraft, holdForApproval, visibleDraft, type DraftRow } from "./drafts.ts";
-import { ApiError, errors } from "./errors.ts";
-import { recordLifecycleEvent } from "./webhooks/index.ts";
+import { ApiError, errors } from "../errors.ts";
+import { recordLifecycleEvent } from "../webhooks/index.ts";
 import { loopGuardReason } from "./loop-guard.ts";
-import { findMailbox } from "./mailboxes.ts";
+import { findMailbox } from "../mailboxes.ts";
 import { assertSendingEntitled, resolveMailbox } from "./outgoing.ts";
-import type { Principal } from "./principal.ts";
-import type { Services } from "./services.ts";
+import type { Principal } from "../principal.ts";
+import type { Services } from "../services.ts";
 
 export const MAX_SCHEDULE_DAYS = 365;
 const ISO_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?$/;

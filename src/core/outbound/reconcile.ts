@@ -11,14 +11,14 @@
 //    DELIVERY_RETRY_LIMIT attempts, then give the draft back to its author with the error.
 //  - 'unknown' (a draft left in 'sending' after a 502 delivery_outcome_unknown): give it back.
 // Every outcome goes through recordOutcome (dispatch.ts), the one place outcomes are written.
-import type { Tx } from "../db.ts";
+import type { Tx } from "../../db.ts";
 import { recordOutcome, recordOutcomeEvents, markFinalDot, type DispatchResult, type OutcomeRow } from "./dispatch.ts";
 import { finishByMessage, releaseByMessage } from "./idempotency.ts";
-import { enqueueJob } from "./jobs.ts";
+import { enqueueJob } from "../jobs.ts";
 import { outcomeResponse } from "./outcome.ts";
 import { releaseSend } from "./quota.ts";
-import type { Services } from "./services.ts";
-import type { DeliveryOutcome } from "./transport.ts";
+import type { Services } from "../services.ts";
+import type { DeliveryOutcome } from "../transport.ts";
 
 /** What a draft says when its delivery outcome stays unknown. */
 const UNKNOWN_DRAFT_ERROR =

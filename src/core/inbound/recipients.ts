@@ -3,10 +3,10 @@
 // message itself not kept), an unknown mailbox of our domain, or a domain that is not ours.
 // Each caller decides what the last two mean for it: the listener refused them at RCPT already;
 // the local transport bounces the one and keeps the other in its outbox.
-import { acceptInbound, lookupRecipient, type InboundEnvelope, type RecipientLookup } from "./inbound.ts";
-import type { Mailbox } from "./mailboxes.ts";
-import type { Services } from "./services.ts";
-import { unsubscribeWithToken } from "./unsubscribe.ts";
+import { acceptInbound, lookupRecipient, type InboundEnvelope, type RecipientLookup } from "./store.ts";
+import type { Mailbox } from "../mailboxes.ts";
+import type { Services } from "../services.ts";
+import { unsubscribeWithToken } from "../outbound/index.ts";
 
 export type RecipientOutcome = "stored" | "unsubscribed" | "unknown_mailbox" | "not_our_domain";
 

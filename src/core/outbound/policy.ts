@@ -1,6 +1,6 @@
 // Whether an account may send to a recipient at all: send lists (403), then suppressions (422).
-import type { Db } from "../db.ts";
-import { errors } from "./errors.ts";
+import type { Db } from "../../db.ts";
+import { errors } from "../errors.ts";
 import { assertSendListsAllow, type SendListEntry } from "./sendlists.ts";
 import { normalizeAddress } from "./suppressions.ts";
 

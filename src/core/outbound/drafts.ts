@@ -6,13 +6,13 @@
 //                                  pending_approval ──reject───▶ rejected (tombstoned)
 //   sending ──permanent rejection──▶ draft (error recorded, fix and send again)
 //   draft ──delete──▶ deleted (tombstoned)
-import type { Db, Sql, Tx } from "../db.ts";
-import { draftAttachmentFiles } from "./attachment-bytes.ts";
+import type { Db, Sql, Tx } from "../../db.ts";
+import { draftAttachmentFiles } from "../attachment-bytes.ts";
 import { dispatchMessage } from "./dispatch.ts";
-import { errors } from "./errors.ts";
-import { newId } from "./ids.ts";
+import { errors } from "../errors.ts";
+import { newId } from "../ids.ts";
 import type { StoredResponse } from "./idempotency.ts";
-import { findMailbox } from "./mailboxes.ts";
+import { findMailbox } from "../mailboxes.ts";
 import { outcomeResponse } from "./outcome.ts";
 import {
   assertSendingEntitled,
@@ -25,10 +25,10 @@ import {
   type ResolvedOutgoing,
 } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
-import { assertMailboxAllowed, type Principal } from "./principal.ts";
+import { assertMailboxAllowed, type Principal } from "../principal.ts";
 import { closeReview, openReview, type HoldReason } from "./reviews.ts";
-import type { Services } from "./services.ts";
-import { recordLifecycleEvent } from "./webhooks/index.ts";
+import type { Services } from "../services.ts";
+import { recordLifecycleEvent } from "../webhooks/index.ts";
 import { automaticOriginal, loopGuardReason } from "./loop-guard.ts";
 
 export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
@@ -379,7 +379,7 @@ export async function approveDraft(svc: Services, decider: Decider, draftId: str
 
 /**
  * Approval of a draft scheduled for later: it waits in `draft`, approved (its text frozen), and
- * the schedule's job sends it at its time (src/core/scheduled-drafts.ts). draft.approved commits
+ * the schedule's job sends it at its time (src/core/outbound/scheduled-drafts.ts). draft.approved commits
  * with the change; the message it names comes with message.sent then.
  */
 async function approveForLater(svc: Services, row: DraftRow, decidedBy: string): Promise<StoredResponse> {

@@ -1,9 +1,9 @@
 // Opening and closing a draft's review, in the transaction of the draft's own transition (see
 // approvals.ts for what a review is). Apart from approvals.ts so that drafts.ts and send.ts, which
 // move drafts, do not import the notification and link code that itself calls them.
-import type { Db } from "../db.ts";
-import { newId } from "./ids.ts";
-import { enqueueJob } from "./jobs.ts";
+import type { Db } from "../../db.ts";
+import { newId } from "../ids.ts";
+import { enqueueJob } from "../jobs.ts";
 
 /** Who the service's own mail to reviewers comes from. */
 export const reviewSender = (sharedDomain: string) => `approvals@${sharedDomain}`;

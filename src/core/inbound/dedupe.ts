@@ -3,8 +3,8 @@
 // the same Message-ID with the same bytes (SHA-256, below the trace headers: see copyDigest) within
 // the window; the same Message-ID with other bytes is a different message (a resend or a forgery)
 // and is stored. A message without a Message-ID is always stored.
-import type { Db } from "../db.ts";
-import { sha256HexNow } from "../secrets.ts";
+import type { Db } from "../../db.ts";
+import { sha256HexNow } from "../../secrets.ts";
 
 /** How long a first copy is remembered; documented in docs/recovery.md ("One message, one copy"). */
 export const DEDUPE_WINDOW_DAYS = 7;

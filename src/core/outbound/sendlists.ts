@@ -1,9 +1,9 @@
 // Send allow/block lists at account and mailbox scope, managed by humans. An entry matches an
 // exact address or a whole domain. Block entries win; where a scope has allow entries, a
 // recipient must match one of them.
-import type { Db } from "../db.ts";
-import { errors } from "./errors.ts";
-import { newId } from "./ids.ts";
+import type { Db } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { newId } from "../ids.ts";
 
 export type SendListEntry = {
   id: string;

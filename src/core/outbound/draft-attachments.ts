@@ -6,13 +6,13 @@
 //   ClamAV when CLAMD_ADDRESS is set (fail closed: no verdict, no attachment).
 // Adding and removing follow the draft's edit rule: only a `draft` changes (else approval_conflict);
 // the draft row is locked while the count and total are checked, as a send locks it to claim it.
-import { scanWithClamd } from "../comprehension/scanners/clamd.ts";
-import type { Db, Tx } from "../db.ts";
-import { checkContentType } from "../mail/content-type-check.ts";
-import { messageAttachmentContent, sha256Hex, storeDraftAttachment, type OutgoingFile } from "./attachment-bytes.ts";
-import { ApiError, errors } from "./errors.ts";
-import type { Principal } from "./principal.ts";
-import type { Services } from "./services.ts";
+import { scanWithClamd } from "../../comprehension/scanners/clamd.ts";
+import type { Db, Tx } from "../../db.ts";
+import { checkContentType } from "../../mail/content-type-check.ts";
+import { messageAttachmentContent, sha256Hex, storeDraftAttachment, type OutgoingFile } from "../attachment-bytes.ts";
+import { ApiError, errors } from "../errors.ts";
+import type { Principal } from "../principal.ts";
+import type { Services } from "../services.ts";
 
 export type DraftAttachment = {
   id: string;

@@ -1,6 +1,6 @@
 // The local outbox: what the `local` transport kept instead of sending to the outside world.
-import type { Db } from "../db.ts";
-import { errors } from "./errors.ts";
+import type { Db } from "../../db.ts";
+import { errors } from "../errors.ts";
 
 export type OutboxEntry = { id: string; message_id: string | null; mail_from: string; rcpt_to: string; size: number; created_at: string };
 

@@ -1,7 +1,7 @@
 // Threads: a message joins the thread of an earlier message of the same mailbox (inbound or
 // outbound) that its In-Reply-To or References name; otherwise it starts a new thread.
-import type { Db } from "../db.ts";
-import { newId } from "./ids.ts";
+import type { Db } from "../../db.ts";
+import { newId } from "../ids.ts";
 
 /**
  * The thread of a message about to be inserted, as an SQL expression (so the insert need not wait

@@ -1,10 +1,10 @@
 // One-click unsubscribe (RFC 8058) and its mailto twin: every outbound message carries a token
 // that is unguessable (80 random bits) and signed (HMAC over the id), so a token cannot be forged
 // or enumerated; using it suppresses the recipient for the sending account.
-import type { Config } from "../config.ts";
-import type { Db } from "../db.ts";
-import { randomBase32 } from "./ids.ts";
-import { base64url, constantTimeEqual, hmacSha256Hex, randomBytes } from "../secrets.ts";
+import type { Config } from "../../config.ts";
+import type { Db } from "../../db.ts";
+import { randomBase32 } from "../ids.ts";
+import { base64url, constantTimeEqual, hmacSha256Hex, randomBytes } from "../../secrets.ts";
 import { addSuppression } from "./suppressions.ts";
 
 const ID_LENGTH = 16;

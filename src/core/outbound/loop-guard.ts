@@ -3,7 +3,7 @@
 // ever. A reply to a message screened as automatic (comprehension.automatic), or any send into a
 // thread where the agent keeps answering automatic mail, is held for a human instead of sent:
 // SPEC's 202 {draft_id, status: pending_approval}, the reason in drafts.held_reason.
-import type { Db } from "../db.ts";
+import type { Db } from "../../db.ts";
 
 /** Automatic messages and sends in a thread within a day that count as "keeps answering". */
 export const THREAD_LOOP_AUTOMATIC = 3;

@@ -1,10 +1,10 @@
 // client_id idempotency for POST /api/v1/send: one row per (account, mailbox, client_id) holding
 // the payload's hash, a state and the stored response. The row's primary key is what makes two
 // racing requests deliver exactly once: only the request that inserted it proceeds.
-import type { Db } from "../db.ts";
-import { errors } from "./errors.ts";
-import { randomBase32 } from "./ids.ts";
-import { sha256Hex } from "../secrets.ts";
+import type { Db } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { randomBase32 } from "../ids.ts";
+import { sha256Hex } from "../../secrets.ts";
 
 export type StoredResponse = { status: number; body: Record<string, unknown> };
 export type IdempotencyKey = { accountId: string; mailboxId: string; clientId: string };

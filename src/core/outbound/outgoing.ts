@@ -1,11 +1,11 @@
 // Turns a send or draft request into a resolved outgoing message: the mailbox (with the key's
 // binding checked), one recipient, the subject, and the thread when replying.
-import type { Db } from "../db.ts";
-import { parseSingleAddress } from "../mail/address.ts";
-import { errors } from "./errors.ts";
-import { findMailbox, type Mailbox } from "./mailboxes.ts";
-import { assertMailboxAllowed, type Principal } from "./principal.ts";
-import { newId } from "./ids.ts";
+import type { Db } from "../../db.ts";
+import { parseSingleAddress } from "../../mail/address.ts";
+import { errors } from "../errors.ts";
+import { findMailbox, type Mailbox } from "../mailboxes.ts";
+import { assertMailboxAllowed, type Principal } from "../principal.ts";
+import { newId } from "../ids.ts";
 
 export type OutgoingRequest = {
   mailbox_id: string;

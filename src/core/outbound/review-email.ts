@@ -2,7 +2,7 @@
 // as it would go out, who wrote it, why it is held and what the message it answers was judged to
 // be, then the links. Text and HTML say the same; every value from an agent or a sender is escaped,
 // with invisible characters made visible. It offers no editing: a reviewer approves what they saw.
-import { escapeHtml, revealHidden } from "../html-escape.ts";
+import { escapeHtml, revealHidden } from "../../html-escape.ts";
 import type { ReviewSubject } from "./reviews.ts";
 
 export type ReviewEmailInput = { baseUrl: string; token: string };

@@ -4,7 +4,7 @@
 import { dispatchMessage } from "./dispatch.ts";
 import { createForcedDraft, holdReasonOf } from "./drafts.ts";
 import { loopGuardReason } from "./loop-guard.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../errors.ts";
 import {
   attachMessage,
   claimIdempotencyKey,
@@ -14,14 +14,14 @@ import {
   type IdempotencyClaim,
   type StoredResponse,
 } from "./idempotency.ts";
-import type { Tx } from "../db.ts";
-import type { OutgoingFile } from "./attachment-bytes.ts";
+import type { Tx } from "../../db.ts";
+import type { OutgoingFile } from "../attachment-bytes.ts";
 import { assertSendingEntitled, resolveOutgoing, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
 import { outcomeResponse } from "./outcome.ts";
 import { checkRecipientPolicy } from "./policy.ts";
-import type { Principal } from "./principal.ts";
-import type { Services } from "./services.ts";
-import { sendStageDuration } from "../metrics.ts";
+import type { Principal } from "../principal.ts";
+import type { Services } from "../services.ts";
+import { sendStageDuration } from "../../metrics.ts";
 
 export async function sendMessage(svc: Services, principal: Principal, body: OutgoingRequest): Promise<StoredResponse> {
   const checks = sendStageDuration.startTimer({ stage: "checks" });
@@ -70,7 +70,7 @@ export async function sendOutgoing(
     await checkRecipientPolicy(svc.sql, principal.accountId, outgoing.mailbox.id, to);
     checks();
 
-    // The loop guard (src/core/loop-guard.ts): a reply to automatic mail, or a thread where the
+    // The loop guard (src/core/outbound/loop-guard.ts): a reply to automatic mail, or a thread where the
     // agent keeps answering it, waits for a human whatever the mailbox says.
     const target = { messageId: outgoing.reply?.messageId ?? null, threadId: outgoing.threadId };
     const loopReason = await loopGuardReason(svc.sql, principal.accountId, target);

@@ -3,15 +3,15 @@
 // (send lists, suppression, approval, quota; idempotent with a client_id), in the invitation's
 // thread. The REPLY travels as a text/calendar alternative beside a one-line text, as calendar
 // clients send it; a reply held for approval carries it as an .ics attachment instead.
-import { buildReply, parseCalendar, type RsvpResponse } from "../mail/calendar.ts";
-import { sha256Hex, storeDraftAttachment } from "./attachment-bytes.ts";
-import { calendarParts } from "./calendar.ts";
-import { errors } from "./errors.ts";
+import { buildReply, parseCalendar, type RsvpResponse } from "../../mail/calendar.ts";
+import { sha256Hex, storeDraftAttachment } from "../attachment-bytes.ts";
+import { calendarParts } from "../calendar.ts";
+import { errors } from "../errors.ts";
 import type { StoredResponse } from "./idempotency.ts";
 import { resolveMailbox, validateRecipient, validateText } from "./outgoing.ts";
-import type { Principal } from "./principal.ts";
+import type { Principal } from "../principal.ts";
 import { sendOutgoing } from "./send.ts";
-import type { Services } from "./services.ts";
+import type { Services } from "../services.ts";
 
 export type RsvpRequest = { response: RsvpResponse; comment?: string; client_id?: string };
 
