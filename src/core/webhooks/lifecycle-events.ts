@@ -8,10 +8,12 @@
 // applyDeliveryReports (src/core/inbound/bounces.ts) for reports that arrive later as mail.
 import type { Db, Tx } from "../../db.ts";
 import {
+  type EventCursors,
   type EventPayload,
   type LifecycleEventPayload,
   type LifecycleEventType,
   EVENT_CHANNEL,
+  eventCursors,
   lockAccountEvents,
 } from "../events/index.ts";
 import { errors } from "../errors.ts";
@@ -112,7 +114,8 @@ export async function messageHistory(db: Db, principal: Principal, messageId: st
     order by 1 nulls last limit ${MAX_HISTORY + 1}`;
   const events = rows.filter((row) => row.position !== null);
   if (events.length === 0 && !rows.some((row) => row.found)) throw errors.notFound("message");
-  return events.slice(0, MAX_HISTORY).map(historyItem);
+  const cursors = await eventCursors(db);
+  return events.slice(0, MAX_HISTORY).map((row) => historyItem(row, principal.accountId, cursors));
 }
 
 /** A draft's history (GET /api/v1/drafts/{id}/events), also once it is sent, rejected or deleted. */
@@ -124,14 +127,16 @@ export async function draftHistory(db: Db, principal: Principal, draftId: string
   const rows = await db`
     select position, type, created_at, payload from event_log
     where account_id = ${principal.accountId} and draft_id = ${draftId} order by position limit ${MAX_HISTORY}`;
-  return rows.map(historyItem);
+  const cursors = await eventCursors(db);
+  return rows.map((row) => historyItem(row, principal.accountId, cursors));
 }
 
 const MAX_HISTORY = 200;
 
-function historyItem(row: Record<string, unknown>): HistoryItem {
+/** `cursor`: the account's opaque cursor for the event, usable as `after` on GET /api/v1/events. */
+function historyItem(row: Record<string, unknown>, accountId: string, cursors: EventCursors): HistoryItem {
   return {
-    cursor: String(row.position),
+    cursor: cursors.encode(accountId, row.position as string),
     type: String(row.type),
     created_at: new Date(row.created_at as string).toISOString(),
     event: JSON.parse(row.payload as string) as EventPayload,
