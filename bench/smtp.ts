@@ -20,7 +20,7 @@ import { connectSmtp } from "../test/support/smtp-connection.ts";
 import { SMTPServer } from "smtp-server";
 import { loadConfig } from "../src/config.ts";
 import { makeSql } from "../src/db.ts";
-import { createAccount } from "../src/core/accounts.ts";
+import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
 import { makeServices } from "../src/core/services.ts";
 import { makeTransport } from "../src/delivery/index.ts";

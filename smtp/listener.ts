@@ -2,8 +2,7 @@
 // only for our mailboxes (never an open relay) and answers 250 only after the message and its
 // processing job are committed; any failure to store answers 4xx so the sender retries.
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
-import { lookupRecipient, type RecipientLookup } from "../src/core/inbound.ts";
-import { receiveForLookedUp } from "../src/core/inbound-recipients.ts";
+import { lookupRecipient, type RecipientLookup, receiveForLookedUp } from "../src/core/inbound/index.ts";
 import type { Services } from "../src/core/services.ts";
 import { errorFields } from "../src/log.ts";
 import { smtpMessages, smtpSessions } from "../src/metrics.ts";

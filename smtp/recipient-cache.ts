@@ -5,7 +5,7 @@
 // mailbox (id, account, address) never changes and a mailbox row is never deleted, so a
 // remembered one cannot be wrong. A custom domain's mailboxes are not remembered: the domain can
 // stop being verified, and the next transaction must then be refused.
-import { lookupRecipient, type RecipientLookup } from "../src/core/inbound.ts";
+import { lookupRecipient, type RecipientLookup } from "../src/core/inbound/index.ts";
 import type { Services } from "../src/core/services.ts";
 
 const LIFETIME_MS = 5_000;

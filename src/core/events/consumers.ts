@@ -2,10 +2,12 @@
 // leased to one reader at a time until it is acknowledged or its lease runs out (then the next
 // claim hands it to another reader); the consumer's progress (everything acknowledged through
 // `acked_through`) lives in the database, so a consumer offline for a day resumes where it stopped,
-// within the log's retention.
+// within the log's retention. Inside, leases and `acked_through` are log positions; a client sees
+// and sends them only as its account's cursors (cursor.ts).
 import type { Db, Sql } from "../../db.ts";
 import { errors } from "../errors.ts";
-import { EVENT_CHANNEL, MAX_EVENTS_PAGE, parseCursor } from "./log.ts";
+import { eventCursors, type EventCursors } from "./cursor.ts";
+import { EVENT_CHANNEL, MAX_EVENTS_PAGE } from "./log.ts";
 import { newId } from "../ids.ts";
 import { assertMailboxAllowed, type Principal } from "../principal.ts";
 import type { EventPayload } from "./payload.ts";
@@ -22,10 +24,10 @@ function assertName(name: string): void {
     throw errors.validation("consumer name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
 }
 
-const present = (row: ConsumerRow): Consumer => ({
+const present = (row: ConsumerRow, cursors: EventCursors): Consumer => ({
   name: row.name,
   mailbox_id: row.mailbox_id,
-  acked_through: String(row.acked_through),
+  acked_through: cursors.encode(row.account_id, row.acked_through),
   created_at: row.created_at,
 });
 
@@ -36,6 +38,7 @@ export async function openConsumer(
   input: { name: string; mailboxId?: string | null },
 ): Promise<{ consumer: Consumer; created: boolean }> {
   assertName(input.name);
+  const cursors = await eventCursors(sql);
   if (input.mailboxId) assertMailboxAllowed(principal, input.mailboxId);
   const mailboxId = input.mailboxId || principal.mailboxId;
   if (mailboxId) {
@@ -45,10 +48,10 @@ export async function openConsumer(
   const [inserted] = await sql<ConsumerRow[]>`
     insert into event_consumers (id, account_id, name, mailbox_id) values (${newId("con")}, ${principal.accountId}, ${input.name}, ${mailboxId})
     on conflict (account_id, name) do nothing returning *`;
-  if (inserted) return { consumer: present(inserted), created: true };
+  if (inserted) return { consumer: present(inserted, cursors), created: true };
   const existing = await findConsumer(sql, principal, input.name);
   if (existing.mailbox_id !== mailboxId) throw errors.conflict("a consumer with this name exists for another mailbox scope");
-  return { consumer: present(existing), created: false };
+  return { consumer: present(existing, cursors), created: false };
 }
 
 /** The consumer if this key may use it; the one 404 otherwise (missing, or another mailbox's for a bound key). */
@@ -62,7 +65,8 @@ async function findConsumer(db: Db, principal: Principal, name: string, lock = f
 }
 
 export async function getConsumer(sql: Sql, principal: Principal, name: string): Promise<Consumer> {
-  return present(await findConsumer(sql, principal, name));
+  const cursors = await eventCursors(sql);
+  return present(await findConsumer(sql, principal, name), cursors);
 }
 
 /**
@@ -78,6 +82,7 @@ export async function claimEvents(
 ): Promise<LeasedEvent[]> {
   const limit = Math.max(1, Math.min(options.limit, MAX_EVENTS_PAGE));
   const leaseSeconds = Math.max(1, Math.min(options.leaseSeconds, MAX_LEASE_SECONDS));
+  const cursors = await eventCursors(sql);
   return sql.begin(async (tx) => {
     const consumer = await findConsumer(tx, principal, name, true);
     const rows = await tx`
@@ -97,7 +102,7 @@ export async function claimEvents(
       )
       select c.position, c.payload, l.lease_until, l.deliveries from candidates c join leased l using (position) order by c.position`;
     return rows.map((row) => ({
-      cursor: String(row.position),
+      cursor: cursors.encode(consumer.account_id, row.position),
       event: JSON.parse(row.payload) as EventPayload,
       lease_expires_at: row.lease_until as string,
       deliveries: Number(row.deliveries),
@@ -115,7 +120,8 @@ export async function ackEvents(
   name: string,
   cursors: string[],
 ): Promise<{ acked: number; acked_through: string }> {
-  const positions = cursors.map((cursor) => parseCursor(cursor));
+  const codec = await eventCursors(sql);
+  const positions = cursors.map((cursor) => codec.decode(principal.accountId, cursor));
   return sql.begin(async (tx) => {
     const consumer = await findConsumer(tx, principal, name, true);
     const acked = await tx`
@@ -134,16 +140,18 @@ export async function ackEvents(
     await tx`delete from event_leases where consumer_id = ${consumer.id} and position <= ${through}::bigint`;
     // Readers of this account waiting for room (a stream with its prefetch full) look again.
     if (acked.length > 0) await tx`select pg_notify(${EVENT_CHANNEL}, ${JSON.stringify({ a: consumer.account_id })})`;
-    return { acked: acked.length, acked_through: through };
+    return { acked: acked.length, acked_through: codec.encode(consumer.account_id, through) };
   });
 }
 
-/** Leases of this consumer still held (not acknowledged, not run out) among `cursors`. */
+/** Leases of this consumer still held (not acknowledged, not run out) among `cursors` (ones claimEvents gave). */
 export async function heldLeases(sql: Sql, principal: Principal, name: string, cursors: string[]): Promise<string[]> {
   if (cursors.length === 0) return [];
+  const codec = await eventCursors(sql);
   const consumer = await findConsumer(sql, principal, name);
+  const positions = cursors.map((cursor) => codec.decode(principal.accountId, cursor));
   const rows = await sql`
     select position from event_leases
-    where consumer_id = ${consumer.id} and position = any(${cursors}::bigint[]) and acked_at is null and lease_until > now()`;
-  return rows.map((row) => String(row.position));
+    where consumer_id = ${consumer.id} and position = any(${positions}::bigint[]) and acked_at is null and lease_until > now()`;
+  return rows.map((row) => codec.encode(consumer.account_id, row.position));
 }

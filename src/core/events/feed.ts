@@ -32,14 +32,14 @@ export type FeedSource = {
   startCursor?: string;
 };
 
-/** The log after a cursor, a page at a time. */
-export function cursorSource(svc: Services, scope: EventScope, after: string): FeedSource {
-  let cursor = after;
+/** The log after a position, a page at a time; `startCursor` is that position as the client's cursor. */
+export function cursorSource(svc: Services, scope: EventScope, after: string, startCursor: string): FeedSource {
+  let position = after;
   return {
-    startCursor: after,
+    startCursor,
     async next() {
-      const events = await readEventsAfter(svc.sql, scope, cursor, PAGE);
-      if (events.length > 0) cursor = events.at(-1)!.cursor;
+      const events = await readEventsAfter(svc.sql, scope, position, PAGE);
+      if (events.length > 0) position = events.at(-1)!.position!;
       return { events, more: events.length === PAGE };
     },
   };

@@ -1,5 +1,6 @@
 // Events: the account's event log and everything that reads it.
 // - log.ts: appending (in the transaction of the change an event reports), paging, pruning.
+// - cursor.ts: the opaque, per-account cursors clients see instead of log positions.
 // - payload.ts: the one shape of every event, as stored and as posted to webhooks.
 // - consumers.ts: named consumers, leases and acknowledgements.
 // - wait.ts: waiting for the next matching message (GET /messages/wait, wait_for_message).
@@ -9,6 +10,8 @@
 //   strictly after the last cursor sent, so a reconnect never skips or repeats an event.
 // - sse.ts: the Server-Sent Events framing; stream-slots.ts: open streams per key.
 // Other modules import this file only.
+export { eventCursors } from "./cursor.ts";
+export type { EventCursors } from "./cursor.ts";
 export { MAX_LEASE_SECONDS, ackEvents, claimEvents, getConsumer, openConsumer } from "./consumers.ts";
 export { startFeed } from "./feed.ts";
 export type { CloseReason, Feed, FeedSource } from "./feed.ts";

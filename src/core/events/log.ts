@@ -1,10 +1,12 @@
 // The event log: every message.received event (the webhook's payload and event_id), appended in
 // the transaction that records the screening result, and the outbound and review events
-// (src/core/lifecycle-events.ts), appended in the transaction of the change they report; ordered per account by its position, kept
-// EVENT_RETENTION_DAYS (30 by default). Readers page through it with an opaque cursor (the
-// position as a decimal string); the live stream (src/http/event-*.ts) reads the same log.
+// (src/core/webhooks/lifecycle-events.ts), appended in the transaction of the change they report; ordered per account by its position, kept
+// EVENT_RETENTION_DAYS (30 by default). Readers page through it with an opaque cursor, the
+// position sealed for the reader's account (cursor.ts); positions stay inside.
+// The live stream (src/http/event-*.ts) reads the same log.
 import type { Db, Sql } from "../../db.ts";
 import { errors } from "../errors.ts";
+import { eventCursors } from "./cursor.ts";
 import { assertMailboxAllowed, type Principal } from "../principal.ts";
 import { EVENT_TYPES, isEventType, type EventPayload } from "./payload.ts";
 
@@ -14,7 +16,8 @@ export const MAX_EVENTS_PAGE = 500;
 
 /** Whose events a reader sees: an account, narrowed to one mailbox or not, and to some types or not. */
 export type EventScope = { accountId: string; mailboxId: string | null; types?: string[] | null };
-export type LoggedEvent = { cursor: string; payload: string; type?: string };
+/** `cursor` is what the client sees; `position`, the log's own order, stays inside. */
+export type LoggedEvent = { cursor: string; position?: string; payload: string; type?: string };
 
 /**
  * Appends in the caller's transaction and announces the position at commit. Returns null when
@@ -49,11 +52,14 @@ export function lockAccountEvents(db: Db, accountId: string) {
   return db`select pg_advisory_xact_lock(hashtextextended(${`event_log:${accountId}`}, 0))`;
 }
 
-/** A cursor is the decimal position a client last saw; "0" (or none) is the start of the log. */
-export function parseCursor(value: string | null | undefined): string {
-  if (value === null || value === undefined || value === "") return "0";
-  if (!/^\d{1,18}$/.test(value)) throw errors.validation("cursor must be a cursor returned by this API");
-  return String(BigInt(value));
+/** The log position a client's cursor names; "0" (or none) is the start. 400 for a cursor not given to this account. */
+export async function positionOf(db: Db, accountId: string, cursor: string | null | undefined): Promise<string> {
+  return (await eventCursors(db)).decode(accountId, cursor);
+}
+
+/** The cursor a client of the account is given for a position. */
+export async function cursorOf(db: Db, accountId: string, position: string): Promise<string> {
+  return (await eventCursors(db)).encode(accountId, position);
 }
 
 /** The reader's scope: a bound key sees its own mailbox only (403 key_scope for another). */
@@ -72,18 +78,25 @@ export function parseEventTypes(value: string | null | undefined): string[] | nu
   return types;
 }
 
+/** The events after a log position (not a cursor), each with the cursor its reader is given. */
 export async function readEventsAfter(db: Db, scope: EventScope, after: string, limit: number): Promise<LoggedEvent[]> {
+  const cursors = await eventCursors(db);
   const rows = await db`
     select position, payload, type from event_log
     where account_id = ${scope.accountId} and position > ${after}::bigint
       and (${scope.mailboxId}::text is null or mailbox_id = ${scope.mailboxId})
       and (${scope.types ?? null}::text[] is null or type = any (${scope.types ?? null}::text[]))
     order by position limit ${Math.min(limit, MAX_EVENTS_PAGE)}`;
-  return rows.map((row) => ({ cursor: String(row.position), payload: row.payload as string, type: row.type as string }));
+  return rows.map((row) => ({
+    cursor: cursors.encode(scope.accountId, row.position),
+    position: String(row.position),
+    payload: row.payload as string,
+    type: row.type as string,
+  }));
 }
 
-/** The newest position in scope: where a stream opened without a cursor starts. */
-export async function latestCursor(db: Db, scope: EventScope): Promise<string> {
+/** The newest position in scope (a position, not a cursor): where a stream opened without a cursor starts. */
+export async function latestPosition(db: Db, scope: EventScope): Promise<string> {
   const [row] = await db`
     select coalesce(max(position), 0) as position from event_log
     where account_id = ${scope.accountId} and (${scope.mailboxId}::text is null or mailbox_id = ${scope.mailboxId})`;
@@ -99,11 +112,11 @@ export async function listEvents(
   query: { after?: string; mailboxId?: string; limit: number; types?: string },
 ): Promise<EventPage> {
   const scope = scopeFor(principal, query.mailboxId, query.types);
-  const after = parseCursor(query.after);
+  const after = await positionOf(db, scope.accountId, query.after);
   const events = await readEventsAfter(db, scope, after, query.limit);
   return {
     events: events.map((event) => ({ cursor: event.cursor, event: JSON.parse(event.payload) as EventPayload })),
-    next_cursor: events.at(-1)?.cursor ?? after,
+    next_cursor: events.at(-1)?.cursor ?? (await cursorOf(db, scope.accountId, after)),
   };
 }
 

@@ -19,7 +19,7 @@ export type MessageReceivedPayload = {
   confidence: number;
 };
 
-/** What became of an outbound message (src/core/dispatch.ts's recordOutcome, src/core/bounces.ts). */
+/** What became of an outbound message (src/core/outbound/dispatch.ts's recordOutcome, src/core/inbound/bounces.ts). */
 export const OUTBOUND_EVENT_TYPES = [
   "message.sent",
   "message.delivered",
@@ -27,7 +27,7 @@ export const OUTBOUND_EVENT_TYPES = [
   "message.bounced",
   "message.complained",
 ] as const;
-/** A draft's review (src/core/drafts.ts's transition functions). */
+/** A draft's review (src/core/outbound/drafts.ts's transition functions). */
 export const DRAFT_EVENT_TYPES = [
   "draft.pending_approval",
   "draft.approved",

@@ -1,7 +1,7 @@
 // Which events a stream (SSE or WebSocket) carries: a named consumer's leases, or the log after
 // the client's cursor (Last-Event-ID, then ?after; with neither, only events from now on).
 import { getConsumer } from "./consumers.ts";
-import { latestCursor, parseCursor, scopeFor } from "./log.ts";
+import { cursorOf, latestPosition, positionOf, scopeFor } from "./log.ts";
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { consumerSource } from "./consumer-source.ts";
@@ -18,6 +18,9 @@ export async function streamSource(
   }
   const scope = scopeFor(principal, query.mailbox_id, query.types);
   const resumeFrom = query.lastEventId ?? query.after;
-  const after = resumeFrom === undefined || resumeFrom === null ? await latestCursor(svc.sql, scope) : parseCursor(resumeFrom);
-  return cursorSource(svc, scope, after);
+  const after =
+    resumeFrom === undefined || resumeFrom === null
+      ? await latestPosition(svc.sql, scope)
+      : await positionOf(svc.sql, scope.accountId, resumeFrom);
+  return cursorSource(svc, scope, after, await cursorOf(svc.sql, scope.accountId, after));
 }

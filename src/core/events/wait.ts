@@ -10,7 +10,7 @@
 import { parseIsoTime } from "../iso-time.ts";
 import type { Db } from "../../db.ts";
 import { errors } from "../errors.ts";
-import { latestCursor, parseCursor } from "./log.ts";
+import { cursorOf, latestPosition, positionOf } from "./log.ts";
 import { findMailbox } from "../mailboxes.ts";
 import { assertMailboxAllowed, type Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
@@ -27,7 +27,7 @@ export type WaitQuery = {
   from?: string;
   subjectContains?: string;
   threadId?: string;
-  /** a cursor from this API (an event's position): only mail after it */
+  /** a cursor from this API (opaque, for this account): only mail after it */
   after?: string;
   /** an ISO time: only mail that arrived at or after it */
   since?: string;
@@ -169,9 +169,14 @@ export async function waitForMessage(
   assertMailboxAllowed(principal, query.mailboxId);
   if (!(await findMailbox(svc.sql, principal.accountId, query.mailboxId))) throw errors.notFound("mailbox");
   const scope = { accountId: principal.accountId, mailboxId: query.mailboxId };
-  // With neither a cursor nor a time: mail from now on.
-  let cursor =
-    query.after !== undefined ? parseCursor(query.after) : filters.since ? "0" : await latestCursor(svc.sql, { ...scope, mailboxId: null });
+  // With neither a cursor nor a time: mail from now on. `position` is the log's own; the client
+  // is only ever given it as its account's cursor.
+  let position =
+    query.after !== undefined
+      ? await positionOf(svc.sql, principal.accountId, query.after)
+      : filters.since
+        ? "0"
+        : await latestPosition(svc.sql, { ...scope, mailboxId: null });
 
   let woken = false;
   let ended = false;
@@ -200,14 +205,15 @@ export async function waitForMessage(
   try {
     for (;;) {
       woken = false;
-      const { row, head } = await firstMatch(svc.sql, principal.accountId, query.mailboxId, cursor, filters);
-      if (row) return { status: "found", cursor: String(row.position), message: waitedMessage(row) };
-      if (BigInt(head) > BigInt(cursor)) cursor = head;
+      const { row, head } = await firstMatch(svc.sql, principal.accountId, query.mailboxId, position, filters);
+      if (row)
+        return { status: "found", cursor: await cursorOf(svc.sql, principal.accountId, String(row.position)), message: waitedMessage(row) };
+      if (BigInt(head) > BigInt(position)) position = head;
       const left = deadline - performance.now();
       if (ended || left <= 0) {
         return {
           status: "timeout",
-          cursor,
+          cursor: await cursorOf(svc.sql, principal.accountId, position),
           waited_ms: Math.round(performance.now() - started),
           retry: "nothing matched yet: call again with after = cursor to keep waiting without missing anything",
         };

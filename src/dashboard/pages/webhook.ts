@@ -11,8 +11,8 @@ import {
   setWebhookEventTypes,
   showWebhook,
   type DeliverySummary,
-} from "../../core/webhooks.ts";
-import { MAX_WEBHOOK_URL_LENGTH } from "../../core/webhook-target.ts";
+  MAX_WEBHOOK_URL_LENGTH,
+} from "../../core/webhooks/index.ts";
 import { LIFECYCLE_EVENT_TYPES } from "../../core/events/index.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";

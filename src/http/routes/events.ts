@@ -62,7 +62,7 @@ export const HistoryResponse = strictObject(
   {
     events: t.Array(
       strictObject({
-        cursor: t.String({ description: "the event's position in the event log" }),
+        cursor: t.String({ description: "opaque, for this account: usable as `after` on GET /api/v1/events" }),
         type: t.String(),
         created_at: t.String({ description: "when it was recorded (ISO 8601)" }),
         event: AnyEvent,

@@ -5,7 +5,7 @@ import type { Services } from "../../core/services.ts";
 import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
 import { apiRoutes } from "../route-kit.ts";
-import { messageHistory } from "../../core/lifecycle-events.ts";
+import { messageHistory } from "../../core/webhooks/index.ts";
 import { MAX_WAIT_SECONDS, waitForMessage, eventHubFor } from "../../core/events/index.ts";
 import { HistoryResponse } from "./events.ts";
 
