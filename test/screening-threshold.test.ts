@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { acceptInbound } from "../src/core/inbound/store.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
-import { screenMessage } from "../src/core/screening.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;

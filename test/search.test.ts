@@ -2,7 +2,7 @@
 // cursor, errors, and isolation between accounts and bound keys.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { acceptInbound } from "../src/core/inbound/store.ts";
-import { screenMessage } from "../src/core/screening.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
 import { RANK_WINDOW } from "../src/core/search.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";

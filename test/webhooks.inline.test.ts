@@ -5,7 +5,7 @@
 // (the process died between the commit and the attempt).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { acceptInbound, lookupRecipient } from "../src/core/inbound/store.ts";
-import { INLINE_WEBHOOK_FALLBACK_MS } from "../src/core/screening.ts";
+import { INLINE_WEBHOOK_FALLBACK_MS } from "../src/core/screening/screen.ts";
 import { attemptWebhookDelivery } from "../src/core/webhooks/delivery.ts";
 import { createMessageReceivedEvent, nextAttemptJobKey, setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { jobDuration } from "../src/metrics.ts";

@@ -6,6 +6,8 @@
 // - users.ts, people.ts: dashboard users; passwords.ts: argon2id hashing in a Web Worker
 //   (argon2-worker.ts).
 // Turning a bearer key into a Principal is src/request/auth.ts; the Principal is ../principal.ts.
+// The rate limit per key (a token bucket, 429 when empty) is src/request/rate-limit.ts, checked
+// at the edge before any use case runs; the monthly send quota is ../outbound/quota.ts.
 // Other modules import this file only.
 export { createAccount, monthlyQuotaFor, updateAccount } from "./accounts.ts";
 export type { Plan } from "./accounts.ts";

@@ -11,11 +11,11 @@
 // from an address corrected as fraud carries a sender-risk signal, and an address corrected as
 // genuine counts as a known correspondent (src/core/screening/sender-risk.ts). Injection-axis
 // corrections are recorded and shown; they train nothing (the detector's weights are global).
-import { learningTokens } from "../comprehension/learning/tokens.ts";
-import type { Db, Sql } from "../db.ts";
-import { errors } from "./errors.ts";
-import { newId } from "./ids.ts";
-import type { Principal } from "./principal.ts";
+import { learningTokens } from "../../comprehension/learning/tokens.ts";
+import type { Db, Sql } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { Principal } from "../principal.ts";
 
 export const FEEDBACK_VERDICTS = ["spam", "not_spam", "injection", "safe", "fraud", "genuine"] as const;
 export type FeedbackVerdict = (typeof FEEDBACK_VERDICTS)[number];

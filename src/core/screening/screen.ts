@@ -3,23 +3,23 @@
 // comprehension, then record and notify. Sender authentication and bounce handling run between
 // the scanners and the judgements. The result and the webhook event commit in one transaction; a
 // message already processed is left alone (the task is idempotent).
-import { authenticateInbound, type AuthOutcome } from "../mail/authenticate.ts";
-import { applyDeliveryReports } from "./inbound/index.ts";
-import type { Services } from "./services.ts";
-import { comprehend } from "./screening/comprehend.ts";
-import { screenInjection } from "./screening/injection.ts";
-import { deliverable, recordAndNotify, type ScreeningResult } from "./screening/record.ts";
-import { screenSenderRisk } from "./screening/sender-risk.ts";
-import { askSpamScanner, judgeSpam } from "./screening/spam.ts";
-import type { Attempt, ScreeningRow } from "./screening/types.ts";
-import { contentBytes } from "./content.ts";
-import { scanVirus } from "./screening/virus.ts";
+import { authenticateInbound, type AuthOutcome } from "../../mail/authenticate.ts";
+import { applyDeliveryReports } from "../inbound/index.ts";
+import type { Services } from "../services.ts";
+import { comprehend } from "./comprehend.ts";
+import { screenInjection } from "./injection.ts";
+import { deliverable, recordAndNotify, type ScreeningResult } from "./record.ts";
+import { screenSenderRisk } from "./sender-risk.ts";
+import { askSpamScanner, judgeSpam } from "./spam.ts";
+import type { Attempt, ScreeningRow } from "./types.ts";
+import { contentBytes } from "../content.ts";
+import { scanVirus } from "./virus.ts";
 import { settle, unsettle } from "./settle.ts";
-import { stopwatch } from "./stage-times.ts";
-import { attemptWebhookDelivery } from "./webhooks/index.ts";
-import { errorFields } from "../log.ts";
+import { stopwatch } from "../stage-times.ts";
+import { attemptWebhookDelivery } from "../webhooks/index.ts";
+import { errorFields } from "../../log.ts";
 
-export type { ComprehensionStatus } from "./screening/types.ts";
+export type { ComprehensionStatus } from "./types.ts";
 
 /** Scanner failures retry the job this many times before the message goes on without a verdict. */
 export const SCANNER_ATTEMPTS = 3;

@@ -1,7 +1,7 @@
 // What screening derives from a stored message: the edge spam verdict and the comprehension
 // engine's input.
-import type { Config } from "../config.ts";
-import type { AuthOutcome } from "../mail/authenticate.ts";
+import type { Config } from "../../config.ts";
+import type { AuthOutcome } from "../../mail/authenticate.ts";
 
 /**
  * The edge verdict that needs no scanner: a spam flag written by an upstream relay we trust (only
