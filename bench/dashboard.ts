@@ -5,7 +5,7 @@
 // p50 and p95 are printed per page.
 //
 //   npm run bench -- dashboard [--messages 100000] [--requests 40]
-import { createUser } from "../src/core/users.ts";
+import { createUser } from "../src/core/accounts/users.ts";
 import { startHttpServer } from "../src/http/server.ts";
 import { makeAccount, makeMailbox, makeTestContext } from "../test/support/context.ts";
 import { DashboardClient } from "../test/support/dashboard-client.ts";

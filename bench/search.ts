@@ -5,7 +5,7 @@
 //
 //   npm run bench -- search [--messages 100000] [--runs 40] [--keep]
 import { makeSql } from "../src/db.ts";
-import { createAccount } from "../src/core/accounts.ts";
+import { createAccount } from "../src/core/accounts/accounts.ts";
 import { listMessagesPage } from "../src/core/messages.ts";
 import type { Principal } from "../src/core/principal.ts";
 import { searchMessages, type SearchInput } from "../src/core/search.ts";

@@ -5,7 +5,7 @@
 //
 //   npm run bench -- stream-connections [--streams 5000] [--hold-s 20]
 import net from "node:net";
-import { appendEvent } from "../src/core/events.ts";
+import { appendEvent } from "../src/core/events/log.ts";
 import { newId } from "../src/core/ids.ts";
 import { makeSql } from "../src/db.ts";
 import { startBenchService } from "./stream-service.ts";

@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { makeSql } from "../src/db.ts";
-import { createAccount } from "../src/core/accounts.ts";
-import { createKey } from "../src/core/keys.ts";
+import { createAccount } from "../src/core/accounts/accounts.ts";
+import { createKey } from "../src/core/accounts/keys.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 
 export type BenchService = {

@@ -30,6 +30,8 @@ import { leftoversOf } from "../test/support/leftovers.ts";
 
 const root = join(import.meta.dirname, "..");
 const FILE_LIMIT_MS = 20 * 60_000;
+/** The embedded PostgreSQL's max_connections (test/support/database.ts starts one with the same). */
+const TEST_MAX_CONNECTIONS = 400;
 const TIMINGS_CACHE = join(root, "node_modules", ".cache", "agent-mailbox", "test-timings.json");
 const TIMINGS_COMMITTED = join(root, ".ci", "test-timings.json");
 
@@ -174,7 +176,9 @@ async function main(): Promise<number> {
     databaseDir = mkdtempSync(join(tmpdir(), "mailbox-test-pg-"));
     chmodSync(databaseDir, 0o755);
     const port = 20000 + Math.floor(Math.random() * 20000);
-    embedded = await startEmbeddedPostgres(databaseDir, port, () => {});
+    // Files run side by side, each with its services, workers and spawned service processes:
+    // PostgreSQL's default of 100 connections runs out on a busy machine.
+    embedded = await startEmbeddedPostgres(databaseDir, port, () => {}, { maxConnections: TEST_MAX_CONNECTIONS });
     env.DATABASE_URL = embedded.url;
   }
 

@@ -4,21 +4,28 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfigOrReport } from "./config.ts";
 import { makeSql, migrate, startEmbeddedPostgres, type Sql } from "./db.ts";
-import { createAccount, updateAccount, type Plan } from "./core/accounts.ts";
+import { createAccount, updateAccount, type Plan, createKey, listKeys, revokeKey, createUser } from "./core/accounts/index.ts";
 import { ApiError, errors } from "./core/errors.ts";
-import { createKey, listKeys, revokeKey } from "./core/keys.ts";
 import { updateMailboxSettings } from "./core/mailboxes.ts";
 import type { Scope } from "./core/principal.ts";
 import { createExtractionSchema } from "./core/schemas.ts";
-import { addSuppression, listSuppressions, removeSuppression } from "./core/suppressions.ts";
-import { createUser } from "./core/users.ts";
-import { approveDraft, listPendingDrafts, rejectDraft } from "./core/drafts.ts";
-import { sharedDomainKey } from "./core/dkim.ts";
-import { listOutbox, showOutboxMessage } from "./core/outbox.ts";
+import {
+  addSuppression,
+  listSuppressions,
+  removeSuppression,
+  approveDraft,
+  listPendingDrafts,
+  rejectDraft,
+  listOutbox,
+  showOutboxMessage,
+  addSendListEntry,
+  listSendListEntries,
+  removeSendListEntry,
+} from "./core/outbound/index.ts";
+import { sharedDomainKey } from "./core/domains/index.ts";
 import { makeServices, type Services } from "./core/services.ts";
-import { addSendListEntry, listSendListEntries, removeSendListEntry } from "./core/sendlists.ts";
 import { makeTransport } from "./delivery/index.ts";
-import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks.ts";
+import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks/index.ts";
 import { setAccountRetention } from "./core/retention.ts";
 import { moveContent } from "./core/content.ts";
 import { makeLogger } from "./log.ts";

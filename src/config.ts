@@ -108,7 +108,7 @@ export type Config = {
     maxQueueBytes: number;
     /** how long a stream client may stay over maxQueueBytes before it is disconnected */
     stallMs: number;
-    /** open streams (SSE and WebSocket) one key may hold in one API process (src/http/stream-slots.ts) */
+    /** open streams (SSE and WebSocket) one key may hold in one API process (src/core/events/stream-slots.ts) */
     streamsPerKey: number;
     leaseSeconds: number;
   };

@@ -89,7 +89,12 @@ export type EmbeddedDatabase = { url: string; adopted: boolean; stop(): Promise<
  * which drains its work and stops the database last: a server in the terminal's process group
  * received the SIGINT too and cut every connection the draining service still used.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (message: string) => void): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number,
+  log: (message: string) => void,
+  options: { maxConnections?: number } = {},
+): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(dataDir, "postgres");
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
   const running = runningServerPid(databaseDir);
@@ -125,9 +130,11 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const owner = isRoot ? postgresUser() : {};
   const pgCtl = await pgCtlPath();
   const logFile = join(databaseDir, "server.log");
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=`;
+  const serverOptions =
+    `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=` +
+    (options.maxConnections ? ` -c max_connections=${options.maxConnections}` : "");
   try {
-    await execFileAsync(pgCtl, ["start", "-D", databaseDir, "-w", "-t", "120", "-s", "-l", logFile, "-o", options], owner);
+    await execFileAsync(pgCtl, ["start", "-D", databaseDir, "-w", "-t", "120", "-s", "-l", logFile, "-o", serverOptions], owner);
   } catch (error) {
     throw new Error(`the embedded postgres did not start on port ${port}: ${(error as Error).message.trim()}\n${logTail(logFile)}`);
   }

@@ -2,14 +2,13 @@
 // without one, an embedded PostgreSQL under DATA_DIR. SIGTERM/SIGINT drain and stop cleanly.
 import { loadConfigOrReport, type Config } from "./config.ts";
 import { makeSql, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from "./db.ts";
-import { createDefaultAccountOnFirstStart, type FirstStartSecrets } from "./core/bootstrap.ts";
-import { stopKeyCache } from "./core/key-cache.ts";
+import { createDefaultAccountOnFirstStart, type FirstStartSecrets, stopKeyCache } from "./core/accounts/index.ts";
 import { makeServices } from "./core/services.ts";
 import { makeTransport } from "./delivery/index.ts";
 import { makeApp } from "./http/app.ts";
 import { startHttpServer } from "./http/server.ts";
 import { makeMetricsApp } from "./http/metrics-app.ts";
-import { drainEventHub } from "./http/event-hub.ts";
+import { drainEventHub } from "./core/events/index.ts";
 import { errorFields, makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
 import { startSmtpListener } from "../smtp/listener.ts";

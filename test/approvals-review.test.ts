@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { startWorker } from "../worker/runner.ts";
-import { createUser } from "../src/core/users.ts";
+import { createUser } from "../src/core/accounts/users.ts";
 import { DashboardClient } from "./support/dashboard-client.ts";
 import { closedPort, deliverInbound, parseMail, startOutbound, waitFor, type Outbound } from "./support/outbound.ts";
 

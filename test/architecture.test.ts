@@ -22,6 +22,10 @@
 //   8 entry points    src/main.ts, src/cli.ts: choose the transport and start the roles
 //
 // An import may go to a lower layer or stay inside its own group; anything else fails here.
+//
+// Inside core, a folder with an index.ts is a feature module (events/, webhooks/, accounts/...):
+// code outside the folder imports its index.ts and nothing past it, so a module's front lists all
+// it offers. Tests and scripts may still reach a module's parts (they are not checked here).
 
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -137,6 +141,23 @@ function upwardImports(edges: Map<string, string[]>): string[] {
   return bad.sort();
 }
 
+/** The feature modules: folders under src/core with an index.ts front. */
+function moduleFolders(files: Iterable<string>): string[] {
+  return [...files].filter((f) => /^src\/core\/.+\/index\.ts$/.test(f)).map((f) => f.slice(0, -"/index.ts".length));
+}
+
+function importsPastFronts(edges: Map<string, string[]>): string[] {
+  const modules = moduleFolders(edges.keys());
+  const bad: string[] = [];
+  for (const [from, targets] of edges) {
+    for (const to of targets) {
+      const module = modules.find((m) => to.startsWith(`${m}/`) && !from.startsWith(`${m}/`));
+      if (module && to !== `${module}/index.ts`) bad.push(`${from} imports ${to} past ${module}/index.ts`);
+    }
+  }
+  return bad.sort();
+}
+
 describe("import graph", () => {
   const edges = graph();
 
@@ -157,6 +178,11 @@ describe("import graph", () => {
   test("no import cycle", () => {
     expect(cycles(edges)).toEqual([]);
   });
+
+  test("core's feature modules are imported through their index.ts only", () => {
+    expect(moduleFolders(edges.keys()).length).toBeGreaterThanOrEqual(1);
+    expect(importsPastFronts(edges)).toEqual([]);
+  });
 });
 
 // The checks themselves must be able to fail: run on small made-up graphs.
@@ -176,6 +202,21 @@ describe("the checks catch what they are for", () => {
       "src/comprehension/spam/f.ts (comprehension/spam) imports src/comprehension/injection/g.ts (comprehension/injection)",
       "src/core/a.ts (core) imports src/delivery/b.ts (delivery)",
       "src/mcp/c.ts (mcp) imports src/dashboard/d.ts (dashboard)",
+    ]);
+  });
+
+  test("an import past a module's front is reported; inside the module, or through index.ts, it is not", () => {
+    const edges = new Map([
+      ["src/core/events/index.ts", ["src/core/events/log.ts"]],
+      ["src/core/events/log.ts", ["src/core/events/payload.ts"]],
+      ["src/core/events/payload.ts", []],
+      ["src/core/webhooks/index.ts", ["src/core/webhooks/post.ts"]],
+      ["src/core/webhooks/post.ts", ["src/core/events/index.ts", "src/core/events/log.ts"]],
+      ["src/http/routes/x.ts", ["src/core/webhooks/index.ts", "src/core/events/payload.ts", "src/core/ids.ts"]],
+    ]);
+    expect(importsPastFronts(edges)).toEqual([
+      "src/core/webhooks/post.ts imports src/core/events/log.ts past src/core/events/index.ts",
+      "src/http/routes/x.ts imports src/core/events/payload.ts past src/core/events/index.ts",
     ]);
   });
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import MailComposer from "nodemailer/lib/mail-composer";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { Document, Packer, Paragraph, TextRun } from "docx";
-import { acceptInbound } from "../src/core/inbound.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
 import { extractAttachmentText } from "../src/mail/attachment-text.ts";
 import { attachmentTextLimits } from "../src/core/attachment-reading.ts";

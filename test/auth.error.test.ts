@@ -1,7 +1,7 @@
 // The auth matrix, refused side: credentials that cannot authenticate (401) and scopes an
 // endpoint class does not admit (403), each with the exact bytes docs/api.md and docs/decisions.md give.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { revokeKey } from "../src/core/keys.ts";
+import { revokeKey } from "../src/core/accounts/keys.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
 

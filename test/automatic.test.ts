@@ -4,8 +4,8 @@
 // it held for a human with the reason, and the RFC 3834 marking on what goes out.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { detectAutomatic } from "../src/comprehension/understanding/automatic.ts";
-import { acceptInbound } from "../src/core/inbound.ts";
-import { approveDraft } from "../src/core/drafts.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
+import { approveDraft } from "../src/core/outbound/drafts.ts";
 import { pendingDrafts } from "../src/dashboard/queries.ts";
 import { loadSet, score } from "../scripts/eval-automatic.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";

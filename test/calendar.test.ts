@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import ICAL from "ical.js";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
-import { addSuppression } from "../src/core/suppressions.ts";
+import { addSuppression } from "../src/core/outbound/suppressions.ts";
 import { parseCalendar } from "../src/mail/calendar.ts";
 import { makeAccount, makeKey, makeMailbox } from "./support/context.ts";
 import { receive } from "./support/mail-fixtures.ts";

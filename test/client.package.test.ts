@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { signWebhook } from "../src/core/webhook-signature.ts";
+import { signWebhook } from "../src/webhook-signature.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
 import S3rver from "s3rver";
 import { moveContent } from "../src/core/content.ts";
-import { acceptInbound } from "../src/core/inbound.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
 import { purgeExpiredContentTask } from "../worker/tasks/purge_expired_content.ts";
 import { rawMessage } from "../src/dashboard/mail-queries.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";

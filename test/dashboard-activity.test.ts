@@ -2,8 +2,8 @@
 // outcome, webhook deliveries by outcome and the p95 latency of their attempts, quota used this
 // month, per mailbox and for the account, and one 404 for another account's mailbox.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { updateAccount } from "../src/core/accounts.ts";
-import { createUser } from "../src/core/users.ts";
+import { updateAccount } from "../src/core/accounts/accounts.ts";
+import { createUser } from "../src/core/accounts/users.ts";
 import { activityDays } from "../src/dashboard/activity-queries.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";

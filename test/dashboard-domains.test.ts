@@ -3,7 +3,7 @@
 // a verify, verification, the shared domain's DKIM record, CSRF on both forms, and one 404 for
 // another account's domain.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sharedDomainKey } from "../src/core/dkim.ts";
+import { sharedDomainKey } from "../src/core/domains/dkim.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { type DashboardClient, signUp } from "./support/dashboard-client.ts";

@@ -3,7 +3,7 @@
 // checked, createUser's rule, other sessions end), the audit trail of actions, CSRF on every form,
 // and one 404 for another account's user.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createUser } from "../src/core/users.ts";
+import { createUser } from "../src/core/accounts/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { DASHBOARD_PASSWORD, DashboardClient, hiddenField, signUp } from "./support/dashboard-client.ts";

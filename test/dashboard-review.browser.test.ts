@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { simpleParser } from "mailparser";
 import type { Page } from "playwright-core";
-import { notifyReviewers } from "../src/core/approvals.ts";
-import { createUser } from "../src/core/users.ts";
+import { notifyReviewers } from "../src/core/outbound/approvals.ts";
+import { createUser } from "../src/core/accounts/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { launchChromium, type HeadlessBrowser } from "./support/browser.ts";
 import { needTools } from "./support/system-tools.ts";

@@ -5,7 +5,7 @@
 // Without /usr/bin/chromium these tests skip and say so; under CI=true they fail instead.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { createUser } from "../src/core/users.ts";
+import { createUser } from "../src/core/accounts/users.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { launchChromium, type HeadlessBrowser } from "./support/browser.ts";
 import { needTools } from "./support/system-tools.ts";

@@ -6,10 +6,10 @@
 // require_approval toggle changing what POST /api/v1/send does.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../src/config.ts";
-import { createUser } from "../src/core/users.ts";
+import { createUser } from "../src/core/accounts/users.ts";
 import { html, raw, reveal } from "../src/dashboard/html.ts";
 import { makeLogger } from "../src/log.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { makeApp } from "../src/http/app.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";

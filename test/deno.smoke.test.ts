@@ -3,8 +3,8 @@
 // over SMTP, see the event on the stream, read the message, read the log and the stream with the
 // typed client run by Deno as well, then SIGTERM and exit 0.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createAccount } from "../src/core/accounts.ts";
-import { createKey } from "../src/core/keys.ts";
+import { createAccount } from "../src/core/accounts/accounts.ts";
+import { createKey } from "../src/core/accounts/keys.ts";
 import { makeSql, type Sql } from "../src/db.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { openSse } from "./support/events.ts";

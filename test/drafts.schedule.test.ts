@@ -2,7 +2,7 @@
 // task through the real Graphile Worker to a loopback SMTP sink. Times are asserted by order (not
 // sent before its time, sent once), never by how fast the machine is.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { approveDraft } from "../src/core/drafts.ts";
+import { approveDraft } from "../src/core/outbound/drafts.ts";
 import { startWorker } from "../worker/runner.ts";
 import { makeAccount, makeKey, makeMailbox, type Fixture } from "./support/context.ts";
 import { startOutbound, type Outbound } from "./support/outbound.ts";

@@ -2,10 +2,10 @@
 // (approval sends through the pipeline, a permanent rejection returns the draft to `draft`,
 // reconciliation resolves `sending`), plus races between send, edit and delete.
 import { afterAll, afterEach, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { approveDraft, rejectDraft } from "../src/core/drafts.ts";
+import { approveDraft, rejectDraft } from "../src/core/outbound/drafts.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
-import { addSendListEntry } from "../src/core/sendlists.ts";
-import { addSuppression } from "../src/core/suppressions.ts";
+import { addSendListEntry } from "../src/core/outbound/sendlists.ts";
+import { addSuppression } from "../src/core/outbound/suppressions.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
 import {
   BASE_URL,

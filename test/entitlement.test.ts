@@ -1,8 +1,8 @@
 // Sending from a custom-domain mailbox needs a paid plan, checked on every send (SPEC: 403
 // "custom-domain entitlement rejection"); and what goes into headers is refused at the API.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { updateAccount } from "../src/core/accounts.ts";
-import { createKey } from "../src/core/keys.ts";
+import { updateAccount } from "../src/core/accounts/accounts.ts";
+import { createKey } from "../src/core/accounts/keys.ts";
 import { startOutbound, type Outbound } from "./support/outbound.ts";
 
 let o: Outbound;

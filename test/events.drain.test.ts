@@ -2,8 +2,8 @@
 // stream (the client reconnects elsewhere and resumes from its last id), then stops HTTP and
 // exits 0, instead of waiting forever for streams that never finish by themselves.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createAccount } from "../src/core/accounts.ts";
-import { createKey } from "../src/core/keys.ts";
+import { createAccount } from "../src/core/accounts/accounts.ts";
+import { createKey } from "../src/core/accounts/keys.ts";
 import { makeSql, type Sql } from "../src/db.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { openSse } from "./support/events.ts";

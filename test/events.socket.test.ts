@@ -2,7 +2,7 @@
 // ?after, a bearer header or ?access_token, isolation between accounts and bound keys, and
 // refusal before the upgrade for a bad key.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { drainEventHub } from "../src/http/event-hub.ts";
+import { drainEventHub } from "../src/core/events/hub.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { appendTestEvent } from "./support/events.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
@@ -138,7 +138,7 @@ test("a WebSocket client that stops reading is disconnected once its backlog sta
       `GET /api/v1/events/ws?after=0&access_token=${account.key} HTTP/1.1\r\nhost: localhost\r\nconnection: Upgrade\r\nupgrade: websocket\r\n` +
         "sec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
     );
-    const { eventHubFor } = await import("../src/http/event-hub.ts");
+    const { eventHubFor } = await import("../src/core/events/hub.ts");
     const hub = eventHubFor(slow.svc);
     for (let waited = 0; hub.size() === 0 && waited < 5000; waited += 20) await Bun.sleep(20);
     expect(hub.size()).toBe(1);

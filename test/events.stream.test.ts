@@ -4,7 +4,7 @@
 // reading (disconnected, memory bounded), and the drain that shutdown runs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
-import { eventHubFor, drainEventHub } from "../src/http/event-hub.ts";
+import { eventHubFor, drainEventHub } from "../src/core/events/hub.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeApp } from "../src/http/app.ts";
 import { appendTestEvent, openSse } from "./support/events.ts";

@@ -2,8 +2,8 @@
 // or not) with the webhook's payload and event_id; pages resume after a cursor in order; keys see
 // what the message API lets them see; retention removes old events.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { pruneEventLog } from "../src/core/events.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { pruneEventLog } from "../src/core/events/log.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { appendTestEvent } from "./support/events.ts";
 import { makeAccount, makeKey, makeMailbox, type Fixture } from "./support/context.ts";
 import { sendMail, waitFor } from "./support/smtp-client.ts";

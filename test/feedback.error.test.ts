@@ -1,7 +1,7 @@
 // POST/DELETE /api/v1/messages/{id}/feedback: what is refused and how.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { acceptInbound } from "../src/core/inbound.ts";
-import { screenMessage } from "../src/core/screening.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { toRaw, unwantedMessage } from "./fixtures/feedback/stream.ts";

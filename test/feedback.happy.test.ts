@@ -3,8 +3,8 @@
 // mail its next such message is quarantined, while another account receiving the same mail is
 // not; undoing the corrections takes the learning back out.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { acceptInbound } from "../src/core/inbound.ts";
-import { screenMessage } from "../src/core/screening.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { mailStream, toRaw, unwantedMessage, type StreamMessage } from "./fixtures/feedback/stream.ts";

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { acceptInbound } from "../src/core/inbound.ts";
-import { screenMessage } from "../src/core/screening.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";

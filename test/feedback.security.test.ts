@@ -2,8 +2,8 @@
 // mailbox; everyone else gets the byte-identical 404 of GET /messages/{id}. One account's
 // corrections never reach another's statistics.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { acceptInbound } from "../src/core/inbound.ts";
-import { screenMessage } from "../src/core/screening.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { toRaw, unwantedMessage } from "./fixtures/feedback/stream.ts";

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { SMTPServer } from "smtp-server";
 import type { AddressInfo } from "node:net";
-import { payloadHash } from "../src/core/idempotency.ts";
+import { payloadHash } from "../src/core/outbound/idempotency.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { startWorker } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext } from "./support/context.ts";

@@ -3,7 +3,7 @@
 // would have made, the first job of a database must create its task row, a copy of an earlier
 // message enqueues nothing, and the wake-up carries the number of jobs committed.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { receiveForRecipients } from "../src/core/inbound-recipients.ts";
+import { receiveForRecipients } from "../src/core/inbound/recipients.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { mime } from "./support/mail-fixtures.ts";
 

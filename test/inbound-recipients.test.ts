@@ -2,8 +2,8 @@
 // envelope is stored in our mailbox, applied as an unsubscribe, or reported unknown or foreign,
 // and the mailboxes' copies are stored together.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { receiveForRecipients } from "../src/core/inbound-recipients.ts";
-import { createUnsubscribeLinks } from "../src/core/unsubscribe.ts";
+import { receiveForRecipients } from "../src/core/inbound/recipients.ts";
+import { createUnsubscribeLinks } from "../src/core/outbound/unsubscribe.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { mime } from "./support/mail-fixtures.ts";
 

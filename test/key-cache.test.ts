@@ -1,8 +1,8 @@
-// The API-key cache (src/core/key-cache.ts) with two app instances over one database, as two API
+// The API-key cache (src/core/accounts/key-cache.ts) with two app instances over one database, as two API
 // processes would run: a key revoked elsewhere (a third connection, like the CLI) stops working on
 // both as soon as the NOTIFY arrives, and while the LISTEN connection is down the cache is bypassed.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { keyCacheStatus, stopKeyCache } from "../src/core/key-cache.ts";
+import { keyCacheStatus, stopKeyCache } from "../src/core/accounts/key-cache.ts";
 import { makeServices } from "../src/core/services.ts";
 import { makeSql, type Sql } from "../src/db.ts";
 import { makeTransport } from "../src/delivery/index.ts";

@@ -1,7 +1,7 @@
 // POST /api/v1/mailboxes and GET /api/v1/mailboxes refusing what they cannot serve: slug rules,
 // body validation, custom domains that are not usable, address conflicts, and bad list queries.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { updateAccount } from "../src/core/accounts.ts";
+import { updateAccount } from "../src/core/accounts/accounts.ts";
 import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { mailboxesApi } from "./support/mailboxes-api.ts";
 

@@ -134,7 +134,7 @@ describe("stdio MCP server", () => {
       ["open_consumer", { name: "stdio-consumer", mailbox_id: mailbox.id }, false],
       ["get_consumer", { name: "stdio-consumer" }, true],
       ["claim_events", { name: "stdio-consumer" }, false],
-      ["ack_events", { name: "stdio-consumer", cursors: ["1"] }, false],
+      ["ack_events", { name: "stdio-consumer", cursors: ["0"] }, false],
       ["list_domains", {}, true],
       ["create_domain", { name: "stdio.example.com" }, false],
       ["verify_domain", { id: "dom_missing" }, true],

@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startService, type ServiceProcess } from "../bench/chaos/service.ts";
-import { createAccount } from "../src/core/accounts.ts";
+import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
 import { loadConfig } from "../src/config.ts";
 import { makeLogger } from "../src/log.ts";

@@ -1,9 +1,9 @@
 // GET /metrics: hidden (404) without the operator's token, and, with it, counters that move after
 // real SMTP, HTTP, worker and webhook traffic over loopback.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { makeApp } from "../src/http/app.ts";
-import { drainEventHub } from "../src/http/event-hub.ts";
+import { drainEventHub } from "../src/core/events/hub.ts";
 import { startHttpServer, type HttpServer } from "../src/http/server.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
 import { openSmtp, sendMail, waitFor } from "./support/smtp-client.ts";

@@ -4,8 +4,8 @@
 // receiver is a real HTTP server that checks the signature.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { verifyWebhookSignature } from "agent-mailbox/verify";
-import { approveDraft, rejectDraft } from "../src/core/drafts.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { approveDraft, rejectDraft } from "../src/core/outbound/drafts.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
@@ -168,7 +168,7 @@ describe("a send the MX accepts, and a bounce report for it arriving later", () 
 
   test("the same report screened again (a retried job) says nothing twice", async () => {
     const [report] = await ctx.sql`select id from messages where subject = 'Undelivered Mail Returned to Sender' and direction = 'in'`;
-    const { applyDeliveryReports } = await import("../src/core/bounces.ts");
+    const { applyDeliveryReports } = await import("../src/core/inbound/bounces.ts");
     await applyDeliveryReports(ctx.svc, { id: report!.id, account_id: owner.accountId });
     expect((await eventsOf("message.bounced")).filter((e) => e.event.message_id === sentId)).toHaveLength(1);
   });

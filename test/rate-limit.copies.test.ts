@@ -4,7 +4,7 @@
 // would allow; and when the lease cannot be made a copy falls back to its own bucket, logged.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { loadConfig } from "../src/config.ts";
-import { stopKeyCache } from "../src/core/key-cache.ts";
+import { stopKeyCache } from "../src/core/accounts/key-cache.ts";
 import { makeServices } from "../src/core/services.ts";
 import { makeSql } from "../src/db.ts";
 import { makeTransport } from "../src/delivery/index.ts";

@@ -3,7 +3,7 @@
 // answer; unexpired messages and accounts without retention are untouched.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { purgeExpiredContent, setAccountRetention } from "../src/core/retention.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { makeAccount, makeMailbox, type Fixture } from "./support/context.ts";
 import { sendMail, waitFor } from "./support/smtp-client.ts";
 import { startStack, stopStack, type Stack } from "./support/stack.ts";

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import nodemailer from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
-import { acceptInbound } from "../src/core/inbound.ts";
-import { SCANNER_ATTEMPTS, screenMessage } from "../src/core/screening.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
+import { SCANNER_ATTEMPTS, screenMessage } from "../src/core/screening/screen.ts";
 import type { Services } from "../src/core/services.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";

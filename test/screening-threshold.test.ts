@@ -3,9 +3,9 @@
 // transactional mail an agent needs (password resets, order notices) must not be hidden as spam,
 // while modern phishing is, with the classifier's reasons in the comprehension result.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { acceptInbound } from "../src/core/inbound.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
-import { screenMessage } from "../src/core/screening.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;

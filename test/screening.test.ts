@@ -9,12 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
-import { acceptInbound } from "../src/core/inbound.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
 import { createMailbox, updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
 import { createExtractionSchema } from "../src/core/schemas.ts";
-import { SCANNER_ATTEMPTS, screenMessage } from "../src/core/screening.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { SCANNER_ATTEMPTS, screenMessage } from "../src/core/screening/screen.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
@@ -316,7 +316,7 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
     });
   });
 
-  // Fails today: src/core/screening.ts overwrites the edge record with source "spamd" whenever
+  // Fails today: src/core/screening/screen.ts overwrites the edge record with source "spamd" whenever
   // spamd answered, so a DMARC (or trusted-header) verdict is credited to spamd, which passed it.
   test("the edge record names DMARC, not spamd, when spamd passed the mail and DMARC flagged it", async () => {
     const subject = subjectFor("Credit where due");

@@ -3,9 +3,9 @@
 // to generate (same 'simple' configuration and A/B/C weights), and outbound mail is searchable
 // as soon as it is recorded.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { acceptInbound } from "../src/core/inbound.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
-import { screenMessage } from "../src/core/screening.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;

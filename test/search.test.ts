@@ -1,8 +1,8 @@
 // GET /api/v1/search: ranking, phrase and prefix queries, non-English words, every filter, the
 // cursor, errors, and isolation between accounts and bound keys.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { acceptInbound } from "../src/core/inbound.ts";
-import { screenMessage } from "../src/core/screening.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
 import { RANK_WINDOW } from "../src/core/search.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";

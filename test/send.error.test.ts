@@ -2,10 +2,10 @@
 // send lists (403), suppressions (422), the relay's answers (400 / 502) and the order of checks
 // docs/api.md lists.
 import { afterAll, afterEach, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { updateAccount } from "../src/core/accounts.ts";
+import { updateAccount } from "../src/core/accounts/accounts.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
-import { addSendListEntry } from "../src/core/sendlists.ts";
-import { addSuppression } from "../src/core/suppressions.ts";
+import { addSendListEntry } from "../src/core/outbound/sendlists.ts";
+import { addSuppression } from "../src/core/outbound/suppressions.ts";
 import { makeAccount, makeMailbox, makeTestContext } from "./support/context.ts";
 import { closedPort, deliverInbound, startOutbound, type Outbound } from "./support/outbound.ts";
 

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { assessSenderRisk, type SenderContext, type SenderRiskInput } from "../src/comprehension/sender-risk/assess.ts";
 import { domainOf, imitation, skeleton } from "../src/comprehension/sender-risk/domains.ts";
-import { acceptInbound } from "../src/core/inbound.ts";
-import { screenMessage } from "../src/core/screening.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
 import { evaluateSenderRisk } from "../scripts/eval-sender-risk.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";

@@ -1,7 +1,7 @@
 // GET /api/v1/threads and /api/v1/threads/{id}, and the cursor on GET /api/v1/messages: happy path
 // over the real inbound and send paths, errors, and isolation between accounts and bound keys.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { acceptInbound } from "../src/core/inbound.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 

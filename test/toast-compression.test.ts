@@ -2,7 +2,7 @@
 // server has it, and the migration leaves pglz in place (without failing) where it does not. A
 // message written afterwards is stored lz4-compressed and reads back byte for byte.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { acceptInbound } from "../src/core/inbound.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 

@@ -3,7 +3,7 @@
 // forged tokens never do.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import nodemailer from "nodemailer";
-import { listSuppressions } from "../src/core/suppressions.ts";
+import { listSuppressions } from "../src/core/outbound/suppressions.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { makeAccount, makeMailbox, makeTestContext } from "./support/context.ts";
 import { BASE_URL, rawHeader, startOutbound, waitFor, type Outbound } from "./support/outbound.ts";

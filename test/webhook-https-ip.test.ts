@@ -55,7 +55,7 @@ function attempt(url: string, trust: boolean): Promise<{ ok: boolean; out: strin
   const script = join(dir, "post.ts");
   writeFileSync(
     script,
-    `import { postWebhook } from ${JSON.stringify(new URL("../src/core/webhook-post.ts", import.meta.url).pathname)};
+    `import { postWebhook } from ${JSON.stringify(new URL("../src/core/webhooks/post.ts", import.meta.url).pathname)};
 const url = new URL(${JSON.stringify(url)});
 postWebhook({ url, address: "127.0.0.1", family: 4 }, '{"hello":1}', {}, 5000).then(
   (r) => console.log("status", r.status),

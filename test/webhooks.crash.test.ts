@@ -5,8 +5,8 @@
 // after the crash is then retried as usual, although the dead worker still holds its job's lock.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolve } from "node:path";
-import { setWebhook } from "../src/core/webhooks.ts";
-import { verifyWebhookSignature } from "../src/core/webhook-signature.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
+import { verifyWebhookSignature } from "../src/webhook-signature.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";

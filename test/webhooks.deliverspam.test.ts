@@ -4,7 +4,7 @@
 // GTUBE mail); the virus verdict comes from a real clamd scanning an EICAR attachment.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
-import { setWebhook } from "../src/core/webhooks.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";

@@ -2,8 +2,8 @@
 // receiver on loopback. The payload carries exactly the spec's fields, body is the sanitized text
 // (hidden HTML never leaves), and the signature verifies with the exported receiver function.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { disableWebhook, setWebhook } from "../src/core/webhooks.ts";
-import { signWebhook } from "../src/core/webhook-signature.ts";
+import { disableWebhook, setWebhook } from "../src/core/webhooks/endpoint.ts";
+import { signWebhook } from "../src/webhook-signature.ts";
 // Imported the way a receiver does: through the package export.
 import { verifyWebhookSignature } from "agent-mailbox/verify";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";

@@ -4,10 +4,10 @@
 // replaced by the retry when it fails, and it delivers on its own when the attempt never happened
 // (the process died between the commit and the attempt).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { acceptInbound, lookupRecipient } from "../src/core/inbound.ts";
-import { INLINE_WEBHOOK_FALLBACK_MS } from "../src/core/screening.ts";
-import { attemptWebhookDelivery } from "../src/core/webhook-delivery.ts";
-import { createMessageReceivedEvent, nextAttemptJobKey, setWebhook } from "../src/core/webhooks.ts";
+import { acceptInbound, lookupRecipient } from "../src/core/inbound/store.ts";
+import { INLINE_WEBHOOK_FALLBACK_MS } from "../src/core/screening/screen.ts";
+import { attemptWebhookDelivery } from "../src/core/webhooks/delivery.ts";
+import { createMessageReceivedEvent, nextAttemptJobKey, setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { jobDuration } from "../src/metrics.ts";
 import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";

@@ -6,8 +6,8 @@
 // The POST connects to the address that was checked, never re-resolving.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ApiError } from "../src/core/errors.ts";
-import { listAttempts, setWebhook } from "../src/core/webhooks.ts";
-import { isBlockedAddress, resolveWebhookTarget, UnsafeTargetError } from "../src/core/webhook-target.ts";
+import { listAttempts, setWebhook } from "../src/core/webhooks/endpoint.ts";
+import { isBlockedAddress, resolveWebhookTarget, UnsafeTargetError } from "../src/core/webhooks/target.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
 import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
 import { sendMail, waitFor } from "./support/smtp-client.ts";

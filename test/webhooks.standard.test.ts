@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { verifyWebhookSignature } from "agent-mailbox/verify";
-import { setWebhook } from "../src/core/webhooks.ts";
-import { standardWebhookKey, verifyStandardWebhook } from "../src/core/standard-webhooks.ts";
+import { setWebhook } from "../src/core/webhooks/endpoint.ts";
+import { standardWebhookKey, verifyStandardWebhook } from "../src/standard-webhooks.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
 import { sendMail } from "./support/smtp-client.ts";
 import { startStack, stopStack, type Stack } from "./support/stack.ts";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createServer, type Server, type Socket } from "node:net";
 import { resolve } from "node:path";
-import { acceptInbound } from "../src/core/inbound.ts";
+import { acceptInbound } from "../src/core/inbound/store.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
 import { isLostConnection } from "../worker/connection-rejections.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";

@@ -7,8 +7,8 @@
 // the other (LISTEN/NOTIFY with a catch-up read of the event log), and that one key flooding both
 // APIs is held to its rate across both (the bucket lives in PostgreSQL).
 import { readFileSync } from "node:fs";
-import { createKey } from "../../src/core/keys.ts";
-import { createUser } from "../../src/core/users.ts";
+import { createKey } from "../../src/core/accounts/keys.ts";
+import { createUser } from "../../src/core/accounts/users.ts";
 import { leaseChunk } from "../../src/request/rate-limit.ts";
 import { DashboardClient, hiddenField } from "../../test/support/dashboard-client.ts";
 import type { Run, Scenario } from "./harness.ts";

@@ -2,7 +2,7 @@
 // own database with the same functions the listener calls: the recipient look-up (made once, at
 // RCPT), parsing, sanitizing, hashing, and the accept transaction as a whole (one round trip);
 // and, for scale, one bare round trip to the database.
-import { acceptInbound, lookupRecipient } from "../../src/core/inbound.ts";
+import { acceptInbound, lookupRecipient } from "../../src/core/inbound/store.ts";
 import type { Mailbox } from "../../src/core/mailboxes.ts";
 import { sha256HexNow } from "../../src/secrets.ts";
 import type { Services } from "../../src/core/services.ts";

@@ -1082,7 +1082,7 @@ export interface operations {
         content: {
           "application/json": {
             events: ({
-                /** @description the event's position in the event log */
+                /** @description opaque, for this account: usable as `after` on GET /api/v1/events */
                 cursor: string;
                 type: string;
                 /** @description when it was recorded (ISO 8601) */
@@ -2279,7 +2279,7 @@ export interface operations {
         content: {
           "application/json": {
             events: ({
-                /** @description the event's position in the event log */
+                /** @description opaque, for this account: usable as `after` on GET /api/v1/events */
                 cursor: string;
                 type: string;
                 /** @description when it was recorded (ISO 8601) */

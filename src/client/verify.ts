@@ -2,11 +2,11 @@
 // this repository): a receiver checks each delivery over its exact raw body, with the service's
 // x-service-signature or the Standard Webhooks headers, then treats event_id as an idempotency key.
 export { verifyWebhook } from "./webhooks.ts";
-export { verifyStandardWebhook } from "../core/standard-webhooks.ts";
+export { verifyStandardWebhook } from "../standard-webhooks.ts";
 export {
   DEFAULT_TOLERANCE_MS,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
   verifyWebhookSignature,
   type VerifyResult,
-} from "../core/webhook-signature.ts";
+} from "../webhook-signature.ts";

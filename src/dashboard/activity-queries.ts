@@ -3,7 +3,7 @@
 // and how slow they were, and how much of this month's send quota is used.
 import type { Config } from "../config.ts";
 import type { Db } from "../db.ts";
-import { monthlyQuotaFor } from "../core/accounts.ts";
+import { monthlyQuotaFor } from "../core/accounts/index.ts";
 
 export const ACTIVITY_DAYS = 30;
 

@@ -2,7 +2,7 @@
 // on a row take the account themselves, so another account's id is not found there.
 import type { Db } from "../db.ts";
 import { errors } from "../core/errors.ts";
-import type { DeliverySummary } from "../core/webhooks.ts";
+import type { DeliverySummary } from "../core/webhooks/index.ts";
 
 export type MailboxRow = {
   id: string;

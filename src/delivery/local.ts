@@ -2,7 +2,7 @@
 // through the same path the SMTP listener uses; mail to anyone else is kept in the local outbox,
 // like a developer mail catcher (`npm run cli -- outbox list`).
 import { newId } from "../core/ids.ts";
-import { receiveForRecipients } from "../core/inbound-recipients.ts";
+import { receiveForRecipients } from "../core/inbound/index.ts";
 import type { Services } from "../core/services.ts";
 import type { DeliveryTransport } from "../core/transport.ts";
 

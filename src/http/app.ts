@@ -30,7 +30,7 @@ import { labelRoutes } from "./routes/labels.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
 import { dashboardRoutes } from "../dashboard/routes.ts";
 import { mcpRoutes } from "../mcp/routes.ts";
-import { eventHubFor } from "./event-hub.ts";
+import { eventHubFor } from "../core/events/index.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
 const routeSets = [

@@ -1,7 +1,7 @@
 // Serves the app over HTTP with one JSON log line per request (id, status, duration) and a
 // request id echoed to the client. Bun.serve where it exists, Deno.serve otherwise. This is the
 // one place that knows the runtime, so it is where the TCP peer's address is read and handed on.
-import { MAX_WAIT_SECONDS } from "../core/message-wait.ts";
+import { MAX_WAIT_SECONDS } from "../core/events/index.ts";
 import { uploadByteLimit } from "../request/body-limits.ts";
 import type { Services } from "../core/services.ts";
 import { errors } from "../core/errors.ts";

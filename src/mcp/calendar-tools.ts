@@ -1,6 +1,6 @@
 // rsvp: POST /api/v1/messages/{id}/rsvp.
 import { t } from "elysia";
-import { rsvpToMessage } from "../core/rsvp.ts";
+import { rsvpToMessage } from "../core/outbound/index.ts";
 import { strictObject } from "../request/models.ts";
 import { clientId } from "../request/outgoing-models.ts";
 import { storedOutcome } from "./results.ts";

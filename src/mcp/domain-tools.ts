@@ -1,6 +1,6 @@
 // create_domain, list_domains, verify_domain: the /api/v1/domains endpoints (paid plan for writes).
 import { t } from "elysia";
-import { createDomain, listDomains, verifyDomain } from "../core/domains.ts";
+import { createDomain, listDomains, verifyDomain } from "../core/domains/index.ts";
 import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";
 

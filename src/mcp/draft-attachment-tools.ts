@@ -10,7 +10,7 @@ import {
   listDraftAttachments,
   MCP_ATTACHMENT_MAX_BYTES,
   removeDraftAttachment,
-} from "../core/draft-attachments.ts";
+} from "../core/outbound/index.ts";
 import { errors } from "../core/errors.ts";
 import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";

@@ -1,6 +1,6 @@
 // create_draft, list_drafts, get_draft, update_draft, delete_draft, send_draft: the draft endpoints.
 import { t } from "elysia";
-import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft } from "../core/drafts.ts";
+import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft } from "../core/outbound/index.ts";
 import { strictObject } from "../request/models.ts";
 import { clientId } from "../request/outgoing-models.ts";
 import { outgoingArguments } from "./outgoing-fields.ts";

@@ -1,6 +1,6 @@
 // forward_message: POST /api/v1/messages/{id}/forward.
 import { t } from "elysia";
-import { forwardMessage } from "../core/forward.ts";
+import { forwardMessage } from "../core/outbound/index.ts";
 import { strictObject } from "../request/models.ts";
 import { clientId } from "../request/outgoing-models.ts";
 import { storedOutcome } from "./results.ts";

@@ -3,7 +3,7 @@
 // sees exactly what the HTTP API would have answered. Nothing else ever leaves: no stack traces.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ApiError, errors } from "../core/errors.ts";
-import type { StoredResponse } from "../core/idempotency.ts";
+import type { StoredResponse } from "../core/outbound/index.ts";
 
 export type ToolBody = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 // schedule_draft and unschedule_draft: POST /api/v1/drafts/{id}/schedule and /unschedule.
 import { t } from "elysia";
-import { scheduleDraft, unscheduleDraft } from "../core/scheduled-drafts.ts";
+import { scheduleDraft, unscheduleDraft } from "../core/outbound/index.ts";
 import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";
 

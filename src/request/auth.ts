@@ -2,7 +2,7 @@
 // Routes declare their class (`auth: "read"`); nothing else in the HTTP layer checks grants.
 import type { Sql } from "../db.ts";
 import { errors } from "../core/errors.ts";
-import { cachedPrincipalForSecret } from "../core/key-cache.ts";
+import { cachedPrincipalForSecret } from "../core/accounts/index.ts";
 import type { Principal, Scope } from "../core/principal.ts";
 
 export type EndpointClass = "mailboxCreate" | "accountPlane" | "accountRead" | "mailboxList" | "read" | "write";

@@ -2,7 +2,7 @@
 // mailboxes, messages (one with an attachment), drafts and a domain, and every kind of key the
 // contract knows. Generated requests draw their ids and keys from here, so they reach real rows
 // of the caller, of another account, and ids that exist nowhere.
-import { acceptInbound } from "../../src/core/inbound.ts";
+import { acceptInbound } from "../../src/core/inbound/store.ts";
 import type { Mailbox } from "../../src/core/mailboxes.ts";
 import { startHttpServer, type HttpServer } from "../../src/http/server.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "../support/context.ts";

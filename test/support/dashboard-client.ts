@@ -1,6 +1,6 @@
 // A cookie-keeping HTTP client for the dashboard that does not follow redirects (a browser minus
 // the rendering), with sign-in and the CSRF token of a page at hand.
-import { createUser } from "../../src/core/users.ts";
+import { createUser } from "../../src/core/accounts/users.ts";
 import type { TestContext } from "./context.ts";
 
 /** The password of the users signUp() creates. */

@@ -21,7 +21,7 @@ function server(): Promise<string> {
     // mkdtemp makes it 0700; run as root, embedded Postgres initialises as the "postgres" user,
     // which must be able to enter it.
     chmodSync(dir, 0o755);
-    const db = await startEmbeddedPostgres(dir, await freePort(), () => {});
+    const db = await startEmbeddedPostgres(dir, await freePort(), () => {}, { maxConnections: 400 });
     stopOnExit(db, dir);
     return db.url;
   })();

@@ -1,7 +1,8 @@
 // Helpers for the event tests: events appended through the core function the screening task
-// uses (for volume and ordering), and a real SSE client over HTTP that parses frames as they come.
-import { appendEvent } from "../../src/core/events.ts";
+// uses (for volume and ordering), each with the cursor its account's clients are given, and a real SSE client over HTTP that parses frames as they come.
+import { appendEvent, cursorOf } from "../../src/core/events/log.ts";
 import { newId } from "../../src/core/ids.ts";
+import { connect } from "node:net";
 import type { Sql } from "../../src/db.ts";
 
 export async function appendTestEvent(sql: Sql, accountId: string, mailboxId: string, options: { body?: string; subject?: string } = {}) {
@@ -24,8 +25,9 @@ export async function appendTestEvent(sql: Sql, accountId: string, mailboxId: st
     extraction_error: null,
     confidence: 1,
   });
-  const cursor = await sql.begin((tx) => appendEvent(tx, { id, accountId, mailboxId, messageId, payload }));
-  return { id, cursor: cursor!, messageId };
+  const position = await sql.begin((tx) => appendEvent(tx, { id, accountId, mailboxId, messageId, payload }));
+  // `cursor`: what a client of the account is given for the event; `position`: the log's own.
+  return { id, cursor: await cursorOf(sql, accountId, position!), position: position!, messageId };
 }
 
 export type SseFrame = { id: string | null; event: string | null; data: string; at: number };
@@ -107,4 +109,39 @@ export async function openSse(url: string, key: string, headers: Record<string, 
     }
   })();
   return client;
+}
+
+/**
+ * A request written on a raw socket (a WebSocket upgrade when `upgrade`), answered with its status,
+ * headers and body as text: what a client sees before any upgrade happens.
+ */
+export function rawRequest(
+  port: number,
+  options: { method?: string; path: string; key: string; upgrade?: boolean },
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let text = "";
+    const done = () => {
+      socket.destroy();
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text });
+    };
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      text += chunk;
+      const head = text.indexOf("\r\n\r\n");
+      if (head < 0) return;
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(text.slice(0, head))?.[1] ?? -1);
+      if (status === 101 || options.method === "HEAD" || (length >= 0 && Buffer.byteLength(text.slice(head + 4)) >= length)) done();
+    });
+    socket.on("end", done);
+    socket.on("error", reject);
+    const upgrade = options.upgrade
+      ? "upgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n"
+      : "connection: close\r\n";
+    socket.write(
+      `${options.method ?? "GET"} ${options.path} HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${options.key}\r\n${upgrade}\r\n`,
+    );
+  });
 }

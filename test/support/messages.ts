@@ -1,6 +1,6 @@
 // The world the GET /api/v1/messages tests read: one database, two accounts, mailboxes in each,
 // and a way to put inbound mail in a mailbox through the real inbound path (acceptInbound).
-import { acceptInbound } from "../../src/core/inbound.ts";
+import { acceptInbound } from "../../src/core/inbound/store.ts";
 import type { Mailbox } from "../../src/core/mailboxes.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./context.ts";
 

@@ -3,8 +3,8 @@
 import net from "node:net";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser, type ParsedMail } from "mailparser";
-import { sharedDomainKey } from "../../src/core/dkim.ts";
-import { acceptInbound } from "../../src/core/inbound.ts";
+import { sharedDomainKey } from "../../src/core/domains/dkim.ts";
+import { acceptInbound } from "../../src/core/inbound/store.ts";
 import { mailboxRow } from "./mailbox-row.ts";
 import { startWorker } from "../../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./context.ts";

@@ -10,7 +10,7 @@
 // The Debian packages named here are those of .ci/system-packages, which `npm run setup:system`
 // and .ci/run both install (test/system-tools.test.ts keeps the two lists equal).
 import { test } from "bun:test";
-import { appendFileSync, existsSync } from "node:fs";
+import { accessSync, appendFileSync, constants } from "node:fs";
 import net from "node:net";
 import { relative } from "node:path";
 
@@ -59,8 +59,17 @@ function redisAnswers(): Promise<boolean> {
   });
 }
 
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function present(tool: SystemTool): Promise<boolean> {
-  if (tool === "chromium") return existsSync(CHROMIUM_PATH);
+  if (tool === "chromium") return isExecutable(CHROMIUM_PATH);
   if (tool === "redis") return redisAnswers();
   return toolBinary(tool) !== null;
 }

@@ -1,5 +1,5 @@
-// Rejects a draft whose review window ran out, recorded as expired (src/core/approvals.ts).
-import { expireReview } from "../../src/core/approvals.ts";
+// Rejects a draft whose review window ran out, recorded as expired (src/core/outbound/approvals.ts).
+import { expireReview } from "../../src/core/outbound/index.ts";
 import type { Services } from "../../src/core/services.ts";
 
 export async function expireReviewTask(svc: Services, payload: { review_id: string }): Promise<void> {

@@ -1,5 +1,5 @@
 // Hourly (crontab in worker/runner.ts): drops events older than EVENT_RETENTION_DAYS from the log.
-import { pruneEventLog } from "../../src/core/events.ts";
+import { pruneEventLog } from "../../src/core/events/index.ts";
 import type { Services } from "../../src/core/services.ts";
 
 export async function pruneEventLogTask(svc: Services): Promise<void> {

@@ -1,4 +1,4 @@
-// The tokens an account's own corrections are counted over (src/core/feedback.ts) and looked up
+// The tokens an account's own corrections are counted over (src/core/screening/feedback.ts) and looked up
 // when its later mail is screened (adjust.ts): words of the subject and the clean body, subject
 // words marked as such, the sender's registrable domain, and character pairs of Chinese and
 // Japanese text (written without spaces). Function words of the common languages are left out:

@@ -1,6 +1,6 @@
 // Is this mail automatic (an out-of-office, an auto-reply, a bounce, a helpdesk acknowledgement, a
 // list notice, an unmonitored mailbox's answer) or did a person write it? Answering automatic mail
-// is how agents start mail loops, so the loop guard (src/core/loop-guard.ts) holds such replies.
+// is how agents start mail loops, so the loop guard (src/core/outbound/loop-guard.ts) holds such replies.
 //
 // Evidence, strongest first: the headers a responder sets (RFC 3834 Auto-Submitted, X-Autoreply,
 // X-Autorespond, Precedence, Microsoft's X-Auto-Response-Suppress and X-MS-Exchange auto-reply

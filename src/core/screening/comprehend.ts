@@ -7,7 +7,7 @@ import { detectAutomatic } from "../../comprehension/understanding/automatic.ts"
 import { classifyMessage } from "../../comprehension/understanding/classify.ts";
 import type { AttachmentReading } from "../attachment-reading.ts";
 import { calendarOf } from "../calendar.ts";
-import { comprehensionInput } from "../screening-inputs.ts";
+import { comprehensionInput } from "./inputs.ts";
 import type { Services } from "../services.ts";
 import type { ComprehensionOutcome, InjectionScreening, ScreeningRow, SpamJudgement, StoredComprehension, VirusRisk } from "./types.ts";
 

@@ -6,7 +6,7 @@
 import type { AuthOutcome } from "../../mail/authenticate.ts";
 import { replyText } from "../../mail/reply-text.ts";
 import type { Services } from "../services.ts";
-import { createMessageReceivedEvent } from "../webhooks.ts";
+import { createMessageReceivedEvent } from "../webhooks/index.ts";
 import type { ScreeningRow, SpamRisk, StoredComprehension, VirusRisk } from "./types.ts";
 
 export type ScreeningResult = { auth: AuthOutcome; virusRisk: VirusRisk; spamRisk: SpamRisk; comprehension: StoredComprehension };

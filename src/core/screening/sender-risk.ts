@@ -4,7 +4,7 @@
 // screened inbound mail not flagged as spam or a virus), with display names from its latest 300
 // inbound messages. Corrections count too: an address the
 // account corrected as `genuine` is a known correspondent, and mail from an address corrected as
-// `fraud` carries the reported_fraud_sender signal (src/core/feedback.ts).
+// `fraud` carries the reported_fraud_sender signal (src/core/screening/feedback.ts).
 import { assessSenderRisk, displayNameOf, listHeader, type SenderRisk } from "../../comprehension/sender-risk/assess.ts";
 import type { AuthOutcome } from "../../mail/authenticate.ts";
 import type { Services } from "../services.ts";

@@ -8,8 +8,8 @@ import { adjustForAccount } from "../../comprehension/learning/adjust.ts";
 import { learningTokens } from "../../comprehension/learning/tokens.ts";
 import { classifySpam, loadSpamModel, type SpamModel } from "../../comprehension/spam/classifier.ts";
 import type { AuthOutcome } from "../../mail/authenticate.ts";
-import { accountStatsFor } from "../feedback.ts";
-import { edgeSpamVerdict } from "../screening-inputs.ts";
+import { accountStatsFor } from "./feedback.ts";
+import { edgeSpamVerdict } from "./inputs.ts";
 import type { Services } from "../services.ts";
 import type { Attempt, EdgeScan, EdgeSpamDetails, ScreeningRow, SpamDetails, SpamJudgement, VirusRisk } from "./types.ts";
 
@@ -61,7 +61,7 @@ export async function askSpamScanner(
 
 /**
  * The global classifier's score, then the account's own corrections on top of it
- * (src/core/feedback.ts, src/comprehension/learning/adjust.ts): whatever model produces the
+ * (src/core/screening/feedback.ts, src/comprehension/learning/adjust.ts): whatever model produces the
  * global score, this is the one place the two meet.
  */
 async function classifierScore(

@@ -1,15 +1,21 @@
 // The approval queue: the account's pending drafts. Approve sends through the real send pipeline
 // (approveDraft) and the page says what happened; reject tombstones the draft.
-import { approveDraft, rejectDraft, type Decider } from "../../core/drafts.ts";
+import {
+  approveDraft,
+  rejectDraft,
+  type Decider,
+  type StoredResponse,
+  reasonText,
+  isoOf,
+  listScheduled,
+  type ScheduledRow,
+} from "../../core/outbound/index.ts";
 import { ApiError } from "../../core/errors.ts";
-import type { StoredResponse } from "../../core/idempotency.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, reveal, when, type Html } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
-import { reasonText } from "../../core/review-email.ts";
 import { accountMailboxes, pendingDrafts, type PendingDraftRow } from "../queries.ts";
-import { isoOf, listScheduled, type ScheduledRow } from "../../core/scheduled-drafts.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
 const PAGE_LIMIT = 50;

@@ -2,7 +2,7 @@
 // selectable text with each one's seen/missing state from the last check, verify, and the shared
 // domain's DKIM record for self-hosters. Adding and verifying go through core (createDomain,
 // verifyDomain), the same rules as the API.
-import { createDomain, listDomains, verifyDomain, type DomainStatus } from "../../core/domains.ts";
+import { createDomain, listDomains, verifyDomain, type DomainStatus } from "../../core/domains/index.ts";
 import { ApiError, errors } from "../../core/errors.ts";
 import type { DnsCheckResult, DnsRecord } from "../../mail/domain-records.ts";
 import type { ActionContext, PageContext } from "../guard.ts";

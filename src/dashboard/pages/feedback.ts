@@ -11,7 +11,7 @@ import {
   undoFeedback,
   type FeedbackAxis,
   type FeedbackVerdict,
-} from "../../core/feedback.ts";
+} from "../../core/screening/index.ts";
 import type { MessageDetail } from "../../core/messages.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, reveal, when, type Html } from "../html.ts";

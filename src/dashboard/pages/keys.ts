@@ -1,7 +1,7 @@
 // API keys: list, create (the secret is shown on the response page once and never again), revoke.
 // Options and validation mirror `npm run cli -- key create`.
 import { ApiError, errors } from "../../core/errors.ts";
-import { createKey, listKeys, revokeKey, type KeyRecord } from "../../core/keys.ts";
+import { createKey, listKeys, revokeKey, type KeyRecord } from "../../core/accounts/index.ts";
 import type { Scope } from "../../core/principal.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";

@@ -3,9 +3,8 @@
 // humans); removing one ends their sessions. Changing one's own password checks the current one,
 // keeps createUser's rule, and ends every other session. Below, the audit trail of actions.
 import { ApiError } from "../../core/errors.ts";
-import { changeOwnPassword, listPeople, MIN_PASSWORD_LENGTH, removePerson, setReviewer } from "../../core/people.ts";
+import { changeOwnPassword, listPeople, MIN_PASSWORD_LENGTH, removePerson, setReviewer, createUser } from "../../core/accounts/index.ts";
 import { base64url, randomBytes, sha256 } from "../../secrets.ts";
-import { createUser } from "../../core/users.ts";
 import { auditTrail, type AuditRow } from "../audit-trail.ts";
 import { readCookie, SESSION_COOKIE } from "../cookies.ts";
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, normalizeEmail } from "../credentials.ts";

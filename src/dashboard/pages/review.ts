@@ -3,8 +3,7 @@
 // fetches the link changes nothing). Only the POST of that form acts; the token travels in the form
 // body, never in the action URL, and the POST must come from our own origin. Every answer, and every
 // attempt on a link that can no longer answer, goes into the account's audit trail with its address.
-import { answerLink, decisionOf, linkState, type LinkState, type ReviewSubject } from "../../core/approvals.ts";
-import { reviewFacts, utc } from "../../core/review-email.ts";
+import { answerLink, decisionOf, linkState, type LinkState, type ReviewSubject, reviewFacts, utc } from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
 import { errorFields } from "../../log.ts";
 import type { ClientAddressOf } from "../../request/client-address.ts";

@@ -1,6 +1,6 @@
 // Send allow/block lists at account and mailbox scope: list, add, remove (as `npm run cli -- sendlist`).
 import { ApiError, errors } from "../../core/errors.ts";
-import { addSendListEntry, listSendListEntries, removeSendListEntry, type SendListEntry } from "../../core/sendlists.ts";
+import { addSendListEntry, listSendListEntries, removeSendListEntry, type SendListEntry } from "../../core/outbound/index.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, when, type Html } from "../html.ts";

@@ -11,9 +11,9 @@ import {
   setWebhookEventTypes,
   showWebhook,
   type DeliverySummary,
-} from "../../core/webhooks.ts";
-import { MAX_WEBHOOK_URL_LENGTH } from "../../core/webhook-target.ts";
-import { LIFECYCLE_EVENT_TYPES } from "../../core/event-payload.ts";
+  MAX_WEBHOOK_URL_LENGTH,
+} from "../../core/webhooks/index.ts";
+import { LIFECYCLE_EVENT_TYPES } from "../../core/events/index.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, path, when, type Html } from "../html.ts";

@@ -1,6 +1,6 @@
 // POST /api/v1/domains, GET /api/v1/domains, POST /api/v1/domains/{id}/verify.
 import { t } from "elysia";
-import { createDomain, listDomains, verifyDomain } from "../../core/domains.ts";
+import { createDomain, listDomains, verifyDomain } from "../../core/domains/index.ts";
 import type { Services } from "../../core/services.ts";
 import { authErrors, ErrorBody, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";

@@ -6,7 +6,7 @@ import {
   addDraftAttachmentFromMessage,
   listDraftAttachments,
   removeDraftAttachment,
-} from "../../core/draft-attachments.ts";
+} from "../../core/outbound/index.ts";
 import { errors } from "../../core/errors.ts";
 import type { Services } from "../../core/services.ts";
 import { authErrors, ConflictError, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";

@@ -1,11 +1,20 @@
 // The draft endpoints: create, list, get, edit, delete and send.
 import { t } from "elysia";
-import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft } from "../../core/drafts.ts";
+import {
+  createDraft,
+  deleteDraft,
+  getDraft,
+  listDrafts,
+  sendDraft,
+  updateDraft,
+  MAX_SCHEDULE_DAYS,
+  scheduleDraft,
+  unscheduleDraft,
+} from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
 import { authErrors, ConflictError, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
-import { draftHistory } from "../../core/lifecycle-events.ts";
-import { MAX_SCHEDULE_DAYS, scheduleDraft, unscheduleDraft } from "../../core/scheduled-drafts.ts";
+import { draftHistory } from "../../core/webhooks/index.ts";
 import { HistoryResponse } from "./events.ts";
 import {
   clientId,

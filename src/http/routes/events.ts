@@ -1,12 +1,18 @@
 // GET /api/v1/events (polling the event log) and GET /api/v1/events/stream (Server-Sent Events).
 // Both read like the message API: can_read, and a bound key sees its own mailbox only.
 import { t } from "elysia";
-import { listEvents, MAX_EVENTS_PAGE, scopeFor } from "../../core/events.ts";
-import { EVENT_TYPES, LIFECYCLE_EVENT_TYPES } from "../../core/event-payload.ts";
+import {
+  listEvents,
+  MAX_EVENTS_PAGE,
+  scopeFor,
+  EVENT_TYPES,
+  LIFECYCLE_EVENT_TYPES,
+  eventStreamResponse,
+  streamHeaders,
+  streamSlotsFor,
+  streamSource,
+} from "../../core/events/index.ts";
 import type { Services } from "../../core/services.ts";
-import { eventStreamResponse, streamHeaders } from "../event-stream.ts";
-import { streamSlotsFor } from "../stream-slots.ts";
-import { streamSource } from "../stream-source.ts";
 import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
 import { apiRoutes } from "../route-kit.ts";
@@ -56,7 +62,7 @@ export const HistoryResponse = strictObject(
   {
     events: t.Array(
       strictObject({
-        cursor: t.String({ description: "the event's position in the event log" }),
+        cursor: t.String({ description: "opaque, for this account: usable as `after` on GET /api/v1/events" }),
         type: t.String(),
         created_at: t.String({ description: "when it was recorded (ISO 8601)" }),
         event: AnyEvent,

@@ -1,6 +1,6 @@
 // POST /api/v1/messages/{id}/forward.
 import { t } from "elysia";
-import { forwardMessage } from "../../core/forward.ts";
+import { forwardMessage } from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
 import { PathId, strictObject } from "../../request/models.ts";
 import { clientId, sendAnswers } from "../../request/outgoing-models.ts";

@@ -5,9 +5,8 @@ import type { Services } from "../../core/services.ts";
 import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
 import { apiRoutes } from "../route-kit.ts";
-import { messageHistory } from "../../core/lifecycle-events.ts";
-import { MAX_WAIT_SECONDS, waitForMessage } from "../../core/message-wait.ts";
-import { eventHubFor } from "../event-hub.ts";
+import { messageHistory } from "../../core/webhooks/index.ts";
+import { MAX_WAIT_SECONDS, waitForMessage, eventHubFor } from "../../core/events/index.ts";
 import { HistoryResponse } from "./events.ts";
 
 const Verdict = t.Union([

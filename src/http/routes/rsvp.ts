@@ -1,6 +1,6 @@
 // POST /api/v1/messages/{id}/rsvp.
 import { t } from "elysia";
-import { rsvpToMessage } from "../../core/rsvp.ts";
+import { rsvpToMessage } from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
 import { PathId, strictObject } from "../../request/models.ts";
 import { clientId, sendAnswers } from "../../request/outgoing-models.ts";

@@ -1,5 +1,5 @@
 // POST /api/v1/send.
-import { sendMessage } from "../../core/send.ts";
+import { sendMessage } from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
 import { strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";

@@ -2,7 +2,7 @@
 // GET shows a confirmation form (link scanners must not unsubscribe anyone); POST unsubscribes.
 import { Elysia } from "elysia";
 import type { Services } from "../../core/services.ts";
-import { unsubscribeWithToken } from "../../core/unsubscribe.ts";
+import { unsubscribeWithToken } from "../../core/outbound/index.ts";
 import { withSecurityHeaders } from "../../dashboard/respond.ts";
 import { escapeHtml } from "../../html-escape.ts";
 

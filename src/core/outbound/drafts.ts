@@ -1,0 +1,447 @@
+// Drafts and the approval queue. Every transition is one conditional UPDATE ... WHERE status = ...
+// RETURNING, so the loser of a race between send, edit and delete gets approval_conflict.
+//
+//   draft ──send (approval off)──▶ sending ──▶ sent          (tombstoned)
+//   draft ──send (approval on)───▶ pending_approval ──approve──▶ sending ──▶ sent
+//                                  pending_approval ──reject───▶ rejected (tombstoned)
+//   sending ──permanent rejection──▶ draft (error recorded, fix and send again)
+//   draft ──delete──▶ deleted (tombstoned)
+import type { Db, Sql, Tx } from "../../db.ts";
+import { draftAttachmentFiles } from "../attachment-bytes.ts";
+import { dispatchMessage } from "./dispatch.ts";
+import { errors } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { StoredResponse } from "./idempotency.ts";
+import { findMailbox } from "../mailboxes.ts";
+import { outcomeResponse } from "./outcome.ts";
+import {
+  assertSendingEntitled,
+  resolveMailbox,
+  resolveOutgoing,
+  validateRecipient,
+  validateSubject,
+  validateText,
+  type OutgoingRequest,
+  type ResolvedOutgoing,
+} from "./outgoing.ts";
+import { checkRecipientPolicy } from "./policy.ts";
+import { assertMailboxAllowed, type Principal } from "../principal.ts";
+import { closeReview, openReview, type HoldReason } from "./reviews.ts";
+import type { Services } from "../services.ts";
+import { recordLifecycleEvent } from "../webhooks/index.ts";
+import { automaticOriginal, loopGuardReason } from "./loop-guard.ts";
+
+export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
+
+export type Draft = {
+  id: string;
+  mailbox_id: string;
+  status: DraftStatus;
+  to: string | null;
+  subject: string;
+  text: string;
+  reply_to_message_id: string | null;
+  requires_human: boolean;
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+};
+
+export type DraftRow = Draft & {
+  account_id: string;
+  in_reply_to: string | null;
+  references: string[];
+  deleted_at: string | null;
+  last_error: string | null;
+  held_reason: string | null;
+  /** timestamps arrive as ISO strings (src/db.ts) */
+  scheduled_at: string | null;
+  schedule_time_zone: string | null;
+  approved_at: string | null;
+  decided_by: string | null;
+};
+
+const DRAFT_COLUMNS = `id, account_id, mailbox_id, status, to_addr as "to", subject, text, reply_to_message_id, requires_human,
+  thread_id, created_at, updated_at, in_reply_to, "references", deleted_at, last_error, held_reason, scheduled_at, schedule_time_zone,
+  approved_at, decided_by`;
+
+function draftView(row: DraftRow): Draft {
+  return {
+    id: row.id,
+    mailbox_id: row.mailbox_id,
+    status: row.status,
+    to: row.to,
+    subject: row.subject,
+    text: row.text,
+    reply_to_message_id: row.reply_to_message_id,
+    requires_human: row.requires_human,
+    thread_id: row.thread_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+async function insertDraft(
+  db: Db,
+  principal: Principal,
+  outgoing: ResolvedOutgoing,
+  status: DraftStatus,
+  clientId: string | null,
+): Promise<DraftRow> {
+  const [row] = await db.unsafe<DraftRow[]>(
+    `insert into drafts (id, account_id, mailbox_id, status, to_addr, subject, text, reply_to_message_id, in_reply_to, "references",
+       requires_human, thread_id, client_id, created_by_key_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text[], $11, $12, $13, $14)
+     returning ${DRAFT_COLUMNS}`,
+    [
+      newId("drf"),
+      principal.accountId,
+      outgoing.mailbox.id,
+      status,
+      outgoing.to,
+      outgoing.subject,
+      outgoing.text,
+      outgoing.reply?.messageId ?? null,
+      outgoing.reply?.inReplyTo ?? null,
+      outgoing.reply?.references ?? [],
+      status === "pending_approval",
+      outgoing.threadId,
+      clientId,
+      principal.keyId,
+    ] as never[],
+  );
+  return row!;
+}
+
+export async function createDraft(svc: Services, principal: Principal, body: OutgoingRequest): Promise<{ id: string; status: "draft" }> {
+  // A draft may be saved without a recipient when the original it replies to has no usable one;
+  // sending it is then 422 until a recipient is set.
+  const outgoing = await resolveOutgoing(svc.sql, principal, body, { allowMissingRecipient: true });
+  const row = await insertDraft(svc.sql, principal, outgoing, "draft", body.client_id ?? null);
+  svc.log.info("draft.created", { draft_id: row.id, mailbox_id: row.mailbox_id });
+  return { id: row.id, status: "draft" };
+}
+
+/** Why a send from this mailbox waits for a human now (its setting, or a pause), or null when it may go out. */
+export function holdReasonOf(mailbox: { require_approval: boolean; paused_at: string | null }): HoldReason | null {
+  if (mailbox.paused_at) return "mailbox_paused";
+  return mailbox.require_approval ? "require_approval" : null;
+}
+
+/** The draft POST /send creates when it must wait for a human: created, then held (holdForApproval). */
+export async function createForcedDraft(
+  tx: Tx,
+  principal: Principal,
+  outgoing: ResolvedOutgoing,
+  clientId: string | null,
+  heldReason: string | null = null,
+): Promise<Draft> {
+  const created = await insertDraft(tx, principal, outgoing, "draft", clientId);
+  const held = await holdForApproval(tx, created.id, heldReason);
+  return draftView(held!);
+}
+
+/**
+ * The one way into pending_approval (draft send on a mailbox that requires approval, POST /send's
+ * forced draft, the loop guard): the conditional update and its draft.pending_approval event, in
+ * the caller's transaction, with its review (reviews.ts: the reviewer email and expiry jobs).
+ * heldReason: why it is held when the mailbox setting is not the reason (null when it is):
+ * 'mailbox_paused', 'risky_forward', the loop guard's. Null when the draft was not in `draft` any more.
+ */
+export async function holdForApproval(tx: Tx, draftId: string, heldReason: string | null): Promise<DraftRow | null> {
+  const [row] = await tx.unsafe<DraftRow[]>(
+    `update drafts set status = 'pending_approval', requires_human = true, held_reason = $2, updated_at = now()
+     where id = $1 and status = 'draft' and deleted_at is null
+     returning ${DRAFT_COLUMNS}`,
+    [draftId, heldReason],
+  );
+  if (!row) return null;
+  await recordLifecycleEvent(tx, {
+    ...draftEventBase(row),
+    type: "draft.pending_approval",
+    detail: { held_reason: heldReason, held_by: heldByOf(heldReason) },
+  });
+  await openReview(tx, draftId, heldReason ?? "require_approval");
+  return row;
+}
+
+/** Which rule held it, for the event: the mailbox's setting or pause, else the check that set the reason. */
+function heldByOf(heldReason: string | null): string {
+  if (heldReason === null) return "require_approval";
+  if (heldReason === "mailbox_paused" || heldReason === "risky_forward") return heldReason;
+  return "loop_guard";
+}
+
+export function draftEventBase(row: DraftRow) {
+  return {
+    accountId: row.account_id,
+    mailboxId: row.mailbox_id,
+    threadId: row.thread_id,
+    messageId: null,
+    draftId: row.id,
+    to: row.to,
+    subject: row.subject,
+  };
+}
+
+/** A live draft the principal may see; tombstoned, deleted and foreign drafts are the one 404. */
+export async function findDraft(db: Db, principal: Principal, id: string): Promise<DraftRow | null> {
+  const [row] = await db.unsafe<DraftRow[]>(
+    `select ${DRAFT_COLUMNS} from drafts
+     where id = $1 and account_id = $2 and ($3::text is null or mailbox_id = $3) and deleted_at is null`,
+    [id, principal.accountId, principal.mailboxId] as never[],
+  );
+  return row ?? null;
+}
+
+export async function visibleDraft(db: Db, principal: Principal, id: string): Promise<DraftRow> {
+  const row = await findDraft(db, principal, id);
+  if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
+  return row;
+}
+
+export async function getDraft(db: Db, principal: Principal, id: string): Promise<Draft> {
+  return draftView(await visibleDraft(db, principal, id));
+}
+
+export async function listDrafts(db: Db, principal: Principal, mailboxId: string): Promise<Draft[]> {
+  assertMailboxAllowed(principal, mailboxId);
+  const rows = await db.unsafe<DraftRow[]>(
+    `select ${DRAFT_COLUMNS} from drafts
+     where mailbox_id = $1 and account_id = $2 and deleted_at is null and status not in ('sent', 'rejected')
+     order by created_at desc, id desc limit 500`,
+    [mailboxId, principal.accountId] as never[],
+  );
+  return rows.map(draftView);
+}
+
+/** After a conditional update matched nothing: 404 if the draft is gone, else 409. */
+export async function conflictOrMissing(db: Db, principal: Principal, id: string): Promise<never> {
+  const row = await findDraft(db, principal, id);
+  if (!row) throw errors.notFound("draft");
+  throw errors.approvalConflict();
+}
+
+export type DraftPatch = { to?: string; subject?: string; text?: string; reply_to_message_id?: unknown };
+
+export async function updateDraft(db: Db, principal: Principal, id: string, patch: DraftPatch): Promise<Draft> {
+  if (patch.reply_to_message_id !== undefined) throw errors.validation("reply_to_message_id cannot be changed");
+  if (patch.subject !== undefined) validateSubject(patch.subject);
+  if (patch.text !== undefined && patch.text.length === 0) throw errors.validation("text must be at least 1 character");
+  if (patch.text !== undefined) validateText(patch.text);
+  const to = patch.to === undefined ? undefined : validateRecipient(patch.to, true);
+  const [row] = await db.unsafe<DraftRow[]>(
+    `update drafts set
+       to_addr = case when $4::boolean then $5 else to_addr end,
+       subject = coalesce($6, subject),
+       text = coalesce($7, text),
+       updated_at = now()
+     where id = $1 and account_id = $2 and ($3::text is null or mailbox_id = $3) and deleted_at is null and status = 'draft'
+       -- approved by a human for a later send: what goes out is what they approved
+       and approved_at is null
+     returning ${DRAFT_COLUMNS}`,
+    [id, principal.accountId, principal.mailboxId, to !== undefined, to ?? null, patch.subject ?? null, patch.text ?? null] as never[],
+  );
+  if (!row) return conflictOrMissing(db, principal, id);
+  return draftView(row);
+}
+
+export async function deleteDraft(db: Db, principal: Principal, id: string): Promise<void> {
+  const rows = await db`
+    update drafts set deleted_at = now(), updated_at = now()
+    where id = ${id} and account_id = ${principal.accountId} and (${principal.mailboxId}::text is null or mailbox_id = ${principal.mailboxId})
+      and deleted_at is null and status = 'draft'
+    returning id`;
+  if (rows.length === 0) await conflictOrMissing(db, principal, id);
+}
+
+const pendingResponse = (id: string): StoredResponse => ({ status: 202, body: { draft_id: id, status: "pending_approval" } });
+
+export async function sendDraft(svc: Services, principal: Principal, id: string): Promise<StoredResponse> {
+  const draft = await visibleDraft(svc.sql, principal, id);
+  if (draft.status === "pending_approval") return pendingResponse(id);
+  if (draft.status !== "draft") throw errors.approvalConflict();
+  if (!draft.to) throw errors.draftWithoutRecipient();
+  // The order of docs/api.md, as for POST /send: entitlement, send lists and suppression, then approval.
+  // Without approval, deliverDraft checks the lists and suppressions under the draft's lock.
+  const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
+  assertSendingEntitled(principal.plan, mailbox);
+  if (draft.approved_at) return deliverDraft(svc, draft.id, draft.account_id, "draft", draft.decided_by);
+  const loopReason = await loopGuardReason(svc.sql, draft.account_id, { messageId: draft.reply_to_message_id, threadId: draft.thread_id });
+  // A pause first (the operator's stop: no reviewer email), then the loop guard, then the mailbox's setting.
+  const pause = holdReasonOf(mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
+  if (pause || mailbox.require_approval || loopReason) {
+    await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
+    const queued = await svc.sql.begin((tx) => holdForApproval(tx, id, pause ?? loopReason));
+    if (!queued) {
+      const now = await findDraft(svc.sql, principal, id);
+      if (now?.status === "pending_approval") return pendingResponse(id);
+      return conflictOrMissing(svc.sql, principal, id);
+    }
+    svc.log.info("draft.queued_for_approval", { draft_id: id });
+    return pendingResponse(id);
+  }
+  return deliverDraft(svc, draft.id, draft.account_id, "draft");
+}
+
+/**
+ * Moves a draft from `from` to sending and delivers it through the shared pipeline. Used by draft
+ * send (from draft) and by a human's approval (from pending_approval). The draft is locked,
+ * checked and claimed in the transaction that records the message, and the claimed row is what
+ * goes out: an edit accepted before the claim is in the mail, a later one gets approval_conflict.
+ */
+export async function deliverDraft(
+  svc: Services,
+  draftId: string,
+  accountId: string,
+  from: "draft" | "pending_approval",
+  decidedBy: string | null = null,
+): Promise<StoredResponse> {
+  const result = await dispatchMessage(svc, {
+    accountId,
+    async prepare(tx) {
+      const [row] = await tx.unsafe<DraftRow[]>(
+        `select ${DRAFT_COLUMNS} from drafts where id = $1 and status = $2 and deleted_at is null for update`,
+        [draftId, from],
+      );
+      if (!row) throw errors.approvalConflict();
+      if (!row.to) throw errors.draftWithoutRecipient();
+      await checkRecipientPolicy(tx, row.account_id, row.mailbox_id, row.to);
+      const mailbox = await findMailbox(tx, row.account_id, row.mailbox_id);
+      if (!mailbox) throw errors.notFound("mailbox");
+      await tx`
+        update drafts set status = 'sending', last_error = null, decided_by = coalesce(${decidedBy}, decided_by), updated_at = now()
+        where id = ${draftId}`;
+      if (from === "pending_approval") await closeReview(tx, draftId, "approved", decidedBy);
+      return {
+        mailbox,
+        to: row.to,
+        subject: row.subject,
+        text: row.text,
+        threadId: row.thread_id,
+        inReplyTo: row.in_reply_to,
+        references: row.references,
+        draftId,
+        attachments: await draftAttachmentFiles(tx, draftId),
+        answersAutomatic: (await automaticOriginal(tx, row.account_id, row.reply_to_message_id)) !== null,
+      };
+    },
+    // A human's approval is the claim from pending_approval, recorded with the message it sends.
+    afterRecord:
+      from === "pending_approval"
+        ? async (tx, messageId) => {
+            const [row] = await tx.unsafe<DraftRow[]>(`select ${DRAFT_COLUMNS} from drafts where id = $1`, [draftId]);
+            await recordLifecycleEvent(tx, {
+              ...draftEventBase(row!),
+              messageId,
+              type: "draft.approved",
+              detail: { decided_by: decidedBy, held_reason: row!.held_reason },
+            });
+          }
+        : undefined,
+    async onOutcome(tx, dispatched) {
+      const { outcome } = dispatched;
+      if (outcome.kind === "sent") {
+        await tx`update drafts set status = 'sent', sent_message_id = ${dispatched.messageId}, updated_at = now() where id = ${draftId}`;
+      } else if (outcome.kind === "permanent") {
+        await tx`update drafts set status = 'draft', last_error = ${outcome.error}, updated_at = now() where id = ${draftId}`;
+      }
+      // transient and unknown: the draft stays sending; the reconcile task retries or resolves it.
+    },
+  });
+  return outcomeResponse(result);
+}
+
+/**
+ * Who decides on a pending draft: a dashboard user, who may act on their own account's drafts only,
+ * or the operator's CLI (accountId null), on any. Another account's draft is the same 404 as a missing one.
+ */
+export type Decider = { accountId: string | null; name: string };
+
+/** A human approves a pending draft (dashboard, CLI): it goes out through the same pipeline. */
+export async function approveDraft(svc: Services, decider: Decider, draftId: string): Promise<StoredResponse> {
+  const [row] = await svc.sql.unsafe<DraftRow[]>(
+    `select ${DRAFT_COLUMNS} from drafts where id = $1 and ($2::text is null or account_id = $2) and deleted_at is null`,
+    [draftId, decider.accountId] as never[],
+  );
+  if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
+  if (row.status !== "pending_approval") throw errors.approvalConflict();
+  if (!row.to) throw errors.draftWithoutRecipient();
+  const [account] = await svc.sql`select plan from accounts where id = ${row.account_id}`;
+  const mailbox = await findMailbox(svc.sql, row.account_id, row.mailbox_id);
+  if (mailbox) assertSendingEntitled(account?.plan ?? "free", mailbox);
+  // Send lists and suppressions are checked when the draft is claimed, under its lock; the
+  // approver is recorded with the claim.
+  svc.log.info("draft.approved", { draft_id: draftId, decided_by: decider.name });
+  if (row.scheduled_at && new Date(row.scheduled_at).getTime() > Date.now()) return approveForLater(svc, row, decider.name);
+  return deliverDraft(svc, row.id, row.account_id, "pending_approval", decider.name);
+}
+
+/**
+ * Approval of a draft scheduled for later: it waits in `draft`, approved (its text frozen), and
+ * the schedule's job sends it at its time (src/core/outbound/scheduled-drafts.ts). draft.approved commits
+ * with the change; the message it names comes with message.sent then.
+ */
+async function approveForLater(svc: Services, row: DraftRow, decidedBy: string): Promise<StoredResponse> {
+  const approved = await svc.sql.begin(async (tx) => {
+    const [updated] = await tx.unsafe<DraftRow[]>(
+      `update drafts set status = 'draft', approved_at = now(), decided_by = $2, updated_at = now()
+       where id = $1 and status = 'pending_approval' and deleted_at is null returning ${DRAFT_COLUMNS}`,
+      [row.id, decidedBy],
+    );
+    if (!updated) return null;
+    await recordLifecycleEvent(tx, {
+      ...draftEventBase(updated),
+      type: "draft.approved",
+      detail: {
+        decided_by: decidedBy,
+        held_reason: updated.held_reason,
+        scheduled_at: updated.scheduled_at ? new Date(updated.scheduled_at).toISOString() : null,
+      },
+    });
+    return updated;
+  });
+  if (!approved) throw errors.approvalConflict();
+  return { status: 202, body: { draft_id: row.id, status: "scheduled", scheduled_at: new Date(approved.scheduled_at!).toISOString() } };
+}
+
+/**
+ * The one way into rejected, for a human (dashboard, CLI) and for anything deciding in a human's
+ * place (review expiry): the conditional update and its draft.rejected event commit together.
+ * reason: why, beside who (`decider.name`): null for a human's plain rejection, e.g. 'expired'.
+ * An expired review is no one's decision: `decided_by` stays null, and its review closes as expired
+ * (reviews.ts also writes it into the account's audit trail).
+ */
+export async function rejectDraft(sql: Sql | Tx, decider: Decider, draftId: string, reason: string | null = null): Promise<void> {
+  const reject = async (tx: Tx) => {
+    const [row] = await tx.unsafe<DraftRow[]>(
+      `update drafts set status = 'rejected', decided_by = $2, updated_at = now()
+       where id = $1 and ($3::text is null or account_id = $3) and status = 'pending_approval' and deleted_at is null
+       returning ${DRAFT_COLUMNS}`,
+      [draftId, reason === "expired" ? null : decider.name, decider.accountId] as never[],
+    );
+    if (!row) return false;
+    await closeReview(tx, draftId, reason === "expired" ? "expired" : "rejected", reason === "expired" ? null : decider.name);
+    await recordLifecycleEvent(tx, {
+      ...draftEventBase(row),
+      type: "draft.rejected",
+      detail: { decided_by: decider.name, reason, held_reason: row.held_reason },
+    });
+    return true;
+  };
+  const rejected = "begin" in sql ? await (sql as Sql).begin(reject) : await reject(sql as Tx);
+  if (rejected) return;
+  const [row] = await sql`
+    select status from drafts
+    where id = ${draftId} and (${decider.accountId}::text is null or account_id = ${decider.accountId}) and deleted_at is null`;
+  if (!row || row.status === "sent" || row.status === "rejected") throw errors.notFound("draft");
+  throw errors.approvalConflict();
+}
+
+export async function listPendingDrafts(db: Db, accountId: string): Promise<Draft[]> {
+  const rows = await db.unsafe<DraftRow[]>(
+    `select ${DRAFT_COLUMNS} from drafts where account_id = $1 and status = 'pending_approval' and deleted_at is null order by created_at`,
+    [accountId],
+  );
+  return rows.map(draftView);
+}

@@ -1,0 +1,18 @@
+// Whether an account may send to a recipient at all: send lists (403), then suppressions (422).
+import type { Db } from "../../db.ts";
+import { errors } from "../errors.ts";
+import { assertSendListsAllow, type SendListEntry } from "./sendlists.ts";
+import { normalizeAddress } from "./suppressions.ts";
+
+type Entry = Pick<SendListEntry, "id" | "mailbox_id" | "kind" | "pattern">;
+
+export async function checkRecipientPolicy(db: Db, accountId: string, mailboxId: string, recipient: string): Promise<void> {
+  // Both in one query (a send's round trips are most of its cost); the lists' 403 still wins.
+  const [row] = await db<{ entries: Entry[]; suppressed: boolean }[]>`
+    select
+      (select coalesce(json_agg(json_build_object('id', id, 'mailbox_id', mailbox_id, 'kind', kind, 'pattern', pattern) order by created_at, id), '[]'::json)
+       from send_list_entries where account_id = ${accountId} and (mailbox_id is null or mailbox_id = ${mailboxId})) as entries,
+      exists (select 1 from suppressions where account_id = ${accountId} and address = ${normalizeAddress(recipient)}) as suppressed`;
+  assertSendListsAllow(row!.entries, recipient);
+  if (row!.suppressed) throw errors.recipientSuppressed();
+}

@@ -1,0 +1,130 @@
+// POST /api/v1/send. Checks run in the order docs/api.md ("Sending") lists: body validation, mailbox and key
+// binding (with the custom-domain entitlement), idempotency, send lists, suppression, approval,
+// quota, delivery. A blocked or suppressed recipient never reaches the queue.
+import { dispatchMessage } from "./dispatch.ts";
+import { createForcedDraft, holdReasonOf } from "./drafts.ts";
+import { loopGuardReason } from "./loop-guard.ts";
+import { ApiError } from "../errors.ts";
+import {
+  attachMessage,
+  claimIdempotencyKey,
+  finishIdempotencyKey,
+  payloadHash,
+  releaseIdempotencyKey,
+  type IdempotencyClaim,
+  type StoredResponse,
+} from "./idempotency.ts";
+import type { Tx } from "../../db.ts";
+import type { OutgoingFile } from "../attachment-bytes.ts";
+import { assertSendingEntitled, resolveOutgoing, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
+import { outcomeResponse } from "./outcome.ts";
+import { checkRecipientPolicy } from "./policy.ts";
+import type { Principal } from "../principal.ts";
+import type { Services } from "../services.ts";
+import { sendStageDuration } from "../../metrics.ts";
+
+export async function sendMessage(svc: Services, principal: Principal, body: OutgoingRequest): Promise<StoredResponse> {
+  const checks = sendStageDuration.startTimer({ stage: "checks" });
+  const outgoing = await resolveOutgoing(svc.sql, principal, body);
+  return sendOutgoing(svc, principal, outgoing, { clientId: body.client_id ?? null, payload: body }, checks);
+}
+
+/**
+ * What a send beside POST /send (a forward, an RSVP) adds: files, a reason to hold it for a human
+ * whatever the mailbox says, and what the held draft must carry beyond its text.
+ */
+export type SendExtras = {
+  clientId: string | null;
+  /** hashed for the client_id's idempotency record */
+  payload: Record<string, unknown>;
+  attachments?: OutgoingFile[];
+  calendar?: { method: string; content: string } | null;
+  holdForHuman?: boolean;
+  /** why holdForHuman holds it (drafts.held_reason, shown to the reviewer) */
+  heldReason?: string;
+  onHeld?(tx: Tx, draftId: string): Promise<void>;
+};
+
+/** The checks and delivery of POST /send after body validation, for any resolved outgoing message. */
+export async function sendOutgoing(
+  svc: Services,
+  principal: Principal,
+  outgoing: ResolvedOutgoing,
+  extras: SendExtras,
+  checks: () => void = sendStageDuration.startTimer({ stage: "checks" }),
+): Promise<StoredResponse> {
+  assertSendingEntitled(principal.plan, outgoing.mailbox);
+  const clientId = extras.clientId;
+
+  let claim: IdempotencyClaim | null = null;
+  if (clientId) {
+    const key = { accountId: principal.accountId, mailboxId: outgoing.mailbox.id, clientId };
+    const result = await claimIdempotencyKey(svc.sql, key, await payloadHash(extras.payload));
+    // A completed send is replayed as 200 with its stored body; other stored answers as they were.
+    if (!result.claimed) return { status: result.replay.status === 201 ? 200 : result.replay.status, body: result.replay.body };
+    claim = result.claim;
+  }
+
+  try {
+    const to = outgoing.to!;
+    await checkRecipientPolicy(svc.sql, principal.accountId, outgoing.mailbox.id, to);
+    checks();
+
+    // The loop guard (src/core/outbound/loop-guard.ts): a reply to automatic mail, or a thread where the
+    // agent keeps answering it, waits for a human whatever the mailbox says.
+    const target = { messageId: outgoing.reply?.messageId ?? null, threadId: outgoing.threadId };
+    const loopReason = await loopGuardReason(svc.sql, principal.accountId, target);
+    // A pause first (the operator's stop: no reviewer email), then the loop guard, then the caller's reason.
+    const pause = holdReasonOf(outgoing.mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
+    if (pause || outgoing.mailbox.require_approval || extras.holdForHuman || loopReason) {
+      const heldReason = pause ?? loopReason ?? (extras.holdForHuman ? (extras.heldReason ?? "risky_forward") : null);
+      return await svc.sql.begin(async (tx) => {
+        const draft = await createForcedDraft(tx, principal, outgoing, clientId, heldReason);
+        if (extras.onHeld) await extras.onHeld(tx, draft.id);
+        const response = { status: 202, body: { draft_id: draft.id, status: "pending_approval" } };
+        if (claim) await finishIdempotencyKey(tx, claim, "completed", response);
+        return response;
+      });
+    }
+
+    const result = await dispatchMessage(svc, {
+      accountId: principal.accountId,
+      content: {
+        mailbox: outgoing.mailbox,
+        to,
+        subject: outgoing.subject,
+        text: outgoing.text,
+        threadId: outgoing.threadId,
+        inReplyTo: outgoing.reply?.inReplyTo ?? null,
+        references: outgoing.reply?.references ?? [],
+        draftId: null,
+        attachments: extras.attachments,
+        calendar: extras.calendar,
+      },
+      afterRecord: claim ? (tx, messageId) => attachMessage(tx, claim!, messageId) : undefined,
+      // The stored answer commits with the outcome; an unknown outcome (the final dot went out,
+      // no reply came) is an answer too, never replayed as sent; after a transient failure the
+      // claim is released for a retry.
+      onOutcome: claim
+        ? async (tx, dispatched) => {
+            const response = outcomeResponse(dispatched);
+            if (dispatched.outcome.kind === "sent") await finishIdempotencyKey(tx, claim!, "completed", response);
+            if (dispatched.outcome.kind === "permanent" || dispatched.outcome.kind === "unknown") {
+              await finishIdempotencyKey(tx, claim!, "failed_terminal", response);
+            }
+            if (dispatched.outcome.kind === "transient") await releaseIdempotencyKey(tx, claim!);
+          }
+        : undefined,
+    });
+    return outcomeResponse(result);
+  } catch (error) {
+    if (claim && error instanceof ApiError && error.status === 402) {
+      // 402 is terminal for this client_id: a retry returns 402 again.
+      await finishIdempotencyKey(svc.sql, claim, "failed_terminal", { status: 402, body: error.body }).catch(() => {});
+    } else if (claim) {
+      // Policy refusals (403, 422) and failures before delivery are evaluated again on retry.
+      await releaseIdempotencyKey(svc.sql, claim).catch(() => {});
+    }
+    throw error;
+  }
+}
