@@ -20,8 +20,8 @@
 //   nice bun scripts/fit-injection.ts [--dry-run]
 import { readFileSync, writeFileSync } from "node:fs";
 import { simpleParser } from "mailparser";
-import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
 import { shippedModel } from "../src/comprehension/injection/model.ts";
+import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
 import type { FittedWeights } from "../src/comprehension/injection/weights.ts";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
 import { injectionInput, injectionRecords } from "./eval-modern.ts";

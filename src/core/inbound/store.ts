@@ -3,18 +3,18 @@
 // in one round trip); a caller answers success only after this returns.
 import { parseInbound } from "../../mail/parse.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
-import { newId } from "../ids.ts";
 import { pipelinedTransaction } from "../../pipelined-transaction.ts";
+import { sha256HexNow } from "../../secrets.ts";
 import { attachmentKey, rawKey } from "../content.ts";
-import { claimedFor, claimFirstCopy, copyDigest } from "./dedupe.ts";
+import { newId } from "../ids.ts";
 import { wakeWorkers } from "../job-wakeup.ts";
 import { ensureTask, insertJobQuietly } from "../jobs.ts";
 import type { Mailbox } from "../mailboxes.ts";
-import { sha256HexNow } from "../../secrets.ts";
+import { MAILTO_LOCAL_PREFIX } from "../outbound/index.ts";
 import type { Services } from "../services.ts";
 import { stopwatch } from "../stage-times.ts";
+import { claimedFor, claimFirstCopy, copyDigest } from "./dedupe.ts";
 import { threadIdExpression } from "./threading.ts";
-import { MAILTO_LOCAL_PREFIX } from "../outbound/index.ts";
 
 export type InboundEnvelope = {
   remoteIp: string | null;
