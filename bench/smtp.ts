@@ -3,12 +3,13 @@
 // Both are driven the same way: N connections over loopback, each sending one message after
 // another on its own session (nodemailer's SMTPConnection, pipelined envelope), for a fixed time.
 //
-//   npm run bench -- smtp [--duration 8] [--warmup 2] [--concurrency 10] [--size 10240] [--messages 1000] [--profile 200]
+//   npm run bench -- smtp [--duration 8] [--warmup 2] [--concurrency 10] [--size 10240] [--messages 1000] [--profile 200] [--rounds 1]
 //
 // Then, when Debian's `postfix` is installed, Postfix's own client `smtp-source` drives our
 // listener, the bare smtp-server and a loopback Postfix (bench/support/postfix.ts) the same way:
 // `--messages` messages over `--concurrency` sessions, a new connection per message and then
-// connections reused, with the CPU each server spent per message (from /proc). Last, a per-stage
+// connections reused, with the CPU each server spent per message (from /proc); `--rounds N` runs
+// the targets in turn N times and reports the median of each. Last, a per-stage
 // profile of `--profile` messages accepted one at a time.
 //
 // Each server runs in its own child process, so the load generator does not share its event
@@ -28,36 +29,37 @@ import { makeResolver } from "../src/mail/resolver.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { connectSmtp } from "../test/support/smtp-connection.ts";
 import { profileInbound } from "./support/inbound-profile.ts";
-import {
-  type LoopbackPostfix,
-  postfixAvailable,
-  type SourceRun,
-  smtpSource,
-  smtpSourceAvailable,
-  startPostfix,
-} from "./support/postfix.ts";
+import { type LoopbackPostfix, postfixAvailable, smtpSource, smtpSourceAvailable, startPostfix } from "./support/postfix.ts";
 import { available as cpuAvailable, cpuOf, cpuOfTree } from "./support/process-cpu.ts";
 
 const LISTENER_APP = "bench-smtp-listener";
 
-type Options = { duration: number; warmup: number; concurrency: number; size: number; messages: number; profile: number };
+type Options = {
+  duration: number;
+  warmup: number;
+  concurrency: number;
+  size: number;
+  messages: number;
+  profile: number;
+  rounds: number;
+};
 type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number };
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 8, warmup: 2, concurrency: 10, size: 10_240, messages: 1000, profile: 200 };
+  const options: Options = { duration: 8, warmup: 2, concurrency: 10, size: 10_240, messages: 1000, profile: 200, rounds: 1 };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     const name = flag?.slice(2) as keyof Options;
     if (flag?.startsWith("--") && name in options && value && /^\d+$/.test(value)) options[name] = Number(value);
     else
       throw new Error(
-        `usage: npm run bench -- smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES] [--messages N] [--profile N]; bad argument ${flag}`,
+        `usage: npm run bench -- smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES] [--messages N] [--profile N] [--rounds N]; bad argument ${flag}`,
       );
   }
   // Two measured targets plus set-up: keep the whole run well under a minute.
   if (2 * (options.duration + options.warmup) > 40) throw new Error("2 × (duration + warmup) must stay within 40 s");
-  if (options.duration < 1 || options.concurrency < 1 || options.size < 512)
-    throw new Error("--duration, --concurrency ≥ 1 and --size ≥ 512");
+  if (options.duration < 1 || options.concurrency < 1 || options.size < 512 || options.rounds < 1 || options.rounds > 9)
+    throw new Error("--duration, --concurrency ≥ 1, --size ≥ 512, --rounds 1 to 9");
   return options;
 }
 
@@ -125,7 +127,8 @@ async function oursMain(databaseUrl: string): Promise<void> {
     DATABASE_URL: databaseUrl,
     HOST: "127.0.0.1",
     SMTP_PORT: "0",
-    LOG_LEVEL: "warn",
+    // As in production (Postfix logs every message too; both logs go to a stdout nobody reads).
+    LOG_LEVEL: "info",
     INBOUND_AUTH_MODE: "off",
     DATA_DIR: join(tmpdir(), "mailbox-bench-smtp-data"),
   });
@@ -163,14 +166,17 @@ async function bareMain(): Promise<void> {
   server.listen(0, "127.0.0.1", () => process.send?.({ port: (server.server.address() as { port: number }).port }));
 }
 
-function spawnChild(args: string[]): { child: ReturnType<typeof Bun.spawn>; ready: Promise<{ port: number }> } {
+function spawnChild(
+  args: string[],
+  stdout: "inherit" | "ignore" = "inherit",
+): { child: ReturnType<typeof Bun.spawn>; ready: Promise<{ port: number }> } {
   let answer: (message: { port: number }) => void = () => {};
   const ready = new Promise<{ port: number }>((resolve, reject) => {
     answer = resolve;
     setTimeout(() => reject(new Error(`child ${args[0]} did not start within 20 s`)), 20_000).unref();
   });
   const child = Bun.spawn([process.execPath, import.meta.path, ...args], {
-    stdout: "inherit",
+    stdout,
     stderr: "inherit",
     ipc: (message) => answer(message),
   });
@@ -178,6 +184,7 @@ function spawnChild(args: string[]): { child: ReturnType<typeof Bun.spawn>; read
 }
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 export default async function run(args: string[]): Promise<void> {
   const options = parseOptions(args);
@@ -204,7 +211,7 @@ export default async function run(args: string[]): Promise<void> {
     // The listener's connections carry a name, so its backends' CPU can be told apart.
     const listenerUrl = new URL(database.url);
     listenerUrl.searchParams.set("application_name", LISTENER_APP);
-    const ours = spawnChild(["--ours", listenerUrl.toString()]);
+    const ours = spawnChild(["--ours", listenerUrl.toString()], "ignore");
     const listenerPid = ours.child.pid;
     const bare = spawnChild(["--bare"]);
     children.push(ours.child, bare.child);
@@ -264,47 +271,59 @@ export default async function run(args: string[]): Promise<void> {
           cpu: single(postfix.pid, true),
         });
       for (const reuse of [false, true]) {
-        const results: [string, SourceRun, number][] = [];
-        for (const { name, port, to, cpu } of targets) {
-          // Warm-up: a tenth of the run, not counted.
-          await smtpSource(port, {
-            messages: Math.max(options.concurrency, Math.floor(options.messages / 10)),
-            sessions: options.concurrency,
-            bodyBytes: options.size,
-            reuse,
-            to,
-          });
-          const beforeRun = name === "our listener" ? await stored() : 0;
-          const cpuBefore = await cpu();
-          const result = await smtpSource(port, {
-            messages: options.messages,
-            sessions: options.concurrency,
-            bodyBytes: options.size,
-            reuse,
-            to,
-          });
-          // Postfix's daemons may still be finishing the last messages' queue work: let them.
-          if (postfix && port === postfix.port) await Bun.sleep(300);
-          const cpuAfter = await cpu();
-          let cpuSeconds = 0;
-          for (const [pid, seconds] of cpuAfter) cpuSeconds += seconds - (cpuBefore.get(pid) ?? 0);
-          if (name === "our listener") {
+        // Each round runs every target once, in turn, so a change of the machine's load between
+        // them moves all of them; with several rounds the median of each is reported.
+        const runs = new Map<string, { perSecond: number[]; seconds: number[]; cpuMs: number[]; listenerMs: number[] }>();
+        for (let round = 0; round < options.rounds; round++)
+          for (const { name, port, to, cpu } of targets) {
+            // Warm-up: a tenth of the run, not counted.
+            await smtpSource(port, {
+              messages: Math.max(options.concurrency, Math.floor(options.messages / 10)),
+              sessions: options.concurrency,
+              bodyBytes: options.size,
+              reuse,
+              to,
+            });
+            const beforeRun = name === "our listener" ? await stored() : 0;
+            const cpuBefore = await cpu();
+            const result = await smtpSource(port, {
+              messages: options.messages,
+              sessions: options.concurrency,
+              bodyBytes: options.size,
+              reuse,
+              to,
+            });
+            // Postfix's daemons may still be finishing the last messages' queue work: let them.
+            if (postfix && port === postfix.port) await Bun.sleep(300);
+            const cpuAfter = await cpu();
+            let cpuSeconds = 0;
+            for (const [pid, seconds] of cpuAfter) cpuSeconds += seconds - (cpuBefore.get(pid) ?? 0);
             const listenerSeconds = (cpuAfter.get(listenerPid) ?? 0) - (cpuBefore.get(listenerPid) ?? 0);
-            cpuSplit.push(
-              `${reuse ? "reused connections" : "new connection per message"}: listener process ${fixed((1000 * listenerSeconds) / options.messages, 2)} ms, its PostgreSQL backends ${fixed((1000 * (cpuSeconds - listenerSeconds)) / options.messages, 2)} ms`,
-            );
+            if (name === "our listener" && (await stored()) - beforeRun !== options.messages)
+              throw new Error("smtp-source: stored rows do not match the messages sent");
+            if (!result.ok) throw new Error(`smtp-source against ${name} failed`);
+            const entry = runs.get(name) ?? { perSecond: [], seconds: [], cpuMs: [], listenerMs: [] };
+            entry.perSecond.push(result.perSecond);
+            entry.seconds.push(result.seconds);
+            entry.cpuMs.push((1000 * cpuSeconds) / options.messages);
+            entry.listenerMs.push((1000 * listenerSeconds) / options.messages);
+            runs.set(name, entry);
           }
-          if (name === "our listener" && (await stored()) - beforeRun !== options.messages)
-            throw new Error("smtp-source: stored rows do not match the messages sent");
-          if (!result.ok) throw new Error(`smtp-source against ${name} failed`);
-          results.push([name, result, (1000 * cpuSeconds) / options.messages]);
-        }
-        const ours = results[0]![1].perSecond;
-        for (const [name, r, cpuMs] of results) {
-          const label = `${name}, ${reuse ? "reused connections" : "new connection per message"}`;
+        const ours = runs.get("our listener")!;
+        const mode = reuse ? "reused connections" : "new connection per message";
+        cpuSplit.push(
+          `${mode}: listener process ${fixed(median(ours.listenerMs), 2)} ms, its PostgreSQL backends ${fixed(median(ours.cpuMs) - median(ours.listenerMs), 2)} ms`,
+        );
+        for (const [name, r] of runs) {
+          const label = `${name}, ${mode}`;
+          const ratios = name === "our listener" ? "" : `${fixed(median(ours.perSecond) / median(r.perSecond), 2)}x`;
           sourceRows.push(
-            `${label.padEnd(72)}${fixed(r.perSecond).padStart(10)}${fixed(r.seconds, 2).padStart(10)}${(cpuAvailable ? fixed(cpuMs, 2) : "-").padStart(12)}${(name === "our listener" ? "" : `${fixed(ours / r.perSecond, 2)}x`).padStart(12)}`,
+            `${label.padEnd(72)}${fixed(median(r.perSecond)).padStart(10)}${fixed(median(r.seconds), 2).padStart(10)}${(cpuAvailable ? fixed(median(r.cpuMs), 2) : "-").padStart(12)}${ratios.padStart(12)}`,
           );
+          if (options.rounds > 1 && name !== "our listener")
+            sourceRows.push(
+              `${"  each round: ours / it".padEnd(72)}${ours.perSecond.map((o, i) => `${fixed(o / r.perSecond[i]!, 2)}x`).join(" ")}`,
+            );
         }
       }
       await postfix?.stop();
@@ -341,7 +360,7 @@ export default async function run(args: string[]): Promise<void> {
         ...(sourceRows.length
           ? [
               "",
-              `smtp-source (Postfix's load generator), ${options.messages} messages of ${options.size} B body over ${options.concurrency} sessions${postfix ? "" : " (postfix not available: not compared)"}:`,
+              `smtp-source (Postfix's load generator), ${options.messages} messages of ${options.size} B body over ${options.concurrency} sessions${options.rounds > 1 ? `, median of ${options.rounds} rounds (targets in turn)` : ""}${postfix ? "" : " (postfix not available: not compared)"}:`,
               `${"target".padEnd(72)}${"msg/s".padStart(10)}${"seconds".padStart(10)}${"CPU ms/msg".padStart(12)}${"ours / it".padStart(12)}`,
               ...sourceRows,
               ...(cpuAvailable ? ["", "our CPU per message:", ...cpuSplit.map((line) => `  ${line}`)] : []),

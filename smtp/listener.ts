@@ -8,6 +8,7 @@ import { errorFields } from "../src/log.ts";
 import { smtpMessages, smtpSessions } from "../src/metrics.ts";
 import { makeFairness } from "./fairness.ts";
 import { messageLimitViolation } from "./limits.ts";
+import { makeRecipientCache } from "./recipient-cache.ts";
 import { loadTlsMaterial } from "./tls.ts";
 
 export type SmtpListener = { port: number; close(): Promise<void> };
@@ -33,6 +34,7 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
   // What RCPT found for each accepted recipient (smtp-server keeps the same address object in the
   // envelope), so storing after DATA does not look every recipient up a second time.
   const lookedUp = new WeakMap<SMTPServerAddress, RecipientLookup>();
+  const lookupRecipientCached = makeRecipientCache(svc);
 
   const fairness = makeFairness(() => server, config.smtp, log);
   const server: SMTPServer = new SMTPServer({
@@ -61,7 +63,7 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
       if (session.envelope.rcptTo.length >= config.smtp.maxRecipients) {
         return callback(reject("too_many_recipients", 452, "4.5.3 Too many recipients"));
       }
-      lookupRecipient(svc, address.address).then(
+      lookupRecipientCached(address.address).then(
         (found) => {
           if (found.kind === "not_our_domain")
             return callback(reject("relay_denied", 550, "5.7.1 Relaying denied: not a domain of this service"));

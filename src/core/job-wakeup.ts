@@ -1,5 +1,5 @@
 // Wakes Graphile Worker's workers after jobs were committed without add_job's NOTIFY
-// (`insertJobQuietly`). The notification is only a hint: a worker also polls every second, so a
+// (`jobInsertQuietly`). The notification is only a hint: a worker also polls every second, so a
 // wake-up that is lost (the process dies right after COMMIT, the database hiccups) delays a job
 // by at most that, never loses it. One NOTIFY is in flight per pool at a time, carrying the
 // number of jobs committed since the last one, which is how add_jobs counts them

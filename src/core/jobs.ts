@@ -30,19 +30,20 @@ export async function enqueueJob(
  * after COMMIT instead (`./job-wakeup.ts`); a wake-up that is lost only delays the job to the
  * worker's next poll. Call `ensureTask` first: without the task's row the insert fails (task_id is
  * not null) rather than enqueue nothing. The key must be new: a taken one fails the insert too
- * (add_job would replace that job instead).
+ * (add_job would replace that job instead). Returned unexecuted, as a fragment of the caller's
+ * statement (a common table expression).
  */
-export function insertJobQuietly(
+export function jobInsertQuietly(
   db: Db,
   task: TaskName,
   payload: Record<string, string>,
   jobKey: string,
   when: PendingQuery<Row[]> = db`true`,
-): Promise<unknown> {
+): PendingQuery<Row[]> {
   return db`
     insert into graphile_worker._private_jobs (task_id, payload, key)
     select (select id from graphile_worker._private_tasks where identifier = ${task}), ${db.json(payload)}::json, ${jobKey}
-    where ${when}`.execute();
+    where ${when}`;
 }
 
 const ensured = new WeakMap<Sql, Set<TaskName>>();

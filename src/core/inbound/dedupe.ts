@@ -10,36 +10,34 @@ import { sha256HexNow } from "../../secrets.ts";
 export const DEDUPE_WINDOW_DAYS = 7;
 
 /**
- * Claims `rfcMessageId` as the first copy of this message in this mailbox for `messageId`; run it
- * inside the accept transaction. Resolves to the id of the message that holds the claim: ours when
- * this is the first copy (or the earlier one is older than the window), else the earlier one. A
- * concurrent delivery of the same bytes waits on the primary key until the first transaction ends,
- * then sees its row: both cannot win. The claim row's message id is how the statements after it
- * in the same transaction tell whether to store (`claimedFor`).
+ * The claims of `rfcMessageId` as the first copy of this message in each mailbox, for use as the
+ * `claims` common table expression of the accept statement: returns (mailbox_id, message_id) for
+ * each, where message_id is ours when this is the first copy (or the earlier one is older than the
+ * window), else the earlier one. A concurrent delivery of the same bytes waits on the primary key
+ * until the first transaction ends, then sees its row: both cannot win. Pass the claims in mailbox
+ * id order (rows are inserted, and their keys locked, in that order), so that two deliveries to
+ * several mailboxes cannot deadlock. The statement's inserts store a mailbox's copy only when its
+ * claim holds our message id (`claimHeld`).
  */
-export function claimFirstCopy(tx: Db, mailboxId: string, rfcMessageId: string, sha256: string, messageId: string): Promise<string> {
+export function claimFirstCopies(tx: Db, rfcMessageId: string, sha256: string, claims: { mailboxId: string; messageId: string }[]) {
   const stale = tx`claim.received_at < now() - make_interval(days => ${DEDUPE_WINDOW_DAYS})`;
+  const rows = claims
+    .map(({ mailboxId, messageId }) => tx`(${mailboxId}, ${rfcMessageId}, ${sha256}, ${messageId})`)
+    .reduce((list, row) => tx`${list}, ${row}`);
   return tx`
     insert into inbound_first_copies as claim (mailbox_id, rfc_message_id, sha256, message_id)
-    values (${mailboxId}, ${rfcMessageId}, ${sha256}, ${messageId})
+    values ${rows}
     on conflict (mailbox_id, rfc_message_id, sha256) do update
       set message_id = case when ${stale} then excluded.message_id else claim.message_id end,
           received_at = case when ${stale} then now() else claim.received_at end
-    returning message_id`.then((rows) => rows[0]!.message_id as string);
+    returning mailbox_id, message_id`;
 }
 
-/**
- * SQL condition: one of these claims (taken earlier in this transaction) is held by its message.
- * Each is looked up by the claim's primary key: a condition on message_id alone is planned, while
- * the table has no statistics yet, as a scan of the whole table, once per statement.
- */
-export function claimedFor(tx: Db, rfcMessageId: string, sha256: string, claims: { mailboxId: string; messageId: string }[]) {
-  return claims
-    .map(
-      ({ mailboxId, messageId }) => tx`exists (select 1 from inbound_first_copies
-        where mailbox_id = ${mailboxId} and rfc_message_id = ${rfcMessageId} and sha256 = ${sha256} and message_id = ${messageId})`,
-    )
-    .reduce((either, next) => tx`${either} or ${next}`);
+/** SQL condition: one of these message ids holds its claim, in the statement's `claims` expression. */
+export function claimHeld(tx: Db, messageIds: string[]) {
+  return messageIds.length === 1
+    ? tx`exists (select 1 from claims where message_id = ${messageIds[0]!})`
+    : tx`exists (select 1 from claims where message_id = any(${messageIds}::text[]))`;
 }
 
 // Header fields that servers prepend on the way (RFC 5321 §4.4 trace fields, and their kin that

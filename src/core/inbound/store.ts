@@ -1,19 +1,18 @@
 // Accepting inbound mail: the one path for the SMTP listener and for local delivery. The raw
-// message, one row per recipient mailbox and the processing job commit in one transaction (sent
-// in one round trip); a caller answers success only after this returns.
+// message, one row per recipient mailbox and the processing job commit in one statement (one
+// transaction, one round trip); a caller answers success only after this returns.
 import { parseInbound } from "../../mail/parse.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
-import { pipelinedTransaction } from "../../pipelined-transaction.ts";
 import { sha256HexNow } from "../../secrets.ts";
 import { attachmentKey, rawKey } from "../content.ts";
 import { newId } from "../ids.ts";
 import { wakeWorkers } from "../job-wakeup.ts";
-import { ensureTask, insertJobQuietly } from "../jobs.ts";
+import { ensureTask, jobInsertQuietly } from "../jobs.ts";
 import type { Mailbox } from "../mailboxes.ts";
 import { MAILTO_LOCAL_PREFIX } from "../outbound/index.ts";
 import type { Services } from "../services.ts";
 import { stopwatch } from "../stage-times.ts";
-import { claimedFor, claimFirstCopy, copyDigest } from "./dedupe.ts";
+import { claimFirstCopies, claimHeld, copyDigest } from "./dedupe.ts";
 import { threadIdExpression } from "./threading.ts";
 
 export type InboundEnvelope = {
@@ -67,7 +66,6 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .map((mailbox) => ({ mailbox, id: newId("msg"), attachmentIds: parsed.attachments.map(() => newId("att")) }));
   const rfcMessageId = parsed.rfcMessageId;
-  const claims = new Map<string, Promise<string>>();
 
   // With an object store the bytes go there first, each write checked (blob-store.ts): the rows
   // below only name them, and a store that fails makes this throw, so the sender gets a 4xx.
@@ -84,76 +82,68 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
     );
   }
 
-  // One round trip: no statement waits for another's reply. Whether a mailbox's copy is stored is
-  // decided inside the transaction, by its claim (a copy of an earlier message stores and enqueues
-  // nothing); a message without a Message-ID is always stored.
+  // One statement, so one transaction and one reply: each insert is a common table expression.
+  // Whether a mailbox's copy is stored is decided inside it, by its claim (a copy of an earlier
+  // message stores and enqueues nothing); a message without a Message-ID is always stored. As
+  // separate statements, even pipelined, each cost the database its own executor start-up and a
+  // reply written to the socket, and this process a wake-up per reply.
   const dropObjects = (keys: string[]) =>
     void Promise.all(keys.map((key) => blobs!.delete(key))).catch((error: Error) =>
       svc.log.warn("content.store_delete_failed", { keys, error: error.message }),
     );
-  const storing = watch.time("store", () =>
-    pipelinedTransaction(svc.sql, (tx) => {
-      const statements: PromiseLike<unknown>[] = [];
-      if (rfcMessageId !== null)
-        for (const { mailbox, id } of planned) {
-          const claim = claimFirstCopy(tx, mailbox.id, rfcMessageId, copyId, id);
-          claims.set(mailbox.id, claim);
-          statements.push(claim);
-        }
-      const storedIf = (claims: typeof planned) =>
-        rfcMessageId === null
-          ? tx`true`
-          : claimedFor(
-              tx,
-              rfcMessageId,
-              copyId,
-              claims.map(({ mailbox, id }) => ({ mailboxId: mailbox.id, messageId: id })),
-            );
-      statements.push(
-        tx`
-        insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from, blob_key)
-        select ${rawId}, ${raw.byteLength}, ${digest}, ${blobs ? null : raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}, ${blobs ? rawKey(rawId) : null}
-        where ${storedIf(planned)}`.execute(),
-      );
-      for (const claim of planned) {
-        const { mailbox, id, attachmentIds } = claim;
-        const stored = storedIf([claim]);
-        const threadId = threadIdExpression(tx, mailbox.id, parsed.inReplyTo, parsed.references);
-        statements.push(
-          tx`
-          insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
-            "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
-          select ${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
-            ${parsed.references}::text[], ${parsed.fromAddr ?? envelope.mailFrom ?? ""}, ${mailbox.address}, ${parsed.subject},
-            ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${tx.json(body.report as never)}, ${body.hidden_text || null},
-            ${parsed.warnings}::text[], ${tx.json(parsed.headerValues)}, ${parsed.unread}
-          where ${stored}`.execute(),
-        );
-        parsed.attachments.forEach((attachment, i) => {
-          const attachmentId = attachmentIds[i]!;
-          statements.push(
-            tx`
-            insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content, blob_key)
-            select ${attachmentId}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
-              ${attachment.contentId}, ${attachment.disposition}, ${blobs ? null : attachment.content}, ${blobs ? attachmentKey(attachmentId) : null}
-            where ${stored}`.execute(),
-          );
-        });
-        // Without add_job's NOTIFY, which would make concurrent accepts commit one at a time (jobs.ts).
-        statements.push(insertJobQuietly(tx, "process_inbound", { message_id: id }, `inbound:${id}`, stored));
-      }
-      return statements;
-    }),
-  );
-  // Nothing committed names the objects when the transaction failed (the sender retries).
-  await storing.catch((error) => {
-    if (blobs) dropObjects(objectKeys);
-    throw error;
+  const sql = svc.sql;
+  const storedIf = (messageIds: string[]) => (rfcMessageId === null ? sql`true` : claimHeld(sql, messageIds));
+  const inserts = [
+    sql`raw_row as (
+      insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from, blob_key)
+      select ${rawId}, ${raw.byteLength}, ${digest}, ${blobs ? null : raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}, ${blobs ? rawKey(rawId) : null}
+      where ${storedIf(planned.map(({ id }) => id))})`,
+  ];
+  planned.forEach(({ mailbox, id, attachmentIds }, m) => {
+    const stored = storedIf([id]);
+    const threadId = threadIdExpression(sql, mailbox.id, parsed.inReplyTo, parsed.references);
+    inserts.push(sql`${sql(`message_${m}`)} as (
+      insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
+        "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
+      select ${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
+        ${parsed.references}::text[], ${parsed.fromAddr ?? envelope.mailFrom ?? ""}, ${mailbox.address}, ${parsed.subject},
+        ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${sql.json(body.report as never)}, ${body.hidden_text || null},
+        ${parsed.warnings}::text[], ${sql.json(parsed.headerValues)}, ${parsed.unread}
+      where ${stored})`);
+    parsed.attachments.forEach((attachment, i) => {
+      const attachmentId = attachmentIds[i]!;
+      inserts.push(sql`${sql(`attachment_${m}_${i}`)} as (
+        insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content, blob_key)
+        select ${attachmentId}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
+          ${attachment.contentId}, ${attachment.disposition}, ${blobs ? null : attachment.content}, ${blobs ? attachmentKey(attachmentId) : null}
+        where ${stored})`);
+    });
+    // Without add_job's NOTIFY, which would make concurrent accepts commit one at a time (jobs.ts).
+    inserts.push(sql`${sql(`job_${m}`)} as (${jobInsertQuietly(sql, "process_inbound", { message_id: id }, `inbound:${id}`, stored)})`);
   });
+  const claims =
+    rfcMessageId === null
+      ? sql`claims (mailbox_id, message_id) as (select null::text, null::text where false)`
+      : sql`claims as (${claimFirstCopies(
+          sql,
+          rfcMessageId,
+          copyId,
+          planned.map(({ mailbox, id }) => ({ mailboxId: mailbox.id, messageId: id })),
+        )})`;
+  const expressions = [claims, ...inserts].reduce((list, next) => sql`${list}, ${next}`);
+  // The reply comes after COMMIT (an implicit transaction ends at the statement's Sync, and
+  // postgres.js resolves at ReadyForQuery), so success here means durable.
+  const held = await watch
+    .time("store", () => sql`with ${expressions} select mailbox_id, message_id from claims`)
+    .catch((error) => {
+      // Nothing committed names the objects when the statement failed (the sender retries).
+      if (blobs) dropObjects(objectKeys);
+      throw error;
+    });
 
   // Each mailbox's message: ours, or the earlier copy its claim named.
-  const idByMailbox = new Map<string, string>();
-  for (const { mailbox, id } of planned) idByMailbox.set(mailbox.id, (await claims.get(mailbox.id)) ?? id);
+  const idByMailbox = new Map<string, string>(planned.map(({ mailbox, id }) => [mailbox.id, id]));
+  for (const row of held) idByMailbox.set(row.mailbox_id as string, row.message_id as string);
   const copies = planned.filter(({ mailbox, id }) => idByMailbox.get(mailbox.id) !== id).length;
   if (blobs && copies > 0) {
     // Objects written for copies that were not stored again: nothing names them.
