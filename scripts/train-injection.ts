@@ -73,11 +73,10 @@ const FLOOR = 0.05;
 export function docFor(item: Labelled, source: string, malicious: boolean): Doc {
   const subject = item.subject ?? "";
   const text = subject === "" ? item.body_clean : `${subject}\n\n${item.body_clean}`;
-  // The rule signals as the rules give them (no fitted scales): what modelVerdict reads too.
+  // The rule signals as the rules give them (the combiner never changes them): what modelVerdict reads too.
   const rules = scoreInjectionRisk(
     { subject: item.subject, bodyClean: item.body_clean, hiddenText: item.hidden_text, report: item.report },
     null,
-    { method: "unscaled", threshold: 0.5, scale: {} },
   ).signals;
   const named = (text: string, hidden: boolean): Window[] => {
     const of = windows(text, hidden);

@@ -392,3 +392,18 @@ describe("engine choice", () => {
     expect(chooseEngine({ llmUrl: "http://127.0.0.1:1/v1", llmModel: "m", llmApiKey: null, llmTimeoutMs: 1000 }).name).toBe("llm");
   });
 });
+
+describe("classification weights are data", () => {
+  test("every rule has its weight in classify-weights.json, and the file names no rule that is gone", async () => {
+    const { CLASSIFY_WEIGHTS, WEIGHTED_RULES, ruleKey } = await import("../src/comprehension/understanding/classify.ts");
+    const keys = WEIGHTED_RULES.map(ruleKey);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(Object.keys(CLASSIFY_WEIGHTS.rules).sort()).toEqual([...keys].sort());
+    for (const r of WEIGHTED_RULES) expect(r.weight).toBeGreaterThan(0);
+  });
+  test("classify.ts writes no weight into a rule", async () => {
+    const text = await Bun.file(new URL("../src/comprehension/understanding/classify.ts", import.meta.url)).text();
+    expect(text).not.toMatch(/\bweight: \d/);
+    expect(text).not.toMatch(/\* 0\.\d|>= \d\b/);
+  });
+});
