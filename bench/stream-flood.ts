@@ -7,9 +7,10 @@
 // Both phases run side by side in one run, so the ratio holds on a busy machine.
 //
 //   npm run bench -- stream-flood [--events 200] [--interval-ms 20] [--flooders 4]
-import { appendEvent } from "../src/core/events/index.ts";
+
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
+import { appendEvent } from "../src/core/events/index.ts";
 import { newId } from "../src/core/ids.ts";
 import { makeSql } from "../src/db.ts";
 import { percentile, startBenchService } from "./stream-service.ts";

@@ -16,17 +16,17 @@
 //   bun run eval [--with-spamassassin] [--skip-spamassassin-corpus] [--detail]
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { COMBINER } from "../src/comprehension/injection/combiner.ts";
 import { checkWithSpamd } from "../src/comprehension/scanners/spamd.ts";
 import { classifySpam, loadSpamModel } from "../src/comprehension/spam/classifier.ts";
-import { loadConfig } from "../src/config.ts";
-import { toRaw } from "./corpus/mail-file.ts";
-import { type BinaryScore, formatScore, injectionRecords, scoreInjection, scoreSpam, spamRecords } from "./eval-modern.ts";
-import { HELD_OUT_GROUPS, loadCorpus } from "./train-spam.ts";
 import { CLASSIFY_WEIGHTS, classifyMessage, WEIGHTED_RULES } from "../src/comprehension/understanding/classify.ts";
-import { COMBINER } from "../src/comprehension/injection/combiner.ts";
+import { loadConfig } from "../src/config.ts";
 import { DEV, HELD_OUT } from "../test/fixtures/comprehension-messages.ts";
 import { composeInjection } from "./corpus/compose-injection.ts";
+import { toRaw } from "./corpus/mail-file.ts";
+import { type BinaryScore, formatScore, injectionRecords, scoreInjection, scoreSpam, spamRecords } from "./eval-modern.ts";
 import { COMPOSED as COMPOSED_INJECTION } from "./fit-injection.ts";
+import { HELD_OUT_GROUPS, loadCorpus } from "./train-spam.ts";
 
 const { values: args } = parseArgs({
   options: {

@@ -23,10 +23,10 @@
 //   npx bun scripts/train-injection.ts --leave-out holdout-3.json    train without one file, print only
 
 import { readdir } from "node:fs/promises";
-import { docFiles } from "./injection-corpus-docs.ts";
 import { interner, ruleFeatures, windows } from "../src/comprehension/injection/features.ts";
 import { MODEL_FORMAT, namesLogit, parseModel } from "../src/comprehension/injection/model.ts";
 import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
+import { docFiles } from "./injection-corpus-docs.ts";
 
 type Window = { names: string[] };
 export type Doc = { source: string; malicious: boolean; text: string; windows: Window[]; rules: Map<string, number> };

@@ -3,11 +3,11 @@
 // transport and the real Graphile Worker; its links open a confirmation page over real HTTP. A GET
 // changes nothing, the page's POST acts once, and a second POST is refused with what happened.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { startWorker } from "../worker/runner.ts";
 import { createUser } from "../src/core/accounts/users.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { startWorker } from "../worker/runner.ts";
 import { DashboardClient } from "./support/dashboard-client.ts";
-import { closedPort, deliverInbound, parseMail, startOutbound, waitFor, type Outbound } from "./support/outbound.ts";
+import { closedPort, deliverInbound, type Outbound, parseMail, startOutbound, waitFor } from "./support/outbound.ts";
 
 setDefaultTimeout(60_000);
 

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { classifyMessage } from "../src/comprehension/understanding/classify.ts";
 import { builtinEngine, chooseEngine } from "../src/comprehension/engine.ts";
-import { extractFacts, type ComprehensionInput } from "../src/comprehension/understanding/extract.ts";
-import { LABELS, LABEL_NAMES, isLabel } from "../src/comprehension/understanding/labels.ts";
+import { classifyMessage } from "../src/comprehension/understanding/classify.ts";
+import { type ComprehensionInput, extractFacts } from "../src/comprehension/understanding/extract.ts";
+import { isLabel, LABEL_NAMES, LABELS } from "../src/comprehension/understanding/labels.ts";
 import { fillSchema } from "../src/comprehension/understanding/schema-fill.ts";
 import { validate } from "../src/comprehension/understanding/schema-validate.ts";
-import { DEV, HELD_OUT, message, type Labelled } from "./fixtures/comprehension-messages.ts";
+import { DEV, HELD_OUT, type Labelled, message } from "./fixtures/comprehension-messages.ts";
 import { cpuMsSince } from "./support/cpu-time.ts";
 
 const mail = (body: string, subject = "", extra: Partial<ComprehensionInput> = {}): ComprehensionInput => ({

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { combinedScore, evidence } from "../src/comprehension/injection/combiner.ts";
-import { INJECTION_THRESHOLD, scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
-import { WEIGHTS } from "../src/comprehension/injection/weights.ts";
 import { loadSet, meetsBar, metrics } from "../scripts/eval-injection.ts";
 import { HOLDOUT_FILES } from "../scripts/train-injection.ts";
+import { combinedScore, evidence } from "../src/comprehension/injection/combiner.ts";
 import { windows } from "../src/comprehension/injection/features.ts";
 import { MODEL_FORMAT, parseModel, shippedModel } from "../src/comprehension/injection/model.ts";
+import { INJECTION_THRESHOLD, scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
+import { WEIGHTS } from "../src/comprehension/injection/weights.ts";
 import { cpuMsSince } from "./support/cpu-time.ts";
 
 const score = (body: string, extra: { subject?: string; hidden?: string; report?: Record<string, number> } = {}) =>
