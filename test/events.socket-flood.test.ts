@@ -3,10 +3,10 @@
 // closes that connection with 1008 and leaves every other key answered. Over real HTTP.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { drainEventHub } from "../src/core/events/hub.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { makeFrameGuard } from "../src/http/socket-frames.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { appendTestEvent } from "./support/events.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;
 let server: HttpServer;
@@ -72,6 +72,66 @@ test("a flood of ack frames closes that connection with 1008; another key's requ
   // The other key was never touched; the flooder's key paid for what was handled.
   const flooderAnswer = await ctx.request("GET", "/api/v1/mailboxes", { key: flooder.key });
   expect(Number(/r=(\d+)/.exec(flooderAnswer.headers.get("ratelimit") ?? "")?.[1])).toBeLessThan(40 - 1);
+});
+
+test("while one key floods, another key's events still arrive on its WebSocket: every one, in order, in reasonable time", async () => {
+  const flooder = await makeAccount(ctx);
+  await makeMailbox(ctx, flooder, "flood-again");
+  const calm = await makeAccount(ctx);
+  const calmMailbox = await makeMailbox(ctx, calm, "calm-stream");
+  const stream = new WebSocket(`${base}?access_token=${calm.key}`);
+  const arrived: { subject: string; at: number }[] = [];
+  const calmClosed: { code: number }[] = [];
+  stream.addEventListener("message", (message) => {
+    const frame = JSON.parse(String(message.data));
+    if (frame.event) arrived.push({ subject: frame.event.subject, at: performance.now() });
+  });
+  stream.addEventListener("close", (event) => calmClosed.push({ code: event.code }));
+  await new Promise((resolve, reject) => {
+    stream.addEventListener("open", resolve);
+    stream.addEventListener("error", reject);
+  });
+
+  // The flood: three consumer sockets of one key, each sending thousands of frames at once,
+  // opened again as soon as the service closes them, for as long as the calm events are appended.
+  let flooding = true;
+  const closes: number[] = [];
+  const floodOne = async (n: number) => {
+    for (let round = 0; flooding; round++) {
+      const name = `flood-${n}-${round}`;
+      const socket = await consumerSocket(flooder, name).catch(() => null);
+      if (!socket) {
+        await Bun.sleep(50);
+        continue;
+      }
+      const frame = JSON.stringify({ ack: ["0"] });
+      for (let i = 0; i < 5_000 && socket.ws.readyState === WebSocket.OPEN; i++) socket.ws.send(frame);
+      closes.push((await socket.closed).code);
+    }
+  };
+  const floods = [0, 1, 2].map(floodOne);
+
+  const sent: { subject: string; at: number }[] = [];
+  for (let i = 0; i < 30; i++) {
+    const subject = `calm-${i}`;
+    await appendTestEvent(ctx.sql, calm.accountId, calmMailbox.id, { subject });
+    sent.push({ subject, at: performance.now() });
+    await Bun.sleep(50);
+  }
+  for (let waited = 0; arrived.length < sent.length && waited < 30_000; waited += 50) await Bun.sleep(50);
+  flooding = false;
+  await Promise.all(floods);
+  stream.close();
+
+  // Every calm event, in order, none twice, the calm stream never closed; the bound per event is
+  // generous (a loaded machine); the latency figures are in `npm run bench -- stream-flood`.
+  expect(arrived.map((item) => item.subject)).toEqual(sent.map((item) => item.subject));
+  expect(calmClosed).toEqual([]);
+  const slowest = Math.max(...arrived.map((item, i) => item.at - sent[i]!.at));
+  expect(slowest).toBeLessThan(10_000);
+  // The flood was real: its connections were closed for it.
+  expect(closes.length).toBeGreaterThan(0);
+  expect(closes.every((code) => code === 1008)).toBe(true);
 });
 
 test("any frame counts, not only acks: junk frames within the frame budget run the key out, and it is closed as rate limited", async () => {

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import net from "node:net";
 import { drainEventHub, eventHubFor } from "../src/core/events/hub.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { openSse } from "./support/events.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
+import { openSse } from "./support/events.ts";
 
 let ctx: TestContext;
 let server: HttpServer;
@@ -99,6 +99,29 @@ test("HEAD on the stream route answers at once with the stream's headers, and op
     signal: AbortSignal.timeout(10_000),
   });
   expect(unknown.status).toBe(404);
+  for (const client of held) client.close();
+  await waitForStreams(0);
+});
+
+test("HEAD on the WebSocket route answers like HEAD on the stream: the same checks, then 200 at once, opening nothing", async () => {
+  const account = await makeAccount(ctx);
+  const held = [await openSse(`${base}/api/v1/events/stream`, account.key), await openSse(`${base}/api/v1/events/stream`, account.key)];
+  await waitForStreams(2);
+  const head = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, { method: "HEAD", headers, signal: AbortSignal.timeout(10_000) });
+  const auth = { authorization: `Bearer ${account.key}` };
+  // The key holds every slot it may: HEAD still answers, as it takes none.
+  const ok = await head("/api/v1/events/ws", auth);
+  expect(ok.status).toBe(200);
+  expect(await ok.text()).toBe("");
+  expect((await head(`/api/v1/events/ws?access_token=${account.key}`)).status).toBe(200);
+  expect((await head("/api/v1/events/ws")).status).toBe(401);
+  expect((await head("/api/v1/events/ws?consumer=nobody", auth)).status).toBe(404);
+  expect((await head("/api/v1/events/ws?after=not-a-cursor", auth)).status).toBe(400);
+  // The SSE route gives the same statuses for the same requests.
+  expect((await head("/api/v1/events/stream?consumer=nobody", auth)).status).toBe(404);
+  expect((await head("/api/v1/events/stream?after=not-a-cursor", auth)).status).toBe(400);
+  expect(eventHubFor(ctx.svc).size()).toBe(2);
   for (const client of held) client.close();
   await waitForStreams(0);
 });

@@ -4,23 +4,23 @@
 // cannot set headers (browsers), `?access_token=<key>`. Resume with `?after=<cursor>`.
 // Bun serves it (Elysia's .ws needs the server's upgrade); under Deno the SSE stream serves.
 import { Elysia, t } from "elysia";
+import { ApiError } from "../core/errors.ts";
 import {
   ackEvents,
-  scopeFor,
-  type EventScope,
-  streamSlotsFor,
-  startFeed,
   type CloseReason,
+  type EventScope,
   type Feed,
   type FeedSource,
+  scopeFor,
+  startFeed,
+  streamSlotsFor,
   streamSource,
 } from "../core/events/index.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
-import { ApiError } from "../core/errors.ts";
 import { authenticate, authorize } from "../request/auth.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
-import { makeFrameGuard, type FrameGuard } from "./socket-frames.ts";
+import { type FrameGuard, makeFrameGuard } from "./socket-frames.ts";
 
 type Opened = {
   principal: Principal;
@@ -38,6 +38,26 @@ type RawSocket = { send(data: string): number; close(code?: number, reason?: str
 // Close codes: 1001 going away (shutdown: reconnect elsewhere), 1008 policy (too slow), 1011 error.
 const closeCodes: Record<CloseReason, number> = { client: 1000, drain: 1001, slow: 1008, error: 1011 };
 
+const socketQuery = t.Object({
+  after: t.Optional(t.String({ maxLength: 32 })),
+  mailbox_id: t.Optional(t.String({ minLength: 1 })),
+  types: t.Optional(t.String({ maxLength: 512 })),
+  access_token: t.Optional(t.String({ maxLength: 512 })),
+  consumer: t.Optional(t.String({ maxLength: 64 })),
+  prefetch: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+});
+type SocketQuery = typeof socketQuery.static;
+
+/** Every check an upgrade passes before it opens (401, 403, 400 for a bad cursor or type, 404 for an unknown consumer). */
+async function admit(svc: Services, request: Request, query: SocketQuery) {
+  const header = request.headers.get("authorization") ?? (query.access_token ? `Bearer ${query.access_token}` : null);
+  const principal = await authenticate(svc.sql, header);
+  authorize(principal, "read");
+  const scope = scopeFor(principal, query.mailbox_id, query.types);
+  const source = await streamSource(svc, principal, query);
+  return { principal, scope, source };
+}
+
 export const eventSocketRoutes = (svc: Services) => {
   const decided = new WeakMap<Request, Opened>();
   const feeds = new WeakMap<object, Feed>();
@@ -47,20 +67,9 @@ export const eventSocketRoutes = (svc: Services) => {
   const app = new Elysia({ name: "routes:events-ws", prefix: "/api/v1" }).ws("/events/ws", {
     // OpenAPI has no WebSocket operation: the stream's description and docs/events.md name it.
     detail: { hide: true },
-    query: t.Object({
-      after: t.Optional(t.String({ maxLength: 32 })),
-      mailbox_id: t.Optional(t.String({ minLength: 1 })),
-      types: t.Optional(t.String({ maxLength: 512 })),
-      access_token: t.Optional(t.String({ maxLength: 512 })),
-      consumer: t.Optional(t.String({ maxLength: 64 })),
-      prefetch: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
-    }),
+    query: socketQuery,
     async beforeHandle({ request, query }) {
-      const header = request.headers.get("authorization") ?? (query.access_token ? `Bearer ${query.access_token}` : null);
-      const principal = await authenticate(svc.sql, header);
-      authorize(principal, "read");
-      const scope = scopeFor(principal, query.mailbox_id, query.types);
-      const source = await streamSource(svc, principal, query);
+      const { principal, scope, source } = await admit(svc, request, query);
       // The key's stream slot: a refusal is a 429 JSON answer before the upgrade.
       // Elysia runs this hook twice for one upgrade (as a route hook and again in its Bun adapter):
       // the second run gives back the slot the first took.
@@ -130,6 +139,17 @@ export const eventSocketRoutes = (svc: Services) => {
       feeds.get(ws.raw as object)?.close("client");
     },
   });
+
+  // HEAD answers like HEAD on the SSE stream: the upgrade's checks, then 200 with no body, at once;
+  // it opens nothing and takes no slot (a probe must not cost a stream).
+  app.head(
+    "/events/ws",
+    async ({ request, query }) => {
+      await admit(svc, request, query);
+      return new Response(null, { headers: { "cache-control": "no-cache, no-transform" } });
+    },
+    { query: socketQuery, detail: { hide: true } },
+  );
 
   async function answerFrame(raw: RawSocket, consumer: { principal: Principal; name: string } | undefined, message: unknown) {
     const cursors = (message as { ack?: unknown })?.ack;
