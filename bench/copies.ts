@@ -9,19 +9,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { loadConfig } from "../src/config.ts";
-import { makeSql, type Sql } from "../src/db.ts";
 import { createAccount } from "../src/core/accounts/accounts.ts";
-import { randomBase32 } from "../src/core/ids.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
+import { randomBase32 } from "../src/core/ids.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
+import { makeSql, type Sql } from "../src/db.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
+import { freePort } from "../test/support/smtp-client.ts";
 import { openChaosDatabase } from "./chaos/database.ts";
 import { chaosMessage } from "./chaos/load.ts";
-import { startChaosReceiver, type ChaosReceiver } from "./chaos/receiver.ts";
-import { startService, type ServiceProcess } from "./chaos/service.ts";
-import { freePort } from "../test/support/smtp-client.ts";
+import { type ChaosReceiver, startChaosReceiver } from "./chaos/receiver.ts";
+import { type ServiceProcess, startService } from "./chaos/service.ts";
 import { apiPrincipal } from "./support/principal.ts";
 
 /** CPU seconds (user + system) a process has used, from /proc (Linux). */

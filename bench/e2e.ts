@@ -26,19 +26,19 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import nodemailer from "nodemailer";
 import { loadConfig } from "../src/config.ts";
-import { makeSql } from "../src/db.ts";
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
+import { makeSql } from "../src/db.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
 import { createTestDatabase } from "../test/support/database.ts";
+import { rspamdAvailable } from "../test/support/rspamd.ts";
 import { backendCpu, cpuBetween, treeCpu } from "./support/cpu.ts";
-import { startEdgeScanners, type EdgeScanners, type SpamScannerChoice } from "./support/edge-scanners.ts";
+import { type EdgeScanners, type SpamScannerChoice, startEdgeScanners } from "./support/edge-scanners.ts";
 import { apiPrincipal } from "./support/principal.ts";
 import { StageLog, stageTable } from "./support/stage-log.ts";
-import { rspamdAvailable } from "../test/support/rspamd.ts";
 
 type Options = {
   rates: number[];

@@ -19,10 +19,10 @@
 //   bun run bench feedback [--window 60] [--checkpoints 0,1,2,3,6,12] [--seed 11] [--stream 400]
 //     [--corpus generated|spamassassin]
 import { acceptInbound } from "../src/core/inbound/store.ts";
-import { giveFeedback } from "../src/core/screening/feedback.ts";
 import type { Principal } from "../src/core/principal.ts";
+import { giveFeedback } from "../src/core/screening/feedback.ts";
 import { screenMessage } from "../src/core/screening/screen.ts";
-import { mailStream, toRaw, type StreamMessage } from "../test/fixtures/feedback/stream.ts";
+import { mailStream, type StreamMessage, toRaw } from "../test/fixtures/feedback/stream.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "../test/support/context.ts";
 import { mailboxRow } from "../test/support/mailbox-row.ts";
 

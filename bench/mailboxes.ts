@@ -22,23 +22,24 @@
 //
 // The servers run in a child process (one event loop, as in production) so that the load
 // generator does not share their CPU time slices; the database is a fresh one, dropped after.
-import autocannon, { type Result } from "autocannon";
-import { Elysia } from "elysia";
+
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import autocannon, { type Result } from "autocannon";
+import { Elysia } from "elysia";
 import { loadConfig } from "../src/config.ts";
-import { makeSql } from "../src/db.ts";
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
 import { makeServices } from "../src/core/services.ts";
+import { makeSql } from "../src/db.ts";
 import { makeTransport } from "../src/delivery/index.ts";
 import { makeApp } from "../src/http/app.ts";
-import { authenticate } from "../src/request/auth.ts";
 import { startHttpServer } from "../src/http/server.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
+import { authenticate } from "../src/request/auth.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { apiPrincipal } from "./support/principal.ts";
 

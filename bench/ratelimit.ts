@@ -8,15 +8,16 @@
 // runs in a child process, the flooding client in another; the other key is driven from this one,
 // alone, then beside the flood, then alone again (how far the shared machine moved meanwhile). The
 // API process's CPU per second in each phase is read from /proc: what the flood costs it.
-import autocannon, { type Result } from "autocannon";
+
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import autocannon, { type Result } from "autocannon";
 import { loadConfig } from "../src/config.ts";
-import { makeSql } from "../src/db.ts";
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
 import { makeServices } from "../src/core/services.ts";
+import { makeSql } from "../src/db.ts";
 import { makeTransport } from "../src/delivery/index.ts";
 import { makeApp } from "../src/http/app.ts";
 import { startHttpServer } from "../src/http/server.ts";

@@ -4,12 +4,13 @@
 // core functions the routes call; p50/p99 per kind. The database is dropped afterwards.
 //
 //   npm run bench -- search [--messages 100000] [--runs 40] [--keep]
-import { makeSql } from "../src/db.ts";
+
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { listMessagesPage } from "../src/core/messages.ts";
 import type { Principal } from "../src/core/principal.ts";
-import { searchMessages, type SearchInput } from "../src/core/search.ts";
+import { type SearchInput, searchMessages } from "../src/core/search.ts";
 import { listThreads } from "../src/core/threads.ts";
+import { makeSql } from "../src/db.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 
 // Common words first: the generator draws low indexes far more often (power of a uniform draw).

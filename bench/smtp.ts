@@ -16,21 +16,21 @@
 // loop. The database is a fresh one on DATABASE_URL's server (or an embedded one), dropped after.
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { connectSmtp } from "../test/support/smtp-connection.ts";
 import { SMTPServer } from "smtp-server";
+import { startSmtpListener } from "../smtp/listener.ts";
 import { loadConfig } from "../src/config.ts";
-import { makeSql } from "../src/db.ts";
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
 import { makeServices } from "../src/core/services.ts";
+import { makeSql } from "../src/db.ts";
 import { makeTransport } from "../src/delivery/index.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
-import { startSmtpListener } from "../smtp/listener.ts";
 import { createTestDatabase } from "../test/support/database.ts";
+import { connectSmtp } from "../test/support/smtp-connection.ts";
 import { profileInbound } from "./support/inbound-profile.ts";
+import { type LoopbackPostfix, postfixAvailable, smtpSource, smtpSourceAvailable, startPostfix } from "./support/postfix.ts";
 import { available as cpuAvailable, cpuOf, cpuOfTree } from "./support/process-cpu.ts";
-import { postfixAvailable, smtpSource, smtpSourceAvailable, startPostfix, type LoopbackPostfix } from "./support/postfix.ts";
 
 const LISTENER_APP = "bench-smtp-listener";
 

@@ -8,9 +8,10 @@
 //
 //   npm run bench -- stream-flood [--events 200] [--interval-ms 20] [--flooders 4] [--reconnect-ms 0]
 // (--reconnect-ms: how long a flooding socket waits before it connects again once closed)
-import { appendEvent } from "../src/core/events/index.ts";
+
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
+import { appendEvent } from "../src/core/events/index.ts";
 import { newId } from "../src/core/ids.ts";
 import { makeSql } from "../src/db.ts";
 import { percentile, startBenchService } from "./stream-service.ts";

@@ -1,12 +1,13 @@
 // Shared by the stream benchmarks (not a benchmark itself: no default export): the real service
 // as `npm start` runs it, in a child process against a fresh database, with an account and key.
-import net from "node:net";
+
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { makeSql } from "../src/db.ts";
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
+import { makeSql } from "../src/db.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 
 export type BenchService = {

@@ -4,11 +4,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import openapiTS from "openapi-typescript";
 import { loadConfig } from "../src/config.ts";
-import { makeSql } from "../src/db.ts";
 import { makeServices } from "../src/core/services.ts";
+import { makeSql } from "../src/db.ts";
 import { makeTransport } from "../src/delivery/index.ts";
-import { buildOpenApiDocument } from "../src/http/openapi-document.ts";
 import { makeApp } from "../src/http/app.ts";
+import { buildOpenApiDocument } from "../src/http/openapi-document.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
 

@@ -5,7 +5,7 @@
 //   npx bun scripts/eval-extraction.ts [--set 1|2] [--verbose]   (set 2 was written after the extractors were frozen)
 import { extractFacts, type Facts } from "../src/comprehension/understanding/extract.ts";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
-import { heldOut, type HeldOutMessage } from "../test/fixtures/extraction-heldout/messages.ts";
+import { type HeldOutMessage, heldOut } from "../test/fixtures/extraction-heldout/messages.ts";
 import { heldOut2 } from "../test/fixtures/extraction-heldout/messages-2.ts";
 
 export function flatten(facts: Facts): string[] {
@@ -53,7 +53,7 @@ export function score(set: HeldOutMessage[] = heldOut) {
     if (fp.length || fn.length) misses.push(`${message.name}: missed ${JSON.stringify(fn)} extra ${JSON.stringify(fp)}`);
   }
   const total = { tp: 0, fp: 0, fn: 0 };
-  for (const entry of perKind.values()) (["tp", "fp", "fn"] as const).forEach((k) => (total[k] += entry[k]));
+  for (const entry of perKind.values()) for (const k of ["tp", "fp", "fn"] as const) total[k] += entry[k];
   return { total, perKind, misses };
 }
 

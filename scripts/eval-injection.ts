@@ -181,8 +181,8 @@
 //                                            (dev dependency) through parse and sanitize, as
 //                                            benign mail nobody here wrote; reported, not gated
 
-import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
 import type { InjectionModel } from "../src/comprehension/injection/model.ts";
+import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
 
 export type Labelled = {
   id: string;

@@ -5,8 +5,9 @@
 //
 // Only aggregate figures are printed: the blind slices are scored once per model change and
 // their messages are not read while tuning (docs/judgement.md).
-import { simpleParser } from "mailparser";
+
 import { parseArgs } from "node:util";
+import { simpleParser } from "mailparser";
 import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
 import { classifySpam, loadSpamModel } from "../src/comprehension/spam/classifier.ts";
 import { sanitizeBody } from "../src/mail/sanitize.ts";

@@ -8,8 +8,8 @@ import EmailReplyParser from "email-reply-parser";
 import nodeEmailReplyParser from "node-email-reply-parser";
 // @ts-expect-error no type declarations
 import planer from "planer";
-import { sanitizeBody } from "../src/mail/sanitize.ts";
 import { replyText } from "../src/mail/reply-text.ts";
+import { sanitizeBody } from "../src/mail/sanitize.ts";
 import { replyCases as devCases } from "../test/fixtures/reply-text/cases.ts";
 import { heldOutReplyCases } from "../test/fixtures/reply-text/heldout.ts";
 

@@ -25,7 +25,7 @@ import { checkWithSpamd } from "../src/comprehension/scanners/spamd.ts";
 import { classifySpam, loadSpamModel } from "../src/comprehension/spam/classifier.ts";
 import { loadConfig } from "../src/config.ts";
 import { startRspamd } from "../test/support/rspamd.ts";
-import { HELD_OUT_GROUPS, TRAIN_GROUPS, loadCorpus, type CorpusMessage } from "./train-spam.ts";
+import { type CorpusMessage, HELD_OUT_GROUPS, loadCorpus, TRAIN_GROUPS } from "./train-spam.ts";
 
 type Verdict = { spam: boolean; score?: number; action?: string; error?: string };
 /** msPerMessage: one at a time; perSecond: messages/s with CONCURRENCY in flight (scanners only). */

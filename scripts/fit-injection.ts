@@ -1,54 +1,58 @@
-// Fits the injection detector's combination: one scale per signal name and the decision
-// threshold (src/comprehension/injection/weights.json, "fitted"), with the learned stage's
-// signal among the others, as SpamAssassin fits its scores apart from its rules.
+// Fits the injection detector's combiner (src/comprehension/injection/combiner.json): one weight
+// per signal name, a weight for hidden and for encoded placement, a bias and the threshold, as
+// SpamAssassin fits its scores apart from its rules. The learned stage's signal is one of the
+// features; the rules' own strengths (weights.json) are the feature values.
 //
-// Data, none of it trained on by the learned stage (so its signal is honest here):
-//   - test/fixtures/injection/holdout-9/10/11.json: 180 attacks and 180 hard benign look-alikes
-//     (written for earlier rounds; development sets since, never in the learned stage's data);
-//   - test/fixtures/injection-modern/train: the modern training slice (attacks in polite business
-//     phrasing, quoted history, signatures, fake forwards, tool JSON, markdown images, role
-//     markers, base64, ten languages; benign: security newsletters, IT announcing assistants,
-//     colleagues asking to forward invoices);
+// Training data, none of it read by the learned stage's trainer (so its signal is honest here):
+//   - test/fixtures/injection/holdout-9/10/11.json: 180 attacks, 180 hard benign look-alikes;
+//   - test/fixtures/injection-modern/train: the hand-written modern training slice;
+//   - the composed slice (scripts/corpus/compose-injection.ts, 1,200 messages, seed 7): covers
+//     of every kind with payloads in many voices and placements, and look-alikes;
 //   - 400 real ham from the SpamAssassin easy-ham-1 group, as benign.
 // The blind slice (test/fixtures/injection-modern/blind) is never read here.
 //
-// Fit: the combined score is 1 - prod(1 - min(0.95, weight x scale)) over the signals; the scales
-// (log-scale, a Gaussian prior pulling each toward 1) minimise the class-balanced log loss by
-// coordinate descent, attacks weighing as much against benign mail as the 3% / 0.5% limits on
-// out-of-fold false alarms allow (main below); the written scales are fitted on all.
+// Also fitted, by the same out-of-fold recall: how much a "> " reply line damps a rule's hit
+// (weights.json context.timesReplyQuoted), tried at a few values with every signal recomputed.
+//
+// Fit: logistic regression over the signals' noisy-OR evidence (combiner.ts), the bias and cut-off left
+// (attacks half, look-alikes and real ham a quarter each), L2 toward the noisy-OR at 0.5 so that a
+// signal the data never show keeps its rule's meaning, weights kept non-negative (a rule is
+// evidence for an attack, never against). The prior slope and the penalty are chosen by 5-fold
+// out-of-fold recall; the threshold is the lowest at which out-of-fold scores flag at most 3% of
+// the look-alikes of each source (holdouts, modern slice, composed slice) and 0.5% of real ham. The written model is fitted on all the data.
 //
 //   nice bun scripts/fit-injection.ts [--dry-run]
 import { readFileSync, writeFileSync } from "node:fs";
 import { simpleParser } from "mailparser";
-import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
+import { type Combiner, combinedScore, evidence, noisyOrCombiner, sigmoid } from "../src/comprehension/injection/combiner.ts";
 import { shippedModel } from "../src/comprehension/injection/model.ts";
-import type { FittedWeights } from "../src/comprehension/injection/weights.ts";
+import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
+import { WEIGHTS } from "../src/comprehension/injection/weights.ts";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
+import { composeInjection } from "./corpus/compose-injection.ts";
 import { injectionInput, injectionRecords } from "./eval-modern.ts";
 import { loadCorpus } from "./train-spam.ts";
 
-export type Doc = { source: string; kind: "attack" | "benign" | "ham"; signals: { key: string; w: number }[] };
+export type Doc = { source: string; kind: "attack" | "benign" | "ham"; features: Map<string, number> };
 
 const FIT_HOLDOUTS = ["holdout-9.json", "holdout-10.json", "holdout-11.json"];
 const HAM_SAMPLE = 400;
-const CAP = 0.95;
-const PRIOR = 0.02; // per scale, on (ln scale)^2: a scale moves from 1 only when the data say so
-const GRID = Array.from({ length: 31 }, (_, i) => -1.5 + i * 0.1);
-const ROUNDS = 4;
+export const COMPOSED = { n: 1200, seed: 7 };
 const FOLDS = 5;
 const MAX_BENIGN_FLAGGED = 0.03;
 const MAX_HAM_FLAGGED = 0.005;
-const UNFITTED: FittedWeights = { method: "unfitted", threshold: 0.5, scale: {} };
+const PRIORS = [4, 8];
+const PENALTIES = [0.003];
+const SHARES = [0.5, 0.4, 0.3, 0.2]; // how much attacks weigh against benign mail in the loss
+const MIN_DOCS = 3; // a feature seen in fewer documents keeps the prior
+const ITERATIONS = 1500;
+const REPLY_QUOTED = [0.5, 0.75, 1]; // candidate damping of "> " reply lines (weights.json context)
 
-const base = (name: string) => name.replace(/^(hidden|encoded)_/, "");
+type Input = Parameters<typeof scoreInjectionRisk>[0];
+type Labelled = { source: string; kind: Doc["kind"]; input: Input };
 
-export async function loadDocs(): Promise<Doc[]> {
-  const model = shippedModel();
-  const docs: Doc[] = [];
-  const add = (source: string, kind: Doc["kind"], input: Parameters<typeof scoreInjectionRisk>[0]) => {
-    const r = scoreInjectionRisk(input, model, UNFITTED);
-    docs.push({ source, kind, signals: r.signals.map((s) => ({ key: base(s.name), w: s.weight })) });
-  };
+export async function loadInputs(): Promise<Labelled[]> {
+  const out: Labelled[] = [];
   const dir = new URL("../test/fixtures/injection/", import.meta.url);
   for (const file of FIT_HOLDOUTS) {
     const items = JSON.parse(readFileSync(new URL(file, dir), "utf8")) as {
@@ -60,93 +64,103 @@ export async function loadDocs(): Promise<Doc[]> {
       malicious: boolean;
     }[];
     for (const it of items)
-      add(`${file}:${it.id}`, it.malicious ? "attack" : "benign", {
-        subject: it.subject,
-        bodyClean: it.body_clean,
-        hiddenText: it.hidden_text,
-        report: it.report,
+      out.push({
+        source: `${file}:${it.id}`,
+        kind: it.malicious ? "attack" : "benign",
+        input: { subject: it.subject, bodyClean: it.body_clean, hiddenText: it.hidden_text, report: it.report },
       });
   }
-  for (const r of injectionRecords("train")) add(`modern:${r.id}`, r.label === "injection" ? "attack" : "benign", await injectionInput(r));
+  for (const r of injectionRecords("train"))
+    out.push({ source: `modern:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });
+  for (const r of composeInjection(COMPOSED.n, COMPOSED.seed))
+    out.push({ source: `composed:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });
   const ham = await loadCorpus(["easy-ham-1"], (i) => i % 6 === 0);
   for (const m of ham.slice(0, HAM_SAMPLE)) {
     const mail = await simpleParser(Buffer.from(m.raw));
     const body = sanitizeBody({ text: mail.text, html: typeof mail.html === "string" ? mail.html : null }, { maxChars: 100_000 });
-    add(`ham:${m.id}`, "ham", {
-      subject: mail.subject ?? "",
-      bodyClean: body.body_clean ?? "",
-      hiddenText: body.hidden_text,
-      report: body.report as unknown as Record<string, number>,
+    out.push({
+      source: `ham:${m.id}`,
+      kind: "ham",
+      input: {
+        subject: mail.subject ?? "",
+        bodyClean: body.body_clean ?? "",
+        hiddenText: body.hidden_text,
+        report: body.report as unknown as Record<string, number>,
+      },
     });
   }
-  return docs;
+  return out;
 }
 
-function score(d: Doc, scale: Map<string, number>): number {
-  let keep = 1;
-  for (const s of d.signals) keep *= 1 - Math.min(CAP, s.w * (scale.get(s.key) ?? 1));
-  return 1 - keep;
+/** Each document's features under the rule strengths WEIGHTS holds now. */
+export function toDocs(inputs: Labelled[]): Doc[] {
+  const model = shippedModel();
+  return inputs.map((x) => ({ source: x.source, kind: x.kind, features: evidence(scoreInjectionRisk(x.input, model).signals) }));
 }
 
-function fit(docs: Doc[], attackShare = 0.5): Map<string, number> {
+/** Class-balanced, L2 toward the noisy-OR prior, non-negative weights; full-batch gradient descent. */
+export function fit(docs: Doc[], prior: number, penalty: number, attackShare = 0.5): Combiner {
   const counts = new Map<string, number>();
-  for (const d of docs) for (const k of new Set(d.signals.map((s) => s.key))) counts.set(k, (counts.get(k) ?? 0) + 1);
+  for (const d of docs) for (const k of d.features.keys()) counts.set(k, (counts.get(k) ?? 0) + 1);
   const keys = [...counts]
-    .filter(([, n]) => n >= 3)
+    .filter(([, n]) => n >= MIN_DOCS)
     .map(([k]) => k)
     .sort();
+  const center = (k: string) => (k.startsWith("origin:") ? 0 : prior);
   const total = { attack: 0, benign: 0, ham: 0 };
   for (const d of docs) total[d.kind]++;
-  // Attacks weigh as much as all benign mail; within benign, look-alikes and real ham halve it.
-  const benignShare = (1 - attackShare) / 2;
-  const weight = {
-    attack: attackShare / total.attack,
-    benign: benignShare / Math.max(1, total.benign),
-    ham: benignShare / Math.max(1, total.ham),
-  };
-  const logScale = new Map<string, number>(keys.map((k) => [k, 0]));
-  const scale = new Map<string, number>(keys.map((k) => [k, 1]));
-  const byKey = new Map<string, Doc[]>(keys.map((k) => [k, docs.filter((d) => d.signals.some((s) => s.key === k))]));
-  const loss = (subset: Doc[]) => {
-    let l = 0;
-    for (const d of subset) {
-      const p = Math.min(1 - 1e-4, Math.max(1e-4, score(d, scale)));
-      l -= weight[d.kind] * (d.kind === "attack" ? Math.log(p) : Math.log(1 - p));
+  const share = { attack: attackShare, benign: (1 - attackShare) / 2, ham: (1 - attackShare) / 2 };
+  const weightOf = (d: Doc) => share[d.kind] / Math.max(1, total[d.kind]);
+  const w = new Map<string, number>(keys.map((k) => [k, center(k)]));
+  // The bias stays where the noisy-OR puts it, so the cut-off keeps its meaning for every signal,
+  // seen in training or not; what the data move is each signal's weight.
+  const bias = -prior * Math.LN2;
+  const rate = 2;
+  const velocity = new Map<string, number>(keys.map((k) => [k, 0]));
+  for (let it = 0; it < ITERATIONS; it++) {
+    const grad = new Map<string, number>(keys.map((k) => [k, 2 * penalty * (w.get(k)! - center(k))]));
+    for (const d of docs) {
+      let z = bias;
+      for (const [k, e] of d.features) z += (w.get(k) ?? center(k)) * e;
+      const err = (sigmoid(z) - (d.kind === "attack" ? 1 : 0)) * weightOf(d);
+      for (const [k, e] of d.features) if (grad.has(k)) grad.set(k, grad.get(k)! + err * e);
     }
-    return l;
-  };
-  for (let round = 0; round < ROUNDS; round++) {
     for (const k of keys) {
-      const subset = byKey.get(k)!;
-      let best = { x: logScale.get(k)!, l: Infinity };
-      for (const x of GRID) {
-        scale.set(k, Math.exp(x));
-        const l = loss(subset) + PRIOR * x * x;
-        if (l < best.l - 1e-12) best = { x, l };
-      }
-      logScale.set(k, best.x);
-      scale.set(k, Math.round(Math.exp(best.x) * 1000) / 1000);
+      const v = 0.9 * velocity.get(k)! - rate * grad.get(k)!;
+      velocity.set(k, v);
+      w.set(k, Math.max(0, w.get(k)! + v));
     }
   }
-  return scale;
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return { ...noisyOrCombiner(prior), weights: Object.fromEntries([...w].map(([k, v]) => [k, round(v)])) };
 }
 
 function rates(docs: Doc[], p: number[], t: number) {
-  const of = (kind: Doc["kind"]) => docs.map((d, i) => ({ d, p: p[i]! })).filter((x) => x.d.kind === kind);
   const frac = (kind: Doc["kind"]) => {
-    const xs = of(kind);
-    return { flagged: xs.filter((x) => x.p >= t).length, n: xs.length };
+    let flagged = 0;
+    let n = 0;
+    docs.forEach((d, i) => {
+      if (d.kind !== kind) return;
+      n++;
+      if (p[i]! >= t) flagged++;
+    });
+    return { flagged, n };
   };
   return { attack: frac("attack"), benign: frac("benign"), ham: frac("ham") };
 }
 
-export function chooseThreshold(docs: Doc[], p: number[]): number {
-  for (let step = 20; step <= 95; step++) {
-    const t = step / 100;
-    const r = rates(docs, p, t);
-    if (r.benign.flagged <= MAX_BENIGN_FLAGGED * r.benign.n && r.ham.flagged <= MAX_HAM_FLAGGED * r.ham.n) return t;
-  }
-  return 0.95;
+// Look-alikes are held to the limit in each source on its own: the composed ones are easier than
+// the hand-written ones (holdouts and the modern slice), and pooled they would hide their false alarms.
+const group = (d: Doc) => (d.source.startsWith("composed:") ? "composed" : "hand-written");
+
+export function withinLimits(docs: Doc[], p: number[], t: number): boolean {
+  const groups = [...new Set(docs.filter((d) => d.kind === "benign").map(group))];
+  const each = groups.every((g) => {
+    const idx = docs.map((d, i) => [d, i] as const).filter(([d]) => d.kind === "benign" && group(d) === g);
+    // a source of a few dozen may flag one: 3% of 30 is less than one message
+    return idx.filter(([, i]) => p[i]! >= t).length <= Math.max(1, MAX_BENIGN_FLAGGED * idx.length);
+  });
+  return each && rates(docs, p, t).ham.flagged <= MAX_HAM_FLAGGED * rates(docs, p, t).ham.n;
 }
 
 export function fnv(text: string): number {
@@ -155,59 +169,107 @@ export function fnv(text: string): number {
   return h >>> 0;
 }
 
+const pct = (a: number, b: number) => `${a}/${b} (${((100 * a) / Math.max(1, b)).toFixed(1)}%)`;
 const fmt = (r: ReturnType<typeof rates>) =>
-  `attacks caught ${r.attack.flagged}/${r.attack.n} (${((100 * r.attack.flagged) / r.attack.n).toFixed(1)}%), ` +
-  `look-alikes flagged ${r.benign.flagged}/${r.benign.n} (${((100 * r.benign.flagged) / r.benign.n).toFixed(1)}%), ` +
-  `real ham flagged ${r.ham.flagged}/${r.ham.n}`;
+  `attacks caught ${pct(r.attack.flagged, r.attack.n)}, look-alikes flagged ${pct(r.benign.flagged, r.benign.n)}, real ham flagged ${r.ham.flagged}/${r.ham.n}`;
+
+/** Look-alikes flagged per source, and attacks caught per source. */
+function bySource(docs: Doc[], p: number[], t: number): string {
+  const m = new Map<string, [number, number]>();
+  docs.forEach((d, i) => {
+    if (d.kind === "ham") return;
+    const k = `${d.kind} ${group(d)}`;
+    const c = m.get(k) ?? [0, 0];
+    c[0] += p[i]! >= t ? 1 : 0;
+    c[1]++;
+    m.set(k, c);
+  });
+  return [...m]
+    .sort()
+    .map(([k, [a, b]]) => `${k} ${a}/${b}`)
+    .join(", ");
+}
+
+function outOfFold(docs: Doc[], prior: number, penalty: number, share: number): number[] {
+  const oof = new Array<number>(docs.length);
+  for (let k = 0; k < FOLDS; k++) {
+    const c = fit(
+      docs.filter((d) => fnv(d.source) % FOLDS !== k),
+      prior,
+      penalty,
+      share,
+    );
+    docs.forEach((d, i) => {
+      if (fnv(d.source) % FOLDS === k) oof[i] = combinedScore(d.features, c);
+    });
+  }
+  return oof;
+}
 
 if (import.meta.main) {
   const started = performance.now();
-  const docs = await loadDocs();
-  console.log(
-    `${docs.length} documents: ${docs.filter((d) => d.kind === "attack").length} attacks, ${docs.filter((d) => d.kind === "benign").length} look-alikes, ${docs.filter((d) => d.kind === "ham").length} real ham`,
-  );
-  const unfitted = docs.map((d) => score(d, new Map()));
-  console.log(`unfitted (scales 1) at 0.5: ${fmt(rates(docs, unfitted, 0.5))}`);
-  // The cut-off stays at 0.5, where signals the fitting data never show (Unicode tags, rarer
-  // structures) keep the meaning their rule gave them; what is fitted is the scales that put
-  // the decision there, and how much an attack weighs against benign mail in the loss: the
-  // largest attack share whose out-of-fold scores flag at most 3% of look-alikes and 0.5% of
-  // real ham at 0.5.
-  const threshold = 0.5;
-  let chosen = { share: 0.3, oof: [] as number[] };
-  for (const share of [0.6, 0.5, 0.4, 0.3, 0.25, 0.2, 0.15, 0.1]) {
-    const oof = new Array<number>(docs.length);
-    for (let k = 0; k < FOLDS; k++) {
-      const scale = fit(
-        docs.filter((d) => fnv(d.source) % FOLDS !== k),
-        share,
-      );
-      docs.forEach((d, i) => {
-        if (fnv(d.source) % FOLDS === k) oof[i] = score(d, scale);
-      });
+  const inputs = await loadInputs();
+  const n = (kind: Doc["kind"]) => inputs.filter((d) => d.kind === kind).length;
+  console.log(`${inputs.length} documents: ${n("attack")} attacks, ${n("benign")} look-alikes, ${n("ham")} real ham`);
+  let best = { context: 0.5, prior: 4, penalty: PENALTIES[0]!, share: 0.2, caught: -1, docs: [] as Doc[] };
+  for (const context of REPLY_QUOTED) {
+    WEIGHTS.context.timesReplyQuoted = context;
+    const docs = toDocs(inputs);
+    const unfitted = noisyOrCombiner(4);
+    const plain = docs.map((d) => combinedScore(d.features, unfitted));
+    console.log(`  unfitted: ${bySource(docs, plain, unfitted.threshold)}`);
+    console.log(
+      `timesReplyQuoted ${context}, noisy-OR at 0.5 (unfitted): ${fmt(
+        rates(
+          docs,
+          docs.map((d) => combinedScore(d.features, unfitted)),
+          unfitted.threshold,
+        ),
+      )}`,
+    );
+    for (const prior of PRIORS) {
+      for (const penalty of PENALTIES) {
+        // the largest attack share whose out-of-fold scores stay within the limits at the cut-off
+        for (const share of SHARES) {
+          const oof = outOfFold(docs, prior, penalty, share);
+          const t = noisyOrCombiner(prior).threshold;
+          const r = rates(docs, oof, t);
+          const ok = withinLimits(docs, oof, t);
+          console.log(
+            `  prior ${prior}, penalty ${penalty}, attack share ${share}: out-of-fold ${ok ? "within" : "over"} the limits: ${fmt(r)}`,
+          );
+          console.log(`    ${bySource(docs, oof, t)}`);
+          if (!ok) continue;
+          if (r.attack.flagged > best.caught) best = { context, prior, penalty, share, caught: r.attack.flagged, docs };
+          break;
+        }
+      }
     }
-    const r = rates(docs, oof, threshold);
-    console.log(`attack share ${share}: out-of-fold at ${threshold}: ${fmt(r)}`);
-    chosen = { share, oof };
-    if (r.benign.flagged <= MAX_BENIGN_FLAGGED * r.benign.n && r.ham.flagged <= MAX_HAM_FLAGGED * r.ham.n) break;
   }
-  const scale = fit(docs, chosen.share);
-  const all = docs.map((d) => score(d, scale));
-  console.log(`fitted on all (attack share ${chosen.share}), in-sample at ${threshold}: ${fmt(rates(docs, all, threshold))}`);
-  const changed = [...scale].filter(([, s]) => s !== 1).sort((a, b) => a[0].localeCompare(b[0]));
-  console.log(`scales (${changed.length} of ${scale.size} moved from 1): ${changed.map(([k, s]) => `${k} ${s}`).join(", ")}`);
+  const docs = best.docs;
+  if (best.caught < 0) throw new Error("no setting met the limits out of fold");
+  const c = fit(docs, best.prior, best.penalty, best.share);
+  c.method =
+    `scripts/fit-injection.ts: ${docs.length} documents (holdouts 9-11, modern training slice, composed slice ${COMPOSED.n} seed ${COMPOSED.seed}, ${HAM_SAMPLE} SpamAssassin easy-ham-1); ` +
+    `logistic regression on noisy-OR evidence, bias and cut-off at the noisy-OR's 0.5, L2 ${best.penalty} toward the prior slope ${best.prior}, non-negative; ` +
+    `context.timesReplyQuoted (weights.json), prior and attack share ${best.share} (the largest whose ${FOLDS}-fold out-of-fold scores flag <= ${MAX_BENIGN_FLAGGED * 100}% of the look-alikes of each source and <= ${MAX_HAM_FLAGGED * 100}% of real ham) by out-of-fold recall`;
+  const all = docs.map((d) => combinedScore(d.features, c));
+  console.log(
+    `chosen timesReplyQuoted ${best.context}, prior ${best.prior}, penalty ${best.penalty}, attack share ${best.share}, threshold ${c.threshold}; in-sample: ${fmt(rates(docs, all, c.threshold))}`,
+  );
+  console.log(
+    `weights: bias ${c.bias}, ${Object.entries(c.weights)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
   if (!process.argv.includes("--dry-run")) {
-    const path = new URL("../src/comprehension/injection/weights.json", import.meta.url);
-    const file = JSON.parse(readFileSync(path, "utf8"));
-    file.fitted = {
-      method:
-        `scripts/fit-injection.ts: ${docs.length} documents (holdouts 9-11, modern training slice, ${HAM_SAMPLE} SpamAssassin easy-ham-1); ` +
-        `log-scale coordinate descent, prior ${PRIOR}, attack share ${chosen.share} (largest whose ${FOLDS}-fold out-of-fold scores flag <= ${MAX_BENIGN_FLAGGED * 100}% of look-alikes and <= ${MAX_HAM_FLAGGED * 100}% of real ham at the 0.5 cut-off)`,
-      threshold,
-      scale: Object.fromEntries([...scale].sort((a, b) => a[0].localeCompare(b[0]))),
-    };
-    writeFileSync(path, `${JSON.stringify(file, null, 1)}\n`);
-    console.log(`wrote ${path.pathname}`);
+    const path = new URL("../src/comprehension/injection/combiner.json", import.meta.url);
+    writeFileSync(path, `${JSON.stringify(c, null, 1)}\n`);
+    const weightsPath = new URL("../src/comprehension/injection/weights.json", import.meta.url);
+    const file = JSON.parse(readFileSync(weightsPath, "utf8"));
+    file.rules.context.timesReplyQuoted = best.context;
+    writeFileSync(weightsPath, `${JSON.stringify(file, null, 1)}\n`);
+    console.log(`wrote ${path.pathname} and context.timesReplyQuoted in ${weightsPath.pathname}`);
   }
   console.log(`${((performance.now() - started) / 1000).toFixed(0)} s`);
 }

@@ -2,8 +2,9 @@
 // (default 2,000, seed 1) in headless Chromium and compares what a person sees with the
 // sanitizer's body_clean. Prints the agreement per text and per document, and every
 // disagreement with its technique (the generator's name for it) and the document.
-import { generateCorpus } from "../test/support/hiding-corpus.ts";
+
 import { launchChromium } from "../test/support/browser.ts";
+import { generateCorpus } from "../test/support/hiding-corpus.ts";
 import { newOraclePage, runOracle } from "../test/support/visibility-oracle.ts";
 
 const count = Number(process.argv[2] ?? 2_000);

@@ -11,8 +11,8 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import type SMTPConnection from "nodemailer/lib/smtp-connection";
-import { connectSmtp } from "../test/support/smtp-connection.ts";
 import type { Sql } from "../src/db.ts";
+import { connectSmtp } from "../test/support/smtp-connection.ts";
 
 export type CorpusMessage = { name: string; raw: Buffer };
 export type Refusal = { name: string; error: string };

@@ -7,11 +7,11 @@
 //
 //   npx bun scripts/injection-corpus.ts
 
-import { FREE_BENIGN, FREE_BENIGN_2, FREE_MALICIOUS, FREE_MALICIOUS_2 } from "./injection-corpus-free.ts";
 import * as B from "./injection-corpus-benign.ts";
 import * as F from "./injection-corpus-families.ts";
-import * as P from "./injection-corpus-parts.ts";
+import { FREE_BENIGN, FREE_BENIGN_2, FREE_MALICIOUS, FREE_MALICIOUS_2 } from "./injection-corpus-free.ts";
 import type { Lang } from "./injection-corpus-parts.ts";
+import * as P from "./injection-corpus-parts.ts";
 
 type Item = {
   id: string;

@@ -7,9 +7,9 @@
 // --store: content goes to an object store (BLOB_STORE_URL at an s3rver started here); the bytes
 // the store then holds are printed beside the database's.
 import { parseArgs } from "node:util";
-import { loadCorpus, ingest } from "./ingest-corpus.ts";
 import { purgeExpiredContent } from "../src/core/retention.ts";
 import type { Sql } from "../src/db.ts";
+import { ingest, loadCorpus } from "./ingest-corpus.ts";
 
 const TABLES = ["messages", "raw_messages", "attachments", "event_log", "inbound_first_copies"];
 

@@ -5,13 +5,13 @@
 import { resolve } from "node:path";
 import { createTestDatabase } from "../test/support/database.ts";
 import {
+  type PostgresFactory,
   prepareStressSchema,
   runStress,
   SCENARIOS,
-  summary,
-  type PostgresFactory,
   type Scenario,
   type StressReport,
+  summary,
 } from "../test/support/pg-transaction-stress.ts";
 
 function arg(name: string): string | undefined {

@@ -25,7 +25,7 @@ import {
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { startEmbeddedPostgres, type EmbeddedDatabase } from "../src/db.ts";
+import { type EmbeddedDatabase, startEmbeddedPostgres } from "../src/db.ts";
 import { leftoversOf } from "../test/support/leftovers.ts";
 
 const root = join(import.meta.dirname, "..");

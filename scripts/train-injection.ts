@@ -23,10 +23,10 @@
 //   npx bun scripts/train-injection.ts --leave-out holdout-3.json    train without one file, print only
 
 import { readdir } from "node:fs/promises";
-import { docFiles } from "./injection-corpus-docs.ts";
 import { interner, ruleFeatures, windows } from "../src/comprehension/injection/features.ts";
 import { MODEL_FORMAT, namesLogit, parseModel } from "../src/comprehension/injection/model.ts";
 import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
+import { docFiles } from "./injection-corpus-docs.ts";
 
 type Window = { names: string[] };
 export type Doc = { source: string; malicious: boolean; text: string; windows: Window[]; rules: Map<string, number> };
@@ -73,11 +73,10 @@ const FLOOR = 0.05;
 export function docFor(item: Labelled, source: string, malicious: boolean): Doc {
   const subject = item.subject ?? "";
   const text = subject === "" ? item.body_clean : `${subject}\n\n${item.body_clean}`;
-  // The rule signals as the rules give them (no fitted scales): what modelVerdict reads too.
+  // The rule signals as the rules give them (the combiner never changes them): what modelVerdict reads too.
   const rules = scoreInjectionRisk(
     { subject: item.subject, bodyClean: item.body_clean, hiddenText: item.hidden_text, report: item.report },
     null,
-    { method: "unscaled", threshold: 0.5, scale: {} },
   ).signals;
   const named = (text: string, hidden: boolean): Window[] => {
     const of = windows(text, hidden);

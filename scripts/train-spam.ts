@@ -18,8 +18,8 @@
 //   the options for such development runs)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import { MODEL_FORMAT, type SpamModelFile, spamProbability } from "../src/comprehension/spam/classifier.ts";
 import { spamFeatures } from "../src/comprehension/spam/features.ts";
-import { MODEL_FORMAT, spamProbability, type SpamModelFile } from "../src/comprehension/spam/classifier.ts";
 import { composeSlice } from "./corpus/compose-spam.ts";
 import { loadMailDir, toRaw } from "./corpus/mail-file.ts";
 

@@ -3,31 +3,31 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfigOrReport } from "./config.ts";
-import { makeSql, migrate, startEmbeddedPostgres, type Sql } from "./db.ts";
-import { createAccount, updateAccount, type Plan, createKey, listKeys, revokeKey, createUser } from "./core/accounts/index.ts";
+import { createAccount, createKey, createUser, listKeys, type Plan, revokeKey, updateAccount } from "./core/accounts/index.ts";
+import { moveContent } from "./core/content.ts";
+import { sharedDomainKey } from "./core/domains/index.ts";
 import { ApiError, errors } from "./core/errors.ts";
 import { updateMailboxSettings } from "./core/mailboxes.ts";
-import type { Scope } from "./core/principal.ts";
-import { createExtractionSchema } from "./core/schemas.ts";
 import {
-  addSuppression,
-  listSuppressions,
-  removeSuppression,
-  approveDraft,
-  listPendingDrafts,
-  rejectDraft,
-  listOutbox,
-  showOutboxMessage,
   addSendListEntry,
+  addSuppression,
+  approveDraft,
+  listOutbox,
+  listPendingDrafts,
   listSendListEntries,
+  listSuppressions,
+  rejectDraft,
   removeSendListEntry,
+  removeSuppression,
+  showOutboxMessage,
 } from "./core/outbound/index.ts";
-import { sharedDomainKey } from "./core/domains/index.ts";
-import { makeServices, type Services } from "./core/services.ts";
-import { makeTransport } from "./delivery/index.ts";
-import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks/index.ts";
+import type { Scope } from "./core/principal.ts";
 import { setAccountRetention } from "./core/retention.ts";
-import { moveContent } from "./core/content.ts";
+import { createExtractionSchema } from "./core/schemas.ts";
+import { makeServices, type Services } from "./core/services.ts";
+import { disableWebhook, listAttempts, listDeliveries, redriveDelivery, setWebhook, showWebhook } from "./core/webhooks/index.ts";
+import { makeSql, migrate, type Sql, startEmbeddedPostgres } from "./db.ts";
+import { makeTransport } from "./delivery/index.ts";
 import { makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
 
@@ -410,9 +410,15 @@ export function usage(): string {
 }
 
 function print(result: unknown, asJson: boolean): void {
-  if (asJson) return console.log(JSON.stringify(result, null, 2));
+  if (asJson) {
+    console.log(JSON.stringify(result, null, 2));
+    return;
+  }
   const rows = Array.isArray(result) ? result : [result];
-  if (rows.length === 0) return console.log("(none)");
+  if (rows.length === 0) {
+    console.log("(none)");
+    return;
+  }
   for (const row of rows) {
     console.log(
       Object.entries(row as Record<string, unknown>)

@@ -1,10 +1,11 @@
 // The Postgres pool, the migration runner and the embedded Postgres used when no
 // DATABASE_URL is configured.
-import postgres from "postgres";
+
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Logger, runMigrations as runWorkerMigrations } from "graphile-worker";
+import postgres from "postgres";
 
 export type Sql = postgres.Sql<{}>;
 export type Tx = postgres.TransactionSql<{}>;

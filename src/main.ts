@@ -1,18 +1,19 @@
 // Starts the roles named in ROLES (api, smtp, worker) in this process, against DATABASE_URL or,
 // without one, an embedded PostgreSQL under DATA_DIR. SIGTERM/SIGINT drain and stop cleanly.
-import { loadConfigOrReport, type Config } from "./config.ts";
-import { makeSql, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from "./db.ts";
-import { createDefaultAccountOnFirstStart, type FirstStartSecrets, stopKeyCache } from "./core/accounts/index.ts";
-import { makeServices } from "./core/services.ts";
-import { makeTransport } from "./delivery/index.ts";
-import { makeApp } from "./http/app.ts";
-import { startHttpServer } from "./http/server.ts";
-import { makeMetricsApp } from "./http/metrics-app.ts";
-import { drainEventHub } from "./core/events/index.ts";
-import { errorFields, makeLogger } from "./log.ts";
-import { makeResolver } from "./mail/resolver.ts";
+
 import { startSmtpListener } from "../smtp/listener.ts";
 import { startWorker } from "../worker/runner.ts";
+import { type Config, loadConfigOrReport } from "./config.ts";
+import { createDefaultAccountOnFirstStart, type FirstStartSecrets, stopKeyCache } from "./core/accounts/index.ts";
+import { drainEventHub } from "./core/events/index.ts";
+import { makeServices } from "./core/services.ts";
+import { type EmbeddedDatabase, makeSql, migrate, startEmbeddedPostgres } from "./db.ts";
+import { makeTransport } from "./delivery/index.ts";
+import { makeApp } from "./http/app.ts";
+import { makeMetricsApp } from "./http/metrics-app.ts";
+import { startHttpServer } from "./http/server.ts";
+import { errorFields, makeLogger } from "./log.ts";
+import { makeResolver } from "./mail/resolver.ts";
 
 type Stoppable = { name: string; stop(): Promise<void> };
 

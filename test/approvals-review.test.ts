@@ -3,11 +3,11 @@
 // transport and the real Graphile Worker; its links open a confirmation page over real HTTP. A GET
 // changes nothing, the page's POST acts once, and a second POST is refused with what happened.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { startWorker } from "../worker/runner.ts";
 import { createUser } from "../src/core/accounts/users.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { startWorker } from "../worker/runner.ts";
 import { DashboardClient } from "./support/dashboard-client.ts";
-import { closedPort, deliverInbound, parseMail, startOutbound, waitFor, type Outbound } from "./support/outbound.ts";
+import { closedPort, deliverInbound, type Outbound, parseMail, startOutbound, waitFor } from "./support/outbound.ts";
 
 setDefaultTimeout(60_000);
 
@@ -193,18 +193,27 @@ describe("a reviewer answers from the email", () => {
 describe("a reviewer email that could not be delivered", () => {
   test("is sent again by the task's retry, with a fresh link, once", async () => {
     world.sink.mode = "defer451";
-    const sent = await world.send({ mailbox_id: world.mailbox.id, to: "retry@example.org", text: "Try again" });
-    const draftId = sent.body.draft_id as string;
-    const [review] = await world.ctx.sql`select id from draft_reviews where draft_id = ${draftId}`;
-    // The first attempt is refused (451): the task fails and its link is gone.
-    await waitFor(
-      async () =>
-        (await world.ctx.sql`select 1 from graphile_worker._private_jobs where key = ${`notify:${review!.id}`} and attempts > 0`).length >
-        0,
-      "the first attempt",
-    );
-    expect(await world.ctx.sql`select 1 from review_links where review_id = ${review!.id}`).toHaveLength(0);
-    world.sink.mode = "accept";
+    let draftId: string;
+    let review: { id: string } | undefined;
+    try {
+      const sent = await world.send({ mailbox_id: world.mailbox.id, to: "retry@example.org", text: "Try again" });
+      draftId = sent.body.draft_id as string;
+      [review] = await world.ctx.sql<{ id: string }[]>`select id from draft_reviews where draft_id = ${draftId}`;
+      // The first attempt is refused (451): the task fails and its link is gone. The attempt
+      // counts from when the job is taken; it is over once its error is recorded and it is unlocked.
+      await waitFor(
+        async () =>
+          (
+            await world.ctx.sql`select 1 from graphile_worker._private_jobs
+              where key = ${`notify:${review!.id}`} and attempts > 0 and last_error is not null and locked_at is null`
+          ).length > 0,
+        "the first attempt",
+      );
+      expect(await world.ctx.sql`select 1 from review_links where review_id = ${review!.id}`).toHaveLength(0);
+    } finally {
+      // The tests after this one need a sink that accepts, whatever happened here.
+      world.sink.mode = "accept";
+    }
     const mail = await reviewEmailFor(draftId);
     const links = await world.ctx.sql`select token_hash from review_links where review_id = ${review!.id}`;
     expect(links).toHaveLength(1);

@@ -10,7 +10,7 @@ import { attachmentTextLimits } from "../src/core/attachment-reading.ts";
 import { extractAttachmentText } from "../src/mail/attachment-text.ts";
 import { docxBomb, pdfFlateBomb, pdfHugeImage, pdfManyPages, pngBomb } from "./support/attachment-bombs.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
-import { contextServiceEnv, spawnService, waitForStarted, type ServiceChild } from "./support/service-process.ts";
+import { contextServiceEnv, type ServiceChild, spawnService, waitForStarted } from "./support/service-process.ts";
 import { deliverRaw, freePort, reusableDataDir } from "./support/smtp-client.ts";
 
 setDefaultTimeout(120_000);

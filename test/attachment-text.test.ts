@@ -8,16 +8,16 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Document, Packer, Paragraph, TextRun } from "docx";
 import MailComposer from "nodemailer/lib/mail-composer";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import { Document, Packer, Paragraph, TextRun } from "docx";
+import { attachmentTextLimits } from "../src/core/attachment-reading.ts";
 import { acceptInbound } from "../src/core/inbound/store.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
 import { extractAttachmentText } from "../src/mail/attachment-text.ts";
-import { attachmentTextLimits } from "../src/core/attachment-reading.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { waitFor } from "./support/outbound.ts";
 import { startWorker } from "../worker/runner.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { waitFor } from "./support/outbound.ts";
 import { needTools } from "./support/system-tools.ts";
 
 setDefaultTimeout(150_000);
@@ -35,7 +35,7 @@ async function pdfWithText(lines: string[]): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   const page = pdf.addPage([595, 842]);
-  lines.forEach((line, i) => page.drawText(line, { x: 50, y: 780 - i * 28, size: 18, font }));
+  for (const [i, line] of lines.entries()) page.drawText(line, { x: 50, y: 780 - i * 28, size: 18, font });
   return pdf.save();
 }
 

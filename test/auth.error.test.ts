@@ -2,8 +2,8 @@
 // endpoint class does not admit (403), each with the exact bytes docs/api.md and docs/decisions.md give.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { revokeKey } from "../src/core/accounts/keys.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
 
 const MISSING = '{"error":"missing bearer token"}';
 const INVALID = '{"error":"invalid api key"}';

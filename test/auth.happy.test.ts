@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Scope } from "../src/core/principal.ts";
 import { endpointClasses } from "../src/request/auth.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
 
 let dns: DnsServer;
 let ctx: TestContext;

@@ -1,8 +1,8 @@
 // Cross-tenant and cross-mailbox probes, bound keys on every class, and how secrets are kept.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sha256 } from "../src/secrets.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
 
 const SINGLE_MAILBOX = '{"error":"this api key is scoped to a single mailbox","code":"key_scope"}';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import nodemailer from "nodemailer";
-import { authenticateInbound, parseAuthenticationResults, type AuthInput } from "../src/mail/authenticate.ts";
+import { type AuthInput, authenticateInbound, parseAuthenticationResults } from "../src/mail/authenticate.ts";
 import { generateDkimKeyPair } from "../src/mail/dkim-keys.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
-import { startDnsServer, startSilentDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { type DnsServer, startDnsServer, startSilentDnsServer } from "./support/dns-server.ts";
 
 const SENDER_IP = "192.0.2.10";
 let dns: DnsServer;

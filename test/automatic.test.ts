@@ -3,13 +3,13 @@
 // writes, and then end to end: an out-of-office arriving over the real inbound path, a reply to
 // it held for a human with the reason, and the RFC 3834 marking on what goes out.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { loadSet, score } from "../scripts/eval-automatic.ts";
 import { detectAutomatic } from "../src/comprehension/understanding/automatic.ts";
 import { acceptInbound } from "../src/core/inbound/store.ts";
 import { approveDraft } from "../src/core/outbound/drafts.ts";
 import { pendingDrafts } from "../src/dashboard/queries.ts";
-import { loadSet, score } from "../scripts/eval-automatic.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
-import { runWorkerUntil, startOutbound, type Outbound } from "./support/outbound.ts";
+import { type Outbound, runWorkerUntil, startOutbound } from "./support/outbound.ts";
 
 describe("detection on the labelled set", () => {
   test("held-out part: precision and recall at least 0.9, and the kind right for every one found", () => {

@@ -1,10 +1,10 @@
 // Bounces and complaints arrive as inbound mail: a delivery status notification or a feedback
 // report about a message this account sent suppresses the recipient; anything else does nothing.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { listSuppressions } from "../src/core/outbound/suppressions.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { openSmtp, reusableDataDir, waitFor } from "./support/smtp-client.ts";
 
 let ctx: TestContext;

@@ -9,7 +9,7 @@ import { addSuppression } from "../src/core/outbound/suppressions.ts";
 import { parseCalendar } from "../src/mail/calendar.ts";
 import { makeAccount, makeKey, makeMailbox } from "./support/context.ts";
 import { receive } from "./support/mail-fixtures.ts";
-import { parseMail, rawHeader, startOutbound, type Outbound } from "./support/outbound.ts";
+import { type Outbound, parseMail, rawHeader, startOutbound } from "./support/outbound.ts";
 
 setDefaultTimeout(30_000);
 

@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { makeSql, type Sql } from "../src/db.ts";
+import { loadConfig } from "../src/config.ts";
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { principalForSecret } from "../src/core/accounts/keys.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
-import { loadConfig } from "../src/config.ts";
-import { authenticate } from "../src/request/auth.ts";
+import { makeSql, type Sql } from "../src/db.ts";
 import { makeLogger } from "../src/log.ts";
+import { authenticate } from "../src/request/auth.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 const root = new URL("..", import.meta.url).pathname;

@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { signWebhook } from "../src/webhook-signature.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
 
 const root = join(import.meta.dir, "..");
 const consumer = join(root, "test/fixtures/client-consumer");

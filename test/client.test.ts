@@ -4,14 +4,14 @@
 // consumer's stream with acknowledgements, and webhook verification.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import net from "node:net";
-import { createMailboxClient, verifyWebhook, type EventItem } from "agent-mailbox/client";
+import { createMailboxClient, type EventItem, verifyWebhook } from "agent-mailbox/client";
+import { drainEventHub } from "../src/core/events/hub.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { standardWebhookHeaders } from "../src/standard-webhooks.ts";
 import { signWebhook } from "../src/webhook-signature.ts";
-import { drainEventHub } from "../src/core/events/hub.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount } from "./support/context.ts";
 import { appendTestEvent } from "./support/events.ts";
-import { makeAccount, type Fixture } from "./support/context.ts";
-import { startStack, stopStack, type Stack } from "./support/stack.ts";
+import { type Stack, startStack, stopStack } from "./support/stack.ts";
 
 let stack: Stack;
 let server: HttpServer;
@@ -33,8 +33,13 @@ function startRelay(targetPort: number) {
     relay.listen(0, "127.0.0.1", () =>
       resolve({
         port: (relay.address() as net.AddressInfo).port,
-        sever: () => sockets.forEach((socket) => socket.destroy()),
-        close: () => (sockets.forEach((socket) => socket.destroy()), relay.close()),
+        sever: () => {
+          for (const socket of sockets) socket.destroy();
+        },
+        close: () => {
+          for (const socket of sockets) socket.destroy();
+          return relay.close();
+        },
       }),
     ),
   );

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { generateKeyPairSync } from "node:crypto";
-import { simpleParser } from "mailparser";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
-import { composeMessage, type ComposeInput } from "../src/mail/compose.ts";
+import { simpleParser } from "mailparser";
+import { type ComposeInput, composeMessage } from "../src/mail/compose.ts";
 
 const base: ComposeInput = {
   from: "agent-bot@mail.example.com",

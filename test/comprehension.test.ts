@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { classifyMessage } from "../src/comprehension/understanding/classify.ts";
 import { builtinEngine, chooseEngine } from "../src/comprehension/engine.ts";
-import { extractFacts, type ComprehensionInput } from "../src/comprehension/understanding/extract.ts";
-import { LABELS, LABEL_NAMES, isLabel } from "../src/comprehension/understanding/labels.ts";
+import { classifyMessage } from "../src/comprehension/understanding/classify.ts";
+import { type ComprehensionInput, extractFacts } from "../src/comprehension/understanding/extract.ts";
+import { isLabel, LABEL_NAMES, LABELS } from "../src/comprehension/understanding/labels.ts";
 import { fillSchema } from "../src/comprehension/understanding/schema-fill.ts";
 import { validate } from "../src/comprehension/understanding/schema-validate.ts";
-import { DEV, HELD_OUT, message, type Labelled } from "./fixtures/comprehension-messages.ts";
+import { DEV, HELD_OUT, type Labelled, message } from "./fixtures/comprehension-messages.ts";
 import { cpuMsSince } from "./support/cpu-time.ts";
 
 const mail = (body: string, subject = "", extra: Partial<ComprehensionInput> = {}): ComprehensionInput => ({
@@ -390,5 +390,20 @@ describe("engine choice", () => {
     expect(chooseEngine({ llmUrl: null, llmModel: null, llmApiKey: null, llmTimeoutMs: 1000 }).name).toBe("builtin");
     expect(chooseEngine({ llmUrl: "http://127.0.0.1:1/v1", llmModel: null, llmApiKey: null, llmTimeoutMs: 1000 }).name).toBe("builtin");
     expect(chooseEngine({ llmUrl: "http://127.0.0.1:1/v1", llmModel: "m", llmApiKey: null, llmTimeoutMs: 1000 }).name).toBe("llm");
+  });
+});
+
+describe("classification weights are data", () => {
+  test("every rule has its weight in classify-weights.json, and the file names no rule that is gone", async () => {
+    const { CLASSIFY_WEIGHTS, WEIGHTED_RULES, ruleKey } = await import("../src/comprehension/understanding/classify.ts");
+    const keys = WEIGHTED_RULES.map(ruleKey);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(Object.keys(CLASSIFY_WEIGHTS.rules).sort()).toEqual([...keys].sort());
+    for (const r of WEIGHTED_RULES) expect(r.weight).toBeGreaterThan(0);
+  });
+  test("classify.ts writes no weight into a rule", async () => {
+    const text = await Bun.file(new URL("../src/comprehension/understanding/classify.ts", import.meta.url)).text();
+    expect(text).not.toMatch(/\bweight: \d/);
+    expect(text).not.toMatch(/\* 0\.\d|>= \d\b/);
   });
 });

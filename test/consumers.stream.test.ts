@@ -4,9 +4,9 @@
 // acknowledging loses its events to the other when the leases run out.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { drainEventHub } from "../src/core/events/hub.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { appendTestEvent, openSse } from "./support/events.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { appendTestEvent, openSse } from "./support/events.ts";
 
 let ctx: TestContext;
 let server: HttpServer;

@@ -3,8 +3,8 @@
 // deliveries counted); acked_through moves only over a gap-free acknowledged prefix; a consumer
 // resumes after being offline; mailbox scopes and keys are enforced like the message API.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { appendTestEvent } from "./support/events.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;
 beforeAll(async () => {

@@ -10,14 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
 import S3rver from "s3rver";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { moveContent } from "../src/core/content.ts";
 import { acceptInbound } from "../src/core/inbound/store.ts";
-import { purgeExpiredContentTask } from "../worker/tasks/purge_expired_content.ts";
 import { rawMessage } from "../src/dashboard/mail-queries.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
+import { purgeExpiredContentTask } from "../worker/tasks/purge_expired_content.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
 import { closedPort, runWorkerUntil } from "./support/outbound.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { deliverRaw, reusableDataDir, servicesWith } from "./support/smtp-client.ts";
 
 const BUCKET = "mail";

@@ -3,8 +3,8 @@
 // is answered 250 and stored byte for byte, and the listener is still there afterwards.
 // About 75-110 s on a busy 2-core machine; scripts/ingest-corpus.ts runs the same from the shell.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
-import { ingest, loadCorpus, missingFromStore, type CorpusMessage } from "../scripts/ingest-corpus.ts";
+import { type CorpusMessage, ingest, loadCorpus, missingFromStore } from "../scripts/ingest-corpus.ts";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { reusableDataDir, sendMail } from "./support/smtp-client.ts";
 

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateAccount } from "../src/core/accounts/accounts.ts";
 import { createUser } from "../src/core/accounts/users.ts";
 import { activityDays } from "../src/dashboard/activity-queries.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { DashboardClient } from "./support/dashboard-client.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 

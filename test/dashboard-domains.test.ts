@@ -4,10 +4,10 @@
 // another account's domain.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sharedDomainKey } from "../src/core/domains/dkim.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
 import { type DashboardClient, signUp } from "./support/dashboard-client.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
 
 const MX_HOST = "mx.mail-service.test";
 let dns: DnsServer;

@@ -2,9 +2,9 @@
 // forms), the standing correction and its undo, the Corrections page with what the account's
 // filter learned, sender risk on the message page, and one 404 for another account's message.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { DashboardClient, signUp } from "./support/dashboard-client.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DashboardClient, signUp } from "./support/dashboard-client.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 
 let ctx: TestContext;

@@ -4,8 +4,8 @@
 // mail, and the approval banner on every page while drafts wait.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MAIL_PAGE_SIZE } from "../src/dashboard/pages/mail.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { DashboardClient, signUp } from "./support/dashboard-client.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 

@@ -5,14 +5,14 @@
 // Without /usr/bin/chromium these tests skip and say so; under CI=true they fail instead.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { createDomain } from "../src/core/domains/domains.ts";
 import { createUser } from "../src/core/accounts/users.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { launchChromium, type HeadlessBrowser } from "./support/browser.ts";
-import { needTools } from "./support/system-tools.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { createDomain } from "../src/core/domains/domains.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type HeadlessBrowser, launchChromium } from "./support/browser.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
+import { needTools } from "./support/system-tools.ts";
 
 const EMAIL = "overseer@example.com";
 const PASSWORD = "a long enough password";

@@ -4,8 +4,8 @@
 // and one 404 for another account's user.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createUser } from "../src/core/accounts/users.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
 import { DASHBOARD_PASSWORD, DashboardClient, hiddenField, signUp } from "./support/dashboard-client.ts";
 
 const PASSWORD = DASHBOARD_PASSWORD;

@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { simpleParser } from "mailparser";
 import type { Page } from "playwright-core";
-import { notifyReviewers } from "../src/core/outbound/approvals.ts";
 import { createUser } from "../src/core/accounts/users.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { launchChromium, type HeadlessBrowser } from "./support/browser.ts";
+import { notifyReviewers } from "../src/core/outbound/approvals.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type HeadlessBrowser, launchChromium } from "./support/browser.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { needTools } from "./support/system-tools.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 const EMAIL = "reviewer@example.com";
 const PASSWORD = "a long enough password";

@@ -3,9 +3,9 @@
 // one to a mailbox so that the next inbound message is extracted with it, CSRF on both forms,
 // and one 404 for another account's schema or mailbox.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { DashboardClient, hiddenField, signUp } from "./support/dashboard-client.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DashboardClient, hiddenField, signUp } from "./support/dashboard-client.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 
 let ctx: TestContext;

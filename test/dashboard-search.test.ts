@@ -3,10 +3,10 @@
 // results with the matching passage highlighted, paging with the search cursor, refused input as
 // a 400 page, another account's mail never found, and hostile mail shown as text.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MAIL_PAGE_SIZE } from "../src/dashboard/pages/mail.ts";
 import { highlight } from "../src/dashboard/mail-search.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { MAIL_PAGE_SIZE } from "../src/dashboard/pages/mail.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { DashboardClient, signUp } from "./support/dashboard-client.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 

@@ -5,19 +5,19 @@
 // key secrets shown once, redrive of a dead letter produced by the real worker, and the
 // require_approval toggle changing what POST /api/v1/send does.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { loadConfig } from "../src/config.ts";
 import { createUser } from "../src/core/accounts/users.ts";
-import { html, raw, reveal } from "../src/dashboard/html.ts";
-import { makeLogger } from "../src/log.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
+import { html, raw, reveal } from "../src/dashboard/html.ts";
 import { makeApp } from "../src/http/app.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { makeLogger } from "../src/log.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
 import { reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
-import { answer, startReceiver, type Receiver } from "./support/webhook-receiver.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { answer, type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 const PASSWORD = "correct horse battery staple";
 const HOSTILE = "<script>alert(1)</script>";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { generateDkimKeyPair, type DkimKeyPair } from "../src/mail/dkim-keys.ts";
-import { checkDnsRecords, isValidDomainName, normalizeDomainName, requiredDnsRecords, type DnsRecord } from "../src/mail/domain-records.ts";
+import { type DkimKeyPair, generateDkimKeyPair } from "../src/mail/dkim-keys.ts";
+import { checkDnsRecords, type DnsRecord, isValidDomainName, normalizeDomainName, requiredDnsRecords } from "../src/mail/domain-records.ts";
 import { makeResolver, type ResolveFn } from "../src/mail/resolver.ts";
-import { startDnsServer, startSilentDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { type DnsServer, startDnsServer, startSilentDnsServer } from "./support/dns-server.ts";
 
 const MX_HOST = "mx.agents.test";
 let dns: DnsServer;

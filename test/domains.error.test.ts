@@ -2,8 +2,8 @@
 // unknown ids.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Fixture, TestContext } from "./support/context.ts";
-import { startDomainsWorld, stopDomainsWorld, domainRequests } from "./support/domains-world.ts";
 import type { DnsServer } from "./support/dns-server.ts";
+import { domainRequests, startDomainsWorld, stopDomainsWorld } from "./support/domains-world.ts";
 
 let dns: DnsServer;
 let ctx: TestContext;

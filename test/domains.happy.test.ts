@@ -1,17 +1,17 @@
 // POST/GET /api/v1/domains and verify on the happy path, against a real DNS server on loopback: the
 // records a customer must publish, and pending → verified / failed (72 h) → verified as docs/decisions.md decides.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DnsServer, startSilentDnsServer } from "./support/dns-server.ts";
 import {
-  MX_HOST,
-  SELECTOR,
   type DnsRecord,
+  domainRequests,
+  MX_HOST,
   publishRecords,
+  SELECTOR,
   startDomainsWorld,
   stopDomainsWorld,
-  domainRequests,
 } from "./support/domains-world.ts";
-import { startSilentDnsServer, type DnsServer } from "./support/dns-server.ts";
 
 const RSA = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" };
 

@@ -1,9 +1,9 @@
 // Domains between accounts: a name verified by one account cannot be taken by another, and another
 // account's domain id answers as a missing one does.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeAccount, type Fixture, type TestContext } from "./support/context.ts";
-import { type DnsRecord, publishRecords, startDomainsWorld, stopDomainsWorld, domainRequests } from "./support/domains-world.ts";
+import { type Fixture, makeAccount, type TestContext } from "./support/context.ts";
 import type { DnsServer } from "./support/dns-server.ts";
+import { type DnsRecord, domainRequests, publishRecords, startDomainsWorld, stopDomainsWorld } from "./support/domains-world.ts";
 
 let dns: DnsServer;
 let ctx: TestContext;

@@ -3,9 +3,9 @@
 // file passes, and a scanner that does not answer refuses the file (fail closed) rather than letting
 // it through unscanned.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { EICAR, startClamd, type Scanner } from "./support/scanners.ts";
+import { closedPort, type Outbound, startOutbound } from "./support/outbound.ts";
+import { EICAR, type Scanner, startClamd } from "./support/scanners.ts";
 import { needTools } from "./support/system-tools.ts";
-import { closedPort, startOutbound, type Outbound } from "./support/outbound.ts";
 
 setDefaultTimeout(60_000);
 

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { createHash } from "node:crypto";
 import { Document, Packer, Paragraph } from "docx";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import { approveDraft } from "../src/core/outbound/drafts.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
+import { approveDraft } from "../src/core/outbound/drafts.ts";
 import { makeAccount, makeKey, makeMailbox } from "./support/context.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
-import { parseMail, startOutbound, type Outbound } from "./support/outbound.ts";
+import { type Outbound, parseMail, startOutbound } from "./support/outbound.ts";
 
 setDefaultTimeout(30_000);
 

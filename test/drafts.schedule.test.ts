@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { approveDraft } from "../src/core/outbound/drafts.ts";
 import { startWorker } from "../worker/runner.ts";
-import { makeAccount, makeKey, makeMailbox, type Fixture } from "./support/context.ts";
-import { startOutbound, type Outbound } from "./support/outbound.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox } from "./support/context.ts";
+import { type Outbound, startOutbound } from "./support/outbound.ts";
 import { waitFor } from "./support/smtp-client.ts";
 
 let o: Outbound;

@@ -1,21 +1,21 @@
 // Drafts and the approval queue: every row of the contract's state table and the decisions in docs/decisions.md
 // (approval sends through the pipeline, a permanent rejection returns the draft to `draft`,
 // reconciliation resolves `sending`), plus races between send, edit and delete.
-import { afterAll, afterEach, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { approveDraft, rejectDraft } from "../src/core/outbound/drafts.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
+import { approveDraft, rejectDraft } from "../src/core/outbound/drafts.ts";
 import { addSendListEntry } from "../src/core/outbound/sendlists.ts";
 import { addSuppression } from "../src/core/outbound/suppressions.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
 import {
   BASE_URL,
   deliverInbound,
+  type Outbound,
   parseMail,
   runCli,
   runWorkerUntil,
   startOutbound,
   withSendHeldAtQuota,
-  type Outbound,
 } from "./support/outbound.ts";
 
 // Subprocesses, the worker and a loaded CI machine need more than the default 5 s.

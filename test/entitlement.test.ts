@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
-import { startOutbound, type Outbound } from "./support/outbound.ts";
+import { type Outbound, startOutbound } from "./support/outbound.ts";
 
 let o: Outbound;
 let paidKey: string;

@@ -1,8 +1,8 @@
 // Error shapes the whole API shares: unknown routes, oversized bodies, and broken requests that
 // must come back as the contract's JSON, never HTML, a stack trace or an Elysia default body.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 
 const LIMIT = 2048;
 
@@ -134,6 +134,7 @@ describe("broken requests get the contract's JSON", () => {
 
   const wrongTypes: [string, unknown, string][] = [
     ["/api/v1/mailboxes", { slug: 5 }, "slug must be a string"],
+    // biome-ignore lint/correctness/noPrecisionLoss: a number too long for a double is the point
     ["/api/v1/mailboxes", { display_name: 123456789012345678901234567890 }, "display_name must be a string"],
     ["/api/v1/mailboxes", '{"display_name":1e999}', "display_name must be a string"],
     ["/api/v1/mailboxes", { display_name: ["a"] }, "display_name must be a string"],

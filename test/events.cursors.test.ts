@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeEventCursors } from "../src/core/events/cursor.ts";
 import { drainEventHub } from "../src/core/events/hub.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { appendTestEvent, openSse, rawRequest } from "./support/events.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;
 let server: HttpServer;

@@ -3,10 +3,10 @@
 // closes that connection with 1008 and leaves every other key answered. Over real HTTP.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { drainEventHub } from "../src/core/events/hub.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { makeFrameGuard } from "../src/http/socket-frames.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { appendTestEvent, rawRequest } from "./support/events.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;
 let server: HttpServer;

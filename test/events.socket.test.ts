@@ -3,9 +3,9 @@
 // refusal before the upgrade for a bad key.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { drainEventHub } from "../src/core/events/hub.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { appendTestEvent } from "./support/events.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { appendTestEvent } from "./support/events.ts";
 
 let ctx: TestContext;
 let server: HttpServer;

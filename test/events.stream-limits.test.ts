@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import net from "node:net";
 import { drainEventHub, eventHubFor } from "../src/core/events/hub.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { openSse } from "./support/events.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
+import { openSse } from "./support/events.ts";
 
 let ctx: TestContext;
 let server: HttpServer;

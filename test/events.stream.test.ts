@@ -4,13 +4,13 @@
 // reading (disconnected, memory bounded), and the drain that shutdown runs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
-import { eventHubFor, drainEventHub } from "../src/core/events/hub.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
+import { drainEventHub, eventHubFor } from "../src/core/events/hub.ts";
 import { makeApp } from "../src/http/app.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { appendTestEvent, openSse } from "./support/events.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { sendMail, servicesWith } from "./support/smtp-client.ts";
-import { startStack, stopStack, type Stack } from "./support/stack.ts";
+import { type Stack, startStack, stopStack } from "./support/stack.ts";
 
 let stack: Stack;
 let server: HttpServer;

@@ -4,11 +4,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { pruneEventLog } from "../src/core/events/log.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox } from "./support/context.ts";
 import { appendTestEvent } from "./support/events.ts";
-import { makeAccount, makeKey, makeMailbox, type Fixture } from "./support/context.ts";
 import { sendMail, waitFor } from "./support/smtp-client.ts";
-import { startStack, stopStack, type Stack } from "./support/stack.ts";
-import { startReceiver, type Receiver } from "./support/webhook-receiver.ts";
+import { type Stack, startStack, stopStack } from "./support/stack.ts";
+import { type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 let stack: Stack;
 let receiver: Receiver;

@@ -2,13 +2,13 @@
 // the problem (400); filling enforces every keyword (anyOf, const, format, additionalProperties,
 // $ref into definitions); the ReDoS guard on `pattern` still holds.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { extractFacts, type ComprehensionInput } from "../src/comprehension/understanding/extract.ts";
+import { type ComprehensionInput, extractFacts } from "../src/comprehension/understanding/extract.ts";
 import { fillSchema } from "../src/comprehension/understanding/schema-fill.ts";
 import { schemaProblems, validate, validateProperty } from "../src/comprehension/understanding/schema-validate.ts";
 import { ApiError } from "../src/core/errors.ts";
 import { createExtractionSchema } from "../src/core/schemas.ts";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { message } from "./fixtures/comprehension-messages.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
 import { cpuMsSince } from "./support/cpu-time.ts";
 
 const mail = (body: string, subject = ""): ComprehensionInput => message({ subject, from: "billing@shop.example", body });

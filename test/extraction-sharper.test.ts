@@ -2,8 +2,8 @@
 // dates with time zones, on examples of their own, and the held-out sets' figures (scripts/
 // eval-extraction.ts) kept from sliding back.
 import { describe, expect, test } from "bun:test";
-import { extractFacts } from "../src/comprehension/understanding/extract.ts";
 import { score } from "../scripts/eval-extraction.ts";
+import { extractFacts } from "../src/comprehension/understanding/extract.ts";
 import { heldOut } from "./fixtures/extraction-heldout/messages.ts";
 import { heldOut2 } from "./fixtures/extraction-heldout/messages-2.ts";
 

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { acceptInbound } from "../src/core/inbound/store.ts";
 import { screenMessage } from "../src/core/screening/screen.ts";
+import { mailStream, type StreamMessage, toRaw, unwantedMessage } from "./fixtures/feedback/stream.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { mailStream, toRaw, unwantedMessage, type StreamMessage } from "./fixtures/feedback/stream.ts";
 
 let ctx: TestContext;
 let owner: Fixture;

@@ -6,10 +6,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { acceptInbound } from "../src/core/inbound/store.ts";
 import { screenMessage } from "../src/core/screening/screen.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { mailboxRow } from "./support/mailbox-row.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { toRaw, unwantedMessage } from "./fixtures/feedback/stream.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { mailboxRow } from "./support/mailbox-row.ts";
 
 setDefaultTimeout(30_000);
 

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { acceptInbound } from "../src/core/inbound/store.ts";
 import { screenMessage } from "../src/core/screening/screen.ts";
-import { mailboxRow } from "./support/mailbox-row.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
 import { toRaw, unwantedMessage } from "./fixtures/feedback/stream.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { mailboxRow } from "./support/mailbox-row.ts";
 
 let ctx: TestContext;
 let owner: Fixture;

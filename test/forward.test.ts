@@ -5,13 +5,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import { approveDraft } from "../src/core/outbound/drafts.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
+import { approveDraft } from "../src/core/outbound/drafts.ts";
 import { addSendListEntry } from "../src/core/outbound/sendlists.ts";
 import { addSuppression } from "../src/core/outbound/suppressions.ts";
 import { makeAccount, makeKey, makeMailbox } from "./support/context.ts";
 import { receive } from "./support/mail-fixtures.ts";
-import { parseMail, rawHeader, startOutbound, type Outbound } from "./support/outbound.ts";
+import { type Outbound, parseMail, rawHeader, startOutbound } from "./support/outbound.ts";
 
 setDefaultTimeout(30_000);
 

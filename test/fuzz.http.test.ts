@@ -7,7 +7,7 @@ import net from "node:net";
 import fc from "fast-check";
 import { makeContractChecker, send } from "./fuzz/contract.ts";
 import { encodeSegment } from "./fuzz/hostile.ts";
-import { operationsOf, requestsFor, type Operation } from "./fuzz/openapi-requests.ts";
+import { type Operation, operationsOf, requestsFor } from "./fuzz/openapi-requests.ts";
 import { check, reportStats, resetStats, runs, stats } from "./fuzz/settings.ts";
 import { makeWorld, type World } from "./fuzz/world.ts";
 

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fc from "fast-check";
-import { FUZZ_MAX_MESSAGE_BYTES, hostileMail, type HostileMail } from "./fuzz/mime-corpus.ts";
+import { FUZZ_MAX_MESSAGE_BYTES, type HostileMail, hostileMail } from "./fuzz/mime-corpus.ts";
 import { check, reportStats, resetStats, runs, seed, stats } from "./fuzz/settings.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
 import { dotStuffed, openSmtp, waitFor } from "./support/smtp-client.ts";
-import { startStack, stopStack, type Stack } from "./support/stack.ts";
+import { type Stack, startStack, stopStack } from "./support/stack.ts";
 
 const STATUSES = ["complete", "partial", "skipped_injection_risk", "skipped_spam", "skipped_virus"];
 /** How long a stored message may take to reach its final screening state (the bound). */

@@ -3,10 +3,10 @@
 // Chromium. Every disagreement is printed with its document.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { launchChromium, type HeadlessBrowser } from "./support/browser.ts";
-import { needTools } from "./support/system-tools.ts";
+import { type HeadlessBrowser, launchChromium } from "./support/browser.ts";
 import { generateCorpus } from "./support/hiding-corpus.ts";
 import { ROWS, wordsOf } from "./support/hiding-table.ts";
+import { needTools } from "./support/system-tools.ts";
 import { browserShown, newOraclePage, runOracle } from "./support/visibility-oracle.ts";
 
 const SAMPLE = 150;

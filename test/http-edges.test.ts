@@ -4,8 +4,8 @@
 // malformed request) are what docs/api.md says they are.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import net from "node:net";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;
 let server: HttpServer;

@@ -1,14 +1,14 @@
 // client_id idempotency on POST /api/v1/send: replay, conflict, in progress, retry after a
 // transient failure, reconciliation of an unknown outcome through the real worker, and a race of
 // twenty requests that must deliver exactly once.
-import { afterAll, afterEach, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { SMTPServer } from "smtp-server";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { AddressInfo } from "node:net";
-import { payloadHash } from "../src/core/outbound/idempotency.ts";
+import { SMTPServer } from "smtp-server";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
+import { payloadHash } from "../src/core/outbound/idempotency.ts";
 import { startWorker } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext } from "./support/context.ts";
-import { runWorkerUntil, startOutbound, waitFor, withSendHeldAtQuota, type Outbound } from "./support/outbound.ts";
+import { type Outbound, runWorkerUntil, startOutbound, waitFor, withSendHeldAtQuota } from "./support/outbound.ts";
 
 // Subprocesses, the worker and a loaded CI machine need more than the default 5 s.
 setDefaultTimeout(30_000);

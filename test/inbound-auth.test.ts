@@ -1,13 +1,13 @@
 // Sender authentication on the inbound path: mail arrives over SMTP, the process_inbound task
 // fills auth_results, and the API shows it. DNS answers come from a real DNS server on loopback.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
+import type { Services } from "../src/core/services.ts";
 import { generateDkimKeyPair } from "../src/mail/dkim-keys.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { processInbound } from "../worker/tasks/process_inbound.ts";
-import type { Services } from "../src/core/services.ts";
-import { startDnsServer, startSilentDnsServer, type DnsServer } from "./support/dns-server.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DnsServer, startDnsServer, startSilentDnsServer } from "./support/dns-server.ts";
 import { reusableDataDir, sendMail, servicesWith, waitFor } from "./support/smtp-client.ts";
 
 // One database for the file; each mode is the same code configured by its environment variables.

@@ -2,12 +2,12 @@
 // did) finds it stored once and pushed to the webhook once. The same Message-ID with other bytes
 // is stored as a new message, and so is every message without a Message-ID.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { deliverRaw, openSmtp, reusableDataDir, waitFor } from "./support/smtp-client.ts";
-import { startReceiver, type Receiver } from "./support/webhook-receiver.ts";
+import { type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 let ctx: TestContext;
 let smtp: SmtpListener;

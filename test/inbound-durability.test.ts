@@ -3,13 +3,13 @@
 // mid-session, a connection that dies mid-transaction, and a process killed around the reply.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { makeSql, type Sql } from "../src/db.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker } from "../worker/runner.ts";
-import { urlFor } from "./support/database.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
-import { deliverRaw, freePort, openSmtp, reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
+import { urlFor } from "./support/database.ts";
 import { contextServiceEnv } from "./support/service-process.ts";
+import { deliverRaw, freePort, openSmtp, reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
 
 let ctx: TestContext;
 let smtp: SmtpListener;
@@ -59,7 +59,7 @@ describe("the database goes away mid-session", () => {
 
       await admin.unsafe(`alter database ${databaseName} allow_connections = false`);
       await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${databaseName} and pid <> pg_backend_pid()`;
-      let reply;
+      let reply: Awaited<ReturnType<typeof conn.data>>;
       try {
         reply = await conn.data("From: sender@example.org\r\nSubject: while down\r\n\r\nplease keep me\r\n");
       } finally {

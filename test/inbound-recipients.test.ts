@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { receiveForRecipients } from "../src/core/inbound/recipients.ts";
 import { createUnsubscribeLinks } from "../src/core/outbound/unsubscribe.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { mime } from "./support/mail-fixtures.ts";
 
 let ctx: TestContext;

@@ -1,7 +1,7 @@
 // The one place that says what an IP address is (src/ip-address.ts), used by webhooks, outbound
 // MX delivery, the trusted-proxy setting and the sign-in throttle.
 import { describe, expect, test } from "bun:test";
-import { classifyAddress, readHostAddress, refusalOf, type AddressKind } from "../src/ip-address.ts";
+import { type AddressKind, classifyAddress, readHostAddress, refusalOf } from "../src/ip-address.ts";
 
 const kindOf = (text: string): AddressKind => classifyAddress(readHostAddress(text)!.address);
 

@@ -1,7 +1,7 @@
 // Labels on messages and threads: read/unread/archived and names of the agent's, filters on the
 // message and thread listings and in search, batch changes, limits, and the security rules.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 
 setDefaultTimeout(30_000);

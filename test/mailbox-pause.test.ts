@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { signUp, type DashboardClient } from "./support/dashboard-client.ts";
-import { closedPort, deliverInbound, runCli, startOutbound, type Outbound } from "./support/outbound.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type DashboardClient, signUp } from "./support/dashboard-client.ts";
+import { closedPort, deliverInbound, type Outbound, runCli, startOutbound } from "./support/outbound.ts";
 
 setDefaultTimeout(60_000);
 

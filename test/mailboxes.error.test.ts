@@ -2,7 +2,7 @@
 // body validation, custom domains that are not usable, address conflicts, and bad list queries.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateAccount } from "../src/core/accounts/accounts.ts";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
 import { mailboxesApi } from "./support/mailboxes-api.ts";
 
 const SLUG_ERROR = '{"error":"slug must match ^[a-z0-9][a-z0-9-]{0,40}$"}';

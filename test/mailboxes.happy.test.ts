@@ -1,7 +1,7 @@
 // POST /api/v1/mailboxes and GET /api/v1/mailboxes on the happy path: accepted slugs and bodies,
 // addresses on the shared and on a verified custom domain, and the list's shape, order and limit.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { mailboxesApi } from "./support/mailboxes-api.ts";
 
 let ctx: TestContext;

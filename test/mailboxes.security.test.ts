@@ -2,7 +2,7 @@
 // account, and another account's id answers exactly as a missing one does.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createExtractionSchema } from "../src/core/schemas.ts";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
 import { mailboxesApi } from "./support/mailboxes-api.ts";
 
 let ctx: TestContext;

@@ -3,7 +3,7 @@
 // resource's own 404 body, or the empty list of a mailbox that is not the account's. Never a 500
 // (Postgres refuses NUL), never a 400 naming a schema rule, never a generic body.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;
 let owner: Fixture;

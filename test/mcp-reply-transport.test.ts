@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { ReplyTransport } from "../src/mcp/reply-transport.ts";
 import { isPlainRequest } from "../src/mcp/streamable-http.ts";
 import { hostileJson } from "./fuzz/hostile.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 
 /** A connected SDK server whose one tool answers its argument `n` once `gate(n)` resolves. */
 function echoServer(gate: (n: number) => Promise<void> = async () => {}) {

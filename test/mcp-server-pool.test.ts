@@ -3,7 +3,7 @@
 // and concurrent requests of one key each get a server of their own.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { makeMcpServerPool } from "../src/mcp/server-pool.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;
 let owner: Fixture;

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { tools } from "../src/mcp/server.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 
 setDefaultTimeout(60_000);

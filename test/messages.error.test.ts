@@ -2,7 +2,7 @@
 // rules (mailbox_id required, limit an integer >= 1, no unknown parameters, a cursor of this
 // listing), missing or unknown keys, and ids that name no message.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeMessagesWorld, type MessagesWorld } from "./support/messages.ts";
+import { type MessagesWorld, makeMessagesWorld } from "./support/messages.ts";
 
 let w: MessagesWorld;
 let messageId: string;

@@ -2,7 +2,7 @@
 // outbound mail listed newest first, the limit rules of the SPEC (default 50, clamped to 100),
 // and the detail of each listed message.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeMessagesWorld, type MessagesWorld } from "./support/messages.ts";
+import { type MessagesWorld, makeMessagesWorld } from "./support/messages.ts";
 
 let w: MessagesWorld;
 const received: string[] = []; // oldest first

@@ -3,7 +3,7 @@
 // which must answer exactly as a missing id does.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeKey } from "./support/context.ts";
-import { makeMessagesWorld, type MessagesWorld } from "./support/messages.ts";
+import { type MessagesWorld, makeMessagesWorld } from "./support/messages.ts";
 
 let w: MessagesWorld;
 let inboxMessage: string;

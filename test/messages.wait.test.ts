@@ -2,11 +2,11 @@
 // cross-copy test runs the waiter against a second API process (ROLES=api, its own LISTEN
 // connection) while the mail arrives over SMTP through this process's listener and worker.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { createMailboxClient } from "../src/client/index.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { contextServiceEnv, spawnService, waitForStarted, type ServiceChild } from "./support/service-process.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { contextServiceEnv, type ServiceChild, spawnService, waitForStarted } from "./support/service-process.ts";
 import { freePort, reusableDataDir, sendMail } from "./support/smtp-client.ts";
 
 const root = new URL("..", import.meta.url).pathname;

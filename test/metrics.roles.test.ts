@@ -4,12 +4,12 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startService, type ServiceProcess } from "../bench/chaos/service.ts";
+import { type ServiceProcess, startService } from "../bench/chaos/service.ts";
+import { loadConfig } from "../src/config.ts";
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
-import { loadConfig } from "../src/config.ts";
-import { makeLogger } from "../src/log.ts";
 import { makeSql, type Sql } from "../src/db.ts";
+import { makeLogger } from "../src/log.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { freePort, reusableDataDir, sendMail } from "./support/smtp-client.ts";
 

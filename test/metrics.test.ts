@@ -1,14 +1,14 @@
 // GET /metrics: hidden (404) without the operator's token, and, with it, counters that move after
 // real SMTP, HTTP, worker and webhook traffic over loopback.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { drainEventHub } from "../src/core/events/hub.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { makeApp } from "../src/http/app.ts";
-import { drainEventHub } from "../src/core/events/hub.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
 import { openSmtp, sendMail, waitFor } from "./support/smtp-client.ts";
-import { startStack, stopStack, type Stack } from "./support/stack.ts";
-import { startReceiver, type Receiver } from "./support/webhook-receiver.ts";
+import { type Stack, startStack, stopStack } from "./support/stack.ts";
+import { type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 const TOKEN = "metrics-token-for-the-test-0123456789";
 let stack: Stack;

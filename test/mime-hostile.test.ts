@@ -1,9 +1,9 @@
 // Broken and hostile MIME over real SMTP: every message within the listener's limits is stored
 // with whatever could be parsed, and the listener keeps answering.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
-import { openSmtp, reusableDataDir, type RawSmtp } from "./support/smtp-client.ts";
+import { openSmtp, type RawSmtp, reusableDataDir } from "./support/smtp-client.ts";
 
 let ctx: TestContext;
 let smtp: SmtpListener;

@@ -3,12 +3,12 @@
 // real DNS server on loopback; a tripwire listener counts any connection that got through.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
-import { makeMxTransport } from "../src/delivery/mx.ts";
 import { loadConfig } from "../src/config.ts";
+import { makeMxTransport } from "../src/delivery/mx.ts";
 import { composeMessage } from "../src/mail/compose.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
-import { startSmtpSink, type SmtpSink } from "./support/smtp-sink.ts";
+import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp-sink.ts";
 
 const EHLO = "mail.test.example";
 const meta = { messageId: "msg_mx_refusal@mail.test.example" };

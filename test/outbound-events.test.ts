@@ -4,15 +4,15 @@
 // receiver is a real HTTP server that checks the signature.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { verifyWebhookSignature } from "agent-mailbox/verify";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { approveDraft, rejectDraft } from "../src/core/outbound/drafts.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
 import { openSmtp, reusableDataDir, waitFor } from "./support/smtp-client.ts";
-import { startSmtpSink, type SmtpSink } from "./support/smtp-sink.ts";
-import { startReceiver, type Receiver } from "./support/webhook-receiver.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp-sink.ts";
+import { type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 const SECRET = "whsec_outbound_events_secret_0123456789";
 let dns: DnsServer;

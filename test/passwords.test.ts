@@ -1,13 +1,13 @@
 // Dashboard passwords: argon2id (hash-wasm) at the OWASP minimum (m=19456 KiB, t=2, p=1);
 // PBKDF2 hashes from before still verify and are upgraded at the next successful sign-in.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { argon2Verify, argon2id } from "hash-wasm";
+import { argon2id, argon2Verify } from "hash-wasm";
 import { ARGON2, hashPassword, verifyPassword } from "../src/core/accounts/passwords.ts";
-import { base64url, randomBytes } from "../src/secrets.ts";
 import { createUser } from "../src/core/accounts/users.ts";
 import { makeCredentialCheck } from "../src/dashboard/credentials.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { base64url, randomBytes } from "../src/secrets.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
 
 const PASSWORD = "correct horse battery staple";
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
-import { prepareStressSchema, runStress, summary, type Scenario } from "./support/pg-transaction-stress.ts";
+import { prepareStressSchema, runStress, type Scenario, summary } from "./support/pg-transaction-stress.ts";
 
 let db: TestDatabase;
 

@@ -6,14 +6,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startService, type ServiceProcess } from "../bench/chaos/service.ts";
+import { type ServiceProcess, startService } from "../bench/chaos/service.ts";
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
 import { makeSql, type Sql } from "../src/db.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
-import { startPgBouncer, type Bouncer } from "./support/pgbouncer.ts";
-import { needTools } from "./support/system-tools.ts";
+import { type Bouncer, startPgBouncer } from "./support/pgbouncer.ts";
 import { freePort, reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
+import { needTools } from "./support/system-tools.ts";
 
 const havePgBouncer = await needTools(import.meta.path, ["pgbouncer"], "the roles through a real PgBouncer");
 

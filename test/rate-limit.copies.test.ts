@@ -12,7 +12,7 @@ import { makeApp } from "../src/http/app.ts";
 import { makeLogger } from "../src/log.ts";
 import { makeResolver } from "../src/mail/resolver.ts";
 import { leaseChunk } from "../src/request/rate-limit.ts";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
 
 const RATE = 20;
 const BURST = 20;

@@ -3,7 +3,7 @@
 // the HTTP API and on MCP, while another key is untouched; the bucket refills at its rate.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { makeLocalBucket, makeRateLimiter } from "../src/request/rate-limit.ts";
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;
 let flooder: Fixture;

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { acceptInbound } from "../src/core/inbound/store.ts";
-import { screenMessage } from "../src/core/screening/screen.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
-import { startHttpServer, type HttpServer } from "../src/http/server.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { screenMessage } from "../src/core/screening/screen.ts";
+import { type HttpServer, startHttpServer } from "../src/http/server.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 
 setDefaultTimeout(30_000);
 

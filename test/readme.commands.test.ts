@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
-import { spawnService, waitForStarted, type ServiceChild } from "./support/service-process.ts";
+import { type ServiceChild, spawnService, waitForStarted } from "./support/service-process.ts";
 import { freePort } from "./support/smtp-client.ts";
 
 const root = join(import.meta.dir, "..");

@@ -1,7 +1,7 @@
 // The reconcile task never leaves a draft stuck: a redelivery whose outcome is unknown is followed
 // by another reconcile job, which gives the draft back with the doubt (never records it as sent).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { runWorkerUntil, startOutbound, type Outbound } from "./support/outbound.ts";
+import { type Outbound, runWorkerUntil, startOutbound } from "./support/outbound.ts";
 
 let o: Outbound;
 beforeAll(async () => {

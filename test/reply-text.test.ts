@@ -2,10 +2,10 @@
 // plain and HTML) gives the text its author added; the libraries compared are in
 // scripts/eval-reply-text.ts. Also: the worker stores it, and hostile input cannot stall it.
 import { describe, expect, test } from "bun:test";
+import { normalize, stored } from "../scripts/eval-reply-text.ts";
 import { replyText, replyTextOfPlain } from "../src/mail/reply-text.ts";
 import { replyCases } from "./fixtures/reply-text/cases.ts";
 import { heldOutReplyCases } from "./fixtures/reply-text/heldout.ts";
-import { normalize, stored } from "../scripts/eval-reply-text.ts";
 import { cpuMsSince } from "./support/cpu-time.ts";
 
 describe("reply text of real client formats", () => {

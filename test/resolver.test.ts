@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeResolver, parseServer } from "../src/mail/resolver.ts";
-import { startDnsServer, startSilentDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { type DnsServer, startDnsServer, startSilentDnsServer } from "./support/dns-server.ts";
 
 let dns: DnsServer;
 let silent: Awaited<ReturnType<typeof startSilentDnsServer>>;

@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { purgeExpiredContent, setAccountRetention } from "../src/core/retention.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
-import { makeAccount, makeMailbox, type Fixture } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox } from "./support/context.ts";
 import { sendMail, waitFor } from "./support/smtp-client.ts";
-import { startStack, stopStack, type Stack } from "./support/stack.ts";
-import { startReceiver, type Receiver } from "./support/webhook-receiver.ts";
+import { type Stack, startStack, stopStack } from "./support/stack.ts";
+import { type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 let stack: Stack;
 let receiver: Receiver;

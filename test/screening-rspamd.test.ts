@@ -8,12 +8,12 @@ import type Mail from "nodemailer/lib/mailer";
 import { acceptInbound } from "../src/core/inbound/store.ts";
 import { SCANNER_ATTEMPTS, screenMessage } from "../src/core/screening/screen.ts";
 import type { Services } from "../src/core/services.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
-import { startRspamd, type Rspamd } from "./support/rspamd.ts";
+import { type Rspamd, startRspamd } from "./support/rspamd.ts";
 import { GTUBE } from "./support/scanners.ts";
-import { needTools } from "./support/system-tools.ts";
 import { freePort, servicesWith } from "./support/smtp-client.ts";
+import { needTools } from "./support/system-tools.ts";
 
 // Rspamd keeps its Bayes statistics in Redis (test/support/rspamd.ts).
 const haveRspamd = await needTools(import.meta.path, ["rspamd", "redis"], "a real Rspamd as the edge scanner");

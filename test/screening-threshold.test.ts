@@ -4,9 +4,9 @@
 // while modern phishing is, with the classifier's reasons in the comprehension result.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { acceptInbound } from "../src/core/inbound/store.ts";
-import { mailboxRow } from "./support/mailbox-row.ts";
 import { screenMessage } from "../src/core/screening/screen.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { mailboxRow } from "./support/mailbox-row.ts";
 
 let ctx: TestContext;
 let mailboxId: string;

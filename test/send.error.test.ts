@@ -1,13 +1,13 @@
 // POST /api/v1/send error rows: validation (400), missing mailbox or original (404), quota (402),
 // send lists (403), suppressions (422), the relay's answers (400 / 502) and the order of checks
 // docs/api.md lists.
-import { afterAll, afterEach, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { updateAccount } from "../src/core/accounts/accounts.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { addSendListEntry } from "../src/core/outbound/sendlists.ts";
 import { addSuppression } from "../src/core/outbound/suppressions.ts";
 import { makeAccount, makeMailbox, makeTestContext } from "./support/context.ts";
-import { closedPort, deliverInbound, startOutbound, type Outbound } from "./support/outbound.ts";
+import { closedPort, deliverInbound, type Outbound, startOutbound } from "./support/outbound.ts";
 
 // Subprocesses, the worker and a loaded CI machine need more than the default 5 s.
 setDefaultTimeout(30_000);

@@ -1,17 +1,17 @@
 // POST /api/v1/send on the happy path: the 201 body, the mail as the relay receives it (headers,
 // DKIM, RFC 8058 unsubscribe), the stored outbound message, replies in-thread, and the local
 // transport delivering into another mailbox of the service.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import {
   BASE_URL,
   deliverInbound,
+  type Outbound,
   parseMail,
   rawHeader,
   runCli,
   startOutbound,
   verifySharedDkim,
-  type Outbound,
 } from "./support/outbound.ts";
 
 // Subprocesses, the worker and a loaded CI machine need more than the default 5 s.

@@ -1,9 +1,9 @@
 // Send and drafts under hostile callers: keys bound to another mailbox, keys without can_send or
 // can_read, a bootstrap key, ids of other tenants (one 404 for all), and header or SMTP
 // injection attempts that must never reach the relay.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { makeAccount, makeKey, makeMailbox, type Fixture } from "./support/context.ts";
-import { deliverInbound, parseMail, rawHeader, startOutbound, type Outbound } from "./support/outbound.ts";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { type Fixture, makeAccount, makeKey, makeMailbox } from "./support/context.ts";
+import { deliverInbound, type Outbound, parseMail, rawHeader, startOutbound } from "./support/outbound.ts";
 
 // Subprocesses, the worker and a loaded CI machine need more than the default 5 s.
 setDefaultTimeout(30_000);

@@ -1,13 +1,13 @@
 // Sender risk: each signal on its own, the hand-written corpus (test/fixtures/sender-risk/) at the
 // targets, and the context screening reads from the database (known correspondents, mailboxes).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { evaluateSenderRisk } from "../scripts/eval-sender-risk.ts";
 import { assessSenderRisk, type SenderContext, type SenderRiskInput } from "../src/comprehension/sender-risk/assess.ts";
 import { domainOf, imitation, skeleton } from "../src/comprehension/sender-risk/domains.ts";
 import { acceptInbound } from "../src/core/inbound/store.ts";
 import { screenMessage } from "../src/core/screening/screen.ts";
-import { evaluateSenderRisk } from "../scripts/eval-sender-risk.ts";
-import { mailboxRow } from "./support/mailbox-row.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { mailboxRow } from "./support/mailbox-row.ts";
 
 const context: SenderContext = {
   accountDomains: ["acme-robotics.com"],

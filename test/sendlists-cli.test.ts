@@ -1,8 +1,8 @@
 // The operator CLI for send lists and suppressions, run as a subprocess against the test database,
 // and the effect of each command on the next send.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { makeAccount, makeMailbox } from "./support/context.ts";
-import { runCli, startOutbound, type Outbound } from "./support/outbound.ts";
+import { type Outbound, runCli, startOutbound } from "./support/outbound.ts";
 
 // Subprocesses, the worker and a loaded CI machine need more than the default 5 s.
 setDefaultTimeout(30_000);

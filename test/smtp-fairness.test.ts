@@ -4,7 +4,7 @@
 // and 127.0.0.3 (Linux routes all of 127/8 to the loopback interface).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import net from "node:net";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { makeTestContext, type TestContext } from "./support/context.ts";
 import { reusableDataDir, servicesWith } from "./support/smtp-client.ts";
 

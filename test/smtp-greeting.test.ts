@@ -3,7 +3,7 @@
 // still refused with 421 and never reaches a mail transaction.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import net from "node:net";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { openSmtp, reusableDataDir, servicesWith } from "./support/smtp-client.ts";
 

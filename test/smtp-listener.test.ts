@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import net from "node:net";
 import tls from "node:tls";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { deliverRaw, openSmtp, reusableDataDir, sendMail, servicesWith } from "./support/smtp-client.ts";
 
 const DETAIL_KEYS = [

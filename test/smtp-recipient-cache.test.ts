@@ -2,9 +2,9 @@
 // seconds (no round trip), an unknown address is looked up again every time, so a mailbox made a
 // moment ago receives at once.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { makeSql } from "../src/db.ts";
 import { makeRecipientCache } from "../smtp/recipient-cache.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { makeSql } from "../src/db.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 
 let ctx: TestContext;
 let owner: Fixture;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import net from "node:net";
-import { makeSmtpRelayTransport, parseRelayUrl } from "../src/delivery/smtp-relay.ts";
 import { makeMxTransport } from "../src/delivery/mx.ts";
+import { makeSmtpRelayTransport, parseRelayUrl } from "../src/delivery/smtp-relay.ts";
 import { queueIdOf } from "../src/delivery/smtp-session.ts";
 import { composeMessage } from "../src/mail/compose.ts";
-import { startSmtpSink, type SmtpSink } from "./support/smtp-sink.ts";
+import { type SmtpSink, startSmtpSink } from "./support/smtp-sink.ts";
 
 const EHLO = "mail.test.example";
 const envelope = { from: "agent-x@mail.test.example", to: "bob@mx-test.example" };

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { HELD_OUT_GROUPS, loadCorpus } from "../scripts/train-spam.ts";
 import { classifySpam, loadSpamModel } from "../src/comprehension/spam/classifier.ts";
 import { spamFeatures } from "../src/comprehension/spam/features.ts";
-import { HELD_OUT_GROUPS, loadCorpus } from "../scripts/train-spam.ts";
 import { cpuMsSince } from "./support/cpu-time.ts";
 
 // Every 15th held-out message (easy-ham-2, spam-2, hard-ham-1; never seen in training): 94

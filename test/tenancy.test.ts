@@ -1,13 +1,13 @@
 // Tenancy in core: every core function that acts on a tenant's row by id takes the account and
 // scopes its SQL by it, so another account's id is not found there and its row stays untouched.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ApiError } from "../src/core/errors.ts";
 import { revokeKey } from "../src/core/accounts/keys.ts";
+import { ApiError } from "../src/core/errors.ts";
 import { findMailbox, updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { addSendListEntry, removeSendListEntry } from "../src/core/outbound/sendlists.ts";
 import { addSuppression, removeSuppression } from "../src/core/outbound/suppressions.ts";
 import { listAttempts, redriveDelivery } from "../src/core/webhooks/endpoint.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { mime, receive } from "./support/mail-fixtures.ts";
 
 let ctx: TestContext;

@@ -1,10 +1,10 @@
 // Threads: a reply joins the thread of the earlier message of the same mailbox that its
 // In-Reply-To or References name (inbound or outbound); anything else starts a new thread.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { acceptInbound } from "../src/core/inbound/store.ts";
 import type { Mailbox } from "../src/core/mailboxes.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { reusableDataDir, sendMail } from "./support/smtp-client.ts";
 
 let ctx: TestContext;

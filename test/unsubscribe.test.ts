@@ -1,12 +1,12 @@
 // List-Unsubscribe end to end: the one-click link (RFC 8058) and the mailto address from a mail as
 // the relay received it. Only a POST or a mail to the address suppresses; GET (link scanners) and
 // forged tokens never do.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import nodemailer from "nodemailer";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { listSuppressions } from "../src/core/outbound/suppressions.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { makeAccount, makeMailbox, makeTestContext } from "./support/context.ts";
-import { BASE_URL, rawHeader, startOutbound, waitFor, type Outbound } from "./support/outbound.ts";
+import { BASE_URL, type Outbound, rawHeader, startOutbound, waitFor } from "./support/outbound.ts";
 
 // Subprocesses, the worker and a loaded CI machine need more than the default 5 s.
 setDefaultTimeout(30_000);

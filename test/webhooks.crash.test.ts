@@ -5,14 +5,14 @@
 // after the crash is then retried as usual, although the dead worker still holds its job's lock.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolve } from "node:path";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { verifyWebhookSignature } from "../src/webhook-signature.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
-import { reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
-import { answer, startReceiver, type Receiver } from "./support/webhook-receiver.ts";
 import { contextServiceEnv } from "./support/service-process.ts";
+import { reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
+import { answer, type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 const SECRET = "whsec_crash_tests_0123456789";
 // Small, so the lease runs out within the test: 1 s timeout + 1 s grace.

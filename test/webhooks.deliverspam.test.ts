@@ -3,15 +3,15 @@
 // API. Spam is flagged by a trusted upstream MTA (INBOUND_AUTH_MODE=trust, X-Spam-Flag: YES on a
 // GTUBE mail); the virus verdict comes from a real clamd scanning an EICAR attachment.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./support/context.ts";
-import { EICAR, GTUBE, startClamd, type Scanner } from "./support/scanners.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { EICAR, GTUBE, type Scanner, startClamd } from "./support/scanners.ts";
 import { reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
-import { startReceiver, type Receiver } from "./support/webhook-receiver.ts";
 import { needTools } from "./support/system-tools.ts";
+import { type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 const SECRET = "whsec_deliver_spam_0123456789";
 // The virus verdict needs a real clamd; without it the whole file skips (under CI it fails).

@@ -2,15 +2,15 @@
 // receiver on loopback. The payload carries exactly the spec's fields, body is the sanitized text
 // (hidden HTML never leaves), and the signature verifies with the exported receiver function.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { disableWebhook, setWebhook } from "../src/core/webhooks/endpoint.ts";
-import { signWebhook } from "../src/webhook-signature.ts";
 // Imported the way a receiver does: through the package export.
 import { verifyWebhookSignature } from "agent-mailbox/verify";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
+import { disableWebhook, setWebhook } from "../src/core/webhooks/endpoint.ts";
+import { signWebhook } from "../src/webhook-signature.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
-import { startReceiver, type Receiver, type ReceivedRequest } from "./support/webhook-receiver.ts";
+import { type ReceivedRequest, type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 const SECRET = "whsec_happy_path_secret_0123456789";
 const PAYLOAD_FIELDS = [

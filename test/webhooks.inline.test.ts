@@ -4,16 +4,16 @@
 // replaced by the retry when it fails, and it delivers on its own when the attempt never happened
 // (the process died between the commit and the attempt).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { acceptInbound, lookupRecipient } from "../src/core/inbound/store.ts";
 import { INLINE_WEBHOOK_FALLBACK_MS } from "../src/core/screening/screen.ts";
 import { attemptWebhookDelivery } from "../src/core/webhooks/delivery.ts";
 import { createMessageReceivedEvent, nextAttemptJobKey, setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { jobDuration } from "../src/metrics.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { reusableDataDir, sendMail, waitFor } from "./support/smtp-client.ts";
-import { answer, startReceiver, type Receiver } from "./support/webhook-receiver.ts";
+import { answer, type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 const SECRET = "whsec_inline_attempt_secret_0123456789";
 

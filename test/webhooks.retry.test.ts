@@ -4,16 +4,16 @@
 // event_id, and a response body read only up to the cap. Scenarios start together in beforeAll
 // (one account and receiver each) so their waits overlap; each test then checks its own.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { resolve } from "node:path";
 import type { ServerResponse } from "node:http";
+import { resolve } from "node:path";
 import { ApiError } from "../src/core/errors.ts";
-import { listAttempts, listDeliveries, redriveDelivery, setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { retryAfterSeconds, retryDelaySeconds } from "../src/core/webhooks/delivery.ts";
+import { listAttempts, listDeliveries, redriveDelivery, setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { verifyWebhookSignature } from "../src/webhook-signature.ts";
-import { makeAccount, makeMailbox, type Fixture } from "./support/context.ts";
+import { type Fixture, makeAccount, makeMailbox } from "./support/context.ts";
 import { freePort, sendMail, waitFor } from "./support/smtp-client.ts";
-import { startStack, stopStack, type Stack } from "./support/stack.ts";
-import { answer, startReceiver, type Receiver, type Responder } from "./support/webhook-receiver.ts";
+import { type Stack, startStack, stopStack } from "./support/stack.ts";
+import { answer, type Receiver, type Responder, startReceiver } from "./support/webhook-receiver.ts";
 
 const SECRET = "whsec_retry_tests_0123456789abcdef";
 const SHRUNK = [0.2, 0.4, 0.6, 0.8, 1.0];

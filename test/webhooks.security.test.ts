@@ -9,10 +9,10 @@ import { ApiError } from "../src/core/errors.ts";
 import { listAttempts, setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { isBlockedAddress, resolveWebhookTarget, UnsafeTargetError } from "../src/core/webhooks/target.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
-import { startDnsServer, type DnsServer } from "./support/dns-server.ts";
+import { type DnsServer, startDnsServer } from "./support/dns-server.ts";
 import { sendMail, waitFor } from "./support/smtp-client.ts";
-import { startStack, stopStack, type Stack } from "./support/stack.ts";
-import { startReceiver, type Receiver } from "./support/webhook-receiver.ts";
+import { type Stack, startStack, stopStack } from "./support/stack.ts";
+import { type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 const SECRET = "whsec_security_tests_0123456789";
 

@@ -3,14 +3,14 @@
 // bytes as a raw key). SPEC's own headers still verify beside them, and webhook-id is the
 // event_id, the same on a retry.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Webhook } from "standardwebhooks";
 import { verifyWebhookSignature } from "agent-mailbox/verify";
+import { Webhook } from "standardwebhooks";
 import { setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { standardWebhookKey, verifyStandardWebhook } from "../src/standard-webhooks.ts";
 import { makeAccount, makeMailbox } from "./support/context.ts";
 import { sendMail } from "./support/smtp-client.ts";
-import { startStack, stopStack, type Stack } from "./support/stack.ts";
-import { answer, startReceiver, type Receiver } from "./support/webhook-receiver.ts";
+import { type Stack, startStack, stopStack } from "./support/stack.ts";
+import { answer, type Receiver, startReceiver } from "./support/webhook-receiver.ts";
 
 let stack: Stack;
 let receiver: Receiver;

@@ -3,8 +3,8 @@
 // only as obsolete syntax, 4.2) or a line past 998 octets (2.1.1), whatever the subject's spaces.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { simpleParser } from "mailparser";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { composeMessage } from "../src/mail/compose.ts";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
 import { makeTestContext, type TestContext } from "./support/context.ts";
 import { openSmtp, reusableDataDir } from "./support/smtp-client.ts";
 

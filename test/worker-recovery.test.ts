@@ -11,8 +11,8 @@ import type { Mailbox } from "../src/core/mailboxes.ts";
 import { isLostConnection } from "../worker/connection-rejections.ts";
 import { startWorker, type WorkerHandle } from "../worker/runner.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
-import { waitFor } from "./support/smtp-client.ts";
 import { contextServiceEnv } from "./support/service-process.ts";
+import { waitFor } from "./support/smtp-client.ts";
 
 // Shrunk so the test runs in seconds; the defaults (5 s, 15 s) give the 60 s bound in the README and docs/recovery.md.
 const RECOVERY_ENV = { WORKER_SWEEP_INTERVAL_MS: "500", WORKER_DEAD_AFTER_MS: "2000" };

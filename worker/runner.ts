@@ -3,14 +3,14 @@
 // runner makes itself is ended without being waited for, and its error handlers are taken off
 // first, so stopping an embedded Postgres right after crashed the process on a closing client.
 import { EventEmitter } from "node:events";
-import { run, type Runner, type WorkerEvents } from "graphile-worker";
+import { type Runner, run, type WorkerEvents } from "graphile-worker";
 import pg from "pg";
 import type { Services } from "../src/core/services.ts";
 import { silentWorkerLogger } from "../src/db.ts";
 import { errorFields } from "../src/log.ts";
 import { jobDuration, jobFailures, jobQueueWait } from "../src/metrics.ts";
 import { guardConnectionRejections } from "./connection-rejections.ts";
-import { holdPoolLease, startSweeper, type PoolLease } from "./liveness.ts";
+import { holdPoolLease, type PoolLease, startSweeper } from "./liveness.ts";
 import { taskList } from "./tasks/index.ts";
 
 export type WorkerHandle = {

@@ -2,14 +2,15 @@
 // and a restart of that server only when CHAOS_RESTART_SERVER_COMMAND names how (the machine's
 // server is shared: nothing restarts it by default). Without: an embedded PostgreSQL of the run's
 // own, on a random loopback port, which the run may stop and start (fast shutdown, as pg_ctl -m fast).
+
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnSync } from "node:child_process";
-import net from "node:net";
 import { loadConfig } from "../../src/config.ts";
-import { makeSql, migrate, startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/db.ts";
 import { randomBase32 } from "../../src/core/ids.ts";
+import { type EmbeddedDatabase, makeSql, migrate, startEmbeddedPostgres } from "../../src/db.ts";
 import { urlFor } from "../../test/support/database.ts";
 
 export type ChaosDatabase = {

@@ -6,20 +6,20 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { makeSql, type Sql } from "../../src/db.ts";
 import { createAccount } from "../../src/core/accounts/accounts.ts";
-import { randomBase32 } from "../../src/core/ids.ts";
 import { createKey } from "../../src/core/accounts/keys.ts";
+import { randomBase32 } from "../../src/core/ids.ts";
 import { createMailbox } from "../../src/core/mailboxes.ts";
 import { setWebhook } from "../../src/core/webhooks/endpoint.ts";
+import { makeSql, type Sql } from "../../src/db.ts";
 import { makeLogger } from "../../src/log.ts";
 import { makeResolver } from "../../src/mail/resolver.ts";
-import { openChaosDatabase, type ChaosDatabase } from "./database.ts";
-import { startLoad, type Load } from "./load.ts";
-import { startChaosReceiver, type ChaosReceiver } from "./receiver.ts";
-import { startService, type ServiceProcess } from "./service.ts";
-import { summaryLine, tally, type Summary } from "./tally.ts";
 import { apiPrincipal } from "../support/principal.ts";
+import { type ChaosDatabase, openChaosDatabase } from "./database.ts";
+import { type Load, startLoad } from "./load.ts";
+import { type ChaosReceiver, startChaosReceiver } from "./receiver.ts";
+import { type ServiceProcess, startService } from "./service.ts";
+import { type Summary, summaryLine, tally } from "./tally.ts";
 
 export type ChaosOptions = {
   messages: number;

@@ -4,7 +4,7 @@
 //   names: ingest-kill, worker-kill, db-restart, receiver-outage, copies, or all
 // DATABASE_URL set: a fresh database on that server (db-restart then needs
 // CHAOS_RESTART_SERVER_COMMAND); unset: an embedded PostgreSQL of the run's own.
-import { runChaos, summaryLine, type ChaosOptions } from "./harness.ts";
+import { type ChaosOptions, runChaos, summaryLine } from "./harness.ts";
 import { scenarios } from "./scenarios.ts";
 
 const usage = `usage: npm run chaos -- <${Object.keys(scenarios).join("|")}|all> [--messages N (≤ 1000)] [--rate R (msgs/s, ≤ 100)] [--fast]`;

@@ -1,9 +1,9 @@
 // The four fault scenarios. Each starts the service as `npm start` does (npx bun src/main.ts) with the
 // roles it needs, starts the SMTP load, and injects its faults at fixed points of the sending time.
 import type { Sql } from "../../src/db.ts";
+import { copies } from "./copies.ts";
 import type { Scenario } from "./harness.ts";
 import type { ServiceProcess } from "./service.ts";
-import { copies } from "./copies.ts";
 
 /** The whole service, every role in one process, SIGKILLed twice mid-stream and started again. */
 const ingestKill: Scenario = {

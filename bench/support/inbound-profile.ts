@@ -4,10 +4,10 @@
 // and, for scale, one bare round trip to the database.
 import { acceptInbound, lookupRecipient } from "../../src/core/inbound/store.ts";
 import type { Mailbox } from "../../src/core/mailboxes.ts";
-import { sha256HexNow } from "../../src/secrets.ts";
 import type { Services } from "../../src/core/services.ts";
 import { parseInbound } from "../../src/mail/parse.ts";
 import { sanitizeBody } from "../../src/mail/sanitize.ts";
+import { sha256HexNow } from "../../src/secrets.ts";
 
 export type StageRow = { stage: string; p50: number; mean: number };
 

@@ -8,8 +8,8 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { HAM_EN, HAM_INTL } from "./fragments-ham.ts";
-import type { CorpusRecord } from "./mail-file.ts";
 import { SPAM_EN, SPAM_INTL } from "./fragments-spam.ts";
+import type { CorpusRecord } from "./mail-file.ts";
 
 export function rng(seed: number): () => number {
   let s = seed >>> 0 || 1;

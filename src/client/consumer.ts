@@ -2,7 +2,7 @@
 // iterate its stream, acknowledging each item when its work is done.
 import type createClient from "openapi-fetch";
 import type { paths } from "./schema.js";
-import { eventStream, type EventItem } from "./stream.ts";
+import { type EventItem, eventStream } from "./stream.ts";
 
 type Api = ReturnType<typeof createClient<paths>>;
 type Context = { baseUrl: string; apiKey: string; fetch: typeof fetch; api: Api };

@@ -4,15 +4,15 @@
 // does not: contract errors as typed results, idempotent send with client_id and retries, an
 // event stream that reconnects and resumes, named consumers, and webhook verification.
 import createClient from "openapi-fetch";
+import { type ConsumerHandle, consumerHandle } from "./consumer.ts";
 import type { components, operations, paths } from "./schema.js";
-import { consumerHandle, type ConsumerHandle } from "./consumer.ts";
-import { eventStream, type EventItem, type EventStreamOptions } from "./stream.ts";
+import { type EventItem, type EventStreamOptions, eventStream } from "./stream.ts";
 
-export type { paths, operations, components };
-export type { EventItem, EventStreamOptions } from "./stream.ts";
 export type { ConsumerHandle, LeasedItem } from "./consumer.ts";
-export { verifyWebhook } from "./webhooks.ts";
+export type { EventItem, EventStreamOptions } from "./stream.ts";
 export { StreamError } from "./stream.ts";
+export { verifyWebhook } from "./webhooks.ts";
+export type { components, operations, paths };
 
 type Json<T> = T extends { content: { "application/json": infer Body } } ? Body : never;
 type ResponsesOf<O> = O extends { responses: infer R } ? R : never;

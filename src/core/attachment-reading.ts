@@ -2,16 +2,17 @@
 // extracted once (mail/attachment-text.ts), screened for prompt injection by the same detector as
 // the body, and stored on the attachment; the texts together go into the message's search
 // document. An attachment already read is not read again when the job is retried.
-import { contentBytes } from "./content.ts";
+
 import { scoreInjectionRisk } from "../comprehension/injection/risk.ts";
+import type { Config } from "../config.ts";
 import {
+  type AttachmentTextLimits,
   DEFAULT_ATTACHMENT_TEXT_LIMITS,
   extractAttachmentText,
   findPrlimit,
   findTesseract,
-  type AttachmentTextLimits,
 } from "../mail/attachment-text.ts";
-import type { Config } from "../config.ts";
+import { contentBytes } from "./content.ts";
 import type { Services } from "./services.ts";
 
 export type AttachmentReading = {

@@ -2,8 +2,8 @@
 // or an .ics attachment) read into comprehension.calendar, and the RSVP that answers it
 // (POST /api/v1/messages/{id}/rsvp, core/rsvp.ts).
 import type { Db } from "../db.ts";
-import { parseCalendar, type CalendarInfo } from "../mail/calendar.ts";
-import { messageAttachmentContent, type ContentReader } from "./attachment-bytes.ts";
+import { type CalendarInfo, parseCalendar } from "../mail/calendar.ts";
+import { type ContentReader, messageAttachmentContent } from "./attachment-bytes.ts";
 
 /** A calendar part larger than this is not read (a real invitation is a few KiB). */
 const MAX_CALENDAR_BYTES = 1024 * 1024;

@@ -3,10 +3,11 @@
 // put the objects before the transaction that records the rows commits (so a 250 never stands on
 // bytes only in memory); readers (API, dashboard, screening, attachment reading, bounces) call
 // contentBytes. A store that cannot be read is a 503 to a reader and a retry to a job, never a 500.
-import { BlobMissing, BlobStoreUnavailable } from "./blob-store.ts";
+
 import type { Db } from "../db.ts";
-import { errors } from "./errors.ts";
 import { sha256HexNow } from "../secrets.ts";
+import { BlobMissing, BlobStoreUnavailable } from "./blob-store.ts";
+import { errors } from "./errors.ts";
 import type { Services } from "./services.ts";
 
 export const rawKey = (rawId: string) => `raw/${rawId}`;

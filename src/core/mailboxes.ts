@@ -1,10 +1,10 @@
 // Mailboxes: created by keys on the shared domain or a verified custom domain; their approval and
 // spam settings are changed by humans only.
 import type { Db } from "../db.ts";
+import { hex, randomBytes } from "../secrets.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
 import type { Principal } from "./principal.ts";
-import { hex, randomBytes } from "../secrets.ts";
 import type { Services } from "./services.ts";
 
 export const SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,40}$";

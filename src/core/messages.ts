@@ -7,8 +7,8 @@ import { messageAttachmentContent } from "./attachment-bytes.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
 import { messageLabelFilter } from "./labels.ts";
-import type { Services } from "./services.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
+import type { Services } from "./services.ts";
 
 export type AttachmentSummary = { id: string; filename: string | null; content_type: string; size: number; sha256: string };
 

@@ -7,8 +7,9 @@
 //
 // Work goes in small batches, each its own short transaction that locks only its own rows
 // (SKIP LOCKED), so the purge never holds a long lock and never waits on a busy message.
-import { queueBlobDeletions } from "./content.ts";
+
 import type { Sql } from "../db.ts";
+import { queueBlobDeletions } from "./content.ts";
 
 export const RETENTION_BATCH = 500;
 

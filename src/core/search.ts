@@ -4,10 +4,11 @@
 // prefix. Ranked by relevance (among the newest RANK_WINDOW matches), then newest; without a
 // query, newest first. Walked with a cursor holding the last result's (rank, time, id), never an
 // offset.
-import { parseIsoTime } from "./iso-time.ts";
+
 import type { Db } from "../db.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
+import { parseIsoTime } from "./iso-time.ts";
 import { messageLabelFilter } from "./labels.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 

@@ -2,11 +2,11 @@
 import type { Config } from "../config.ts";
 import type { Sql } from "../db.ts";
 import type { Logger } from "../log.ts";
-import { makeBlobStore, type BlobStore } from "./blob-store.ts";
-import { listenThrough } from "./accounts/index.ts";
 import type { ResolveFn } from "../mail/resolver.ts";
-import type { DeliveryTransport } from "./transport.ts";
+import { listenThrough } from "./accounts/index.ts";
+import { type BlobStore, makeBlobStore } from "./blob-store.ts";
 import type { WakeSource } from "./event-wake.ts";
+import type { DeliveryTransport } from "./transport.ts";
 
 export type Services = {
   sql: Sql;

@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
 import { threadLabelFilter } from "./labels.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
-import { attachmentsOf, replyTextOf, snippetOf, type AttachmentWithText } from "./reading.ts";
+import { type AttachmentWithText, attachmentsOf, replyTextOf, snippetOf } from "./reading.ts";
 
 export type ThreadSummary = {
   id: string;

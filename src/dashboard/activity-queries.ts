@@ -2,8 +2,8 @@
 // or one mailbox, how inbound mail was screened, how sends ended, how webhook deliveries ended
 // and how slow they were, and how much of this month's send quota is used.
 import type { Config } from "../config.ts";
-import type { Db } from "../db.ts";
 import { monthlyQuotaFor } from "../core/accounts/index.ts";
+import type { Db } from "../db.ts";
 
 export const ACTIVITY_DAYS = 30;
 

@@ -2,8 +2,9 @@
 // derivation (against a hash made at start-up), so a wrong email and a wrong password cost the
 // same time and get the same answer. A correct password whose stored hash is of an older kind
 // (PBKDF2, or weaker argon2id parameters) is re-hashed with today's argon2id then.
-import type { Db } from "../db.ts";
+
 import { hashPassword, verifyPassword } from "../core/accounts/index.ts";
+import type { Db } from "../db.ts";
 import { base64url, randomBytes } from "../secrets.ts";
 
 export const MAX_EMAIL_LENGTH = 320;

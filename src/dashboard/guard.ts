@@ -3,13 +3,13 @@
 // error a handler does not turn into a page itself ends here: 404 as the one not-found page.
 import { ApiError } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
-import type { ClientAddressOf } from "../request/client-address.ts";
 import { errorFields } from "../log.ts";
-import { logAction, outcomeOf, type AuditFields } from "./audit.ts";
+import type { ClientAddressOf } from "../request/client-address.ts";
+import { type AuditFields, logAction, outcomeOf } from "./audit.ts";
 import { recordAction } from "./audit-trail.ts";
 import { readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { sameOrigin, tokenMatches } from "./csrf.ts";
-import { FormTooLarge, readForm, type Form } from "./form.ts";
+import { type Form, FormTooLarge, readForm } from "./form.ts";
 import { forbiddenPage, internalErrorPage, notFoundPage, tooLargePage, unavailablePage } from "./pages/errors.ts";
 import { redirect } from "./respond.ts";
 import { findSession, type Session } from "./session.ts";

@@ -1,5 +1,5 @@
 // The page frame every dashboard page shares: head, navigation, the sign-out form, a notice.
-import { html, type Html } from "./html.ts";
+import { type Html, html } from "./html.ts";
 import type { Session } from "./session.ts";
 
 export type Notice = { kind: "ok" | "error"; text: string | Html };

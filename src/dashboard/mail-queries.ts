@@ -2,10 +2,11 @@
 // mailbox's messages (keyset paging, newest first), the message's thread, the columns the API
 // does not return (sanitization report, headers, parse warnings), and the raw bytes. Every query
 // names the account and shows outbound mail only once it has left (core's rule), so another account's id is the same "not found" as a missing one.
-import type { Db } from "../db.ts";
+
 import { contentBytes } from "../core/content.ts";
 import { errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
+import type { Db } from "../db.ts";
 
 export type Direction = "in" | "out" | "all";
 

@@ -3,11 +3,11 @@
 // safe. The page (pages/mail.ts) renders the rows; this file only decides what they are.
 import { ApiError } from "../core/errors.ts";
 import { MAX_QUERY_LENGTH, searchMessages } from "../core/search.ts";
-import { html, reveal, type Html } from "./html.ts";
-import { mailRowsById, type Direction, type MailRow } from "./mail-queries.ts";
+import type { Db } from "../db.ts";
+import { type Html, html, reveal } from "./html.ts";
+import { type Direction, type MailRow, mailRowsById } from "./mail-queries.ts";
 import { dashboardPrincipal } from "./principal.ts";
 import type { Session } from "./session.ts";
-import type { Db } from "../db.ts";
 
 export type SearchParams = {
   q: string;

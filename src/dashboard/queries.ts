@@ -1,8 +1,9 @@
 // Account-scoped reads the dashboard needs beside the core functions. The core functions that act
 // on a row take the account themselves, so another account's id is not found there.
-import type { Db } from "../db.ts";
+
 import { errors } from "../core/errors.ts";
 import type { DeliverySummary } from "../core/webhooks/index.ts";
+import type { Db } from "../db.ts";
 
 export type MailboxRow = {
   id: string;

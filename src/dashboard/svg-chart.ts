@@ -1,7 +1,7 @@
 // Charts drawn on the server as inline SVG (no script, no inline style: colours are SVG
 // attributes, which the dashboard's CSP allows). Every chart comes with its numbers in a table
 // (chartTable), which is what a screen reader or a copy-paste reads.
-import { html, type Html } from "./html.ts";
+import { type Html, html } from "./html.ts";
 
 export type Series = { name: string; color: string; values: number[] };
 

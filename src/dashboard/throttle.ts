@@ -10,8 +10,9 @@
 // The client address is the TCP peer, or what a trusted proxy says (TRUSTED_PROXIES; see
 // src/request/client-address.ts). IPv6 clients count per /64, the block one subscriber
 // is usually given, so rotating addresses inside it buys nothing.
-import { networkOf, parseAddress } from "../ip-address.ts";
+
 import type { Db } from "../db.ts";
+import { networkOf, parseAddress } from "../ip-address.ts";
 
 export const PAIR_FAILURE_LIMIT = 5;
 export const CLIENT_FAILURE_LIMIT = 20;

@@ -1,9 +1,9 @@
 // Chooses the outbound transport from DELIVERY_TRANSPORT.
 import type { Services } from "../core/services.ts";
+import type { DeliveryTransport } from "../core/transport.ts";
 import { makeLocalTransport } from "./local.ts";
 import { makeMxTransport } from "./mx.ts";
 import { makeSmtpRelayTransport } from "./smtp-relay.ts";
-import type { DeliveryTransport } from "../core/transport.ts";
 
 export function makeTransport(svc: Services): DeliveryTransport {
   const { config } = svc;

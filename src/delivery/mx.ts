@@ -1,10 +1,10 @@
 import { isIP } from "node:net";
+import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome, DeliveryTransport } from "../core/transport.ts";
 import { describeKind, readHostAddress, refusalOf } from "../ip-address.ts";
 import { domainOf } from "../mail/address.ts";
+import type { ResolveFn } from "../mail/resolver.ts";
 import { makeSmtpPool, type SmtpPool } from "./smtp-pool.ts";
 import type { SmtpSessionOptions } from "./smtp-session.ts";
-import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome, DeliveryTransport } from "../core/transport.ts";
-import type { ResolveFn } from "../mail/resolver.ts";
 
 export type MxTransportOptions = {
   resolve: ResolveFn;

@@ -5,8 +5,8 @@
 // that turns out dead when reused (the server closed it while idle) fails before a byte of the
 // message was sent, so that delivery is retried once on a fresh session; nothing can be sent twice.
 import type SMTPConnection from "nodemailer/lib/smtp-connection";
-import { closeConnection, openSmtpSession, sendOnSession, type SmtpSessionOptions, type SmtpSessionResult } from "./smtp-session.ts";
 import type { DeliveryEnvelope, DeliveryMeta } from "../core/transport.ts";
+import { closeConnection, openSmtpSession, type SmtpSessionOptions, type SmtpSessionResult, sendOnSession } from "./smtp-session.ts";
 
 export type SmtpPool = {
   deliver(envelope: DeliveryEnvelope, raw: Uint8Array, meta: DeliveryMeta): Promise<SmtpSessionResult>;

@@ -1,6 +1,6 @@
+import type { DeliveryTransport } from "../core/transport.ts";
 import { makeSmtpPool } from "./smtp-pool.ts";
 import type { SmtpSessionOptions, StartTlsPolicy } from "./smtp-session.ts";
-import type { DeliveryTransport } from "../core/transport.ts";
 
 type RelayConfig = Pick<SmtpSessionOptions, "host" | "port" | "secure" | "starttls" | "rejectUnauthorized" | "auth">;
 

@@ -1,36 +1,37 @@
 // Assembles the HTTP API: error mapping, size limits, the routes and /openapi.json.
-import { requestByteLimit } from "../request/body-limits.ts";
+
 import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
+import { eventHubFor } from "../core/events/index.ts";
 import type { Services } from "../core/services.ts";
+import { dashboardRoutes } from "../dashboard/routes.ts";
 import { errorFields } from "../log.ts";
+import { mcpRoutes } from "../mcp/routes.ts";
+import { requestByteLimit } from "../request/body-limits.ts";
 import { makeClientAddressOf } from "../request/client-address.ts";
+import { describeValidationFailure } from "../request/validation.ts";
+import { eventSocketRoutes } from "./event-socket.ts";
 import { buildOpenApiDocument } from "./openapi-document.ts";
 import { referencePage } from "./reference-page.ts";
-import { recordRoute } from "./route-label.ts";
 import { pathOf } from "./request-path.ts";
-import { metricsRoutes } from "./routes/metrics.ts";
-import { describeValidationFailure } from "../request/validation.ts";
-import { domainRoutes } from "./routes/domains.ts";
-import { mailboxRoutes } from "./routes/mailboxes.ts";
-import { feedbackRoutes } from "./routes/feedback.ts";
-import { messageRoutes } from "./routes/messages.ts";
-import { operationsRoutes } from "./routes/operations.ts";
-import { draftRoutes } from "./routes/drafts.ts";
-import { draftAttachmentRoutes } from "./routes/draft-attachments.ts";
-import { eventRoutes } from "./routes/events.ts";
+import { recordRoute } from "./route-label.ts";
 import { consumerRoutes } from "./routes/consumers.ts";
-import { eventSocketRoutes } from "./event-socket.ts";
-import { sendRoutes } from "./routes/send.ts";
+import { domainRoutes } from "./routes/domains.ts";
+import { draftAttachmentRoutes } from "./routes/draft-attachments.ts";
+import { draftRoutes } from "./routes/drafts.ts";
+import { eventRoutes } from "./routes/events.ts";
+import { feedbackRoutes } from "./routes/feedback.ts";
 import { forwardRoutes } from "./routes/forward.ts";
-import { rsvpRoutes } from "./routes/rsvp.ts";
-import { threadRoutes } from "./routes/threads.ts";
-import { searchRoutes } from "./routes/search.ts";
 import { labelRoutes } from "./routes/labels.ts";
+import { mailboxRoutes } from "./routes/mailboxes.ts";
+import { messageRoutes } from "./routes/messages.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
+import { operationsRoutes } from "./routes/operations.ts";
+import { rsvpRoutes } from "./routes/rsvp.ts";
+import { searchRoutes } from "./routes/search.ts";
+import { sendRoutes } from "./routes/send.ts";
+import { threadRoutes } from "./routes/threads.ts";
 import { unsubscribeRoutes } from "./routes/unsubscribe.ts";
-import { dashboardRoutes } from "../dashboard/routes.ts";
-import { mcpRoutes } from "../mcp/routes.ts";
-import { eventHubFor } from "../core/events/index.ts";
 
 // Each resource's routes are an Elysia plugin built from the services.
 const routeSets = [

@@ -4,24 +4,24 @@
 // cannot set headers (browsers), `?access_token=<key>`. Resume with `?after=<cursor>`.
 // Bun serves it (Elysia's .ws needs the server's upgrade); under Deno the SSE stream serves.
 import { Elysia, t } from "elysia";
+import { ApiError } from "../core/errors.ts";
 import {
   ackEvents,
-  scopeFor,
-  type EventScope,
-  streamSlotsFor,
-  startFeed,
   type CloseReason,
+  type EventScope,
   type Feed,
   type FeedSource,
+  scopeFor,
+  startFeed,
+  streamSlotsFor,
   streamSource,
 } from "../core/events/index.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
-import { ApiError } from "../core/errors.ts";
 import { authenticate, authorize } from "../request/auth.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
 import { socketCooldownFor } from "./socket-cooldown.ts";
-import { makeFrameGuard, type FrameGuard } from "./socket-frames.ts";
+import { type FrameGuard, makeFrameGuard } from "./socket-frames.ts";
 
 type Opened = {
   principal: Principal;

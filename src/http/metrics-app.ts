@@ -4,8 +4,8 @@
 import { Elysia } from "elysia";
 import type { Services } from "../core/services.ts";
 import type { App } from "./app.ts";
-import { operationsRoutes } from "./routes/operations.ts";
 import { metricsRoutes, notFound } from "./routes/metrics.ts";
+import { operationsRoutes } from "./routes/operations.ts";
 
 export function makeMetricsApp(svc: Services): App {
   const app = new Elysia({ normalize: false })

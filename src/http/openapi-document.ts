@@ -38,7 +38,10 @@ function documentBodyErrors(method: string, operation: Record<string, any>): voi
  * the strings alone, which refuses null (JSON Schema checks both): null belongs in the enum too.
  */
 function allowNullInEnums(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(allowNullInEnums);
+  if (Array.isArray(node)) {
+    for (const item of node) allowNullInEnums(item);
+    return;
+  }
   if (!node || typeof node !== "object") return;
   const schema = node as Record<string, any>;
   if (Array.isArray(schema.type) && schema.type.includes("null") && Array.isArray(schema.enum) && !schema.enum.includes(null)) {

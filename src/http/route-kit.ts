@@ -3,10 +3,10 @@
 import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
-import { makeRequestAuthorizer, type EndpointClass } from "../request/auth.ts";
+import { type EndpointClass, makeRequestAuthorizer } from "../request/auth.ts";
+import { MAX_JSON_DEPTH, nestingDepth, readBodyBytesWithin, readBodyWithin, uploadByteLimit } from "../request/body-limits.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
 import type { RateLimitFields } from "../request/rate-limit-fields.ts";
-import { MAX_JSON_DEPTH, nestingDepth, readBodyBytesWithin, readBodyWithin, uploadByteLimit } from "../request/body-limits.ts";
 import { normalizeRequestIdentifiers, unstorableTextIn } from "../request/text-input.ts";
 
 export function apiRoutes(svc: Services, name: string) {

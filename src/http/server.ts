@@ -1,17 +1,18 @@
 // Serves the app over HTTP with one JSON log line per request (id, status, duration) and a
 // request id echoed to the client. Bun.serve where it exists, Deno.serve otherwise. This is the
 // one place that knows the runtime, so it is where the TCP peer's address is read and handed on.
-import { MAX_WAIT_SECONDS } from "../core/events/index.ts";
-import { uploadByteLimit } from "../request/body-limits.ts";
-import type { Services } from "../core/services.ts";
-import { errors } from "../core/errors.ts";
-import { newId } from "../core/ids.ts";
-import type { App } from "./app.ts";
+
 import { websocket as elysiaWebSocket } from "elysia/ws";
-import { handleFromPeer, type PeerOf } from "../request/client-address.ts";
+import { errors } from "../core/errors.ts";
+import { MAX_WAIT_SECONDS } from "../core/events/index.ts";
+import { newId } from "../core/ids.ts";
+import type { Services } from "../core/services.ts";
 import { httpRequestDuration } from "../metrics.ts";
-import { methodLabel, routeLabel } from "./route-label.ts";
+import { uploadByteLimit } from "../request/body-limits.ts";
+import { handleFromPeer, type PeerOf } from "../request/client-address.ts";
+import type { App } from "./app.ts";
 import { pathOf } from "./request-path.ts";
+import { methodLabel, routeLabel } from "./route-label.ts";
 
 export type HttpServer = { port: number; stop(): Promise<void> };
 

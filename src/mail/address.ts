@@ -10,7 +10,7 @@ const MAX_ADDRESS = 254;
 // Far beyond any real "Name <addr>" form; keeps the parser away from huge inputs.
 const MAX_INPUT = 998;
 
-const DOT_ATOM = /^[A-Za-z0-9!#$%&'*+\/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+\/=?^_`{|}~-]+)*$/;
+const DOT_ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**

@@ -108,7 +108,7 @@ export async function checkPdfBudget(pdf: Uint8Array, maxInflatedBytes: number, 
   let pages = 0;
   for (const match of text.matchAll(/\/Count\s+(\d{1,12})/g)) pages = Math.max(pages, Number(match[1]));
   if (pages > maxPages) throw new OverBudget(`the PDF has ${pages} pages, over the ${maxPages}-page budget`);
-  const streams = /\/FlateDecode[^]{0,2000}?stream\r?\n/g;
+  const streams = /\/FlateDecode[\s\S]{0,2000}?stream\r?\n/g;
   for (let match = streams.exec(text); match; match = streams.exec(text)) {
     const start = match.index + match[0].length;
     const end = text.indexOf("endstream", start);

@@ -1,6 +1,6 @@
 import MailComposer from "nodemailer/lib/mail-composer";
 import { encodeWord, foldLines } from "nodemailer/lib/mime-funcs";
-import { dkimSignMessage, type DkimKey } from "./dkim-sign.ts";
+import { type DkimKey, dkimSignMessage } from "./dkim-sign.ts";
 
 export type ComposeInput = {
   from: string;
@@ -59,7 +59,7 @@ const SIGNED_HEADERS = [
 // Long threads keep the root and the most recent ids (RFC 5322 §3.6.4 allows trimming).
 const MAX_REFERENCES = 20;
 const MAX_URL = 900;
-const BARE_ADDRESS = /^[^\s<>,;:"@()\[\]\\]+@[^\s<>,;:"@()\[\]\\]+$/;
+const BARE_ADDRESS = /^[^\s<>,;:"@()[\]\\]+@[^\s<>,;:"@()[\]\\]+$/;
 const MSG_ID = /^[\x21-\x3b\x3d\x3f-\x7e]+@[\x21-\x3b\x3d\x3f-\x7e]+$/;
 
 /** Builds the RFC 5322 bytes of a one-recipient text/plain UTF-8 message (with attachments, multipart/mixed), DKIM-signed when asked. */

@@ -1,6 +1,6 @@
 // Parses a received message with mailparser into the fields we store. Hostile or broken MIME
 // never throws out of here: whatever cannot be parsed is recorded as a warning and left empty.
-import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import { type AddressObject, type ParsedMail, simpleParser } from "mailparser";
 import { sha256HexNow } from "../secrets.ts";
 import { MAX_MIME_PARTS, readablePrefix } from "./readable-prefix.ts";
 

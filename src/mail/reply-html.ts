@@ -2,9 +2,10 @@
 // gmail_signature, Apple Mail's and Thunderbird's <blockquote type="cite"> (with Thunderbird's
 // moz-cite-prefix attribution and moz-signature), Yahoo's yahoo_quoted, and Outlook's reply header
 // (divRplyFwdMsg / appendonsend), after which everything is history.
-import { parseDocument } from "htmlparser2";
+
 import { getOuterHTML, removeElement } from "domutils";
-import { hasChildren, isElement, type AnyNode, type Element } from "./html-nodes.ts";
+import { parseDocument } from "htmlparser2";
+import { type AnyNode, type Element, hasChildren, isElement } from "./html-nodes.ts";
 
 const REMOVE_CLASSES = ["gmail_quote", "gmail_quote_container", "gmail_signature", "moz-cite-prefix", "moz-signature", "yahoo_quoted"];
 const CUT_FROM_IDS = new Set(["divrplyfwdmsg", "appendonsend", "divrply", "x_divrplyfwdmsg"]);

@@ -4,8 +4,9 @@
 // comes back); for HTML-only mail the quote containers clients mark (Gmail's gmail_quote, Apple
 // Mail's and Thunderbird's blockquote type=cite, Outlook's divRplyFwdMsg) are cut from the HTML
 // first and the rest goes through the same sanitizer as the body.
-import { sanitizeBody } from "./sanitize.ts";
+
 import { stripQuoteContainers } from "./reply-html.ts";
+import { sanitizeBody } from "./sanitize.ts";
 
 // "On <date>, <name> wrote:" and its translations; the date and name part may wrap onto a second line.
 const ATTRIBUTION_END = new RegExp(

@@ -7,8 +7,8 @@
 // node reports ENODATA. So we speak RFC 1035 ourselves: UDP with EDNS0, TCP
 // when the answer is truncated, to recursive servers we are configured with.
 import dgram from "node:dgram";
-import net from "node:net";
 import { getServers } from "node:dns";
+import net from "node:net";
 
 /** `dns.promises.resolve` semantics: errors carry `.code` (ENOTFOUND, ENODATA, ETIMEOUT...). */
 export type ResolveFn = (name: string, rrtype: string) => Promise<any>;

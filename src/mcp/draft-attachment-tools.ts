@@ -3,6 +3,7 @@
 // upload (MCP_ATTACHMENT_MAX_BYTES): a larger file goes through POST /api/v1/drafts/{id}/attachments,
 // and a received attachment is attached by reference without passing through the agent at all.
 import { t } from "elysia";
+import { errors } from "../core/errors.ts";
 import {
   addDraftAttachment,
   addDraftAttachmentFromMessage,
@@ -11,7 +12,6 @@ import {
   MCP_ATTACHMENT_MAX_BYTES,
   removeDraftAttachment,
 } from "../core/outbound/index.ts";
-import { errors } from "../core/errors.ts";
 import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";
 

@@ -2,7 +2,7 @@
 // /api/v1/consumers endpoints. The live stream (SSE, WebSocket) has no tool: a tool answers once,
 // so an agent polls list_events or leases through a named consumer.
 import { t } from "elysia";
-import { ackEvents, claimEvents, getConsumer, MAX_LEASE_SECONDS, openConsumer, listEvents, MAX_EVENTS_PAGE } from "../core/events/index.ts";
+import { ackEvents, claimEvents, getConsumer, listEvents, MAX_EVENTS_PAGE, MAX_LEASE_SECONDS, openConsumer } from "../core/events/index.ts";
 import { clampLimit } from "../request/limit.ts";
 import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";

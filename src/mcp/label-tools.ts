@@ -1,7 +1,7 @@
 // get_labels and change_labels: the label endpoints (messages, threads, batch).
 import { t } from "elysia";
-import { batchChangeLabels, changeThreadLabels, getMessageLabels, getThreadLabels, LABEL_LIMITS } from "../core/labels.ts";
 import { errors } from "../core/errors.ts";
+import { batchChangeLabels, changeThreadLabels, getMessageLabels, getThreadLabels, LABEL_LIMITS } from "../core/labels.ts";
 import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";
 

@@ -1,9 +1,9 @@
 // list_mailboxes and create_mailbox: GET and POST /api/v1/mailboxes.
 import { t } from "elysia";
 import { createMailbox, listMailboxes } from "../core/mailboxes.ts";
-import { strictObject } from "../request/models.ts";
 import { clampLimit } from "../request/limit.ts";
 import { MailboxFields } from "../request/mailbox-fields.ts";
+import { strictObject } from "../request/models.ts";
 import { described } from "./outgoing-fields.ts";
 import { defineTool } from "./tool.ts";
 

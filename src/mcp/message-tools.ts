@@ -2,10 +2,10 @@
 // What an outside sender wrote is data: the descriptions say so, and get_message puts the
 // screening verdict beside the message so an agent can weigh it before reading the body.
 import { t } from "elysia";
-import { giveFeedback } from "../core/screening/index.ts";
 import { getMessage, listMessagesPage, type MessageDetail } from "../core/messages.ts";
-import { strictObject } from "../request/models.ts";
+import { giveFeedback } from "../core/screening/index.ts";
 import { clampLimit } from "../request/limit.ts";
+import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";
 
 const UNTRUSTED =

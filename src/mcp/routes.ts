@@ -3,16 +3,17 @@
 // any JSON-RPC is read. Each request is served by a server made for its principal and reused from
 // an earlier request of the same principal, already connected (server-pool.ts); no session state
 // lives in the process, so any copy behind a load balancer can answer any request.
-import { rateLimiterFor } from "../request/rate-limit.ts";
+
 import { Elysia } from "elysia";
 import { ApiError, errors } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
-import type { RateLimitFields } from "../request/rate-limit-fields.ts";
-import { authenticate } from "../request/auth.ts";
 import { errorFields } from "../log.ts";
+import { authenticate } from "../request/auth.ts";
+import { rateLimiterFor } from "../request/rate-limit.ts";
+import type { RateLimitFields } from "../request/rate-limit-fields.ts";
 import { invalidParams, readMcpBody } from "./body.ts";
-import { makeMcpServerPool, type McpServerPool } from "./server-pool.ts";
+import { type McpServerPool, makeMcpServerPool } from "./server-pool.ts";
 import { checkPost, dispatch } from "./streamable-http.ts";
 
 const MCP_PATH = "/mcp";

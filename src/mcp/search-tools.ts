@@ -1,8 +1,8 @@
 // search_messages: GET /api/v1/search.
 import { t } from "elysia";
 import { MAX_QUERY_LENGTH, searchMessages } from "../core/search.ts";
-import { strictObject } from "../request/models.ts";
 import { clampLimit } from "../request/limit.ts";
+import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";
 
 export const searchMessagesTool = defineTool({

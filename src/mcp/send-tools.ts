@@ -1,9 +1,10 @@
 // send_email: POST /api/v1/send.
-import { storedOutcome } from "./results.ts";
+
 import { sendMessage } from "../core/outbound/index.ts";
 import { strictObject } from "../request/models.ts";
 import { clientId } from "../request/outgoing-models.ts";
 import { outgoingArguments } from "./outgoing-fields.ts";
+import { storedOutcome } from "./results.ts";
 import { defineTool } from "./tool.ts";
 
 export const sendEmailTool = defineTool({

@@ -4,15 +4,18 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
-  type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
-import { authorize } from "../request/auth.ts";
 import { errorFields } from "../log.ts";
+import { authorize } from "../request/auth.ts";
+import { getAttachmentTool } from "./attachment-tools.ts";
+import { rsvpTool } from "./calendar-tools.ts";
+import { createDomainTool, listDomainsTool, verifyDomainTool } from "./domain-tools.ts";
 import {
   attachFileTool,
   attachMessageAttachmentTool,
@@ -20,21 +23,18 @@ import {
   removeDraftAttachmentTool,
 } from "./draft-attachment-tools.ts";
 import { createDraftTool, deleteDraftTool, getDraftTool, listDraftsTool, sendDraftTool, updateDraftTool } from "./draft-tools.ts";
+import { ackEventsTool, claimEventsTool, getConsumerTool, listEventsTool, openConsumerTool } from "./event-tools.ts";
+import { forwardMessageTool } from "./forward-tools.ts";
+import { changeLabelsTool, getLabelsTool } from "./label-tools.ts";
 import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";
 import { correctVerdictTool, getMessageTool, listMessagesTool } from "./message-tools.ts";
 import { toolError, toolSuccess } from "./results.ts";
-import { sendEmailTool } from "./send-tools.ts";
-import { forwardMessageTool } from "./forward-tools.ts";
-import { rsvpTool } from "./calendar-tools.ts";
-import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
-import { searchMessagesTool } from "./search-tools.ts";
-import { changeLabelsTool, getLabelsTool } from "./label-tools.ts";
-import { getAttachmentTool } from "./attachment-tools.ts";
-import { createDomainTool, listDomainsTool, verifyDomainTool } from "./domain-tools.ts";
-import { ackEventsTool, claimEventsTool, getConsumerTool, listEventsTool, openConsumerTool } from "./event-tools.ts";
-import { jsonSchemaOf, type CompiledTool } from "./tool.ts";
-import { getMessageEventsTool, waitForMessageTool } from "./wait-tools.ts";
 import { scheduleDraftTool, unscheduleDraftTool } from "./schedule-tools.ts";
+import { searchMessagesTool } from "./search-tools.ts";
+import { sendEmailTool } from "./send-tools.ts";
+import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
+import { type CompiledTool, jsonSchemaOf } from "./tool.ts";
+import { getMessageEventsTool, waitForMessageTool } from "./wait-tools.ts";
 
 export const tools: readonly CompiledTool[] = [
   listMailboxesTool,

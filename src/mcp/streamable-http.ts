@@ -12,9 +12,9 @@ import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js
 import {
   isInitializeRequest,
   type JSONRPCMessage,
+  JSONRPCMessageSchema,
   type JSONRPCNotification,
   type JSONRPCRequest,
-  JSONRPCMessageSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonRpcReply, ReplyTransport } from "./reply-transport.ts";

@@ -1,8 +1,8 @@
 // list_threads and get_thread: GET /api/v1/threads and GET /api/v1/threads/{id}.
 import { t } from "elysia";
 import { getThread, listThreads } from "../core/threads.ts";
-import { strictObject } from "../request/models.ts";
 import { clampLimit } from "../request/limit.ts";
+import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";
 
 const UNTRUSTED =

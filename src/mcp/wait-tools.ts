@@ -2,8 +2,8 @@
 // code or link) and GET /api/v1/messages/{id}/events (what became of a sent message).
 import { t } from "elysia";
 import { errors } from "../core/errors.ts";
-import { messageHistory } from "../core/webhooks/index.ts";
 import { MAX_WAIT_SECONDS, waitForMessage } from "../core/events/index.ts";
+import { messageHistory } from "../core/webhooks/index.ts";
 import { strictObject } from "../request/models.ts";
 import { defineTool } from "./tool.ts";
 

@@ -1,9 +1,10 @@
 // Bearer key → principal, and the one table that says which keys each class of endpoint admits.
 // Routes declare their class (`auth: "read"`); nothing else in the HTTP layer checks grants.
-import type { Sql } from "../db.ts";
-import { errors } from "../core/errors.ts";
+
 import { cachedPrincipalForSecret } from "../core/accounts/index.ts";
+import { errors } from "../core/errors.ts";
 import type { Principal, Scope } from "../core/principal.ts";
+import type { Sql } from "../db.ts";
 
 export type EndpointClass = "mailboxCreate" | "accountPlane" | "accountRead" | "mailboxList" | "read" | "write";
 

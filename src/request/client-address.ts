@@ -1,6 +1,6 @@
 // Which address a request came from, for the dashboard's sign-in throttle: the TCP peer, or, when
 // the peer is a trusted reverse proxy (TRUSTED_PROXIES), what X-Forwarded-For says.
-import { inRange, parseAddress, parseRange, type Address, type AddressRange } from "../ip-address.ts";
+import { type Address, type AddressRange, inRange, parseAddress, parseRange } from "../ip-address.ts";
 
 // How to learn each request's TCP peer, recorded by the server (the only code that knows it)
 // before the app sees the request. Kept beside the Request rather than in a header, so nothing a

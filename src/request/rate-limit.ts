@@ -16,8 +16,8 @@
 import type { Services } from "../core/services.ts";
 import type { Sql } from "../db.ts";
 import { errorFields, type Logger } from "../log.ts";
-import { makeRateLimitFields, type Limits, type RateLimitFields } from "./rate-limit-fields.ts";
-import { makeRefusalHold, type HoldOptions } from "./rate-limit-hold.ts";
+import { type Limits, makeRateLimitFields, type RateLimitFields } from "./rate-limit-fields.ts";
+import { type HoldOptions, makeRefusalHold } from "./rate-limit-hold.ts";
 
 /** What a bucket says to one request: admitted with about `remaining` tokens left, or refused for `waitMs`. */
 export type Verdict = { admitted: true; remaining: number } | { admitted: false; waitMs: number };

@@ -3,8 +3,8 @@
 // quoted-printable, oversize messages. Each message knows what a correct service must do with it:
 // whether the listener may accept it, and whether some of it lies past what the parser reads.
 import fc from "fast-check";
-import { MAX_MIME_PARTS } from "../../src/mail/readable-prefix.ts";
 import { MAX_HEADER_BYTES, MAX_LINE_BYTES } from "../../smtp/limits.ts";
+import { MAX_MIME_PARTS } from "../../src/mail/readable-prefix.ts";
 
 export type HostileMail = {
   bytes: Buffer;

@@ -229,7 +229,7 @@ export function requestsFor(doc: Schema, operation: Operation, world: World): fc
     })
     .map(({ segments: values, query, auth, body }) => {
       let path = operation.path;
-      pathNames.forEach((name, index) => (path = path.replace(`{${name}}`, values[index]!)));
+      for (const [index, name] of pathNames.entries()) path = path.replace(`{${name}}`, values[index]!);
       const headers: Record<string, string> = {};
       if (auth !== null) headers.authorization = auth;
       if (body.contentType) headers["content-type"] = body.contentType;

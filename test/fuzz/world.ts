@@ -4,9 +4,9 @@
 // of the caller, of another account, and ids that exist nowhere.
 import { acceptInbound } from "../../src/core/inbound/store.ts";
 import type { Mailbox } from "../../src/core/mailboxes.ts";
-import { startHttpServer, type HttpServer } from "../../src/http/server.ts";
-import { makeAccount, makeKey, makeMailbox, makeTestContext, type Fixture, type TestContext } from "../support/context.ts";
-import { startDnsServer, type DnsServer } from "../support/dns-server.ts";
+import { type HttpServer, startHttpServer } from "../../src/http/server.ts";
+import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "../support/context.ts";
+import { type DnsServer, startDnsServer } from "../support/dns-server.ts";
 
 export type World = {
   ctx: TestContext;

@@ -1,6 +1,6 @@
 // Runs the rule stage alone over one text and returns each signal's weight by name: what the
 // per-family tests compare with the entries of src/comprehension/injection/weights.ts.
-import { type Origin, scanText, type Signal } from "../../src/comprehension/injection/scan.ts";
+import { type Origin, type Signal, scanText } from "../../src/comprehension/injection/scan.ts";
 
 export function signals(text: string, origin: Origin = "body"): Map<string, number> {
   const out: Signal[] = [];

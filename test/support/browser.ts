@@ -1,7 +1,7 @@
 // A real headless Chromium for the dashboard's browser tests: Debian's `chromium` package driven
 // by npm `playwright-core` (which never downloads a browser of its own). Whether the browser tests
 // run or skip is test/support/system-tools.ts's call (needTools(..., ["chromium"])).
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { CHROMIUM_PATH } from "./system-tools.ts";
 
 // Flags that let Chromium run headless as root in a container, offline and quiet.

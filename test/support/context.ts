@@ -2,13 +2,13 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, type Config } from "../../src/config.ts";
-import { stopKeyCache } from "../../src/core/accounts/key-cache.ts";
-import { makeSql, type Sql } from "../../src/db.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
 import { createAccount, type Plan } from "../../src/core/accounts/accounts.ts";
+import { stopKeyCache } from "../../src/core/accounts/key-cache.ts";
 import { createKey, type NewKey } from "../../src/core/accounts/keys.ts";
 import { createMailbox } from "../../src/core/mailboxes.ts";
 import { makeServices, type Services } from "../../src/core/services.ts";
+import { makeSql, type Sql } from "../../src/db.ts";
 import { makeTransport } from "../../src/delivery/index.ts";
 import { makeApp } from "../../src/http/app.ts";
 import { makeLogger } from "../../src/log.ts";

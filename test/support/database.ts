@@ -4,11 +4,11 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { makeSql, migrate, migrationFiles, startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/db.ts";
+import { randomBase32 } from "../../src/core/ids.ts";
+import { type EmbeddedDatabase, makeSql, migrate, migrationFiles, startEmbeddedPostgres } from "../../src/db.ts";
+import { sha256Hex } from "../../src/secrets.ts";
 import { atRunEnd } from "./run-end.ts";
 import { freePort } from "./smtp-client.ts";
-import { sha256Hex } from "../../src/secrets.ts";
-import { randomBase32 } from "../../src/core/ids.ts";
 
 let serverUrl: Promise<string> | null = null;
 let templateName: Promise<string> | null = null;

@@ -1,8 +1,8 @@
 // The world the domain route tests share: a real DNS server on loopback in which our MX host has
 // an address (SPF is judged for it, as a receiver of our mail judges it), a test context that
 // resolves through it, and a free and a paid account.
-import { makeAccount, makeTestContext, type Fixture, type TestContext } from "./context.ts";
-import { startDnsServer, type DnsServer } from "./dns-server.ts";
+import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./context.ts";
+import { type DnsServer, startDnsServer } from "./dns-server.ts";
 
 export const MX_HOST = "mx.mail-service.test";
 export const SELECTOR = "sel7";

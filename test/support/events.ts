@@ -1,8 +1,9 @@
 // Helpers for the event tests: events appended through the core function the screening task
 // uses (for volume and ordering), each with the cursor its account's clients are given, and a real SSE client over HTTP that parses frames as they come.
+
+import { connect } from "node:net";
 import { appendEvent, cursorOf } from "../../src/core/events/log.ts";
 import { newId } from "../../src/core/ids.ts";
-import { connect } from "node:net";
 import type { Sql } from "../../src/db.ts";
 
 export async function appendTestEvent(sql: Sql, accountId: string, mailboxId: string, options: { body?: string; subject?: string } = {}) {

@@ -1,9 +1,9 @@
 // Inbound mail for dashboard tests, through the real path minus the socket: acceptInbound stores
 // it as the SMTP listener does, and screenMessage runs the worker's screening task on it.
 import { acceptInbound } from "../../src/core/inbound/store.ts";
-import { mailboxRow } from "./mailbox-row.ts";
 import { screenMessage } from "../../src/core/screening/screen.ts";
 import type { TestContext } from "./context.ts";
+import { mailboxRow } from "./mailbox-row.ts";
 
 export async function receive(ctx: TestContext, mailboxId: string, raw: string, remoteIp: string | null = null): Promise<string> {
   const mailbox = await mailboxRow(ctx, mailboxId);

@@ -2,7 +2,7 @@
 // and a way to put inbound mail in a mailbox through the real inbound path (acceptInbound).
 import { acceptInbound } from "../../src/core/inbound/store.ts";
 import type { Mailbox } from "../../src/core/mailboxes.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./context.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./context.ts";
 
 export type MessagesWorld = {
   ctx: TestContext;

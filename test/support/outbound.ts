@@ -2,13 +2,13 @@
 // mail fixtures, the real worker, the CLI as a subprocess, and a way to hold a send mid-flight.
 import net from "node:net";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
-import { simpleParser, type ParsedMail } from "mailparser";
+import { type ParsedMail, simpleParser } from "mailparser";
 import { sharedDomainKey } from "../../src/core/domains/dkim.ts";
 import { acceptInbound } from "../../src/core/inbound/store.ts";
-import { mailboxRow } from "./mailbox-row.ts";
 import { startWorker } from "../../worker/runner.ts";
-import { makeAccount, makeMailbox, makeTestContext, type Fixture, type TestContext } from "./context.ts";
-import { startSmtpSink, type SmtpSink } from "./smtp-sink.ts";
+import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./context.ts";
+import { mailboxRow } from "./mailbox-row.ts";
+import { type SmtpSink, startSmtpSink } from "./smtp-sink.ts";
 
 export const BASE_URL = "https://mail.example.test";
 

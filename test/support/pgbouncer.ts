@@ -1,12 +1,12 @@
 // A real PgBouncer (Debian's `pgbouncer` binary) in transaction pooling mode on a random loopback
 // port, in front of the test's PostgreSQL server. Its config, pid and log live in a temp dir of
 // its own; the system's pgbouncer service is never touched.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { atRunEnd } from "./run-end.ts";
-import { toolBinary } from "./system-tools.ts";
 import { freePort } from "./smtp-client.ts";
+import { toolBinary } from "./system-tools.ts";
 
 export type Bouncer = { port: number; urlFor(directUrl: string): string; log(): string; stop(): Promise<void> };
 

@@ -1,5 +1,5 @@
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import type { AddressInfo } from "node:net";
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 
 /**
  * How the sink answers the next transaction; settable between sends.

@@ -1,6 +1,6 @@
 // The inbound path as the smtp and worker roles run it, over one test context: mail sent to
 // `smtp.port` is stored, and the worker runs its jobs (webhook deliveries among them).
-import { startSmtpListener, type SmtpListener } from "../../smtp/listener.ts";
+import { type SmtpListener, startSmtpListener } from "../../smtp/listener.ts";
 import { startWorker, type WorkerHandle } from "../../worker/runner.ts";
 import { makeTestContext, type TestContext } from "./context.ts";
 import { reusableDataDir } from "./smtp-client.ts";

@@ -7,8 +7,8 @@
 
 import type { Page } from "playwright-core";
 import { sanitizeBody } from "../../src/mail/sanitize.ts";
-import type { GeneratedDoc } from "./hiding-corpus.ts";
 import type { HeadlessBrowser } from "./browser.ts";
+import type { GeneratedDoc } from "./hiding-corpus.ts";
 
 export const VIEWPORT = { width: 1280, height: 800 };
 

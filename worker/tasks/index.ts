@@ -1,13 +1,13 @@
 // The Graphile Worker task list: one file per task, the task name the file name.
 import type { Task } from "graphile-worker";
 import type { Services } from "../../src/core/services.ts";
-import { processInbound } from "./process_inbound.ts";
-import { reconcileSend } from "./reconcile_send.ts";
 import { deliverWebhook } from "./deliver_webhook.ts";
+import { expireReviewTask } from "./expire_review.ts";
+import { notifyReviewersTask } from "./notify_reviewers.ts";
+import { processInbound } from "./process_inbound.ts";
 import { pruneEventLogTask } from "./prune_event_log.ts";
 import { purgeExpiredContentTask } from "./purge_expired_content.ts";
-import { notifyReviewersTask } from "./notify_reviewers.ts";
-import { expireReviewTask } from "./expire_review.ts";
+import { reconcileSend } from "./reconcile_send.ts";
 import { sendScheduledDraftTask } from "./send_scheduled_draft.ts";
 
 export function taskList(svc: Services): Record<string, Task> {

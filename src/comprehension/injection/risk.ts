@@ -8,8 +8,9 @@
 // spaced-out letters), decoded and scanned again. Hidden text (removed by sanitization) is
 // scanned too and its hits weigh more (weights.ts, context.timesHidden).
 //
-// Score: noisy-OR over the strongest signal of each name, 1 - Π(1 - w). A single family hit
-// stays under the threshold unless it is unambiguous ("ignore all previous instructions",
+// Score: a fitted logistic regression over the strongest signal of each name, each entering as
+// its noisy-OR evidence -ln(1 - w) (combiner.ts). A single family hit stays under the threshold
+// unless it is unambiguous ("ignore all previous instructions",
 // chat-template tokens, a markdown image carrying a data placeholder, a Unicode-tag payload);
 // what pushes ordinary words over is context: addressing an AI reader, hidden placement,
 // secrecy, credentials or an outside address as the target.
@@ -33,19 +34,18 @@
 // p^sharpen (model.json): alone it flags only a confident window, beside a weak rule hit it
 // tips the score.
 //
-// The threshold was set on test/fixtures/injection/{malicious,benign}.json; the rules' weights
-// live in weights.ts, the learned stage's in model.json. What they score on every fixture set
-// (and, with --loo, on each holdout by a model trained without it; with --ham, on real ham) is
-// printed by `npx bun scripts/eval-injection.ts`, not quoted here, so no comment can go stale.
+// How the signals combine into the score, and the threshold, are fitted (combiner.ts,
+// combiner.json, by scripts/fit-injection.ts); the rules' strengths live in weights.json, the
+// learned stage's weights in model.json. What they score on every fixture set is printed by
+// `npx bun scripts/eval-injection.ts` and `bun run eval`, not quoted here, so no comment can go stale.
 
+import { type Combiner, COMBINER, combinedScore, evidence } from "./combiner.ts";
 import { type InjectionModel, modelVerdict, shippedModel } from "./model.ts";
 import { type Signal, scanText } from "./scan.ts";
-import { FITTED, type FittedWeights, signalScale, WEIGHTS as W } from "./weights.ts";
+import { WEIGHTS as W } from "./weights.ts";
 
-/** Fitted by scripts/fit-injection.ts (weights.json "fitted"), with the signal scales. */
-export const INJECTION_THRESHOLD = FITTED.threshold;
-// A scaled signal stays below certainty, so no single one makes the product zero.
-const SCALED_CAP = 0.95;
+/** Fitted by scripts/fit-injection.ts (combiner.json). */
+export const INJECTION_THRESHOLD = COMBINER.threshold;
 
 export type InjectionInput = { subject: string; bodyClean: string; hiddenText: string; report: Record<string, number> };
 export type InjectionSignal = { name: string; weight: number; evidence: string };
@@ -53,13 +53,12 @@ export type InjectionRisk = { score: number; risky: boolean; threshold: number; 
 
 /**
  * `model`: the learned stage; the shipped one by default, null for the rules alone.
- * `fitted`: signal scales and threshold; the shipped fit by default (the fitting script passes
- * an empty one to read the signals as the rules give them).
+ * `combiner`: fitted weights and threshold; the shipped fit by default.
  */
 export function scoreInjectionRisk(
   input: InjectionInput,
   model: InjectionModel | null = shippedModel(),
-  fitted: FittedWeights = FITTED,
+  combiner: Combiner = COMBINER,
 ): InjectionRisk {
   const found: Signal[] = [];
   const subject = input.subject ?? "";
@@ -73,16 +72,10 @@ export function scoreInjectionRisk(
   // The model reads the rule signals exactly as the trainer saw them: one per name, rounded.
   const learned = model === null ? [] : strongestByName(learnedSignal(model, text, input.hiddenText ?? "", rules));
   const signals = [...rules, ...learned]
-    .map((s) => {
-      const scale = signalScale(s.name, fitted);
-      return scale === 1 ? s : { ...s, weight: round(Math.min(SCALED_CAP, s.weight * scale)) };
-    })
     .filter((s) => s.weight >= 0.01)
     .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
-  let keep = 1;
-  for (const s of signals) keep *= 1 - s.weight;
-  const score = round(1 - keep);
-  return { score, risky: score >= fitted.threshold, threshold: fitted.threshold, signals };
+  const score = round(combinedScore(evidence(signals), combiner));
+  return { score, risky: score >= combiner.threshold, threshold: combiner.threshold, signals };
 }
 
 function strongestByName(found: Signal[]): InjectionSignal[] {

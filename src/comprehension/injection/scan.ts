@@ -21,10 +21,12 @@ export type Origin = "body" | "hidden" | "decoded";
 export type Signal = { name: string; weight: number; evidence: string };
 
 const EVIDENCE_MAX = 120;
-// Hidden placement is itself a strong sign: nobody hides text meant for the human reader.
-const HIDDEN_BOOST = W.context.timesHidden;
-const FRAMED = W.context.timesFramed; // sentence reads as discussion ("researchers showed that ...")
-const QUOTED = W.context.timesQuoted; // inside quotes, code or a "> " reply line (View.quoted)
+// Context factors (weights.json "context", read at each call so scripts/fit-injection.ts can
+// try values): hidden placement is itself a strong sign, nobody hides text meant for the human
+// reader (timesHidden); a sentence written as discussion ("researchers showed that ...") is
+// damped (timesFramed), as are words in quotes or code (timesQuoted) and, fitted separately,
+// lines of an earlier message quoted in a reply (timesReplyQuoted), where attackers plant
+// orders too.
 
 export function scanText(text: string, origin: Origin, out: Signal[], label = ""): void {
   if (text.trim() === "") return;
@@ -80,8 +82,8 @@ function damp(v: View, hits: Hit[]): void {
   if (v.length === 0) return;
   for (const h of hits) {
     const i = v.tokenAt(h.start);
-    if (v.isFramed(i) || reported(v, i)) h.weight *= FRAMED;
-    if (v.quoted[i]) h.weight *= QUOTED;
+    if (v.isFramed(i) || reported(v, i)) h.weight *= W.context.timesFramed;
+    if (v.quoted[i]) h.weight *= v.replyLine[i] ? W.context.timesReplyQuoted : W.context.timesQuoted;
   }
 }
 
@@ -141,7 +143,8 @@ function toSignal(h: Hit, text: string, origin: Origin, label: string): Signal {
       : origin === "decoded" && h.name !== "encoded_payload"
         ? `encoded_${h.name}`
         : h.name;
-  const weight = origin === "hidden" && h.name !== "hidden_imperative" ? Math.min(W.context.hiddenCap, h.weight * HIDDEN_BOOST) : h.weight;
+  const weight =
+    origin === "hidden" && h.name !== "hidden_imperative" ? Math.min(W.context.hiddenCap, h.weight * W.context.timesHidden) : h.weight;
   return { name, weight, evidence: excerpt(prefix, text, h.start, h.end) };
 }
 

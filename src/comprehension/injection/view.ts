@@ -15,6 +15,7 @@ export class View {
   readonly sentence: number[]; // sentence number of each token
   private readonly framed: boolean[]; // per sentence: written as third-person discussion
   readonly quoted: boolean[]; // per token: quoted, code or a "> " reply line (quotedTokens below)
+  readonly replyLine: boolean[]; // per token: on a "> " line of an earlier message
 
   constructor(
     readonly t: Token[],
@@ -24,6 +25,7 @@ export class View {
     this.sentence = new Array(t.length);
     this.framed = [];
     this.quoted = quotedTokens(t, text);
+    this.replyLine = replyLineTokens(t, text);
     let s = -1;
     for (let i = 0; i < t.length; i++) {
       if (i === 0 || t[i].brk) {
@@ -103,6 +105,19 @@ export class View {
     const hi = Math.max(a, b);
     this.hits.push({ name, weight: Math.min(weight, 0.95), start: this.t[lo].start, end: this.t[hi].end });
   }
+}
+
+/** Per token: on a line quoted from an earlier message ("> ..."), where attackers also plant orders. */
+export function replyLineTokens(t: Token[], text: string): boolean[] {
+  const out: boolean[] = new Array(t.length).fill(false);
+  if (!text.includes(">")) return out;
+  let lineStart = 0;
+  let pos = 0;
+  for (let i = 0; i < t.length; i++) {
+    for (; pos < t[i].start; pos++) if (text.charCodeAt(pos) === 10) lineStart = pos + 1;
+    out[i] = /^[ \t]*>/.test(text.slice(lineStart, lineStart + 8));
+  }
+  return out;
 }
 
 /**

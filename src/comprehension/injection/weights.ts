@@ -4,15 +4,10 @@
 // counts. Entries in one family that add up ("plus...") are added to a base entry in the rule, in
 // the order the rule lists them; "times..." entries scale a weight down.
 //
-// Two layers (issue 28):
-//   rules   the strength each rule gives its signal, relative within its family. These were
-//           set by hand against test/fixtures/injection/ before issue 28 and are kept as the
-//           rules' feature values, like a SpamAssassin rule's pattern.
-//   fitted  one scale per signal name and the decision threshold, FITTED by
-//           scripts/fit-injection.ts on a corpus with hard benign look-alikes (the labelled
-//           holdouts the learned stage never trained on, the modern training slice, real ham),
-//           together with the learned stage's signal. risk.ts multiplies each signal by its scale
-//           and compares the combined score with the fitted threshold.
+// These are the strength each rule gives its signal, relative within its family: set by hand as
+// the rules were written and kept as the rules' feature values, like a SpamAssassin rule's
+// pattern. How much each signal counts in the verdict, and the threshold, are FITTED on a broad
+// training corpus (combiner.ts, combiner.json, scripts/fit-injection.ts).
 // `npx bun scripts/eval-injection.ts` prints what they score today; docs/judgement.md the history.
 
 import { readFileSync } from "node:fs";
@@ -170,6 +165,7 @@ export type RuleWeights = {
     hiddenCap: number;
     timesFramed: number;
     timesQuoted: number;
+    timesReplyQuoted: number;
     obfuscated: number;
     encodedPayload: number;
   };
@@ -192,22 +188,8 @@ export type RuleWeights = {
   };
 };
 
-export type FittedWeights = {
-  method: string;
-  threshold: number;
-  /** signal name (hidden_ and encoded_ variants share their base name's scale) -> factor */
-  scale: Record<string, number>;
-};
-
-type WeightsFile = { about: string; rules: RuleWeights; fitted: FittedWeights };
+type WeightsFile = { about: string; rules: RuleWeights };
 
 const FILE = JSON.parse(readFileSync(new URL("./weights.json", import.meta.url), "utf8")) as WeightsFile;
 
 export const WEIGHTS: RuleWeights = FILE.rules;
-export const FITTED: FittedWeights = FILE.fitted;
-
-/** The fitted scale of a signal: hidden_x and encoded_x share x's. */
-export function signalScale(name: string, fitted: FittedWeights = FITTED): number {
-  const base = name.replace(/^(hidden|encoded)_/, "");
-  return fitted.scale[name] ?? fitted.scale[base] ?? 1;
-}

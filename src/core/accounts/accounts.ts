@@ -1,9 +1,10 @@
 // Accounts: the tenant every key, mailbox and domain belongs to. Managed by operators and humans.
-import { invalidateKeyCaches } from "./key-cache-local.ts";
+
 import type { Config } from "../../config.ts";
 import type { Db } from "../../db.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
+import { invalidateKeyCaches } from "./key-cache-local.ts";
 
 export type Plan = "free" | "paid";
 

@@ -1,9 +1,9 @@
 // The first start of an empty database creates a default account, an API key and a dashboard
 // login, and hands their secrets back once to be printed.
 import type { Sql } from "../../db.ts";
+import { base64url, randomBytes } from "../../secrets.ts";
 import { createAccount } from "./accounts.ts";
 import { createKey } from "./keys.ts";
-import { base64url, randomBytes } from "../../secrets.ts";
 import { createUser } from "./users.ts";
 
 export type FirstStartSecrets = {

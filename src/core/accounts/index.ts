@@ -9,13 +9,14 @@
 // The rate limit per key (a token bucket, 429 when empty) is src/request/rate-limit.ts, checked
 // at the edge before any use case runs; the monthly send quota is ../outbound/quota.ts.
 // Other modules import this file only.
-export { createAccount, monthlyQuotaFor, updateAccount } from "./accounts.ts";
+
 export type { Plan } from "./accounts.ts";
-export { createDefaultAccountOnFirstStart } from "./bootstrap.ts";
+export { createAccount, monthlyQuotaFor, updateAccount } from "./accounts.ts";
 export type { FirstStartSecrets } from "./bootstrap.ts";
+export { createDefaultAccountOnFirstStart } from "./bootstrap.ts";
 export { cachedPrincipalForSecret, listenThrough, stopKeyCache } from "./key-cache.ts";
-export { createKey, listKeys, revokeKey } from "./keys.ts";
 export type { KeyRecord } from "./keys.ts";
+export { createKey, listKeys, revokeKey } from "./keys.ts";
 export { hashPassword, verifyPassword } from "./passwords.ts";
-export { MIN_PASSWORD_LENGTH, changeOwnPassword, listPeople, removePerson, setReviewer } from "./people.ts";
+export { changeOwnPassword, listPeople, MIN_PASSWORD_LENGTH, removePerson, setReviewer } from "./people.ts";
 export { createUser } from "./users.ts";

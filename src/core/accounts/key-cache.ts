@@ -11,10 +11,10 @@
 // Only keys that were found are cached: a new key works at once, and bad secrets fill nothing.
 import postgres from "postgres";
 import type { Sql } from "../../db.ts";
+import { sha256HexNow } from "../../secrets.ts";
+import type { Principal } from "../principal.ts";
 import { onLocalKeyChange } from "./key-cache-local.ts";
 import { principalForSecret } from "./keys.ts";
-import type { Principal } from "../principal.ts";
-import { sha256HexNow } from "../../secrets.ts";
 
 const CHANNEL = "api_key_cache";
 const TTL_MS = 60_000; // a bound even if a notification were ever lost while LISTEN looked up

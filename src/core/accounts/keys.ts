@@ -1,10 +1,11 @@
 // API keys: created and revoked by humans (CLI, dashboard), looked up by hash on every request.
-import { invalidateKeyCaches } from "./key-cache-local.ts";
+
 import type { Db } from "../../db.ts";
+import { base64url, randomBytes, sha256 } from "../../secrets.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Principal, Scope } from "../principal.ts";
-import { base64url, randomBytes, sha256 } from "../../secrets.ts";
+import { invalidateKeyCaches } from "./key-cache-local.ts";
 
 export const KEY_PREFIX = "svc_";
 

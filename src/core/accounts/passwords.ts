@@ -2,8 +2,9 @@
 // the OWASP minimum parameters (19 MiB, 2 passes, 1 lane), derived in a Web Worker so the main
 // thread keeps serving. Hashes from before are PBKDF2-SHA256; they still verify, and say they need
 // an upgrade, which the sign-in does on success.
-import type { Argon2Job, Argon2Reply } from "./argon2-worker.ts";
+
 import { base64, base64url, constantTimeEqual, randomBytes } from "../../secrets.ts";
+import type { Argon2Job, Argon2Reply } from "./argon2-worker.ts";
 
 const encoder = new TextEncoder();
 
@@ -81,7 +82,10 @@ function argonWorker(): Worker {
 
 function idle(w: Worker): void {
   const holdable = w as unknown as Holdable;
-  if (typeof holdable.unref === "function") return holdable.unref();
+  if (typeof holdable.unref === "function") {
+    holdable.unref();
+    return;
+  }
   if (worker === w) worker = null;
   w.terminate();
 }

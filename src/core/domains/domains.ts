@@ -2,7 +2,7 @@
 // the owner to publish. pending → verified when every record is seen; pending → failed after
 // 72 hours; a later successful verify still turns a failed domain verified.
 import { generateDkimKeyPair } from "../../mail/dkim-keys.ts";
-import { checkDnsRecords, isValidDomainName, requiredDnsRecords, type DnsRecord } from "../../mail/domain-records.ts";
+import { checkDnsRecords, type DnsRecord, isValidDomainName, requiredDnsRecords } from "../../mail/domain-records.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Principal } from "../principal.ts";

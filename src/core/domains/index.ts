@@ -3,5 +3,5 @@
 // - dkim.ts: which key signs a message (the domain's own, or the shared domain's).
 // Other modules import this file only.
 export { sharedDomainKey, signingKeyFor } from "./dkim.ts";
-export { createDomain, listDomains, verifyDomain } from "./domains.ts";
 export type { DomainStatus } from "./domains.ts";
+export { createDomain, listDomains, verifyDomain } from "./domains.ts";

@@ -3,9 +3,10 @@
 // /api/v1/consumers/{name}/ack, or an `{"ack": [...]}` WebSocket frame), so several streams of one
 // consumer share its events. It looks again when woken (new events, or an acknowledgement
 // anywhere, both notified) and every second (leases of other readers that ran out).
-import { claimEvents, heldLeases } from "./consumers.ts";
+
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
+import { claimEvents, heldLeases } from "./consumers.ts";
 import type { FeedSource } from "./feed.ts";
 
 export function consumerSource(svc: Services, principal: Principal, name: string, prefetch: number): FeedSource {

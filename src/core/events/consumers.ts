@@ -6,10 +6,10 @@
 // and sends them only as its account's cursors (cursor.ts).
 import type { Db, Sql } from "../../db.ts";
 import { errors } from "../errors.ts";
-import { eventCursors, type EventCursors } from "./cursor.ts";
-import { EVENT_CHANNEL, MAX_EVENTS_PAGE } from "./log.ts";
 import { newId } from "../ids.ts";
 import { assertMailboxAllowed, type Principal } from "../principal.ts";
+import { type EventCursors, eventCursors } from "./cursor.ts";
+import { EVENT_CHANNEL, MAX_EVENTS_PAGE } from "./log.ts";
 import type { EventPayload } from "./payload.ts";
 
 export const CONSUMER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

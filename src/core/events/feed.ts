@@ -3,10 +3,11 @@
 // each event once and never skips one. Back-pressure: the feed stops reading while the client's
 // unsent bytes exceed the bound (memory stays bounded: the log is the buffer), and a client that
 // stays over the bound for the stall limit is disconnected. Heartbeats keep idle proxies open.
-import { readEventsAfter, type EventScope, type LoggedEvent } from "./log.ts";
-import type { Services } from "../services.ts";
+
 import { errorFields } from "../../log.ts";
+import type { Services } from "../services.ts";
 import { eventHubFor, type HubMember } from "./hub.ts";
+import { type EventScope, type LoggedEvent, readEventsAfter } from "./log.ts";
 
 const PAGE = 100;
 

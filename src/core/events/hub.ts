@@ -2,9 +2,10 @@
 // per client) hears the positions committed by any process; each open feed is woken and reads
 // the log itself, so a notification is only a hint: a feed that missed one (the LISTEN connection
 // dropped and came back) is woken again on reconnect and catches up from the log.
-import { EVENT_CHANNEL } from "./log.ts";
-import type { Services } from "../services.ts";
+
 import { errorFields } from "../../log.ts";
+import type { Services } from "../services.ts";
+import { EVENT_CHANNEL } from "./log.ts";
 
 export type HubMember = {
   accountId: string;

@@ -10,16 +10,17 @@
 //   strictly after the last cursor sent, so a reconnect never skips or repeats an event.
 // - sse.ts: the Server-Sent Events framing; stream-slots.ts: open streams per key.
 // Other modules import this file only.
-export { eventCursors } from "./cursor.ts";
+
+export { ackEvents, claimEvents, getConsumer, MAX_LEASE_SECONDS, openConsumer } from "./consumers.ts";
 export type { EventCursors } from "./cursor.ts";
-export { MAX_LEASE_SECONDS, ackEvents, claimEvents, getConsumer, openConsumer } from "./consumers.ts";
-export { startFeed } from "./feed.ts";
+export { eventCursors } from "./cursor.ts";
 export type { CloseReason, Feed, FeedSource } from "./feed.ts";
+export { startFeed } from "./feed.ts";
 export { drainEventHub, eventHubFor } from "./hub.ts";
-export { EVENT_CHANNEL, MAX_EVENTS_PAGE, appendEvent, listEvents, lockAccountEvents, pruneEventLog, scopeFor } from "./log.ts";
 export type { EventScope } from "./log.ts";
-export { EVENT_TYPES, LIFECYCLE_EVENT_TYPES, isEventType } from "./payload.ts";
+export { appendEvent, EVENT_CHANNEL, listEvents, lockAccountEvents, MAX_EVENTS_PAGE, pruneEventLog, scopeFor } from "./log.ts";
 export type { EventPayload, LifecycleEventPayload, LifecycleEventType, MessageReceivedPayload } from "./payload.ts";
+export { EVENT_TYPES, isEventType, LIFECYCLE_EVENT_TYPES } from "./payload.ts";
 export { eventStreamResponse, streamHeaders } from "./sse.ts";
 export { streamSlotsFor } from "./stream-slots.ts";
 export { streamSource } from "./stream-source.ts";

@@ -6,9 +6,9 @@
 // The live stream (src/http/event-*.ts) reads the same log.
 import type { Db, Sql } from "../../db.ts";
 import { errors } from "../errors.ts";
-import { eventCursors } from "./cursor.ts";
 import { assertMailboxAllowed, type Principal } from "../principal.ts";
-import { EVENT_TYPES, isEventType, type EventPayload } from "./payload.ts";
+import { eventCursors } from "./cursor.ts";
+import { EVENT_TYPES, type EventPayload, isEventType } from "./payload.ts";
 
 /** NOTIFY channel: its payload is `{"a": account_id, "p": position}`; the log holds the event. */
 export const EVENT_CHANNEL = "agent_mailbox_events";

@@ -2,9 +2,10 @@
 // back as Last-Event-ID on reconnect), `event: message.received`, `data:` the webhook's exact
 // JSON. A comment line is the heartbeat. The stream's queue size in bytes is the back-pressure
 // signal: Bun stops taking chunks when the client's socket is full.
-import type { EventScope } from "./log.ts";
+
 import type { Services } from "../services.ts";
-import { startFeed, type CloseReason, type Feed, type FeedSource } from "./feed.ts";
+import { type CloseReason, type Feed, type FeedSource, startFeed } from "./feed.ts";
+import type { EventScope } from "./log.ts";
 
 const encoder = new TextEncoder();
 

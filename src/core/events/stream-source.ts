@@ -1,11 +1,12 @@
 // Which events a stream (SSE or WebSocket) carries: a named consumer's leases, or the log after
 // the client's cursor (Last-Event-ID, then ?after; with neither, only events from now on).
-import { getConsumer } from "./consumers.ts";
-import { cursorOf, latestPosition, positionOf, scopeFor } from "./log.ts";
+
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { consumerSource } from "./consumer-source.ts";
+import { getConsumer } from "./consumers.ts";
 import { cursorSource, type FeedSource } from "./feed.ts";
+import { cursorOf, latestPosition, positionOf, scopeFor } from "./log.ts";
 
 export async function streamSource(
   svc: Services,

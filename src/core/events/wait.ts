@@ -7,14 +7,15 @@
 // first read, and reads again only when an event of its account is committed. A match is a
 // message whose message.received event is in the log: it has finished screening and is
 // deliverable (never a virus; spam only where the mailbox delivers spam), like the webhook.
-import { parseIsoTime } from "../iso-time.ts";
+
 import type { Db } from "../../db.ts";
 import { errors } from "../errors.ts";
-import { cursorOf, latestPosition, positionOf } from "./log.ts";
+import type { WakeMember, WakeSource } from "../event-wake.ts";
+import { parseIsoTime } from "../iso-time.ts";
 import { findMailbox } from "../mailboxes.ts";
 import { assertMailboxAllowed, type Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
-import type { WakeMember, WakeSource } from "../event-wake.ts";
+import { cursorOf, latestPosition, positionOf } from "./log.ts";
 
 export const MAX_WAIT_SECONDS = 60;
 export const DEFAULT_WAIT_SECONDS = 30;

@@ -1,11 +1,11 @@
 // Bounces and complaints that arrive as inbound mail about a message we sent: the failed or
 // complaining recipient is suppressed for the account that sent it.
 import type { Tx } from "../../db.ts";
-import { contentBytes } from "../content.ts";
-import { recordLifecycleEvent } from "../webhooks/index.ts";
-import type { Services } from "../services.ts";
 import { addressOf, headerFields, isPermanentFailure, parseDeliveryStatus, parseFeedbackReport } from "../../mail/reports.ts";
+import { contentBytes } from "../content.ts";
 import { addSuppression, type SuppressionReason } from "../outbound/index.ts";
+import type { Services } from "../services.ts";
+import { recordLifecycleEvent } from "../webhooks/index.ts";
 
 type ReportPart = { content_type: string; content: Uint8Array };
 

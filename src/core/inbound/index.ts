@@ -10,5 +10,5 @@
 // Other modules import this file only.
 export { applyDeliveryReports } from "./bounces.ts";
 export { receiveForLookedUp, receiveForRecipients } from "./recipients.ts";
-export { lookupRecipient } from "./store.ts";
 export type { RecipientLookup } from "./store.ts";
+export { lookupRecipient } from "./store.ts";

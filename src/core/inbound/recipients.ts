@@ -3,10 +3,11 @@
 // message itself not kept), an unknown mailbox of our domain, or a domain that is not ours.
 // Each caller decides what the last two mean for it: the listener refused them at RCPT already;
 // the local transport bounces the one and keeps the other in its outbox.
-import { acceptInbound, lookupRecipient, type InboundEnvelope, type RecipientLookup } from "./store.ts";
+
 import type { Mailbox } from "../mailboxes.ts";
-import type { Services } from "../services.ts";
 import { unsubscribeWithToken } from "../outbound/index.ts";
+import type { Services } from "../services.ts";
+import { acceptInbound, type InboundEnvelope, lookupRecipient, type RecipientLookup } from "./store.ts";
 
 export type RecipientOutcome = "stored" | "unsubscribed" | "unknown_mailbox" | "not_our_domain";
 

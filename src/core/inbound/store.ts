@@ -3,17 +3,17 @@
 // transaction, one round trip); a caller answers success only after this returns.
 import { parseInbound } from "../../mail/parse.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
-import { newId } from "../ids.ts";
+import { sha256HexNow } from "../../secrets.ts";
 import { attachmentKey, rawKey } from "../content.ts";
-import { claimFirstCopies, claimHeld, copyDigest } from "./dedupe.ts";
+import { newId } from "../ids.ts";
 import { wakeWorkers } from "../job-wakeup.ts";
 import { ensureTask, jobInsertQuietly } from "../jobs.ts";
 import type { Mailbox } from "../mailboxes.ts";
-import { sha256HexNow } from "../../secrets.ts";
+import { MAILTO_LOCAL_PREFIX } from "../outbound/index.ts";
 import type { Services } from "../services.ts";
 import { stopwatch } from "../stage-times.ts";
+import { claimFirstCopies, claimHeld, copyDigest } from "./dedupe.ts";
 import { threadIdExpression } from "./threading.ts";
-import { MAILTO_LOCAL_PREFIX } from "../outbound/index.ts";
 
 export type InboundEnvelope = {
   remoteIp: string | null;

@@ -6,16 +6,18 @@
 // once, and only while the review is open, unexpired and the draft unchanged since it was queued.
 import type { Db } from "../../db.ts";
 import { composeMessage } from "../../mail/compose.ts";
-import { composeReviewEmail } from "./review-email.ts";
 import { base64url, constantTimeEqual, hex, randomBytes, sha256 } from "../../secrets.ts";
 import { sharedDomainKey } from "../domains/index.ts";
-import { approveDraft, rejectDraft, type Decider } from "./drafts.ts";
-import { EXPIRY, reviewSender, type ReviewRow, type ReviewSubject } from "./reviews.ts";
+import { approveDraft, type Decider, rejectDraft } from "./drafts.ts";
+import { composeReviewEmail } from "./review-email.ts";
+import { EXPIRY, type ReviewRow, type ReviewSubject, reviewSender } from "./reviews.ts";
+
 export type { ReviewSubject } from "./reviews.ts";
+
 import { ApiError } from "../errors.ts";
-import type { StoredResponse } from "./idempotency.ts";
 import { enqueueJob } from "../jobs.ts";
 import type { Services } from "../services.ts";
+import type { StoredResponse } from "./idempotency.ts";
 
 // ---- Telling reviewers ------------------------------------------------------------------------
 

@@ -12,21 +12,22 @@
 // What is sent is known before any write for POST /send: it is composed and signed first, and a
 // send without a claim records itself in one statement (outbound-record.ts) with no transaction
 // around it. A draft is known only once its row is locked, so it is composed inside that transaction.
-import { composeUnsigned, signMessage } from "../../mail/compose.ts";
-import type { DeliveryOutcome } from "../transport.ts";
+
 import type { Db, Tx } from "../../db.ts";
+import { composeUnsigned, signMessage } from "../../mail/compose.ts";
+import { sendStageDuration, sends } from "../../metrics.ts";
+import { type OutgoingFile, storeMessageAttachments } from "../attachment-bytes.ts";
 import { signingKeyFor } from "../domains/index.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { enqueueJob } from "../jobs.ts";
-import { sendStageDuration, sends } from "../../metrics.ts";
 import type { Mailbox } from "../mailboxes.ts";
-import { storeMessageAttachments, type OutgoingFile } from "../attachment-bytes.ts";
+import type { Services } from "../services.ts";
+import type { DeliveryOutcome } from "../transport.ts";
+import { recordLifecycleEvent } from "../webhooks/index.ts";
 import { insertOutboundRecord } from "./outbound-record.ts";
 import { releaseSend } from "./quota.ts";
-import type { Services } from "../services.ts";
 import { newUnsubscribeLinks } from "./unsubscribe.ts";
-import { recordLifecycleEvent } from "../webhooks/index.ts";
 
 export type DispatchContent = {
   mailbox: Mailbox;

@@ -9,7 +9,7 @@
 import { scanWithClamd } from "../../comprehension/scanners/clamd.ts";
 import type { Db, Tx } from "../../db.ts";
 import { checkContentType } from "../../mail/content-type-check.ts";
-import { messageAttachmentContent, sha256Hex, storeDraftAttachment, type OutgoingFile } from "../attachment-bytes.ts";
+import { messageAttachmentContent, type OutgoingFile, sha256Hex, storeDraftAttachment } from "../attachment-bytes.ts";
 import { ApiError, errors } from "../errors.ts";
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";

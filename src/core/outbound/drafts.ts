@@ -8,28 +8,28 @@
 //   draft ──delete──▶ deleted (tombstoned)
 import type { Db, Sql, Tx } from "../../db.ts";
 import { draftAttachmentFiles } from "../attachment-bytes.ts";
-import { dispatchMessage } from "./dispatch.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { StoredResponse } from "./idempotency.ts";
 import { findMailbox } from "../mailboxes.ts";
+import { assertMailboxAllowed, type Principal } from "../principal.ts";
+import type { Services } from "../services.ts";
+import { recordLifecycleEvent } from "../webhooks/index.ts";
+import { dispatchMessage } from "./dispatch.ts";
+import type { StoredResponse } from "./idempotency.ts";
+import { automaticOriginal, loopGuardReason } from "./loop-guard.ts";
 import { outcomeResponse } from "./outcome.ts";
 import {
   assertSendingEntitled,
+  type OutgoingRequest,
+  type ResolvedOutgoing,
   resolveMailbox,
   resolveOutgoing,
   validateRecipient,
   validateSubject,
   validateText,
-  type OutgoingRequest,
-  type ResolvedOutgoing,
 } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
-import { assertMailboxAllowed, type Principal } from "../principal.ts";
-import { closeReview, openReview, type HoldReason } from "./reviews.ts";
-import type { Services } from "../services.ts";
-import { recordLifecycleEvent } from "../webhooks/index.ts";
-import { automaticOriginal, loopGuardReason } from "./loop-guard.ts";
+import { closeReview, type HoldReason, openReview } from "./reviews.ts";
 
 export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
 

@@ -12,15 +12,15 @@
 // or not screened yet) is never forwarded by a key alone: it is held as a pending draft with its
 // files for a human to approve, whatever the mailbox's require_approval says.
 import type { Db } from "../../db.ts";
-import { messageAttachmentFiles, copyMessageAttachmentsToDraft } from "../attachment-bytes.ts";
-import { attachmentErrors } from "./draft-attachments.ts";
+import { copyMessageAttachmentsToDraft, messageAttachmentFiles } from "../attachment-bytes.ts";
 import { errors } from "../errors.ts";
-import type { StoredResponse } from "./idempotency.ts";
 import { newId } from "../ids.ts";
-import { resolveMailbox, validateRecipient, validateText } from "./outgoing.ts";
 import type { Principal } from "../principal.ts";
-import { sendOutgoing } from "./send.ts";
 import type { Services } from "../services.ts";
+import { attachmentErrors } from "./draft-attachments.ts";
+import type { StoredResponse } from "./idempotency.ts";
+import { resolveMailbox, validateRecipient, validateText } from "./outgoing.ts";
+import { sendOutgoing } from "./send.ts";
 
 export type ForwardRequest = { to: string; text?: string; client_id?: string };
 

@@ -2,9 +2,9 @@
 // the payload's hash, a state and the stored response. The row's primary key is what makes two
 // racing requests deliver exactly once: only the request that inserted it proceeds.
 import type { Db } from "../../db.ts";
+import { sha256Hex } from "../../secrets.ts";
 import { errors } from "../errors.ts";
 import { randomBase32 } from "../ids.ts";
-import { sha256Hex } from "../../secrets.ts";
 
 export type StoredResponse = { status: number; body: Record<string, unknown> };
 export type IdempotencyKey = { accountId: string; mailboxId: string; clientId: string };

@@ -13,16 +13,18 @@
 // - forward.ts, rsvp.ts: forwarding and calendar replies, through send.
 // - unsubscribe.ts: the one-click unsubscribe token every outbound message carries.
 // Other modules import this file only.
-export { answerLink, decisionOf, expireReview, linkState, notifyReviewers } from "./approvals.ts";
+
 export type { LinkState, ReviewSubject } from "./approvals.ts";
+export { answerLink, decisionOf, expireReview, linkState, notifyReviewers } from "./approvals.ts";
 export {
-  MCP_ATTACHMENT_MAX_BYTES,
   addDraftAttachment,
   addDraftAttachmentFromMessage,
   attachmentErrors,
   listDraftAttachments,
+  MCP_ATTACHMENT_MAX_BYTES,
   removeDraftAttachment,
 } from "./draft-attachments.ts";
+export type { Decider } from "./drafts.ts";
 export {
   approveDraft,
   createDraft,
@@ -34,18 +36,17 @@ export {
   sendDraft,
   updateDraft,
 } from "./drafts.ts";
-export type { Decider } from "./drafts.ts";
 export { forwardMessage } from "./forward.ts";
 export type { StoredResponse } from "./idempotency.ts";
 export { listOutbox, showOutboxMessage } from "./outbox.ts";
 export { reconcileDelivery } from "./reconcile.ts";
 export { reasonText, reviewFacts, utc } from "./review-email.ts";
 export { rsvpToMessage } from "./rsvp.ts";
-export { MAX_SCHEDULE_DAYS, isoOf, listScheduled, scheduleDraft, sendScheduledDraft, unscheduleDraft } from "./scheduled-drafts.ts";
 export type { ScheduledRow } from "./scheduled-drafts.ts";
+export { isoOf, listScheduled, MAX_SCHEDULE_DAYS, scheduleDraft, sendScheduledDraft, unscheduleDraft } from "./scheduled-drafts.ts";
 export { sendMessage } from "./send.ts";
-export { addSendListEntry, listSendListEntries, removeSendListEntry } from "./sendlists.ts";
 export type { SendListEntry } from "./sendlists.ts";
-export { addSuppression, listSuppressions, removeSuppression } from "./suppressions.ts";
+export { addSendListEntry, listSendListEntries, removeSendListEntry } from "./sendlists.ts";
 export type { SuppressionReason } from "./suppressions.ts";
+export { addSuppression, listSuppressions, removeSuppression } from "./suppressions.ts";
 export { MAILTO_LOCAL_PREFIX, unsubscribeWithToken } from "./unsubscribe.ts";

@@ -1,6 +1,7 @@
 // Maps a delivery outcome onto the contract's response for send and draft send.
-import type { DispatchResult } from "./dispatch.ts";
+
 import { errors } from "../errors.ts";
+import type { DispatchResult } from "./dispatch.ts";
 import type { StoredResponse } from "./idempotency.ts";
 
 export function outcomeResponse(result: DispatchResult): StoredResponse {

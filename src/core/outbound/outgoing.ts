@@ -3,9 +3,9 @@
 import type { Db } from "../../db.ts";
 import { parseSingleAddress } from "../../mail/address.ts";
 import { errors } from "../errors.ts";
+import { newId } from "../ids.ts";
 import { findMailbox, type Mailbox } from "../mailboxes.ts";
 import { assertMailboxAllowed, type Principal } from "../principal.ts";
-import { newId } from "../ids.ts";
 
 export type OutgoingRequest = {
   mailbox_id: string;

@@ -12,13 +12,13 @@
 //  - 'unknown' (a draft left in 'sending' after a 502 delivery_outcome_unknown): give it back.
 // Every outcome goes through recordOutcome (dispatch.ts), the one place outcomes are written.
 import type { Tx } from "../../db.ts";
-import { recordOutcome, recordOutcomeEvents, markFinalDot, type DispatchResult, type OutcomeRow } from "./dispatch.ts";
-import { finishByMessage, releaseByMessage } from "./idempotency.ts";
 import { enqueueJob } from "../jobs.ts";
-import { outcomeResponse } from "./outcome.ts";
-import { releaseSend } from "./quota.ts";
 import type { Services } from "../services.ts";
 import type { DeliveryOutcome } from "../transport.ts";
+import { type DispatchResult, markFinalDot, type OutcomeRow, recordOutcome, recordOutcomeEvents } from "./dispatch.ts";
+import { finishByMessage, releaseByMessage } from "./idempotency.ts";
+import { outcomeResponse } from "./outcome.ts";
+import { releaseSend } from "./quota.ts";
 
 /** What a draft says when its delivery outcome stays unknown. */
 const UNKNOWN_DRAFT_ERROR =

@@ -7,11 +7,11 @@ import { buildReply, parseCalendar, type RsvpResponse } from "../../mail/calenda
 import { sha256Hex, storeDraftAttachment } from "../attachment-bytes.ts";
 import { calendarParts } from "../calendar.ts";
 import { errors } from "../errors.ts";
+import type { Principal } from "../principal.ts";
+import type { Services } from "../services.ts";
 import type { StoredResponse } from "./idempotency.ts";
 import { resolveMailbox, validateRecipient, validateText } from "./outgoing.ts";
-import type { Principal } from "../principal.ts";
 import { sendOutgoing } from "./send.ts";
-import type { Services } from "../services.ts";
 
 export type RsvpRequest = { response: RsvpResponse; comment?: string; client_id?: string };
 

@@ -14,14 +14,14 @@
 // The job carries the time it was made for; a job that finds another time (rescheduled) or none
 // (unscheduled, sent, deleted) does nothing.
 import type { Db, Tx } from "../../db.ts";
-import { conflictOrMissing, deliverDraft, draftEventBase, findDraft, holdForApproval, visibleDraft, type DraftRow } from "./drafts.ts";
 import { ApiError, errors } from "../errors.ts";
-import { recordLifecycleEvent } from "../webhooks/index.ts";
-import { loopGuardReason } from "./loop-guard.ts";
 import { findMailbox } from "../mailboxes.ts";
-import { assertSendingEntitled, resolveMailbox } from "./outgoing.ts";
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
+import { recordLifecycleEvent } from "../webhooks/index.ts";
+import { conflictOrMissing, type DraftRow, deliverDraft, draftEventBase, findDraft, holdForApproval, visibleDraft } from "./drafts.ts";
+import { loopGuardReason } from "./loop-guard.ts";
+import { assertSendingEntitled, resolveMailbox } from "./outgoing.ts";
 
 export const MAX_SCHEDULE_DAYS = 365;
 const ISO_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?$/;
@@ -58,13 +58,13 @@ export const scheduleJobKey = (draftId: string) => `schedule:${draftId}`;
  * saving included. 400 for anything else, for the past, and for more than a year ahead.
  */
 async function instantOf(db: Db, sendAt: string, timeZone: string | null): Promise<string> {
-  if (timeZone !== null && !/^[A-Za-z][A-Za-z0-9_+\-]*(?:\/[A-Za-z0-9_+\-]+){0,2}$/.test(timeZone))
+  if (timeZone !== null && !/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/.test(timeZone))
     throw errors.validation("time_zone must be an IANA time zone name such as Europe/Paris");
   if (timeZone !== null) {
     const [known] = await db`select 1 from pg_timezone_names where name = ${timeZone}`;
     if (!known) throw errors.validation(`time_zone '${timeZone}' is not a known IANA time zone`);
   }
-  let rows;
+  let rows: { at: unknown; future: boolean; near: boolean }[];
   if (ISO_OFFSET.test(sendAt)) {
     rows = await db`select ${sendAt}::timestamptz as at, ${sendAt}::timestamptz > now() as future,
       ${sendAt}::timestamptz < now() + make_interval(days => ${MAX_SCHEDULE_DAYS}) as near`;

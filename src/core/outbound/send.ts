@@ -1,27 +1,28 @@
 // POST /api/v1/send. Checks run in the order docs/api.md ("Sending") lists: body validation, mailbox and key
 // binding (with the custom-domain entitlement), idempotency, send lists, suppression, approval,
 // quota, delivery. A blocked or suppressed recipient never reaches the queue.
+
+import type { Tx } from "../../db.ts";
+import { sendStageDuration } from "../../metrics.ts";
+import type { OutgoingFile } from "../attachment-bytes.ts";
+import { ApiError } from "../errors.ts";
+import type { Principal } from "../principal.ts";
+import type { Services } from "../services.ts";
 import { dispatchMessage } from "./dispatch.ts";
 import { createForcedDraft, holdReasonOf } from "./drafts.ts";
-import { loopGuardReason } from "./loop-guard.ts";
-import { ApiError } from "../errors.ts";
 import {
   attachMessage,
   claimIdempotencyKey,
   finishIdempotencyKey,
+  type IdempotencyClaim,
   payloadHash,
   releaseIdempotencyKey,
-  type IdempotencyClaim,
   type StoredResponse,
 } from "./idempotency.ts";
-import type { Tx } from "../../db.ts";
-import type { OutgoingFile } from "../attachment-bytes.ts";
-import { assertSendingEntitled, resolveOutgoing, type OutgoingRequest, type ResolvedOutgoing } from "./outgoing.ts";
+import { loopGuardReason } from "./loop-guard.ts";
 import { outcomeResponse } from "./outcome.ts";
+import { assertSendingEntitled, type OutgoingRequest, type ResolvedOutgoing, resolveOutgoing } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
-import type { Principal } from "../principal.ts";
-import type { Services } from "../services.ts";
-import { sendStageDuration } from "../../metrics.ts";
 
 export async function sendMessage(svc: Services, principal: Principal, body: OutgoingRequest): Promise<StoredResponse> {
   const checks = sendStageDuration.startTimer({ stage: "checks" });

@@ -3,8 +3,8 @@
 // or enumerated; using it suppresses the recipient for the sending account.
 import type { Config } from "../../config.ts";
 import type { Db } from "../../db.ts";
-import { randomBase32 } from "../ids.ts";
 import { base64url, constantTimeEqual, hmacSha256Hex, randomBytes } from "../../secrets.ts";
+import { randomBase32 } from "../ids.ts";
 import { addSuppression } from "./suppressions.ts";
 
 const ID_LENGTH = 16;

@@ -1,14 +1,15 @@
 // Step 4, comprehension: classification and extraction, unless an earlier step rules it out
 // (a virus: nothing; spam: classification only; injection risk: nothing). The screening report
 // (what was unread, the injection and spam details) is stored beside the verdict whatever it is.
+
+import { type ComprehensionResult, chooseEngine } from "../../comprehension/engine.ts";
 import type { SenderRisk } from "../../comprehension/sender-risk/assess.ts";
-import { chooseEngine, type ComprehensionResult } from "../../comprehension/engine.ts";
 import { detectAutomatic } from "../../comprehension/understanding/automatic.ts";
 import { classifyMessage } from "../../comprehension/understanding/classify.ts";
 import type { AttachmentReading } from "../attachment-reading.ts";
 import { calendarOf } from "../calendar.ts";
-import { comprehensionInput } from "./inputs.ts";
 import type { Services } from "../services.ts";
+import { comprehensionInput } from "./inputs.ts";
 import type { ComprehensionOutcome, InjectionScreening, ScreeningRow, SpamJudgement, StoredComprehension, VirusRisk } from "./types.ts";
 
 export type Verdicts = { virusRisk: VirusRisk; spam: SpamJudgement; injection: InjectionScreening; senderRisk: SenderRisk };

@@ -13,6 +13,7 @@
 // - record.ts: step 5, the verdicts and the message.received event in one transaction.
 // - feedback.ts: an account's corrections of verdicts, and what it learns from them.
 // Other modules import this file only.
-export { AXIS_OF, FEEDBACK_VERDICTS, accountCorrections, feedbackOfMessage, giveFeedback, undoFeedback } from "./feedback.ts";
+
 export type { FeedbackAxis, FeedbackVerdict } from "./feedback.ts";
+export { AXIS_OF, accountCorrections, FEEDBACK_VERDICTS, feedbackOfMessage, giveFeedback, undoFeedback } from "./feedback.ts";
 export { screenMessage } from "./screen.ts";

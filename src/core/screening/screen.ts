@@ -3,21 +3,22 @@
 // comprehension, then record and notify. Sender authentication and bounce handling run between
 // the scanners and the judgements. The result and the webhook event commit in one transaction; a
 // message already processed is left alone (the task is idempotent).
-import { authenticateInbound, type AuthOutcome } from "../../mail/authenticate.ts";
+
+import { errorFields } from "../../log.ts";
+import { type AuthOutcome, authenticateInbound } from "../../mail/authenticate.ts";
+import { contentBytes } from "../content.ts";
 import { applyDeliveryReports } from "../inbound/index.ts";
 import type { Services } from "../services.ts";
+import { stopwatch } from "../stage-times.ts";
+import { attemptWebhookDelivery } from "../webhooks/index.ts";
 import { comprehend } from "./comprehend.ts";
 import { screenInjection } from "./injection.ts";
 import { deliverable, recordAndNotify, type ScreeningResult } from "./record.ts";
 import { screenSenderRisk } from "./sender-risk.ts";
+import { settle, unsettle } from "./settle.ts";
 import { askSpamScanner, judgeSpam } from "./spam.ts";
 import type { Attempt, ScreeningRow } from "./types.ts";
-import { contentBytes } from "../content.ts";
 import { scanVirus } from "./virus.ts";
-import { settle, unsettle } from "./settle.ts";
-import { stopwatch } from "../stage-times.ts";
-import { attemptWebhookDelivery } from "../webhooks/index.ts";
-import { errorFields } from "../../log.ts";
 
 export type { ComprehensionStatus } from "./types.ts";
 

@@ -2,15 +2,16 @@
 // runs before the work that should not repeat (delivery reports). judgeSpam then weighs the edge
 // verdict (a trusted upstream's flag, DMARC under p=reject, spamd or Rspamd as SPAM_SCANNER chose)
 // and the built-in classifier.
-import { checkWithRspamd } from "../../comprehension/scanners/rspamd.ts";
-import { checkWithSpamd } from "../../comprehension/scanners/spamd.ts";
+
 import { adjustForAccount } from "../../comprehension/learning/adjust.ts";
 import { learningTokens } from "../../comprehension/learning/tokens.ts";
+import { checkWithRspamd } from "../../comprehension/scanners/rspamd.ts";
+import { checkWithSpamd } from "../../comprehension/scanners/spamd.ts";
 import { classifySpam, loadSpamModel, type SpamModel } from "../../comprehension/spam/classifier.ts";
 import type { AuthOutcome } from "../../mail/authenticate.ts";
+import type { Services } from "../services.ts";
 import { accountStatsFor } from "./feedback.ts";
 import { edgeSpamVerdict } from "./inputs.ts";
-import type { Services } from "../services.ts";
 import type { Attempt, EdgeScan, EdgeSpamDetails, ScreeningRow, SpamDetails, SpamJudgement, VirusRisk } from "./types.ts";
 
 // A model file other than the shipped one (SPAM_MODEL_PATH), read once per path; a failed read is

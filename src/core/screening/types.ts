@@ -1,10 +1,11 @@
 // What the screening steps read and what each returns. The steps run in order (virus, spam,
 // injection, comprehension, record and notify); each takes the results of the ones before it.
-import type { CalendarInfo } from "../../mail/calendar.ts";
-import type { SpamScannerName } from "../../config.ts";
-import type { Automatic } from "../../comprehension/understanding/automatic.ts";
+
 import type { Classification, ComprehensionResult, ExtractionError } from "../../comprehension/engine.ts";
 import type { InjectionRisk } from "../../comprehension/injection/risk.ts";
+import type { Automatic } from "../../comprehension/understanding/automatic.ts";
+import type { SpamScannerName } from "../../config.ts";
+import type { CalendarInfo } from "../../mail/calendar.ts";
 import type { AttachmentReading } from "../attachment-reading.ts";
 
 /** The stored message with its raw bytes, envelope and mailbox settings, as screening reads it. */

@@ -3,15 +3,16 @@
 // 429's numeric Retry-After up to 24 h), and after the 6th failed attempt the delivery is dead.
 // Every attempt is recorded. An attempt holds a lease and leaves a safety job behind, so a worker
 // killed mid-attempt is followed by another attempt with the same payload and event_id.
-import { postWebhook } from "./post.ts";
-import { enqueueJob } from "../jobs.ts";
+
 import { webhookAttempts, webhookDeliveryDelay, webhookResponseTime } from "../../metrics.ts";
-import type { Services } from "../services.ts";
-import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from "../../webhook-signature.ts";
-import { resolveWebhookTarget } from "./target.ts";
-import { nextAttemptJobKey } from "./endpoint.ts";
 import { standardWebhookHeaders } from "../../standard-webhooks.ts";
+import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from "../../webhook-signature.ts";
+import { enqueueJob } from "../jobs.ts";
+import type { Services } from "../services.ts";
 import { stopwatch } from "../stage-times.ts";
+import { nextAttemptJobKey } from "./endpoint.ts";
+import { postWebhook } from "./post.ts";
+import { resolveWebhookTarget } from "./target.ts";
 
 const MAX_RETRY_AFTER_SECONDS = 24 * 3600;
 const JITTER = 0.2;

@@ -1,12 +1,12 @@
 // An account's webhook (set by a human), the message.received events and their deliveries, and
 // redrive of dead letters. Delivery attempts live in webhook-delivery.ts.
 import type { Db, Sql } from "../../db.ts";
+import type { ResolveFn } from "../../mail/resolver.ts";
+import { base64, randomBytes } from "../../secrets.ts";
 import { errors } from "../errors.ts";
 import { appendEvent, EVENT_TYPES, isEventType, type MessageReceivedPayload } from "../events/index.ts";
 import { newId } from "../ids.ts";
 import { enqueueJob } from "../jobs.ts";
-import { base64, randomBytes } from "../../secrets.ts";
-import type { ResolveFn } from "../../mail/resolver.ts";
 import { checkWebhookTarget, validateWebhookUrl } from "./target.ts";
 
 export type WebhookEndpoint = {

@@ -10,6 +10,7 @@
 //   post.ts: the HTTP POST to the checked address.
 // Other modules import this file only.
 export { attemptWebhookDelivery } from "./delivery.ts";
+export type { DeliverySummary } from "./endpoint.ts";
 export {
   createMessageReceivedEvent,
   disableWebhook,
@@ -20,6 +21,5 @@ export {
   setWebhookEventTypes,
   showWebhook,
 } from "./endpoint.ts";
-export type { DeliverySummary } from "./endpoint.ts";
 export { draftHistory, messageHistory, recordLifecycleEvent } from "./lifecycle-events.ts";
 export { MAX_WEBHOOK_URL_LENGTH } from "./target.ts";

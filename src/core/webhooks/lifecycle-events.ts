@@ -7,18 +7,18 @@
 // send's outcome, the draft transition functions (src/core/outbound/drafts.ts) for review, and
 // applyDeliveryReports (src/core/inbound/bounces.ts) for reports that arrive later as mail.
 import type { Db, Tx } from "../../db.ts";
+import { errors } from "../errors.ts";
 import {
+  EVENT_CHANNEL,
   type EventCursors,
   type EventPayload,
+  eventCursors,
   type LifecycleEventPayload,
   type LifecycleEventType,
-  EVENT_CHANNEL,
-  eventCursors,
   lockAccountEvents,
 } from "../events/index.ts";
-import { errors } from "../errors.ts";
-import type { Principal } from "../principal.ts";
 import { newId } from "../ids.ts";
+import type { Principal } from "../principal.ts";
 import { nextAttemptJobKey } from "./endpoint.ts";
 
 export type LifecycleEvent = {

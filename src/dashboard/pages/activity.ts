@@ -3,21 +3,21 @@
 // of their attempts, and this month's send quota. Charts are SVG drawn here; each has its table.
 import {
   activityDays,
+  type DayCount,
   inboundByOutcome,
   quotaThisMonth,
   sendsByOutcome,
   totalsByMailbox,
   webhookLatency,
   webhooksByOutcome,
-  type DayCount,
 } from "../activity-queries.ts";
+import { askedMailboxId } from "../form.ts";
 import type { PageContext } from "../guard.ts";
-import { html, type Html } from "../html.ts";
+import { type Html, html } from "../html.ts";
 import { layout } from "../layout.ts";
 import { accountMailboxes } from "../queries.ts";
-import { askedMailboxId } from "../form.ts";
 import { htmlResponse } from "../respond.ts";
-import { chartTable, lineChart, stackedBars, type Series } from "../svg-chart.ts";
+import { chartTable, lineChart, type Series, stackedBars } from "../svg-chart.ts";
 import { notFoundPage } from "./errors.ts";
 
 const INBOUND = [

@@ -1,21 +1,22 @@
 // The approval queue: the account's pending drafts. Approve sends through the real send pipeline
 // (approveDraft) and the page says what happened; reject tombstones the draft.
+
+import { ApiError } from "../../core/errors.ts";
 import {
   approveDraft,
-  rejectDraft,
   type Decider,
-  type StoredResponse,
-  reasonText,
   isoOf,
   listScheduled,
+  reasonText,
+  rejectDraft,
   type ScheduledRow,
+  type StoredResponse,
 } from "../../core/outbound/index.ts";
-import { ApiError } from "../../core/errors.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
-import { html, path, reveal, when, type Html } from "../html.ts";
+import { type Html, html, path, reveal, when } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
-import { accountMailboxes, pendingDrafts, type PendingDraftRow } from "../queries.ts";
+import { accountMailboxes, type PendingDraftRow, pendingDrafts } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 
 const PAGE_LIMIT = 50;

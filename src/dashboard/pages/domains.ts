@@ -2,11 +2,11 @@
 // selectable text with each one's seen/missing state from the last check, verify, and the shared
 // domain's DKIM record for self-hosters. Adding and verifying go through core (createDomain,
 // verifyDomain), the same rules as the API.
-import { createDomain, listDomains, verifyDomain, type DomainStatus } from "../../core/domains/index.ts";
+import { createDomain, type DomainStatus, listDomains, verifyDomain } from "../../core/domains/index.ts";
 import { ApiError, errors } from "../../core/errors.ts";
 import type { DnsCheckResult, DnsRecord } from "../../mail/domain-records.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
-import { html, path, when, type Html } from "../html.ts";
+import { type Html, html, path, when } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
 import { dashboardPrincipal } from "../principal.ts";
 import { htmlResponse, redirect } from "../respond.ts";

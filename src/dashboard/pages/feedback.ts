@@ -2,19 +2,20 @@
 // and MCP tool do, with the signed-in user as the actor), undo, and the Corrections page listing
 // the account's corrections with what its spam statistics have learned. Forms post behind the CSRF
 // guard like every dashboard action; the message must be one the user's account can read.
+
+import type { MessageDetail } from "../../core/messages.ts";
 import {
   AXIS_OF,
   accountCorrections,
-  feedbackOfMessage,
   FEEDBACK_VERDICTS,
-  giveFeedback,
-  undoFeedback,
   type FeedbackAxis,
   type FeedbackVerdict,
+  feedbackOfMessage,
+  giveFeedback,
+  undoFeedback,
 } from "../../core/screening/index.ts";
-import type { MessageDetail } from "../../core/messages.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
-import { html, path, reveal, when, type Html } from "../html.ts";
+import { type Html, html, path, reveal, when } from "../html.ts";
 import { csrfField, layout } from "../layout.ts";
 import { dashboardPrincipal } from "../principal.ts";
 import { htmlResponse, redirect } from "../respond.ts";

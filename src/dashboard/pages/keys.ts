@@ -1,11 +1,12 @@
 // API keys: list, create (the secret is shown on the response page once and never again), revoke.
 // Options and validation mirror `npm run cli -- key create`.
+
+import { createKey, type KeyRecord, listKeys, revokeKey } from "../../core/accounts/index.ts";
 import { ApiError, errors } from "../../core/errors.ts";
-import { createKey, listKeys, revokeKey, type KeyRecord } from "../../core/accounts/index.ts";
 import type { Scope } from "../../core/principal.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
-import { html, path, when, type Html } from "../html.ts";
+import { type Html, html, path, when } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
 import { accountMailboxes, type MailboxRow } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";

@@ -3,12 +3,12 @@
 // and a wrong password get the same page, status and timing; repeated failures are throttled per
 // (email, client address) and per client address (see throttle.ts).
 import type { Services } from "../../core/services.ts";
-import { base64url, randomBytes } from "../../secrets.ts";
 import { errorFields } from "../../log.ts";
+import { base64url, randomBytes } from "../../secrets.ts";
 import { logAction } from "../audit.ts";
 import { recordAction } from "../audit-trail.ts";
 import { clearCookie, LOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "../cookies.ts";
-import { makeCredentialCheck, MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, normalizeEmail } from "../credentials.ts";
+import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, makeCredentialCheck, normalizeEmail } from "../credentials.ts";
 import { sameOrigin, tokenMatches } from "../csrf.ts";
 import { FormTooLarge, readForm } from "../form.ts";
 import type { ActionContext, Guard } from "../guard.ts";
@@ -16,7 +16,7 @@ import { html } from "../html.ts";
 import { layout, type Notice } from "../layout.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 import { ABSOLUTE_SECONDS, createSession, deleteSession } from "../session.ts";
-import { attemptSucceeded, startAttempt, throttleKey, WINDOW_SECONDS, type ThrottleLimit } from "../throttle.ts";
+import { attemptSucceeded, startAttempt, type ThrottleLimit, throttleKey, WINDOW_SECONDS } from "../throttle.ts";
 import { forbiddenPage, tooLargePage } from "./errors.ts";
 
 const LOGIN_TOKEN_SECONDS = 3600;
@@ -56,7 +56,7 @@ export function makeLoginHandlers(svc: Services, guard: Guard) {
     /** `address` is the client's, as the HTTP layer worked it out (null when it could not). */
     async submit(request: Request, address: string | null): Promise<Response> {
       if (!sameOrigin(request, svc.config)) return forbiddenPage(null);
-      let form;
+      let form: Awaited<ReturnType<typeof readForm>>;
       try {
         form = await readForm(request);
       } catch (error) {

@@ -1,13 +1,14 @@
 // Mail: one mailbox's messages, inbound and outbound, newest first, a page at a time; or, when the
 // form asks, core's search over that mailbox (ranked, with the matching passage). Each row says at
 // a glance what screening and comprehension decided; the subject opens the message.
-import type { PageContext } from "../guard.ts";
-import { html, path, reveal, when, type Html } from "../html.ts";
-import { layout, type Notice } from "../layout.ts";
-import { isSearch, readSearch, runSearch, searchQuery, type SearchParams } from "../mail-search.ts";
-import { mailboxPage, type Direction, type MailRow } from "../mail-queries.ts";
-import { accountMailboxes, type MailboxRow } from "../queries.ts";
+
 import { askedMailboxId } from "../form.ts";
+import type { PageContext } from "../guard.ts";
+import { type Html, html, path, reveal, when } from "../html.ts";
+import { layout, type Notice } from "../layout.ts";
+import { type Direction, type MailRow, mailboxPage } from "../mail-queries.ts";
+import { isSearch, readSearch, runSearch, type SearchParams, searchQuery } from "../mail-search.ts";
+import { accountMailboxes, type MailboxRow } from "../queries.ts";
 import { htmlResponse } from "../respond.ts";
 import { notFoundPage } from "./errors.ts";
 

@@ -4,7 +4,7 @@ import { ApiError, errors } from "../../core/errors.ts";
 import { findMailbox, MAX_REVIEW_WINDOW_HOURS, updateMailboxSettings } from "../../core/mailboxes.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
-import { html, path, when, type Html } from "../html.ts";
+import { type Html, html, path, when } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
 import { accountMailboxes, type MailboxRow } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";

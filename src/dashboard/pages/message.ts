@@ -7,12 +7,12 @@ import { changeMessageLabels, getMessageLabels } from "../../core/labels.ts";
 import { getMessage, type MessageDetail } from "../../core/messages.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
-import { html, path, reveal, when, type Html } from "../html.ts";
+import { type Html, html, path, reveal, when } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
-import { messageExtras, threadOf, type MessageExtras } from "../mail-queries.ts";
+import { type MessageExtras, messageExtras, threadOf } from "../mail-queries.ts";
 import { dashboardPrincipal } from "../principal.ts";
-import { correctionsSection } from "./feedback.ts";
 import { htmlResponse, redirect } from "../respond.ts";
+import { correctionsSection } from "./feedback.ts";
 
 type Json = Record<string, unknown>;
 const obj = (value: unknown): Json | null =>

@@ -2,15 +2,16 @@
 // password shown once, to hand over as an invitation (the service sends no mail of its own to
 // humans); removing one ends their sessions. Changing one's own password checks the current one,
 // keeps createUser's rule, and ends every other session. Below, the audit trail of actions.
+
+import { changeOwnPassword, createUser, listPeople, MIN_PASSWORD_LENGTH, removePerson, setReviewer } from "../../core/accounts/index.ts";
 import { ApiError } from "../../core/errors.ts";
-import { changeOwnPassword, listPeople, MIN_PASSWORD_LENGTH, removePerson, setReviewer, createUser } from "../../core/accounts/index.ts";
 import { base64url, randomBytes, sha256 } from "../../secrets.ts";
-import { auditTrail, type AuditRow } from "../audit-trail.ts";
+import { type AuditRow, auditTrail } from "../audit-trail.ts";
 import { readCookie, SESSION_COOKIE } from "../cookies.ts";
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, normalizeEmail } from "../credentials.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
-import { html, path, when, type Html } from "../html.ts";
+import { type Html, html, path, when } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
 import { htmlResponse, redirect } from "../respond.ts";
 

@@ -3,7 +3,7 @@
 // fetches the link changes nothing). Only the POST of that form acts; the token travels in the form
 // body, never in the action URL, and the POST must come from our own origin. Every answer, and every
 // attempt on a link that can no longer answer, goes into the account's audit trail with its address.
-import { answerLink, decisionOf, linkState, type LinkState, type ReviewSubject, reviewFacts, utc } from "../../core/outbound/index.ts";
+import { answerLink, decisionOf, type LinkState, linkState, type ReviewSubject, reviewFacts, utc } from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
 import { errorFields } from "../../log.ts";
 import type { ClientAddressOf } from "../../request/client-address.ts";
@@ -11,11 +11,11 @@ import { logAction, outcomeOf } from "../audit.ts";
 import { recordAction } from "../audit-trail.ts";
 import { sameOrigin } from "../csrf.ts";
 import { FormTooLarge, readForm } from "../form.ts";
-import { html, reveal, type Html } from "../html.ts";
+import { type Html, html, reveal } from "../html.ts";
 import { layout, type Notice } from "../layout.ts";
 import { htmlResponse } from "../respond.ts";
-import { forbiddenPage, notFoundPage, tooLargePage } from "./errors.ts";
 import { describeOutcome, describeRefusal } from "./approvals.ts";
+import { forbiddenPage, notFoundPage, tooLargePage } from "./errors.ts";
 
 function messageView(s: ReviewSubject): Html {
   const warnings = s.warnings.map((w) => html`<p class="notice error risk" role="alert">⚠ ${w}</p>`);

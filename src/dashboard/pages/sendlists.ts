@@ -3,7 +3,7 @@ import { ApiError, errors } from "../../core/errors.ts";
 import { addSendListEntry, listSendListEntries, removeSendListEntry, type SendListEntry } from "../../core/outbound/index.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
-import { html, path, when, type Html } from "../html.ts";
+import { type Html, html, path, when } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
 import { accountMailboxes } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";

@@ -2,21 +2,21 @@
 // once); disable; the deliveries, dead-lettered first or alone, each with its attempts and a
 // Redrive button for dead letters.
 import { ApiError } from "../../core/errors.ts";
+import { LIFECYCLE_EVENT_TYPES } from "../../core/events/index.ts";
 import {
+  type DeliverySummary,
   disableWebhook,
   listAttempts,
   listDeliveries,
+  MAX_WEBHOOK_URL_LENGTH,
   redriveDelivery,
   setWebhook,
   setWebhookEventTypes,
   showWebhook,
-  type DeliverySummary,
-  MAX_WEBHOOK_URL_LENGTH,
 } from "../../core/webhooks/index.ts";
-import { LIFECYCLE_EVENT_TYPES } from "../../core/events/index.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
-import { html, path, when, type Html } from "../html.ts";
+import { type Html, html, path, when } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
 import { accountDelivery } from "../queries.ts";
 import { htmlResponse, redirect } from "../respond.ts";

@@ -1,7 +1,7 @@
 // Named consumers over polling: create (or look up), claim leased events, acknowledge them.
 // Authorized like reading messages (can_read; a bound key uses its own mailbox's consumers only).
 import { t } from "elysia";
-import { ackEvents, claimEvents, getConsumer, MAX_LEASE_SECONDS, openConsumer, MAX_EVENTS_PAGE } from "../../core/events/index.ts";
+import { ackEvents, claimEvents, getConsumer, MAX_EVENTS_PAGE, MAX_LEASE_SECONDS, openConsumer } from "../../core/events/index.ts";
 import type { Services } from "../../core/services.ts";
 import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";

@@ -1,13 +1,13 @@
 // Attachments on drafts: upload (multipart/form-data), attach a message's attachment by reference,
 // list and remove. Sending the draft sends them (POST /drafts/{id}/send, unchanged).
 import { t } from "elysia";
+import { errors } from "../../core/errors.ts";
 import {
   addDraftAttachment,
   addDraftAttachmentFromMessage,
   listDraftAttachments,
   removeDraftAttachment,
 } from "../../core/outbound/index.ts";
-import { errors } from "../../core/errors.ts";
 import type { Services } from "../../core/services.ts";
 import { authErrors, ConflictError, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes, type Upload } from "../route-kit.ts";

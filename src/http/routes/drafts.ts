@@ -5,17 +5,15 @@ import {
   deleteDraft,
   getDraft,
   listDrafts,
-  sendDraft,
-  updateDraft,
   MAX_SCHEDULE_DAYS,
   scheduleDraft,
+  sendDraft,
   unscheduleDraft,
+  updateDraft,
 } from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ConflictError, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
-import { apiRoutes } from "../route-kit.ts";
 import { draftHistory } from "../../core/webhooks/index.ts";
-import { HistoryResponse } from "./events.ts";
+import { authErrors, ConflictError, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import {
   clientId,
   DeliveryFailure,
@@ -24,6 +22,8 @@ import {
   PermanentRejection,
   SendBlocked,
 } from "../../request/outgoing-models.ts";
+import { apiRoutes } from "../route-kit.ts";
+import { HistoryResponse } from "./events.ts";
 
 const nullableString = t.Union([t.String(), t.Null()]);
 const Draft = strictObject({

@@ -2,19 +2,19 @@
 // Both read like the message API: can_read, and a bound key sees its own mailbox only.
 import { t } from "elysia";
 import {
+  EVENT_TYPES,
+  eventStreamResponse,
+  LIFECYCLE_EVENT_TYPES,
   listEvents,
   MAX_EVENTS_PAGE,
   scopeFor,
-  EVENT_TYPES,
-  LIFECYCLE_EVENT_TYPES,
-  eventStreamResponse,
   streamHeaders,
   streamSlotsFor,
   streamSource,
 } from "../../core/events/index.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
+import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
 
 const nullableObject = t.Union([t.Record(t.String(), t.Unknown()), t.Null()]);

@@ -1,7 +1,7 @@
 // POST and DELETE /api/v1/messages/{id}/feedback: correcting a message's verdicts (an addition
 // to SPEC; src/core/screening/feedback.ts says what each verdict does and what the account learns).
 import { t } from "elysia";
-import { giveFeedback, undoFeedback, type FeedbackAxis } from "../../core/screening/index.ts";
+import { type FeedbackAxis, giveFeedback, undoFeedback } from "../../core/screening/index.ts";
 import type { Services } from "../../core/services.ts";
 import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";

@@ -2,10 +2,10 @@
 import { t } from "elysia";
 import { createMailbox, listMailboxes } from "../../core/mailboxes.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
-import { apiRoutes } from "../route-kit.ts";
 import { MailboxFields } from "../../request/mailbox-fields.ts";
+import { authErrors, ErrorBody, strictObject } from "../../request/models.ts";
+import { apiRoutes } from "../route-kit.ts";
 
 const CreateMailboxBody = t.Optional(strictObject(MailboxFields));
 

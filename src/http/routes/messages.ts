@@ -1,12 +1,12 @@
 // GET /api/v1/messages, GET /api/v1/messages/{id} and the attachment download.
 import { t } from "elysia";
+import { eventHubFor, MAX_WAIT_SECONDS, waitForMessage } from "../../core/events/index.ts";
 import { getAttachment, getMessage, listMessagesPage } from "../../core/messages.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
-import { clampLimit } from "../../request/limit.ts";
-import { apiRoutes } from "../route-kit.ts";
 import { messageHistory } from "../../core/webhooks/index.ts";
-import { MAX_WAIT_SECONDS, waitForMessage, eventHubFor } from "../../core/events/index.ts";
+import { clampLimit } from "../../request/limit.ts";
+import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
+import { apiRoutes } from "../route-kit.ts";
 import { HistoryResponse } from "./events.ts";
 
 const Verdict = t.Union([

@@ -4,9 +4,9 @@
 import { Elysia } from "elysia";
 import { errors } from "../../core/errors.ts";
 import { operationalStats } from "../../core/queue-stats.ts";
-import { constantTimeEqual } from "../../secrets.ts";
 import type { Services } from "../../core/services.ts";
 import { dbConnections, dbPoolMax, queueFailedJobs, queueJobs, queueOldestJobAge, registry, webhookDeadDeliveries } from "../../metrics.ts";
+import { constantTimeEqual } from "../../secrets.ts";
 
 /** The same 404 as any unknown route. */
 export function notFound(): Response {

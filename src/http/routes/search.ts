@@ -2,8 +2,8 @@
 import { t } from "elysia";
 import { MAX_QUERY_LENGTH, searchMessages } from "../../core/search.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, nullable, strictObject } from "../../request/models.ts";
 import { clampLimit } from "../../request/limit.ts";
+import { authErrors, ErrorBody, nullable, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
 import { cursorQuery, NextCursor } from "./reading-models.ts";
 

@@ -2,8 +2,8 @@
 import { sendMessage } from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
 import { strictObject } from "../../request/models.ts";
-import { apiRoutes } from "../route-kit.ts";
 import { clientId, OutgoingFields, sendAnswers } from "../../request/outgoing-models.ts";
+import { apiRoutes } from "../route-kit.ts";
 
 const SendBody = strictObject({ ...OutgoingFields, client_id: clientId("idempotency key; must not start with `draft:`") });
 

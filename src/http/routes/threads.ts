@@ -1,9 +1,9 @@
 // GET /api/v1/threads and GET /api/v1/threads/{id}: conversations, not in SPEC (additions).
 import { t } from "elysia";
-import { getThread, listThreads, THREAD_MESSAGE_LIMIT } from "../../core/threads.ts";
 import type { Services } from "../../core/services.ts";
-import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
+import { getThread, listThreads, THREAD_MESSAGE_LIMIT } from "../../core/threads.ts";
 import { clampLimit } from "../../request/limit.ts";
+import { authErrors, ErrorBody, nullable, PathId, strictObject } from "../../request/models.ts";
 import { apiRoutes } from "../route-kit.ts";
 import { AttachmentWithText, cursorQuery, NextCursor, ReplyText } from "./reading-models.ts";
 

@@ -1,8 +1,8 @@
 // The public one-click unsubscribe endpoint (RFC 8058) linked from every outbound message.
 // GET shows a confirmation form (link scanners must not unsubscribe anyone); POST unsubscribes.
 import { Elysia } from "elysia";
-import type { Services } from "../../core/services.ts";
 import { unsubscribeWithToken } from "../../core/outbound/index.ts";
+import type { Services } from "../../core/services.ts";
 import { withSecurityHeaders } from "../../dashboard/respond.ts";
 import { escapeHtml } from "../../html-escape.ts";
 

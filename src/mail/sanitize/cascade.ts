@@ -4,9 +4,9 @@
 // Matching work is bounded per message: when the budget is spent, a rule applies wherever its
 // subject's id, class or tag is found (hiding too much in a hostile message, never too little).
 
-import { type Declaration, type Declarations, NO_DECLARATIONS, parseDeclarations } from "./css-declarations.ts";
-import { type CustomProperties, resolveVars } from "./css-custom-properties.ts";
 import type { Element } from "../html-nodes.ts";
+import { type CustomProperties, resolveVars } from "./css-custom-properties.ts";
+import { type Declaration, type Declarations, NO_DECLARATIONS, parseDeclarations } from "./css-declarations.ts";
 import type { Keyframes, Rule, StyleSheet } from "./stylesheet.ts";
 
 export type CascadedStyle = {

@@ -74,12 +74,12 @@ const PX_PER: Record<string, number> = {
 const DPPX_PER: Record<string, number> = { dppx: 1, x: 1, dpi: 1 / 96, dpcm: 2.54 / 96 };
 
 // A numeric value in the feature's unit; null when it cannot be read.
-function valueOf(node: CssNode | null, feature: string): number | null {
+function numberOf(node: CssNode | null, feature: string): number | null {
   if (node === null) return null;
   if (node.type === "Number") return Number(node.value);
   if (node.type === "Ratio") {
-    const left = valueOf(node.left as CssNode, feature);
-    const right = node.right === null ? 1 : valueOf(node.right as CssNode, feature);
+    const left = numberOf(node.left as CssNode, feature);
+    const right = node.right === null ? 1 : numberOf(node.right as CssNode, feature);
     return left === null || right === null || right === 0 ? null : left / right;
   }
   if (node.type === "Dimension") {
@@ -106,7 +106,7 @@ function feature(name: string, value: CssNode | null): Truth {
   const actual = numericFeature(base);
   if (actual === null) return null;
   if (value === null) return prefix === null ? actual !== 0 : null;
-  const wanted = valueOf(value, base);
+  const wanted = numberOf(value, base);
   if (wanted === null) return null;
   if (prefix === "min") return actual >= wanted;
   if (prefix === "max") return actual <= wanted;
@@ -138,10 +138,10 @@ function range(node: CssNode & { type: "FeatureRange" }): Truth {
   if (actual === null) return null;
   const sides: Array<[number | null, string, number | null]> = [];
   if (node.left.type === "Identifier") {
-    sides.push([actual, node.leftComparison, valueOf(node.middle, name.name)]);
+    sides.push([actual, node.leftComparison, numberOf(node.middle, name.name)]);
   } else {
-    sides.push([valueOf(node.left, name.name), node.leftComparison, actual]);
-    if (node.right !== null && node.rightComparison !== null) sides.push([actual, node.rightComparison, valueOf(node.right, name.name)]);
+    sides.push([numberOf(node.left, name.name), node.leftComparison, actual]);
+    if (node.right !== null && node.rightComparison !== null) sides.push([actual, node.rightComparison, numberOf(node.right, name.name)]);
   }
   for (const [a, op, b] of sides) if (a === null || b === null || !compare(a, op, b)) return a === null || b === null ? null : false;
   return true;

@@ -2,9 +2,9 @@
 // clipped away) is one no descendant can undo, so it removes the whole element; the weaker
 // signals count only alongside aria-hidden.
 
+import type { Element } from "../html-nodes.ts";
 import type { Declarations } from "./css-declarations.ts";
 import { colorsBlend, lengthPx, parseAlpha } from "./css-values.ts";
-import type { Element } from "../html-nodes.ts";
 import type { InheritedStyle } from "./inherited-style.ts";
 
 // Elements laid out inline unless styled otherwise: width, height, overflow, text-indent and

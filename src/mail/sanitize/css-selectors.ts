@@ -3,8 +3,8 @@
 // its specificity, the key that indexes it (its subject's id, first class or tag) and how
 // far a match may have to look.
 
-import { type CssNode, clone, generate, ident, parse, walk } from "css-tree";
 import { compile } from "css-select";
+import { type CssNode, clone, generate, ident, parse, walk } from "css-tree";
 import type { Element } from "../html-nodes.ts";
 
 export type CompiledSelector = {

@@ -12,13 +12,13 @@
 // was not.
 
 import { parseDocument } from "htmlparser2";
+import { type AnyNode, type Document, type Element, hasChildren, isComment, isElement, isText, NOT_RENDERED } from "../html-nodes.ts";
 import { type CascadedStyle, makeCascade, resolveDeclarations } from "./cascade.ts";
-import type { Declarations } from "./css-declarations.ts";
 import { scopeWith } from "./css-custom-properties.ts";
+import type { Declarations } from "./css-declarations.ts";
 import { isHiddenByLayout, isWeaklyHidden, opacityOf } from "./css-hiding.ts";
-import { HIDDEN_TEXT_BUDGET, HiddenText, VISIBLE_CONTENT, stripTags } from "./hidden-text.ts";
-import { type AnyNode, type Document, type Element, NOT_RENDERED, hasChildren, isComment, isElement, isText } from "../html-nodes.ts";
-import { type InheritedStyle, hiddenTextOrigin, inherit, rootStyle } from "./inherited-style.ts";
+import { HIDDEN_TEXT_BUDGET, HiddenText, stripTags, VISIBLE_CONTENT } from "./hidden-text.ts";
+import { hiddenTextOrigin, type InheritedStyle, inherit, rootStyle } from "./inherited-style.ts";
 import { affordableLength } from "./nesting-cost.ts";
 import { serializeVisible } from "./serialize-visible.ts";
 import { collectStyleText, isQuirksMode, parseStyleSheet } from "./stylesheet.ts";

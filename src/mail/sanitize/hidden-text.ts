@@ -1,7 +1,7 @@
 // Collects the text of what was hidden from the reader, bounded, for the injection scorer:
 // hidden text is where an attack on an agent would sit.
 
-import { type AnyNode, type Element, NOT_RENDERED, hasChildren, isElement, isText } from "../html-nodes.ts";
+import { type AnyNode, type Element, hasChildren, isElement, isText, NOT_RENDERED } from "../html-nodes.ts";
 
 export const HIDDEN_TEXT_BUDGET = 10_000;
 // Letters, digits, symbols or punctuation: text that would show something if rendered.
@@ -37,7 +37,6 @@ export class HiddenText {
         parts.push(node.data);
         size += node.data.length;
       } else if (isElement(node) && NOT_RENDERED.has(node.name)) {
-        continue;
       } else if (hasChildren(node)) {
         for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as AnyNode);
       }

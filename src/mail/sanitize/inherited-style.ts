@@ -2,10 +2,10 @@
 // background, font size and visibility, each with the element that set it, so that a hide
 // is blamed on (and removes) the element responsible.
 
-import type { Declarations } from "./css-declarations.ts";
-import type { CustomProperties } from "./css-custom-properties.ts";
-import { BLACK, LINK_BLUE, type Rgba, WHITE, colorsBlend, parseColor, parseFontSize, splitTopLevel } from "./css-values.ts";
 import type { Element } from "../html-nodes.ts";
+import type { CustomProperties } from "./css-custom-properties.ts";
+import type { Declarations } from "./css-declarations.ts";
+import { BLACK, colorsBlend, LINK_BLUE, parseColor, parseFontSize, type Rgba, splitTopLevel, WHITE } from "./css-values.ts";
 
 export type InheritedStyle = {
   color: Rgba;

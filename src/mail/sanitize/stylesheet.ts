@@ -5,10 +5,10 @@
 // becomes a css-select matcher (css-selectors.ts), indexed by its subject's id, class or tag.
 
 import { type CssNode, generate, parse } from "css-tree";
-import { type Declaration, declarationsOf } from "./css-declarations.ts";
-import { mediaApplies, supportsApplies } from "./css-conditions.ts";
-import { type CompiledSelector, compileSelector, uncompiledSelector } from "./css-selectors.ts";
 import { type AnyNode, type Document, hasChildren, isElement, isText } from "../html-nodes.ts";
+import { mediaApplies, supportsApplies } from "./css-conditions.ts";
+import { type Declaration, declarationsOf } from "./css-declarations.ts";
+import { type CompiledSelector, compileSelector, uncompiledSelector } from "./css-selectors.ts";
 
 export type Rule = { selector: CompiledSelector; order: number; layer: number; decls: Map<string, Declaration> };
 // A @keyframes rule, as far as what it leaves on screen: its first and last frames.
