@@ -290,7 +290,8 @@ export default async function run(args: string[]): Promise<void> {
     const { key, secret } = await createKey(sql, { accountId: account.id, scope: "api" });
     const principal = apiPrincipal(key.id, account.id);
     const fixturesConfig = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: "silent" });
-    const svcForFixtures = { sql, config: fixturesConfig, log: makeLogger("silent") } as unknown as Services;
+    // The transport's name is what the outcome's events record; the baseline hands nothing over.
+    const svcForFixtures = { sql, config: fixturesConfig, log: makeLogger("silent"), transport: { name: "smtp" } } as unknown as Services;
     const mailbox = await createMailbox(svcForFixtures, principal, { slug: "bench-sender" });
     const baselineMailbox = await createMailbox(svcForFixtures, principal, { slug: "bench-baseline" });
 

@@ -3,13 +3,14 @@
 // Both are driven the same way: N connections over loopback, each sending one message after
 // another on its own session (nodemailer's SMTPConnection, pipelined envelope), for a fixed time.
 //
-//   npm run bench -- smtp [--duration 8] [--warmup 2] [--concurrency 10] [--size 10240] [--messages 1000] [--profile 200] [--rounds 1]
+//   npm run bench -- smtp [--duration 8] [--warmup 2] [--concurrency 10] [--size 10240] [--messages 1000] [--profile 200] [--rounds 1] [--listeners 1]
 //
 // Then, when Debian's `postfix` is installed, Postfix's own client `smtp-source` drives our
 // listener, the bare smtp-server and a loopback Postfix (bench/support/postfix.ts) the same way:
 // `--messages` messages over `--concurrency` sessions, a new connection per message and then
 // connections reused, with the CPU each server spent per message (from /proc); `--rounds N` runs
-// the targets in turn N times and reports the median of each. Last, a per-stage
+// the targets in turn N times and reports the median of each; `--listeners N` runs our listener as
+// N processes sharing its port (SMTP_REUSE_PORT), the CPU of all of them counted. Last, a per-stage
 // profile of `--profile` messages accepted one at a time.
 //
 // Each server runs in its own child process, so the load generator does not share its event
@@ -42,24 +43,33 @@ type Options = {
   messages: number;
   profile: number;
   rounds: number;
+  listeners: number;
 };
 type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number };
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 8, warmup: 2, concurrency: 10, size: 10_240, messages: 1000, profile: 200, rounds: 1 };
+  const options: Options = { duration: 8, warmup: 2, concurrency: 10, size: 10_240, messages: 1000, profile: 200, rounds: 1, listeners: 1 };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     const name = flag?.slice(2) as keyof Options;
     if (flag?.startsWith("--") && name in options && value && /^\d+$/.test(value)) options[name] = Number(value);
     else
       throw new Error(
-        `usage: npm run bench -- smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES] [--messages N] [--profile N] [--rounds N]; bad argument ${flag}`,
+        `usage: npm run bench -- smtp [--duration S] [--warmup S] [--concurrency N] [--size BYTES] [--messages N] [--profile N] [--rounds N] [--listeners N]; bad argument ${flag}`,
       );
   }
   // Two measured targets plus set-up: keep the whole run well under a minute.
   if (2 * (options.duration + options.warmup) > 40) throw new Error("2 × (duration + warmup) must stay within 40 s");
-  if (options.duration < 1 || options.concurrency < 1 || options.size < 512 || options.rounds < 1 || options.rounds > 9)
-    throw new Error("--duration, --concurrency ≥ 1, --size ≥ 512, --rounds 1 to 9");
+  if (
+    options.duration < 1 ||
+    options.concurrency < 1 ||
+    options.size < 512 ||
+    options.rounds < 1 ||
+    options.rounds > 9 ||
+    options.listeners < 1 ||
+    options.listeners > 4
+  )
+    throw new Error("--duration, --concurrency ≥ 1, --size ≥ 512, --rounds 1 to 9, --listeners 1 to 4");
   return options;
 }
 
@@ -122,11 +132,13 @@ async function drive(port: number, to: string, o: Options, seconds: number): Pro
 }
 
 /** Child: our listener, exactly as the smtp role starts it, over the bench database. */
-async function oursMain(databaseUrl: string): Promise<void> {
+async function oursMain(databaseUrl: string, port: number): Promise<void> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     HOST: "127.0.0.1",
-    SMTP_PORT: "0",
+    SMTP_PORT: String(port),
+    // Several listener processes share one port (the kernel spreads the connections).
+    SMTP_REUSE_PORT: "true",
     // As in production (Postfix logs every message too; both logs go to a stdout nobody reads).
     LOG_LEVEL: "info",
     INBOUND_AUTH_MODE: "off",
@@ -141,7 +153,7 @@ async function oursMain(databaseUrl: string): Promise<void> {
     },
     makeTransport,
   );
-  const smtp = await startSmtpListener(svc, { port: 0 });
+  const smtp = await startSmtpListener(svc, { port });
   // Exit cleanly when asked, so that a `bun --cpu-prof-md` child writes its profile.
   process.on("message", (message) => {
     if (message === "exit") process.exit(0);
@@ -211,11 +223,19 @@ export default async function run(args: string[]): Promise<void> {
     // The listener's connections carry a name, so its backends' CPU can be told apart.
     const listenerUrl = new URL(database.url);
     listenerUrl.searchParams.set("application_name", LISTENER_APP);
-    const ours = spawnChild(["--ours", listenerUrl.toString()], "ignore");
-    const listenerPid = ours.child.pid;
+    // The first listener binds a free port; the others (--listeners) bind the same one.
+    const ours = spawnChild(["--ours", listenerUrl.toString(), "0"], "ignore");
+    const more: ReturnType<typeof spawnChild>[] = [];
     const bare = spawnChild(["--bare"]);
     children.push(ours.child, bare.child);
     const [{ port: oursPort }, { port: barePort }] = await Promise.all([ours.ready, bare.ready]);
+    for (let i = 1; i < options.listeners; i++) {
+      const next = spawnChild(["--ours", listenerUrl.toString(), String(oursPort)], "ignore");
+      children.push(next.child);
+      await next.ready;
+      more.push(next);
+    }
+    const listenerPids = [ours.child.pid, ...more.map((next) => next.child.pid)];
 
     const stored = async () => (await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id}`)[0]!.n as number;
     if (options.warmup > 0) await drive(oursPort, mailbox.address, options, options.warmup);
@@ -257,7 +277,7 @@ export default async function run(args: string[]): Promise<void> {
           to: mailbox.address,
           cpu: async () =>
             new Map([
-              [ours.child.pid, cpuOf([ours.child.pid])],
+              ...listenerPids.map((pid) => [pid, cpuOf([pid])] as [number, number]),
               ...(await listenerBackends()).map((pid) => [pid, cpuOf([pid])] as [number, number]),
             ]),
         },
@@ -298,7 +318,7 @@ export default async function run(args: string[]): Promise<void> {
             const cpuAfter = await cpu();
             let cpuSeconds = 0;
             for (const [pid, seconds] of cpuAfter) cpuSeconds += seconds - (cpuBefore.get(pid) ?? 0);
-            const listenerSeconds = (cpuAfter.get(listenerPid) ?? 0) - (cpuBefore.get(listenerPid) ?? 0);
+            const listenerSeconds = listenerPids.reduce((sum, pid) => sum + (cpuAfter.get(pid) ?? 0) - (cpuBefore.get(pid) ?? 0), 0);
             if (name === "our listener" && (await stored()) - beforeRun !== options.messages)
               throw new Error("smtp-source: stored rows do not match the messages sent");
             if (!result.ok) throw new Error(`smtp-source against ${name} failed`);
@@ -360,7 +380,7 @@ export default async function run(args: string[]): Promise<void> {
         ...(sourceRows.length
           ? [
               "",
-              `smtp-source (Postfix's load generator), ${options.messages} messages of ${options.size} B body over ${options.concurrency} sessions${options.rounds > 1 ? `, median of ${options.rounds} rounds (targets in turn)` : ""}${postfix ? "" : " (postfix not available: not compared)"}:`,
+              `smtp-source (Postfix's load generator), ${options.messages} messages of ${options.size} B body over ${options.concurrency} sessions${options.listeners > 1 ? `, our listener as ${options.listeners} processes on one port (SMTP_REUSE_PORT)` : ""}${options.rounds > 1 ? `, median of ${options.rounds} rounds (targets in turn)` : ""}${postfix ? "" : " (postfix not available: not compared)"}:`,
               `${"target".padEnd(72)}${"msg/s".padStart(10)}${"seconds".padStart(10)}${"CPU ms/msg".padStart(12)}${"ours / it".padStart(12)}`,
               ...sourceRows,
               ...(cpuAvailable ? ["", "our CPU per message:", ...cpuSplit.map((line) => `  ${line}`)] : []),
@@ -395,7 +415,7 @@ export default async function run(args: string[]): Promise<void> {
 
 if (import.meta.main) {
   const role = process.argv[2];
-  if (role === "--ours") await oursMain(process.argv[3]!);
+  if (role === "--ours") await oursMain(process.argv[3]!, Number(process.argv[4] ?? 0));
   else if (role === "--bare") await bareMain();
   else {
     // Also runnable on its own: `npx bun bench/smtp.ts [options]`.

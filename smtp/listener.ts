@@ -134,7 +134,9 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
   server.on("error", (error) => log.error("smtp.server_error", errorFields(error)));
   const port = await new Promise<number>((resolve, reject) => {
     server.server.once("error", reject);
-    server.listen(options.port ?? config.smtpPort, options.host ?? config.host, () => {
+    // An options object: smtp-server hands listen's arguments to net.Server as they are.
+    const address = { port: options.port ?? config.smtpPort, host: options.host ?? config.host, reusePort: config.smtp.reusePort };
+    (server.listen as (address: object, ready: () => void) => void)(address, () => {
       server.server.off("error", reject);
       resolve((server.server.address() as { port: number }).port);
     });

@@ -54,6 +54,8 @@ export type Config = {
     greetingDelayMs: number;
     tlsCertFile: string | null;
     tlsKeyFile: string | null;
+    /** Bind SMTP_PORT with SO_REUSEPORT, so that several smtp processes on one host share it. */
+    reusePort: boolean;
   };
   bodyCleanMaxChars: number;
   /** Budgets of attachment text extraction (src/mail/attachment-text.ts, docs/security.md). */
@@ -351,6 +353,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxCommands: integer(env, "SMTP_MAX_COMMANDS", 2000, 10, 1_000_000),
       idleTimeoutMs: integer(env, "SMTP_IDLE_TIMEOUT_S", 60, 1, 3600) * 1000,
       greetingDelayMs: integer(env, "SMTP_GREETING_DELAY_MS", 0, 0, 10_000),
+      reusePort: boolean(env, "SMTP_REUSE_PORT", false),
       tlsCertFile: optionalText(env, "SMTP_TLS_CERT_FILE"),
       tlsKeyFile: optionalText(env, "SMTP_TLS_KEY_FILE"),
     },

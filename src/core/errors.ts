@@ -49,6 +49,8 @@ export type ErrorParams = {
   virus_scanner_unavailable: Record<string, never>;
   rate_limited: { retryAfter: number; fields: Record<string, string> };
   too_many_streams: { perKey: number; retryAfter: number };
+  /** A key whose event socket was closed for flooding, opening another too soon. */
+  socket_cooldown: { retryAfter: number };
   /** An answer stored for a client_id and given again, exactly as it was first given. */
   stored_answer: { status: number; body: Record<string, unknown> };
 };
@@ -107,5 +109,6 @@ export const errors = {
   virusScannerUnavailable: () => new CoreError("virus_scanner_unavailable", none),
   rateLimited: (retryAfter: number, fields: Record<string, string>) => new CoreError("rate_limited", { retryAfter, fields }),
   tooManyStreams: (perKey: number, retryAfter: number) => new CoreError("too_many_streams", { perKey, retryAfter }),
+  socketCooldown: (retryAfter: number) => new CoreError("socket_cooldown", { retryAfter }),
   storedAnswer: (status: number, body: Record<string, unknown>) => new CoreError("stored_answer", { status, body }),
 };

@@ -73,6 +73,11 @@ const table: { [C in ErrorCode]: Row<C> } = {
     { error: `too many open event streams for this api key (at most ${perKey})` },
     { "retry-after": String(retryAfter) },
   ],
+  socket_cooldown: ({ retryAfter }) => [
+    429,
+    { error: "an event socket of this api key was closed for sending too many frames: reconnect after Retry-After" },
+    { "retry-after": String(retryAfter) },
+  ],
   stored_answer: ({ status, body }) => [status, body],
 };
 
