@@ -6,7 +6,8 @@
 // sockets take them on several consumer WebSockets, reconnecting each time one is closed (1008).
 // Both phases run side by side in one run, so the ratio holds on a busy machine.
 //
-//   npm run bench -- stream-flood [--events 200] [--interval-ms 20] [--flooders 4]
+//   npm run bench -- stream-flood [--events 200] [--interval-ms 20] [--flooders 4] [--reconnect-ms 0]
+// (--reconnect-ms: how long a flooding socket waits before it connects again once closed)
 
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
@@ -21,12 +22,14 @@ export default async function run(args: string[]): Promise<void> {
   let events = 200;
   let intervalMs = 20;
   let flooders = 4;
+  let reconnectMs = 0;
   for (let i = 0; i < args.length; i += 2) {
     const value = args[i + 1] ?? "";
     if (args[i] === "--events" && /^\d+$/.test(value)) events = Number(value);
     else if (args[i] === "--interval-ms" && /^\d+$/.test(value)) intervalMs = Number(value);
     else if (args[i] === "--flooders" && /^\d+$/.test(value)) flooders = Number(value);
-    else throw new Error("usage: npm run bench -- stream-flood [--events N] [--interval-ms MS] [--flooders N]");
+    else if (args[i] === "--reconnect-ms" && /^\d+$/.test(value)) reconnectMs = Number(value);
+    else throw new Error("usage: npm run bench -- stream-flood [--events N] [--interval-ms MS] [--flooders N] [--reconnect-ms MS]");
   }
   const service = await startBenchService({});
   const sql = makeSql(service.databaseUrl, { max: 2 });
@@ -59,7 +62,7 @@ export default async function run(args: string[]): Promise<void> {
       // The flood comes from a process of its own, so it does not share this one's event loop
       // with the measuring.
       const flooder = flood
-        ? Bun.spawn([process.execPath, import.meta.path, "--flood", ws, service.key, String(flooders)], {
+        ? Bun.spawn([process.execPath, import.meta.path, "--flood", ws, service.key, String(flooders), String(reconnectMs)], {
             stdout: "pipe",
             stderr: "inherit",
           })
@@ -117,7 +120,9 @@ export default async function run(args: string[]): Promise<void> {
       ["calm key's events, commit → WebSocket frame", quiet.events, flooded.events],
       ["calm key's GET /api/v1/mailboxes", quiet.requests, flooded.requests],
     ] as const;
-    console.log(`stream-flood: ${events} events every ${intervalMs} ms; flood: ${flooders} WebSockets of one key`);
+    console.log(
+      `stream-flood: ${events} events every ${intervalMs} ms; flood: ${flooders} WebSockets of one key, reconnecting after ${reconnectMs} ms`,
+    );
     for (const [name, a, b] of rows) {
       const [q, f] = [line(name, [...a]), line(name, [...b])];
       const ms = (value: number) => `${value.toFixed(1)} ms`;
@@ -137,7 +142,7 @@ export default async function run(args: string[]): Promise<void> {
 }
 
 /** The flooding client: `flooders` consumer WebSockets of one key sending ack frames as fast as they go, reconnecting when closed. */
-async function flood(ws: string, key: string, flooders: number): Promise<void> {
+async function flood(ws: string, key: string, flooders: number, reconnectMs: number): Promise<void> {
   let flooding = true;
   const counts = { frames: 0, closes: 0 };
   process.on("SIGTERM", () => (flooding = false));
@@ -159,6 +164,7 @@ async function flood(ws: string, key: string, flooders: number): Promise<void> {
       }
       await closed;
       counts.closes++;
+      if (reconnectMs > 0) await Bun.sleep(reconnectMs);
     }
   };
   await Promise.all(Array.from({ length: flooders }, one));
@@ -166,6 +172,6 @@ async function flood(ws: string, key: string, flooders: number): Promise<void> {
 }
 
 if (import.meta.main && process.argv[2] === "--flood") {
-  await flood(process.argv[3]!, process.argv[4]!, Number(process.argv[5]));
+  await flood(process.argv[3]!, process.argv[4]!, Number(process.argv[5]), Number(process.argv[6] ?? 0));
   process.exit(0);
 }

@@ -101,22 +101,25 @@ describe("each bomb is refused by its budget, with the reason", () => {
   }, 300_000);
 });
 
-/** Resident memory of a process and all its descendants, in bytes (Linux /proc). */
+/**
+ * Resident memory of a process and all its descendants, in bytes (Linux /proc). A child that has
+ * not yet called exec still runs its parent's image (spawn clones it) and shows the parent's
+ * resident pages as its own: it is counted as nothing, or the parent would be counted twice.
+ */
 function treeRss(pid: number, depth = Infinity): number {
+  const rssOf = (id: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${id}/status`, "utf8"))?.[1] ?? 0) * 1024;
+  if (depth === 0) return rssOf(pid);
+  const image = (id: number) => readFileSync(`/proc/${id}/cmdline`, "utf8");
   let total = 0;
-  const stack = [pid];
-  if (depth === 0) {
-    const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return Number(rss?.[1] ?? 0) * 1024;
-  }
+  const stack: { id: number; parentImage: string | null }[] = [{ id: pid, parentImage: null }];
   while (stack.length > 0) {
-    const current = stack.pop()!;
+    const { id, parentImage } = stack.pop()!;
     try {
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${current}/status`, "utf8"));
-      total += Number(rss?.[1] ?? 0) * 1024;
-      for (const task of readdirSync(`/proc/${current}/task`)) {
-        const children = readFileSync(`/proc/${current}/task/${task}/children`, "utf8").trim();
-        if (children) stack.push(...children.split(/\s+/).map(Number));
+      const own = image(id);
+      if (own !== parentImage) total += rssOf(id);
+      for (const task of readdirSync(`/proc/${id}/task`)) {
+        const children = readFileSync(`/proc/${id}/task/${task}/children`, "utf8").trim();
+        if (children) stack.push(...children.split(/\s+/).map((child) => ({ id: Number(child), parentImage: own })));
       }
     } catch {
       // gone in the meantime
@@ -131,12 +134,28 @@ function percentile(sorted: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
 }
 
-/** Resident memory of each direct child's tree (an extraction process with the tools it started). */
-function childTrees(pid: number): number[] {
+/** Each direct child's tree (an extraction process with the tools it started): its resident memory and what it runs. */
+function childTrees(pid: number): { rss: number; command: string }[] {
   try {
     return readdirSync(`/proc/${pid}/task`)
       .flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean))
-      .map((child) => treeRss(Number(child)));
+      .filter((child) => {
+        try {
+          return readFileSync(`/proc/${child}/cmdline`, "utf8") !== readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        } catch {
+          return false;
+        }
+      })
+      .map((child) => ({
+        rss: treeRss(Number(child)),
+        command: (() => {
+          try {
+            return readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0").join(" ").slice(0, 160);
+          } catch {
+            return "";
+          }
+        })(),
+      }));
   } catch {
     return [];
   }
@@ -193,6 +212,7 @@ describe("over SMTP to the running service", () => {
     let servicePeak = 0;
     let childrenPeak = 0;
     let extractionPeak = 0;
+    let extractionPeakCommand = "";
     let sampling = true;
     const readiness: { status: number; ms: number }[] = [];
     const sampler = (async () => {
@@ -201,7 +221,8 @@ describe("over SMTP to the running service", () => {
         peak = Math.max(peak, tree);
         servicePeak = Math.max(servicePeak, own);
         childrenPeak = Math.max(childrenPeak, tree - own);
-        extractionPeak = Math.max(extractionPeak, ...childTrees(service.child.pid!));
+        for (const child of childTrees(service.child.pid!))
+          if (child.rss > extractionPeak) [extractionPeak, extractionPeakCommand] = [child.rss, child.command];
         await Bun.sleep(50);
       }
     })();
@@ -284,6 +305,7 @@ describe("over SMTP to the running service", () => {
       service_peak_mb: Math.round(servicePeak / MB),
       children_peak_mb: Math.round(childrenPeak / MB),
       one_extraction_peak_mb: Math.round(extractionPeak / MB),
+      largest_child: extractionPeakCommand,
       readyz_probes: times.length,
       readyz_p50_ms: Math.round(percentile(times, 0.5)),
       readyz_p99_ms: Math.round(percentile(times, 0.99)),

@@ -6,7 +6,7 @@ import { drainEventHub } from "../src/core/events/hub.ts";
 import { type HttpServer, startHttpServer } from "../src/http/server.ts";
 import { makeFrameGuard } from "../src/http/socket-frames.ts";
 import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
-import { appendTestEvent } from "./support/events.ts";
+import { appendTestEvent, rawRequest } from "./support/events.ts";
 
 let ctx: TestContext;
 let server: HttpServer;
@@ -132,6 +132,32 @@ test("while one key floods, another key's events still arrive on its WebSocket: 
   // The flood was real: its connections were closed for it.
   expect(closes.length).toBeGreaterThan(0);
   expect(closes.every((code) => code === 1008)).toBe(true);
+});
+
+test("a key whose socket was closed for flooding waits before it opens another (429, Retry-After); other keys do not", async () => {
+  const flooder = await makeAccount(ctx);
+  await makeMailbox(ctx, flooder, "cooldown");
+  const other = await makeAccount(ctx);
+  const socket = await consumerSocket(flooder, "cooldown");
+  const frame = JSON.stringify({ ack: ["0"] });
+  for (let i = 0; i < 1_000; i++) socket.ws.send(frame);
+  expect((await socket.closed).code).toBe(1008);
+
+  const refused = await rawRequest(server.port, { path: "/api/v1/events/ws?consumer=cooldown", key: flooder.key, upgrade: true });
+  expect(refused.status).toBe(429);
+  const retryAfter = Number(/\r\nretry-after: *(\d+)/i.exec(refused.text)?.[1]);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(5);
+  expect(refused.text).toContain("closed for sending too many frames");
+  expect((await rawRequest(server.port, { path: "/api/v1/events/ws", key: other.key, upgrade: true })).status).toBe(101);
+  // Its HTTP requests are not refused for it (only the frames it had handled drew on its bucket).
+  expect((await ctx.request("GET", "/api/v1/mailboxes", { key: flooder.key })).status).toBe(200);
+
+  await Bun.sleep(retryAfter * 1000 + 100);
+  const again = await consumerSocket(flooder, "cooldown");
+  expect(again.ws.readyState).toBe(WebSocket.OPEN);
+  again.ws.close();
+  await again.closed;
 });
 
 test("any frame counts, not only acks: junk frames within the frame budget run the key out, and it is closed as rate limited", async () => {

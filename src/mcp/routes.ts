@@ -5,11 +5,12 @@
 // lives in the process, so any copy behind a load balancer can answer any request.
 
 import { Elysia } from "elysia";
-import { ApiError, errors } from "../core/errors.ts";
+import { CoreError, errors, isCoreError } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import { errorFields } from "../log.ts";
 import { authenticate } from "../request/auth.ts";
+import { answerOf } from "../request/error-answers.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
 import type { RateLimitFields } from "../request/rate-limit-fields.ts";
 import { invalidParams, readMcpBody } from "./body.ts";
@@ -39,8 +40,11 @@ async function principalOf(svc: Services, request: Request): Promise<Principal |
     if (fields) limits.set(request, fields);
     return principal;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 429) return json(429, error.body, error.headers);
-    if (error instanceof ApiError) return json(error.status, error.body, { "www-authenticate": 'Bearer realm="mcp"' });
+    if (isCoreError(error, "rate_limited")) {
+      const answer = answerOf(error);
+      return json(answer.status, answer.body, answer.headers);
+    }
+    if (error instanceof CoreError) return json(answerOf(error).status, answerOf(error).body, { "www-authenticate": 'Bearer realm="mcp"' });
     throw error;
   }
 }

@@ -48,3 +48,12 @@ test("every weight is a probability-like number", () => {
     }
   }
 });
+
+test("the fitted combiner: non-negative weights, and a signal it never saw keeps its rule's meaning", async () => {
+  const { COMBINER, combinedScore, evidence } = await import("../../src/comprehension/injection/combiner.ts");
+  for (const [name, w] of Object.entries(COMBINER.weights)) expect({ name, ok: w >= 0 }).toEqual({ name, ok: true });
+  // An unseen signal weighs the prior: alone at 0.5 it sits at the cut-off, as in the noisy-OR.
+  expect(combinedScore(evidence([{ name: "never_seen", weight: 0.51 }]))).toBeGreaterThanOrEqual(COMBINER.threshold);
+  expect(combinedScore(evidence([{ name: "never_seen", weight: 0.45 }]))).toBeLessThan(COMBINER.threshold);
+  expect(combinedScore(evidence([]))).toBe(0);
+});

@@ -26,6 +26,7 @@ const START = "0";
 const TOKEN = /^[A-Za-z0-9_-]{22}$/;
 const LEGACY = /^\d{1,18}$/;
 const TAG_BYTES = 8;
+const MAX_CACHED_TAGS = 10_000;
 /** Postgres bigint's largest value. */
 const MAX_POSITION = 0x7fffffffffffffffn;
 
@@ -33,12 +34,25 @@ const invalid = () => errors.validation("cursor must be a cursor returned by thi
 
 export function makeEventCursors(secret: string, legacyMax: bigint): EventCursors {
   const blockKey = createHmac("sha256", secret).update("event cursor: block key").digest();
-  const tagOf = (accountId: string) =>
-    createHmac("sha256", secret).update(`event cursor: account ${accountId}`).digest().subarray(0, TAG_BYTES);
-  const block = (data: Buffer, encrypt: boolean) => {
-    const cipher = encrypt ? createCipheriv("aes-256-ecb", blockKey, null) : createDecipheriv("aes-256-ecb", blockKey, null);
-    cipher.setAutoPadding(false);
-    return Buffer.concat([cipher.update(data), cipher.final()]);
+  // Every event a feed sends is encoded: each account's tag is kept (a bounded few), and one
+  // cipher each way serves every block (ECB without padding keeps nothing between blocks, so it
+  // is never finished).
+  const tags = new Map<string, Buffer>();
+  const tagOf = (accountId: string) => {
+    let tag = tags.get(accountId);
+    if (!tag) {
+      if (tags.size >= MAX_CACHED_TAGS) tags.clear();
+      tag = createHmac("sha256", secret).update(`event cursor: account ${accountId}`).digest().subarray(0, TAG_BYTES);
+      tags.set(accountId, tag);
+    }
+    return tag;
+  };
+  const encrypt = createCipheriv("aes-256-ecb", blockKey, null).setAutoPadding(false);
+  const decrypt = createDecipheriv("aes-256-ecb", blockKey, null).setAutoPadding(false);
+  const block = (data: Buffer, forward: boolean) => {
+    const out = (forward ? encrypt : decrypt).update(data);
+    if (out.byteLength !== 16) throw new Error("event cursor cipher out of step");
+    return out;
   };
   return {
     encode(accountId, position) {
