@@ -14,12 +14,13 @@
 // Also fitted, by the same out-of-fold recall: how much a "> " reply line damps a rule's hit
 // (weights.json context.timesReplyQuoted), tried at a few values with every signal recomputed.
 //
-// Fit: logistic regression over the signals' noisy-OR evidence (combiner.ts), the bias and cut-off left
-// (attacks half, look-alikes and real ham a quarter each), L2 toward the noisy-OR at 0.5 so that a
-// signal the data never show keeps its rule's meaning, weights kept non-negative (a rule is
-// evidence for an attack, never against). The prior slope and the penalty are chosen by 5-fold
-// out-of-fold recall; the threshold is the lowest at which out-of-fold scores flag at most 3% of
-// the look-alikes of each source (holdouts, modern slice, composed slice) and 0.5% of real ham. The written model is fitted on all the data.
+// Fit: logistic regression over the signals' noisy-OR evidence (combiner.ts). The bias and the
+// cut-off stay where the noisy-OR at 0.5 puts them and the L2 penalty pulls each weight toward the
+// prior slope, so a signal the data never show keeps its rule's meaning; weights are kept
+// non-negative (a rule is evidence for an attack, never against). Chosen by 5-fold out-of-fold
+// recall: the prior slope and the attack share of the loss, the largest whose out-of-fold scores
+// flag at most 3% of the look-alikes of each source (hand-written and composed apart) and 0.5%
+// of real ham. The written model is fitted on all the data.
 //
 //   nice bun scripts/fit-injection.ts [--dry-run]
 import { readFileSync, writeFileSync } from "node:fs";

@@ -6,7 +6,7 @@ import { loadConfigOrReport } from "./config.ts";
 import { createAccount, createKey, createUser, listKeys, type Plan, revokeKey, updateAccount } from "./core/accounts/index.ts";
 import { moveContent } from "./core/content.ts";
 import { sharedDomainKey } from "./core/domains/index.ts";
-import { ApiError, errors } from "./core/errors.ts";
+import { CoreError, errors } from "./core/errors.ts";
 import { updateMailboxSettings } from "./core/mailboxes.ts";
 import {
   addSendListEntry,
@@ -30,6 +30,7 @@ import { makeSql, migrate, type Sql, startEmbeddedPostgres } from "./db.ts";
 import { makeTransport } from "./delivery/index.ts";
 import { makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
+import { errorText } from "./request/error-answers.ts";
 
 class UsageError extends Error {}
 
@@ -489,7 +490,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return 2;
     }
     // Anything else is one line for the operator, never a stack trace.
-    console.error(`error: ${error instanceof ApiError ? error.message : ((error as Error)?.message ?? String(error))}`);
+    console.error(`error: ${error instanceof CoreError ? errorText(error) : ((error as Error)?.message ?? String(error))}`);
     return 1;
   } finally {
     if (sql) await (sql as Sql).end();

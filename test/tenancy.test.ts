@@ -2,7 +2,7 @@
 // scopes its SQL by it, so another account's id is not found there and its row stays untouched.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { revokeKey } from "../src/core/accounts/keys.ts";
-import { ApiError } from "../src/core/errors.ts";
+import { CoreError } from "../src/core/errors.ts";
 import { findMailbox, updateMailboxSettings } from "../src/core/mailboxes.ts";
 import { addSendListEntry, removeSendListEntry } from "../src/core/outbound/sendlists.ts";
 import { addSuppression, removeSuppression } from "../src/core/outbound/suppressions.ts";
@@ -55,8 +55,8 @@ describe("another account's id is not found, and the row is untouched", () => {
     const error = await updateMailboxSettings(ctx.sql, other.accountId, mailbox.id, { requireApproval: true, deliverSpam: true }).catch(
       (e) => e,
     );
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).status).toBe(404);
+    expect(error).toBeInstanceOf(CoreError);
+    expect((error as CoreError).code).toBe("not_found");
     const [row] = await ctx.sql`select require_approval, deliver_spam from mailboxes where id = ${mailbox.id}`;
     expect(row).toEqual({ require_approval: false, deliver_spam: false });
     expect((await updateMailboxSettings(ctx.sql, owner.accountId, mailbox.id, { requireApproval: true })).require_approval).toBe(true);
@@ -94,8 +94,8 @@ describe("another account's id is not found, and the row is untouched", () => {
 
     test("redriveDelivery", async () => {
       const error = await redriveDelivery(ctx.sql, other.accountId, deliveryId).catch((e) => e);
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).status).toBe(404);
+      expect(error).toBeInstanceOf(CoreError);
+      expect((error as CoreError).code).toBe("not_found");
       const [row] = await ctx.sql`select state, redrives from webhook_deliveries where id = ${deliveryId}`;
       expect(row).toEqual({ state: "dead", redrives: 0 });
       await redriveDelivery(ctx.sql, owner.accountId, deliveryId);

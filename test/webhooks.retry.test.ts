@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ServerResponse } from "node:http";
 import { resolve } from "node:path";
-import { ApiError } from "../src/core/errors.ts";
 import { retryAfterSeconds, retryDelaySeconds } from "../src/core/webhooks/delivery.ts";
 import { listAttempts, listDeliveries, redriveDelivery, setWebhook } from "../src/core/webhooks/endpoint.ts";
 import { verifyWebhookSignature } from "../src/webhook-signature.ts";
 import { type Fixture, makeAccount, makeMailbox } from "./support/context.ts";
+import { refusal } from "./support/refusal.ts";
 import { freePort, sendMail, waitFor } from "./support/smtp-client.ts";
 import { type Stack, startStack, stopStack } from "./support/stack.ts";
 import { answer, type Receiver, type Responder, startReceiver } from "./support/webhook-receiver.ts";
@@ -284,8 +284,7 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
     const { receiver, deliveryId, eventId, account } = await redrive;
     await waitForState(stack, deliveryId, "dead");
     // Only a dead letter can be redriven; an unknown id is not found.
-    const notFound = await redriveDelivery(stack.ctx.sql, account.accountId, "whd_unknown").catch((e) => e);
-    expect(notFound).toBeInstanceOf(ApiError);
+    const notFound = await refusal(redriveDelivery(stack.ctx.sql, account.accountId, "whd_unknown"));
     expect(notFound.status).toBe(404);
 
     await redriveDelivery(stack.ctx.sql, account.accountId, deliveryId);
@@ -299,8 +298,7 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
       500, 500, 500, 500, 500, 500, 200,
     ]);
 
-    const again = await redriveDelivery(stack.ctx.sql, account.accountId, deliveryId).catch((e) => e);
-    expect(again).toBeInstanceOf(ApiError);
+    const again = await refusal(redriveDelivery(stack.ctx.sql, account.accountId, deliveryId));
     expect(again.status).toBe(409);
   });
 

@@ -6,7 +6,7 @@
 // A client that keeps trying during the wait has its next 429s held like the rate limit's
 // (RATE_LIMIT_REFUSAL_HOLD_MS, rate-limit-hold.ts), so a reconnect loop asks a few times a second
 // per connection instead of thousands. Counted in each API process, like the stream slots.
-import { ApiError } from "../core/errors.ts";
+import { errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { type HoldOptions, makeRefusalHold } from "../request/rate-limit-hold.ts";
 
@@ -27,12 +27,7 @@ export function makeSocketCooldown(seconds: number, hold: HoldOptions, now: () =
     hold,
     {
       retryAfter: (waitMs) => Math.max(1, Math.ceil(waitMs / 1000)),
-      refusal: (retryAfter) =>
-        new ApiError(
-          429,
-          { error: "an event socket of this api key was closed for sending too many frames: reconnect after Retry-After" },
-          { "retry-after": String(retryAfter) },
-        ),
+      refusal: (retryAfter) => errors.socketCooldown(retryAfter),
     },
     now,
   );

@@ -1,7 +1,9 @@
 // Instructions to an AI reader in the languages the word families (lexicon.ts) do not cover
 // well: one bounded regular expression per idea and language, over the raw text. Each match is a
-// hit like a family's; its weight comes from weights.json (rules.multilingual) and its final
-// scale from the fitted layer, so a phrase list adds evidence without deciding alone.
+// hit like a family's; its weight comes from weights.json (rules.multilingual) and the fitted
+// combiner (combiner.json) says how much it counts, so a phrase list adds evidence without
+// deciding alone. A phrase quoted, or in a sentence that reports on attacks ("researchers found
+// that attackers hide ..."), is damped as the English families damp discussion (context.*).
 //
 //   addressed   the reader named as an AI / mail assistant ("an den KI-Assistenten", "致AI助手")
 //   override    earlier instructions set aside ("ignore les instructions précédentes")
@@ -107,6 +109,32 @@ const JOINED = Object.fromEntries(
   (Object.keys(P) as (keyof typeof P)[]).map((idea) => [idea, new RegExp(P[idea].map((re) => re.source.toLowerCase()).join("|"), "u")]),
 ) as Record<keyof typeof P, RegExp>;
 
+// Words that report on attacks rather than make one, per language: researchers, attackers,
+// fraudsters, a study or report, a warning.
+const FRAME = new RegExp(
+  [
+    "forscher|angreifer|betrüger|studie|bericht|warn(?:en|t)",
+    "chercheurs|attaquants|pirates|escrocs|étude|rapport|mettent en garde",
+    "investigadores|atacantes|ciberdelincuentes|estafadores|estudio|informe|advierten",
+    "ricercatori|attaccanti|truffatori|studio|rapporto|avvertono",
+    "pesquisadores|golpistas|estudo|relatório|alertam",
+    "onderzoekers|aanvallers|oplichters|waarschuwen",
+    "badacze|atakujący|oszuści|raport|ostrzegają",
+    "forskare|angripare|bedragare|varnar",
+    "araştırmacılar|saldırganlar|dolandırıcılar|rapor|uyarıyor",
+    "исследовател|злоумышленник|мошенник|отч[её]т|предупрежда",
+    "研究者|攻撃者|詐欺師|報告書|注意喚起",
+    "研究人员|攻击者|骗子|报告|研究发现|提醒",
+    "연구원|공격자|사기꾼|보고서",
+    "الباحثون|المهاجمون|المحتالون|تقرير",
+  ].join("|"),
+  "u",
+);
+const OPEN_QUOTES = '"“„«「『‘';
+const CLOSE_QUOTES = '"”“»」』’';
+const SENTENCE_END = /[.!?。！？\n]/;
+const SENTENCE_REACH = 300;
+
 export function multilingualHits(text: string, hits: Hit[]): void {
   const sample = text.slice(0, MAX_SCAN).toLowerCase();
   for (const idea of ["addressed", "override", "secrecy", "skipCheck"] as const) {
@@ -114,12 +142,31 @@ export function multilingualHits(text: string, hits: Hit[]): void {
     if (m)
       hits.push({
         name: `ml_${idea === "skipCheck" ? "skip_check" : idea}`,
-        weight: W.multilingual[idea],
+        weight: W.multilingual[idea] * discussion(sample, m.index, m.index + m[0].length),
         start: m.index,
         end: m.index + m[0].length,
       });
   }
   exfilHits(sample, hits);
+}
+
+// The damping of a match: quoted (an opening quote mark before it in its sentence, not closed
+// before it) and reported on (a frame word in its sentence), each as the English families damp.
+function discussion(text: string, start: number, end: number): number {
+  let from = start;
+  while (from > 0 && start - from < SENTENCE_REACH && !SENTENCE_END.test(text[from - 1]!)) from--;
+  let to = end;
+  while (to < text.length && to - end < SENTENCE_REACH && !SENTENCE_END.test(text[to]!)) to++;
+  let factor = 1;
+  if (FRAME.test(text.slice(from, to))) factor *= W.context.timesFramed;
+  let open = false;
+  for (let i = from; i < start; i++) {
+    const c = text[i]!;
+    if (!open && OPEN_QUOTES.includes(c)) open = true;
+    else if (open && CLOSE_QUOTES.includes(c)) open = false;
+  }
+  if (open) factor *= W.context.timesQuoted;
+  return factor;
 }
 
 // Each address in the text (at most MAX_ADDRESSES), with a sending verb in the stretch around

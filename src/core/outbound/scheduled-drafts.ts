@@ -14,7 +14,7 @@
 // The job carries the time it was made for; a job that finds another time (rescheduled) or none
 // (unscheduled, sent, deleted) does nothing.
 import type { Db, Tx } from "../../db.ts";
-import { ApiError, errors } from "../errors.ts";
+import { CoreError, errors } from "../errors.ts";
 import { findMailbox } from "../mailboxes.ts";
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
@@ -160,7 +160,11 @@ export async function unscheduleDraft(svc: Services, principal: Principal, id: s
  * at once). A refusal (send list, suppression, quota, no recipient) is written on the draft as
  * its last_error, and the schedule ends; a delivery failure follows the send pipeline's rules.
  */
-export async function sendScheduledDraft(svc: Services, draftId: string, at: string): Promise<void> {
+/**
+ * `explain` words a refusal as the caller of the API would read it (the edge's answer table), for
+ * the draft's last_error.
+ */
+export async function sendScheduledDraft(svc: Services, draftId: string, at: string, explain: (error: CoreError) => string): Promise<void> {
   const [row] = await svc.sql<(DraftRow & { plan: "free" | "paid" })[]>`
     select d.id, d.account_id, d.mailbox_id, d.status, d.scheduled_at, d.approved_at, d.decided_by, d.deleted_at,
       d.reply_to_message_id, d.thread_id, a.plan
@@ -184,12 +188,12 @@ export async function sendScheduledDraft(svc: Services, draftId: string, at: str
     const result = await deliverDraft(svc, draftId, row.account_id, "draft", row.approved_at ? row.decided_by : null);
     svc.log.info("draft.scheduled_sent", { draft_id: draftId, status: result.status });
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error; // the job retries
-    const reason = `scheduled send refused: ${String((error.body as { error?: string }).error ?? error.status)}`;
+    if (!(error instanceof CoreError)) throw error; // the job retries
+    const reason = `scheduled send refused: ${explain(error)}`;
     await svc.sql`
       update drafts set last_error = ${reason}, scheduled_at = null, approved_at = null, updated_at = now()
       where id = ${draftId} and status = 'draft'`;
-    svc.log.warn("draft.scheduled_refused", { draft_id: draftId, status: error.status });
+    svc.log.warn("draft.scheduled_refused", { draft_id: draftId, code: error.code });
   }
 }
 

@@ -2,8 +2,9 @@
 // Options and validation mirror `npm run cli -- key create`.
 
 import { createKey, type KeyRecord, listKeys, revokeKey } from "../../core/accounts/index.ts";
-import { ApiError, errors } from "../../core/errors.ts";
+import { CoreError, errors } from "../../core/errors.ts";
 import type { Scope } from "../../core/principal.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { type Html, html, path, when } from "../html.ts";
@@ -85,8 +86,8 @@ export const keysPage = {
       Object.assign(c.audit, { key_id: created.key.id, scope, mailbox_id: created.key.mailbox_id });
       return render(c, { created, notice: { kind: "ok", text: "Key created." }, status: 201 });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 400)
-        return render(c, { notice: { kind: "error", text: error.message }, status: 400 });
+      if (error instanceof CoreError && statusOf(error) === 400)
+        return render(c, { notice: { kind: "error", text: errorText(error) }, status: 400 });
       throw error;
     }
   },

@@ -4,7 +4,8 @@
 // keeps createUser's rule, and ends every other session. Below, the audit trail of actions.
 
 import { changeOwnPassword, createUser, listPeople, MIN_PASSWORD_LENGTH, removePerson, setReviewer } from "../../core/accounts/index.ts";
-import { ApiError } from "../../core/errors.ts";
+import { CoreError } from "../../core/errors.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import { base64url, randomBytes, sha256 } from "../../secrets.ts";
 import { type AuditRow, auditTrail } from "../audit-trail.ts";
 import { readCookie, SESSION_COOKIE } from "../cookies.ts";
@@ -82,8 +83,8 @@ export const peoplePage = {
       c.audit.target_id = user.id;
       return render(c, { created: { email: user.email, password } });
     } catch (error) {
-      if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 409)) throw error;
-      return render(c, { notice: { kind: "error", text: `Not added: ${error.message}.` }, status: error.status });
+      if (!(error instanceof CoreError) || (statusOf(error) !== 400 && statusOf(error) !== 409)) throw error;
+      return render(c, { notice: { kind: "error", text: `Not added: ${errorText(error)}.` }, status: statusOf(error) });
     }
   },
 
@@ -100,8 +101,8 @@ export const peoplePage = {
     try {
       await removePerson(c.svc.sql, c.session.accountId, c.session.userId, c.params.id ?? "");
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      return render(c, { notice: { kind: "error", text: `Not removed: ${error.message}.` }, status: 400 });
+      if (!(error instanceof CoreError) || statusOf(error) !== 400) throw error;
+      return render(c, { notice: { kind: "error", text: `Not removed: ${errorText(error)}.` }, status: 400 });
     }
     return redirect(doneUrl("/dashboard/people", "person_removed"));
   },
@@ -127,8 +128,8 @@ export const peoplePage = {
         return refuse("The current password is not right.", 403);
       }
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      return refuse(`Not changed: ${error.message}.`);
+      if (!(error instanceof CoreError) || statusOf(error) !== 400) throw error;
+      return refuse(`Not changed: ${errorText(error)}.`);
     }
     return redirect(doneUrl("/dashboard/people", "password_changed"));
   },

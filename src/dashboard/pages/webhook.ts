@@ -1,7 +1,7 @@
 // The account's webhook: its URL, state and secret hint; set a URL (a generated secret, shown
 // once); disable; the deliveries, dead-lettered first or alone, each with its attempts and a
 // Redrive button for dead letters.
-import { ApiError } from "../../core/errors.ts";
+import { CoreError } from "../../core/errors.ts";
 import { LIFECYCLE_EVENT_TYPES } from "../../core/events/index.ts";
 import {
   type DeliverySummary,
@@ -14,6 +14,7 @@ import {
   setWebhookEventTypes,
   showWebhook,
 } from "../../core/webhooks/index.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { type Html, html, path, when } from "../html.ts";
@@ -121,8 +122,8 @@ export const webhookPage = {
         notice: { kind: "ok", text: given ? "Webhook saved and enabled with the given secret." : "Webhook saved and enabled." },
       });
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      return render(c, { notice: { kind: "error", text: error.message }, status: 400 });
+      if (!(error instanceof CoreError) || statusOf(error) !== 400) throw error;
+      return render(c, { notice: { kind: "error", text: errorText(error) }, status: 400 });
     }
   },
 
@@ -162,8 +163,8 @@ export const webhookPage = {
     try {
       await redriveDelivery(c.svc.sql, c.session.accountId, id);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 409) throw error;
-      return render(c, { notice: { kind: "error", text: error.message }, status: 409 });
+      if (!(error instanceof CoreError) || statusOf(error) !== 409) throw error;
+      return render(c, { notice: { kind: "error", text: errorText(error) }, status: 409 });
     }
     return redirect(doneUrl("/dashboard/webhook", "redriven"));
   },
