@@ -14,6 +14,7 @@ import { answerOf } from "../request/error-answers.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
 import type { RateLimitFields } from "../request/rate-limit-fields.ts";
 import { invalidParams, readMcpBody } from "./body.ts";
+import { callDirect, directToolCall } from "./server.ts";
 import { type McpServerPool, makeMcpServerPool } from "./server-pool.ts";
 import { checkPost, dispatch } from "./streamable-http.ts";
 
@@ -53,10 +54,13 @@ async function handlePost(svc: Services, servers: McpServerPool, request: Reques
   if (principal instanceof Response) return principal;
   const body = await readMcpBody(request, svc.config.maxRequestBytes);
   if (!body.ok) return body.response;
-  const invalid = invalidParams(body.message);
+  // The common tools/call is answered without the SDK server (server.ts says why it is the same).
+  const direct = directToolCall(body.message);
+  const invalid = direct ? null : invalidParams(body.message);
   if (invalid) return invalid;
   const messages = checkPost(request, body.message);
   if (messages instanceof Response) return messages;
+  if (direct) return json(200, { result: await callDirect(svc, principal, direct), jsonrpc: "2.0", id: direct.id });
   // A server of this principal's from an earlier request when one is idle (server-pool.ts).
   const pooled = servers.take(principal);
   try {
