@@ -1,11 +1,15 @@
-// `npm run bench -- copies [--messages N]`: how throughput scales with copies of a role, in one run
-// against one fresh database, each role its own `npx bun src/main.ts` process:
+// `npm run bench -- copies [--messages N] [--no-pin]`: how throughput scales with copies of a role,
+// in one run against one fresh database, each role its own `bun src/main.ts` process:
 //   SMTP ingest (250s per second) with one listener, then with two (load spread over both);
 //   inbound → webhook (a backlog of screened-and-delivered per second) with one worker, then two.
-// Also each role's CPU time per message (so messages per second per core) and the database
-// connections each copy holds. Closed loop over a fixed count; loopback only.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Each copy is pinned to a core of its own with `taskset` (the first copy of a role to core 0,
+// the second to core 1; `--no-pin` or a machine without two cores or taskset: not pinned), so
+// that two copies cannot share one core while a third is idle. Reported per role, for one copy
+// and for two: messages per second, and the role's own CPU time per message (its processes'
+// user + system, from /proc; its PostgreSQL backends are not counted), so messages per second per
+// core; and the database connections each copy holds. Closed loop over a fixed count; loopback only.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { loadConfig } from "../src/config.ts";
@@ -78,6 +82,9 @@ export default async function copiesBench(args: string[]): Promise<void> {
   const at = args.indexOf("--messages");
   const count = at >= 0 ? Number(args[at + 1]) : 300;
   if (!Number.isInteger(count) || count < 10 || count > 5000) throw new Error("--messages must be 10..5000");
+  const pinned = !args.includes("--no-pin") && availableParallelism() >= 2 && existsSync("/usr/bin/taskset");
+  const core = (copy: 0 | 1) => (pinned ? { cpu: copy } : {});
+  const loadAtStart = loadavg();
   const runDir = mkdtempSync(join(tmpdir(), "bench-copies-"));
   const db = await openChaosDatabase();
   const sql = makeSql(db.url, { max: 2 });
@@ -108,34 +115,37 @@ export default async function copiesBench(args: string[]): Promise<void> {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
       HTTP_PORT: "0",
     };
-    const start = async (name: string, extra: Record<string, string>) => {
-      const child = await startService(name, { ...env, ...extra }, runDir);
+    const start = async (name: string, extra: Record<string, string>, copy: 0 | 1) => {
+      const child = await startService(name, { ...env, ...extra }, runDir, core(copy));
       processes.push(child);
       return child;
     };
     const ports = [await freePort(), await freePort()];
     const smtp = [
-      await start("smtp-a", { ROLES: "smtp", SMTP_PORT: String(ports[0]) }),
-      await start("smtp-b", { ROLES: "smtp", SMTP_PORT: String(ports[1]) }),
+      await start("smtp-a", { ROLES: "smtp", SMTP_PORT: String(ports[0]) }, 0),
+      await start("smtp-b", { ROLES: "smtp", SMTP_PORT: String(ports[1]) }, 1),
     ];
     const run = randomBase32(4).toLowerCase();
 
     // Warm-up (first connections, JIT), not counted.
     await ingest(ports, mailboxes, `${run}w`, 40);
-    const smtpCpu0 = smtp.map((p) => cpuSeconds(p.pid));
+    const smtpCpu = () => smtp.reduce((sum, p) => sum + cpuSeconds(p.pid), 0);
+    let cpu0 = smtpCpu();
     const oneListener = count / (await ingest([ports[0]!], mailboxes, `${run}a`, count));
+    const smtpOneCpuMs = ((smtpCpu() - cpu0) * 1000) / count;
+    cpu0 = smtpCpu();
     const twoListeners = count / (await ingest(ports, mailboxes, `${run}b`, count));
-    const smtpCpuMs = (smtp.reduce((sum, p, i) => sum + cpuSeconds(p.pid) - smtpCpu0[i]!, 0) * 1000) / (2 * count);
+    const smtpTwoCpuMs = ((smtpCpu() - cpu0) * 1000) / count;
     const smtpConnections = (await connections(sql)) / 2;
 
     // Backlog of 2·count + 40 process_inbound jobs; one worker drains it.
     let backlog = 2 * count + 40;
-    const w1 = await start("worker-1", { ROLES: "worker" });
+    const w1 = await start("worker-1", { ROLES: "worker" }, 0);
     const w1Started = performance.now();
     const w1Cpu0 = cpuSeconds(w1.pid);
     await waitForArrivals(receiver, backlog);
     const oneWorker = backlog / ((performance.now() - w1Started) / 1000);
-    const workerCpuMs = ((cpuSeconds(w1.pid) - w1Cpu0) * 1000) / backlog;
+    const workerOneCpuMs = ((cpuSeconds(w1.pid) - w1Cpu0) * 1000) / backlog;
     const workerConnections = (await connections(sql)) - 2 * smtpConnections;
     await w1.kill("SIGTERM");
 
@@ -144,19 +154,25 @@ export default async function copiesBench(args: string[]): Promise<void> {
     await ingest(ports, mailboxes, `${run}d`, count);
     const before = receiver.arrivals.size;
     backlog = 2 * count;
-    const pair = await Promise.all([start("worker-2a", { ROLES: "worker" }), start("worker-2b", { ROLES: "worker" })]);
+    const pair = await Promise.all([start("worker-2a", { ROLES: "worker" }, 0), start("worker-2b", { ROLES: "worker" }, 1)]);
     const w2Started = performance.now();
+    const w2Cpu0 = pair.map((p) => cpuSeconds(p.pid));
     await waitForArrivals(receiver, before + backlog);
     const twoWorkers = backlog / ((performance.now() - w2Started) / 1000);
+    const workerTwoCpuMs = (pair.reduce((sum, p, i) => sum + cpuSeconds(p.pid) - w2Cpu0[i]!, 0) * 1000) / backlog;
     for (const p of pair) await p.kill("SIGTERM");
 
     const f = (n: number) => n.toFixed(1);
+    const f2 = (n: number) => n.toFixed(2);
     console.log(
       [
-        `bench copies: ${count} messages per phase over ${ACCOUNTS} accounts, one database, loopback (WORKER_CONCURRENCY default 4)`,
+        `bench copies: ${count} messages per phase over ${ACCOUNTS} accounts, one database, loopback (WORKER_CONCURRENCY default 4); ${pinned ? "copies pinned: first to core 0, second to core 1 (taskset)" : "copies not pinned"}; load average ${loadAtStart.map((l) => l.toFixed(2)).join(" ")} at the start, ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(" ")} at the end`,
         `  SMTP ingest:      1 listener ${f(oneListener)} msg/s, 2 listeners ${f(twoListeners)} msg/s, ratio ${(twoListeners / oneListener).toFixed(2)}`,
         `  inbound→webhook:  1 worker ${f(oneWorker)} msg/s, 2 workers ${f(twoWorkers)} msg/s, ratio ${(twoWorkers / oneWorker).toFixed(2)}`,
-        `  CPU per message:  smtp ${f(smtpCpuMs)} ms (${f(1000 / smtpCpuMs)} msg/s per core), worker ${f(workerCpuMs)} ms (${f(1000 / workerCpuMs)} msg/s per core)`,
+        `  CPU per message, smtp role:   1 copy ${f2(smtpOneCpuMs)} ms (${f(1000 / smtpOneCpuMs)} msg/s per core), 2 copies ${f2(smtpTwoCpuMs)} ms (${f(1000 / smtpTwoCpuMs)} msg/s per core), ratio ${(smtpTwoCpuMs / smtpOneCpuMs).toFixed(2)}`,
+        `  CPU per message, worker role: 1 copy ${f2(workerOneCpuMs)} ms (${f(1000 / workerOneCpuMs)} msg/s per core), 2 copies ${f2(workerTwoCpuMs)} ms (${f(1000 / workerTwoCpuMs)} msg/s per core), ratio ${(workerTwoCpuMs / workerOneCpuMs).toFixed(2)}`,
         `  DB connections:   ${f(smtpConnections)} per smtp copy, ${f(workerConnections)} per worker copy (server side, under this load)`,
       ].join("\n"),
     );

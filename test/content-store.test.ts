@@ -18,6 +18,7 @@ import { purgeExpiredContentTask } from "../worker/tasks/purge_expired_content.t
 import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { mailboxRow } from "./support/mailbox-row.ts";
 import { closedPort, runWorkerUntil } from "./support/outbound.ts";
+import { refusal } from "./support/refusal.ts";
 import { deliverRaw, reusableDataDir, servicesWith } from "./support/smtp-client.ts";
 
 const BUCKET = "mail";
@@ -189,7 +190,7 @@ test("the store down at read time: 503 with a clear error, never 500", async () 
   expect(response.status).toBe(503);
   expect(response.body.error).toContain("object store");
   // The dashboard's original view says the same as a page (a 503, not its 500 page).
-  await expect(rawMessage(ctx.svc, owner.accountId, message!.id)).rejects.toMatchObject({ status: 503 });
+  expect(await refusal(rawMessage(ctx.svc, owner.accountId, message!.id))).toMatchObject({ status: 503 });
   // Back up: the same read works.
   await startS3(s3Port);
   expect((await ctx.request("GET", path, { key: owner.key })).text).toBe("Unreadable for a while.");

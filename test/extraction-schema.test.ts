@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type ComprehensionInput, extractFacts } from "../src/comprehension/understanding/extract.ts";
 import { fillSchema } from "../src/comprehension/understanding/schema-fill.ts";
 import { schemaProblems, validate, validateProperty } from "../src/comprehension/understanding/schema-validate.ts";
-import { ApiError } from "../src/core/errors.ts";
 import { createExtractionSchema } from "../src/core/schemas.ts";
 import { message } from "./fixtures/comprehension-messages.ts";
 import { type Fixture, makeAccount, makeTestContext, type TestContext } from "./support/context.ts";
 import { cpuMsSince } from "./support/cpu-time.ts";
+import { refusal } from "./support/refusal.ts";
 
 const mail = (body: string, subject = ""): ComprehensionInput => message({ subject, from: "billing@shop.example", body });
 const fill = (schema: Record<string, unknown>, body: string, subject = "") => {
@@ -50,8 +50,7 @@ describe("registration: meta-schema check with the path of the problem", () => {
       "/$schema: only JSON Schema draft-07 is supported (http://json-schema.org/draft-07/schema#)",
     ],
   ])("%j is a 400 naming where", async (schema, problem) => {
-    const error = await register(schema).catch((e) => e);
-    expect(error).toBeInstanceOf(ApiError);
+    const error = await refusal(register(schema));
     expect({ status: error.status, body: error.body }).toEqual({
       status: 400,
       body: { error: `extraction schema is not valid JSON Schema: ${problem}` },
@@ -79,8 +78,8 @@ describe("registration: meta-schema check with the path of the problem", () => {
   });
 
   test("the older shape checks keep their messages", async () => {
-    expect((await register([1]).catch((e) => e)).body).toEqual({ error: "extraction schema must be a JSON Schema object" });
-    expect((await register({ type: "string" }).catch((e) => e)).body).toEqual({
+    expect((await refusal(register([1]))).body).toEqual({ error: "extraction schema must be a JSON Schema object" });
+    expect((await refusal(register({ type: "string" }))).body).toEqual({
       error: "extraction schema must describe an object (type: object)",
     });
   });

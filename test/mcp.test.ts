@@ -177,6 +177,32 @@ describe("protocol", () => {
     await expect(client.callTool({ name: "format_disk", arguments: {} })).rejects.toThrow(/unknown tool/);
   });
 
+  test("a plain tools/call (answered without the SDK server) gets the answer the SDK server gives", async () => {
+    // An account of its own: the flow below counts the owner's mailboxes.
+    const other = await makeAccount(ctx);
+    await makeMailbox(ctx, other, "plain-call");
+    const auth = { authorization: `Bearer ${await makeKey(ctx, { accountId: other.accountId, scope: "mcp" })}` };
+    const params = { name: "list_mailboxes", arguments: { limit: 5 } };
+    const plain = await rpc({ jsonrpc: "2.0", id: 7, method: "tools/call", params }, auth);
+    // `_meta` in params is not the plain form: this one goes through the SDK server.
+    const viaSdk = await rpc({ jsonrpc: "2.0", id: "seven", method: "tools/call", params: { ...params, _meta: {} } }, auth);
+    expect(plain.status).toBe(200);
+    expect(viaSdk.status).toBe(200);
+    expect(plain.body.id).toBe(7);
+    expect(viaSdk.body.id).toBe("seven");
+    expect(plain.body.result).toEqual(viaSdk.body.result);
+    expect(plain.body.result.structuredContent.mailboxes.length).toBeGreaterThan(0);
+    // A tool error is a result either way, the same one.
+    const bad = { name: "get_message", arguments: { message_id: "msg_missing" } };
+    const plainError = await rpc({ jsonrpc: "2.0", id: 8, method: "tools/call", params: bad }, auth);
+    const sdkError = await rpc({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { ...bad, _meta: {} } }, auth);
+    expect(plainError.body.result.isError).toBe(true);
+    expect(plainError.body.result).toEqual(sdkError.body.result);
+    // Arguments that are not an object stay the invalid-params error they were.
+    const notObject = await rpc({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "list_mailboxes", arguments: [1] } }, auth);
+    expect(notObject.body.error.code).toBe(-32602);
+  });
+
   test("GET and DELETE are 405: the server keeps no sessions and pushes nothing", async () => {
     for (const method of ["GET", "DELETE"]) {
       const response = await fetch(`${base}/mcp`, { method, headers: { authorization: `Bearer ${mcpKey}`, accept: "text/event-stream" } });

@@ -4,7 +4,7 @@
 // 429 is immediate; a client that waits as told is never held; other keys are served meanwhile;
 // and the flooding key is still held to its rate.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ApiError } from "../src/core/errors.ts";
+import { CoreError } from "../src/core/errors.ts";
 import { leaseChunk, rateLimiterFor } from "../src/request/rate-limit.ts";
 import { makeRateLimitFields } from "../src/request/rate-limit-fields.ts";
 import { makeRefusalHold } from "../src/request/rate-limit-hold.ts";
@@ -128,8 +128,8 @@ describe("the hold's decision (clock driven by the test)", () => {
       hold.refuse("key", waitMs).catch(() => {});
       return "held";
     } catch (error) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).status).toBe(429);
+      expect(error).toBeInstanceOf(CoreError);
+      expect((error as CoreError).code).toBe("rate_limited");
       return "at once";
     }
   }

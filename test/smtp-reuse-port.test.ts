@@ -2,11 +2,11 @@
 // listeners bind the same port only when both ask for it, and mail through the shared port is
 // stored whichever of them takes the connection.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startSmtpListener, type SmtpListener } from "../smtp/listener.ts";
+import { type SmtpListener, startSmtpListener } from "../smtp/listener.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
 import { mime } from "./support/mail-fixtures.ts";
-import { connectSmtp } from "./support/smtp-connection.ts";
 import { reusableDataDir, servicesWith } from "./support/smtp-client.ts";
+import { connectSmtp } from "./support/smtp-connection.ts";
 
 let ctx: TestContext;
 const listeners: SmtpListener[] = [];

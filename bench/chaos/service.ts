@@ -15,9 +15,19 @@ export type ServiceProcess = {
 
 let starts = 0;
 
-export async function startService(name: string, env: Record<string, string>, runDir: string): Promise<ServiceProcess> {
+/**
+ * `cpu`: the one core the process may run on (`taskset -c`, which execs the service in its own
+ * place, so the pid is the service's).
+ */
+export async function startService(
+  name: string,
+  env: Record<string, string>,
+  runDir: string,
+  options: { cpu?: number } = {},
+): Promise<ServiceProcess> {
   const logPath = join(runDir, `${name}.${++starts}.log`);
-  const child = Bun.spawn([process.execPath, "src/main.ts"], {
+  const pin = options.cpu === undefined ? [] : ["taskset", "-c", String(options.cpu)];
+  const child = Bun.spawn([...pin, process.execPath, "src/main.ts"], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
     stdout: Bun.file(logPath),

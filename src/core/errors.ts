@@ -1,39 +1,7 @@
-// Every error the API can answer, with the exact strings of the API contract (docs/api.md), in one place.
-// Core functions throw ApiError; the HTTP layer turns it into the status and JSON body.
-
-export type ErrorBody = { error?: string; code?: string; [key: string]: unknown };
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: ErrorBody,
-    /** Extra response headers (429's Retry-After and RateLimit fields). */
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(typeof body.error === "string" ? body.error : String(body.code ?? status));
-  }
-}
-
-export const messages = {
-  missingBearer: "missing bearer token",
-  invalidApiKey: "invalid api key",
-  cannotSend: "this api key cannot send",
-  cannotRead: "this api key cannot read messages",
-  differentMailbox: "this api key is scoped to a different mailbox",
-  singleMailbox: "this api key is scoped to a single mailbox",
-  paidPlanRequired: "custom domains require a paid plan",
-  quotaExhausted: "monthly send quota exhausted",
-  idempotencyConflict: "client_id was already used with a different payload",
-  idempotencyInProgress: "a send with this client_id is still in progress; retry shortly",
-  approvalConflict: "draft is no longer editable, deletable or sendable",
-  recipientSuppressed: "recipient is suppressed (bounce, complaint or unsubscribe)",
-  draftWithoutRecipient: "draft has no recipient",
-  routeNotFound: "not found",
-  bodyTooLarge: "request body too large",
-  malformedJson: "request body is not valid JSON",
-  unsupportedMediaType: "request body must be sent as application/json",
-  internal: "internal error",
-} as const;
+// The closed set of errors core functions throw: a code, and the values its answer needs. What a
+// code answers (HTTP status and the contract's exact strings, docs/api.md) is decided at the edge,
+// in src/request/error-answers.ts, one table read alike by the HTTP API, MCP, the dashboard and
+// the CLI. Core branches on codes, never on statuses.
 
 export type KeyScopeReason = "cannotSend" | "cannotRead" | "differentMailbox" | "singleMailbox";
 export type NotFoundSubject =
@@ -48,43 +16,99 @@ export type NotFoundSubject =
   | "thread"
   | "consumer";
 
-const specificNotFound = new Set<NotFoundSubject>(["message", "draft", "account", "delivery", "thread"]);
+/** Each code with the values its answer is made of. */
+export type ErrorParams = {
+  missing_bearer: Record<string, never>;
+  invalid_api_key: Record<string, never>;
+  scope_not_permitted: { scope: string };
+  key_scope: { reason: KeyScopeReason };
+  paid_plan_required: Record<string, never>;
+  /** A request the contract refuses, with the sentence saying why. */
+  validation: { message: string };
+  not_found: { subject: NotFoundSubject };
+  route_not_found: Record<string, never>;
+  /** A state conflict, with the sentence saying which. */
+  conflict: { message: string };
+  quota_exhausted: Record<string, never>;
+  idempotency_conflict: Record<string, never>;
+  idempotency_in_progress: Record<string, never>;
+  approval_conflict: Record<string, never>;
+  send_blocked: { reason: "block_match" | "no_allow_match"; scope: "account" | "mailbox"; listEntryId?: string };
+  recipient_suppressed: Record<string, never>;
+  draft_without_recipient: Record<string, never>;
+  body_too_large: Record<string, never>;
+  malformed_json: Record<string, never>;
+  unsupported_media_type: Record<string, never>;
+  multipart_required: Record<string, never>;
+  internal: Record<string, never>;
+  content_store_unavailable: Record<string, never>;
+  attachments_too_large: { limit: number };
+  too_many_attachments: { limit: number };
+  attachment_infected: { signature: string };
+  attachment_from_malware: Record<string, never>;
+  virus_scanner_unavailable: Record<string, never>;
+  rate_limited: { retryAfter: number; fields: Record<string, string> };
+  too_many_streams: { perKey: number; retryAfter: number };
+  /** A key whose event socket was closed for flooding, opening another too soon. */
+  socket_cooldown: { retryAfter: number };
+  /** An answer stored for a client_id and given again, exactly as it was first given. */
+  stored_answer: { status: number; body: Record<string, unknown> };
+};
+export type ErrorCode = keyof ErrorParams;
+
+export class CoreError<C extends ErrorCode = ErrorCode> extends Error {
+  constructor(
+    readonly code: C,
+    readonly params: ErrorParams[C],
+  ) {
+    super(code);
+  }
+}
+
+export function isCoreError<C extends ErrorCode>(error: unknown, ...codes: C[]): error is CoreError<C> {
+  return error instanceof CoreError && (codes.length === 0 || (codes as string[]).includes(error.code));
+}
+
+/** Failures of the service or what it depends on, not refusals of the request: a caller retries. */
+const ourFailures = new Set<ErrorCode>(["internal", "content_store_unavailable", "virus_scanner_unavailable"]);
+
+export function isOurFailure(error: CoreError): boolean {
+  return ourFailures.has(error.code) || (error.code === "stored_answer" && (error.params as ErrorParams["stored_answer"]).status >= 500);
+}
+
+const none = {} as Record<string, never>;
 
 export const errors = {
-  missingBearer: () => new ApiError(401, { error: messages.missingBearer }),
-  invalidApiKey: () => new ApiError(401, { error: messages.invalidApiKey }),
-  scopeNotPermitted: (scope: string) => new ApiError(403, { error: `scope '${scope}' not permitted for this endpoint` }),
-  keyScope: (reason: KeyScopeReason) => new ApiError(403, { error: messages[reason], code: "key_scope" }),
-  paidPlanRequired: () => new ApiError(403, { error: messages.paidPlanRequired }),
-  validation: (message: string) => new ApiError(400, { error: message }),
-  // SPEC's 404 strings: `message not found`, `draft not found`, and `not found` for anything else
-  // an API caller can name. Operator-only subjects (CLI) keep their name for a clearer message.
-  notFound: (subject: NotFoundSubject) =>
-    new ApiError(404, { error: specificNotFound.has(subject) ? `${subject} not found` : messages.routeNotFound }),
-  routeNotFound: () => new ApiError(404, { error: messages.routeNotFound }),
-  conflict: (message: string) => new ApiError(409, { error: message }),
-  quotaExhausted: () => new ApiError(402, { error: messages.quotaExhausted }),
-  idempotencyConflict: () => new ApiError(409, { code: "idempotency_conflict", error: messages.idempotencyConflict }),
-  idempotencyInProgress: () => new ApiError(409, { code: "idempotency_in_progress", error: messages.idempotencyInProgress }),
-  approvalConflict: () => new ApiError(409, { code: "approval_conflict", error: messages.approvalConflict }),
+  missingBearer: () => new CoreError("missing_bearer", none),
+  invalidApiKey: () => new CoreError("invalid_api_key", none),
+  scopeNotPermitted: (scope: string) => new CoreError("scope_not_permitted", { scope }),
+  keyScope: (reason: KeyScopeReason) => new CoreError("key_scope", { reason }),
+  paidPlanRequired: () => new CoreError("paid_plan_required", none),
+  validation: (message: string) => new CoreError("validation", { message }),
+  notFound: (subject: NotFoundSubject) => new CoreError("not_found", { subject }),
+  routeNotFound: () => new CoreError("route_not_found", none),
+  conflict: (message: string) => new CoreError("conflict", { message }),
+  quotaExhausted: () => new CoreError("quota_exhausted", none),
+  idempotencyConflict: () => new CoreError("idempotency_conflict", none),
+  idempotencyInProgress: () => new CoreError("idempotency_in_progress", none),
+  approvalConflict: () => new CoreError("approval_conflict", none),
   sendBlocked: (reason: "block_match" | "no_allow_match", scope: "account" | "mailbox", listEntryId?: string) =>
-    new ApiError(403, {
-      code: "send_blocked_by_list",
-      reason,
-      scope,
-      ...(reason === "block_match" && listEntryId ? { list_entry_id: listEntryId } : {}),
-    }),
-  recipientSuppressed: () => new ApiError(422, { error: messages.recipientSuppressed }),
-  draftWithoutRecipient: () => new ApiError(422, { error: messages.draftWithoutRecipient }),
-  permanentRejection: (detail: string) => new ApiError(400, { error: detail, retryable: false }),
-  transientFailure: (detail: string) => new ApiError(502, { error: detail, retryable: true }),
-  // Not retryable as such: a retry with the same client_id answers idempotency_in_progress until
-  // reconciliation records the outcome, after which it returns the stored result.
-  outcomeUnknown: (detail: string) => new ApiError(502, { error: detail, retryable: false, code: "delivery_outcome_unknown" }),
-  bodyTooLarge: () => new ApiError(413, { error: messages.bodyTooLarge }),
-  malformedJson: () => new ApiError(400, { error: messages.malformedJson }),
-  unsupportedMediaType: () => new ApiError(415, { error: messages.unsupportedMediaType }),
-  internal: () => new ApiError(500, { error: messages.internal }),
-  contentStoreUnavailable: () =>
-    new ApiError(503, { error: "the message content is in the object store, which cannot be read right now; try again later" }),
+    new CoreError("send_blocked", { reason, scope, listEntryId }),
+  recipientSuppressed: () => new CoreError("recipient_suppressed", none),
+  draftWithoutRecipient: () => new CoreError("draft_without_recipient", none),
+  bodyTooLarge: () => new CoreError("body_too_large", none),
+  malformedJson: () => new CoreError("malformed_json", none),
+  unsupportedMediaType: () => new CoreError("unsupported_media_type", none),
+  multipartRequired: () => new CoreError("multipart_required", none),
+  internal: () => new CoreError("internal", none),
+  contentStoreUnavailable: () => new CoreError("content_store_unavailable", none),
+  attachmentsTooLarge: (limit: number) => new CoreError("attachments_too_large", { limit }),
+  tooManyAttachments: (limit: number) => new CoreError("too_many_attachments", { limit }),
+  attachmentInfected: (signature: string) => new CoreError("attachment_infected", { signature }),
+  attachmentFromMalware: () => new CoreError("attachment_from_malware", none),
+  virusScannerUnavailable: () => new CoreError("virus_scanner_unavailable", none),
+  rateLimited: (retryAfter: number, fields: Record<string, string>) => new CoreError("rate_limited", { retryAfter, fields }),
+  tooManyStreams: (perKey: number, retryAfter: number) => new CoreError("too_many_streams", { perKey, retryAfter }),
+  socketCooldown: (retryAfter: number) => new CoreError("socket_cooldown", { retryAfter }),
+  storedAnswer: (status: number, body: Record<string, unknown>) => new CoreError("stored_answer", { status, body }),
 };

@@ -1,10 +1,11 @@
 // Wraps dashboard handlers. A page needs a live session (else: to the sign-in page); an action
 // (POST) also needs a same-origin request, a small form and the session's CSRF token. Every
 // error a handler does not turn into a page itself ends here: 404 as the one not-found page.
-import { ApiError } from "../core/errors.ts";
+import { CoreError } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { errorFields } from "../log.ts";
 import type { ClientAddressOf } from "../request/client-address.ts";
+import { statusOf } from "../request/error-answers.ts";
 import { type AuditFields, logAction, outcomeOf } from "./audit.ts";
 import { recordAction } from "./audit-trail.ts";
 import { readCookie, SESSION_COOKIE } from "./cookies.ts";
@@ -29,8 +30,8 @@ export function makeGuard(svc: Services, clientAddressOf: ClientAddressOf = () =
     try {
       return await handler();
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return notFoundPage(session);
-      if (error instanceof ApiError && error.status === 503) return unavailablePage(session);
+      if (error instanceof CoreError && statusOf(error) === 404) return notFoundPage(session);
+      if (error instanceof CoreError && statusOf(error) === 503) return unavailablePage(session);
       if (error instanceof FormTooLarge) return tooLargePage(session);
       svc.log.error("dashboard.unhandled_error", { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) });
       return internalErrorPage(session);

@@ -1,9 +1,10 @@
 // The Mail page's search: the form's fields read from the query string, core's searchMessages
 // run as the signed-in human over the one mailbox the page shows, and the highlighted snippet made
 // safe. The page (pages/mail.ts) renders the rows; this file only decides what they are.
-import { ApiError } from "../core/errors.ts";
+import { CoreError } from "../core/errors.ts";
 import { MAX_QUERY_LENGTH, searchMessages } from "../core/search.ts";
 import type { Db } from "../db.ts";
+import { errorText, statusOf } from "../request/error-answers.ts";
 import { type Html, html, reveal } from "./html.ts";
 import { type Direction, type MailRow, mailRowsById } from "./mail-queries.ts";
 import { dashboardPrincipal } from "./principal.ts";
@@ -141,7 +142,7 @@ export async function runSearch(
     return { ok: true, hits, next: page.nextCursor, ranked };
   } catch (error) {
     // Core's 400s (query too long, bad cursor) are the person's to fix; anything else is ours.
-    if (error instanceof ApiError && error.status === 400) return { ok: false, error: `${error.message}.` };
+    if (error instanceof CoreError && statusOf(error) === 400) return { ok: false, error: `${errorText(error)}.` };
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 // Assembles the HTTP API: error mapping, size limits, the routes and /openapi.json.
 
 import { Elysia } from "elysia";
-import { ApiError, errors } from "../core/errors.ts";
+import { CoreError, errors } from "../core/errors.ts";
 import { eventHubFor } from "../core/events/index.ts";
 import type { Services } from "../core/services.ts";
 import { dashboardRoutes } from "../dashboard/routes.ts";
@@ -9,6 +9,7 @@ import { errorFields } from "../log.ts";
 import { mcpRoutes } from "../mcp/routes.ts";
 import { requestByteLimit } from "../request/body-limits.ts";
 import { makeClientAddressOf } from "../request/client-address.ts";
+import { answerOf } from "../request/error-answers.ts";
 import { describeValidationFailure } from "../request/validation.ts";
 import { eventSocketRoutes } from "./event-socket.ts";
 import { buildOpenApiDocument } from "./openapi-document.ts";
@@ -56,16 +57,22 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 }
 
+/** A core error as the HTTP answer the table gives it. */
+function answer(error: CoreError): Response {
+  const { status, body, headers } = answerOf(error);
+  return json(status, body, headers);
+}
+
 function errorResponse(svc: Services, code: string | number, error: unknown, request: Request): Response {
   const cause = (error as { cause?: unknown })?.cause;
-  if (error instanceof ApiError) return json(error.status, error.body, error.headers);
-  // A key checked in the parse hook surfaces as a PARSE error wrapping our ApiError.
-  if (cause instanceof ApiError) return json(cause.status, cause.body, cause.headers);
-  if (code === "VALIDATION") return json(400, errors.validation(describeValidationFailure(error)).body);
-  if (code === "PARSE") return json(400, errors.malformedJson().body);
-  if (code === "NOT_FOUND") return json(404, errors.routeNotFound().body);
+  if (error instanceof CoreError) return answer(error);
+  // A key checked in the parse hook surfaces as a PARSE error wrapping our CoreError.
+  if (cause instanceof CoreError) return answer(cause);
+  if (code === "VALIDATION") return answer(errors.validation(describeValidationFailure(error)));
+  if (code === "PARSE") return answer(errors.malformedJson());
+  if (code === "NOT_FOUND") return answer(errors.routeNotFound());
   svc.log.error("http.unhandled_error", { method: request.method, path: new URL(request.url).pathname, ...errorFields(error) });
-  return json(500, errors.internal().body);
+  return answer(errors.internal());
 }
 
 export function makeApp(svc: Services) {
@@ -77,11 +84,11 @@ export function makeApp(svc: Services) {
       // A NUL anywhere in the path cannot name anything we store. API routes answer it themselves
       // (text-input.ts), after the bearer check and with the resource's own 404.
       const path = pathOf(request.url);
-      if (/%00/i.test(path) && !path.startsWith("/api/v1/")) return json(404, errors.routeNotFound().body);
+      if (/%00/i.test(path) && !path.startsWith("/api/v1/")) return answer(errors.routeNotFound());
       // No API path ends in a slash: `/api/v1/messages/` is not the list route (Elysia would match it).
-      if (path.startsWith("/api/v1/") && path.endsWith("/")) return json(404, errors.routeNotFound().body);
+      if (path.startsWith("/api/v1/") && path.endsWith("/")) return answer(errors.routeNotFound());
       const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > requestByteLimit(svc.config, request.method, path)) return json(413, errors.bodyTooLarge().body);
+      if (length > requestByteLimit(svc.config, request.method, path)) return answer(errors.bodyTooLarge());
     })
     .onError(({ code, error, request }) => errorResponse(svc, code, error, request))
     // Runs once a route matched, before validation: the request-duration metric's route label.

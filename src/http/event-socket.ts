@@ -4,7 +4,7 @@
 // cannot set headers (browsers), `?access_token=<key>`. Resume with `?after=<cursor>`.
 // Bun serves it (Elysia's .ws needs the server's upgrade); under Deno the SSE stream serves.
 import { Elysia, t } from "elysia";
-import { ApiError } from "../core/errors.ts";
+import { CoreError, isCoreError } from "../core/errors.ts";
 import {
   ackEvents,
   type CloseReason,
@@ -19,6 +19,7 @@ import {
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import { authenticate, authorize } from "../request/auth.ts";
+import { errorText } from "../request/error-answers.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
 import { socketCooldownFor } from "./socket-cooldown.ts";
 import { type FrameGuard, makeFrameGuard } from "./socket-frames.ts";
@@ -54,7 +55,7 @@ async function admit(svc: Services, request: Request, query: SocketQuery) {
   const header = request.headers.get("authorization") ?? (query.access_token ? `Bearer ${query.access_token}` : null);
   const principal = await authenticate(svc.sql, header);
   authorize(principal, "read");
-  socketCooldownFor(svc).check(principal.keyId);
+  await socketCooldownFor(svc).check(principal.keyId);
   const scope = scopeFor(principal, query.mailbox_id, query.types);
   const source = await streamSource(svc, principal, query);
   return { principal, scope, source };
@@ -125,7 +126,7 @@ export const eventSocketRoutes = (svc: Services) => {
         if (limited instanceof Promise) await limited;
       } catch (error) {
         client.guard.done();
-        if (error instanceof ApiError && error.status === 429) return refuse(svc, raw, client, "rate limited");
+        if (isCoreError(error, "rate_limited")) return refuse(svc, raw, client, "rate limited");
         throw error;
       }
       try {
@@ -169,7 +170,7 @@ export const eventSocketRoutes = (svc: Services) => {
       const result = await ackEvents(svc.sql, consumer.principal, consumer.name, cursors as string[]);
       raw.send(JSON.stringify({ acked: result.acked, acked_through: result.acked_through }));
     } catch (error) {
-      raw.send(JSON.stringify({ error: (error as Error).message }));
+      raw.send(JSON.stringify({ error: error instanceof CoreError ? errorText(error) : (error as Error).message }));
     }
   }
   return app;

@@ -1,7 +1,7 @@
 // The base every resource's route plugin starts from: the /api/v1 prefix and the `auth` macro
 // through which a route declares its endpoint class (see auth.ts).
 import { Elysia } from "elysia";
-import { ApiError, errors } from "../core/errors.ts";
+import { errors } from "../core/errors.ts";
 import type { Services } from "../core/services.ts";
 import { type EndpointClass, makeRequestAuthorizer } from "../request/auth.ts";
 import { MAX_JSON_DEPTH, nestingDepth, readBodyBytesWithin, readBodyWithin, uploadByteLimit } from "../request/body-limits.ts";
@@ -67,7 +67,7 @@ async function parseUpload(request: Request, maxBytes: number): Promise<Upload> 
   const type = request.headers.get("content-type") ?? "";
   // Another declared type is 415, as a JSON route answers a form.
   if (!/^multipart\/form-data\s*;/i.test(type)) {
-    throw new ApiError(415, { error: "send the file as multipart/form-data with a field named `file`" });
+    throw errors.multipartRequired();
   }
   const bytes = await readBodyBytesWithin(request, maxBytes);
   if (bytes === null) throw errors.bodyTooLarge();

@@ -10,6 +10,7 @@ import type { Services } from "../core/services.ts";
 import { httpRequestDuration } from "../metrics.ts";
 import { uploadByteLimit } from "../request/body-limits.ts";
 import { handleFromPeer, type PeerOf } from "../request/client-address.ts";
+import { answerOf } from "../request/error-answers.ts";
 import type { App } from "./app.ts";
 import { pathOf } from "./request-path.ts";
 import { methodLabel, routeLabel } from "./route-label.ts";
@@ -40,7 +41,10 @@ export function startHttpServer(svc: Services, app: App, port = svc.config.httpP
       response = await handleFromPeer(app, request, peerOf);
     } catch (error) {
       log.error("http.handler_crashed", { request_id: requestId, error: String(error) });
-      response = new Response(JSON.stringify(errors.internal().body), { status: 500, headers: { "content-type": "application/json" } });
+      response = new Response(JSON.stringify(answerOf(errors.internal()).body), {
+        status: 500,
+        headers: { "content-type": "application/json" },
+      });
     }
     response.headers.set("x-request-id", requestId);
     const elapsed = performance.now() - started;

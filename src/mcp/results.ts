@@ -1,9 +1,10 @@
 // Tool results: a success carries the HTTP API's JSON body as structuredContent plus a text copy;
-// a contract error (ApiError) becomes an isError result carrying {status, ...body}, so an agent
+// a contract error (CoreError) becomes an isError result carrying {status, ...body}, so an agent
 // sees exactly what the HTTP API would have answered. Nothing else ever leaves: no stack traces.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ApiError, errors } from "../core/errors.ts";
+import { CoreError, errors } from "../core/errors.ts";
 import type { StoredResponse } from "../core/outbound/index.ts";
+import { answerOf } from "../request/error-answers.ts";
 
 export type ToolBody = Record<string, unknown>;
 
@@ -12,7 +13,7 @@ export type ToolBody = Record<string, unknown>;
  * (a replayed 402 or permanent 400 for a client_id) is the error it was.
  */
 export function storedOutcome(response: StoredResponse): ToolBody {
-  if (response.status >= 400) throw new ApiError(response.status, response.body);
+  if (response.status >= 400) throw errors.storedAnswer(response.status, response.body);
   return response.body;
 }
 
@@ -28,13 +29,14 @@ export function toolSuccess(body: ToolBody, notes: string[] = []): CallToolResul
   };
 }
 
-function toolFailure(error: ApiError): CallToolResult {
-  const body = { status: error.status, ...error.body };
+function toolFailure(error: CoreError): CallToolResult {
+  const answer = answerOf(error);
+  const body = { status: answer.status, ...answer.body };
   return { isError: true, structuredContent: body, content: [{ type: "text", text: JSON.stringify(body) }] };
 }
 
 /** Any error a tool throws: ours as the contract says, anything else as the API's plain 500. */
 export function toolError(error: unknown): { result: CallToolResult; unexpected: boolean } {
-  if (error instanceof ApiError) return { result: toolFailure(error), unexpected: false };
+  if (error instanceof CoreError) return { result: toolFailure(error), unexpected: false };
   return { result: toolFailure(errors.internal()), unexpected: true };
 }

@@ -5,14 +5,16 @@
 // lives in the process, so any copy behind a load balancer can answer any request.
 
 import { Elysia } from "elysia";
-import { ApiError, errors } from "../core/errors.ts";
+import { CoreError, errors, isCoreError } from "../core/errors.ts";
 import type { Principal } from "../core/principal.ts";
 import type { Services } from "../core/services.ts";
 import { errorFields } from "../log.ts";
 import { authenticate } from "../request/auth.ts";
+import { answerOf } from "../request/error-answers.ts";
 import { rateLimiterFor } from "../request/rate-limit.ts";
 import type { RateLimitFields } from "../request/rate-limit-fields.ts";
 import { invalidParams, readMcpBody } from "./body.ts";
+import { callDirect, directToolCall } from "./server.ts";
 import { type McpServerPool, makeMcpServerPool } from "./server-pool.ts";
 import { checkPost, dispatch } from "./streamable-http.ts";
 
@@ -38,8 +40,11 @@ async function principalOf(svc: Services, request: Request): Promise<Principal |
     if (fields) limits.set(request, fields);
     return principal;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 429) return json(429, error.body, error.headers);
-    if (error instanceof ApiError) return json(error.status, error.body, { "www-authenticate": 'Bearer realm="mcp"' });
+    if (isCoreError(error, "rate_limited")) {
+      const answer = answerOf(error);
+      return json(answer.status, answer.body, answer.headers);
+    }
+    if (error instanceof CoreError) return json(answerOf(error).status, answerOf(error).body, { "www-authenticate": 'Bearer realm="mcp"' });
     throw error;
   }
 }
@@ -49,10 +54,13 @@ async function handlePost(svc: Services, servers: McpServerPool, request: Reques
   if (principal instanceof Response) return principal;
   const body = await readMcpBody(request, svc.config.maxRequestBytes);
   if (!body.ok) return body.response;
-  const invalid = invalidParams(body.message);
+  // The common tools/call is answered without the SDK server (server.ts says why it is the same).
+  const direct = directToolCall(body.message);
+  const invalid = direct ? null : invalidParams(body.message);
   if (invalid) return invalid;
   const messages = checkPost(request, body.message);
   if (messages instanceof Response) return messages;
+  if (direct) return json(200, { result: await callDirect(svc, principal, direct), jsonrpc: "2.0", id: direct.id });
   // A server of this principal's from an earlier request when one is idle (server-pool.ts).
   const pooled = servers.take(principal);
   try {

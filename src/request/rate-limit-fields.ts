@@ -6,7 +6,7 @@
 //   RateLimit-Policy: "per-key";q=<burst>;w=<seconds for an empty bucket to fill>
 //   RateLimit: "per-key";r=<tokens left>;t=<seconds until the bucket is full again>   (admitted)
 //   RateLimit: "per-key";r=0;t=<Retry-After>                                            (429)
-import { ApiError } from "../core/errors.ts";
+import { type CoreError, errors } from "../core/errors.ts";
 
 export type Limits = { perSecond: number; burst: number };
 export type RateLimitFields = { "ratelimit-policy": string; ratelimit: string };
@@ -26,12 +26,12 @@ export function makeRateLimitFields(o: Limits) {
       return Math.max(1, Math.ceil(waitMs / 1000));
     },
     /** The 429 answer telling the client to come back in `retryAfter` seconds. */
-    refusal(retryAfter: number): ApiError {
-      return new ApiError(
-        429,
-        { error: RATE_LIMITED },
-        { "retry-after": String(retryAfter), "ratelimit-policy": policy, ratelimit: `"per-key";r=0;t=${retryAfter}` },
-      );
+    refusal(retryAfter: number): CoreError {
+      return errors.rateLimited(retryAfter, {
+        "retry-after": String(retryAfter),
+        "ratelimit-policy": policy,
+        ratelimit: `"per-key";r=0;t=${retryAfter}`,
+      });
     },
   };
 }

@@ -18,7 +18,7 @@
 // Holding must not cost memory without bound: at most RATE_LIMIT_HELD_PER_KEY requests of one key
 // and MAX_HELD of the whole process are held at once; past that a refusal is answered at once, as
 // without a hold. Like the leased chunks, all of this is per process.
-import type { ApiError } from "../core/errors.ts";
+import type { CoreError } from "../core/errors.ts";
 
 export type HoldOptions = { refusalHoldMs: number; heldPerKey: number };
 
@@ -36,7 +36,7 @@ type Told = {
 
 export type RefusalAnswers = {
   retryAfter(waitMs: number): number;
-  refusal(retryAfter: number): ApiError;
+  refusal(retryAfter: number): CoreError;
 };
 
 export function makeRefusalHold(o: HoldOptions, answers: RefusalAnswers, now: () => number = () => performance.now()) {
@@ -44,7 +44,7 @@ export function makeRefusalHold(o: HoldOptions, answers: RefusalAnswers, now: ()
   let held = 0;
 
   /** The 429 sent now to a request that must wait `waitMs`; remembers the Retry-After it gives. */
-  function tell(keyId: string, key: Told | undefined, t: number, waitMs: number): ApiError {
+  function tell(keyId: string, key: Told | undefined, t: number, waitMs: number): CoreError {
     const retryAfter = answers.retryAfter(waitMs);
     const until = t + retryAfter * 1000;
     if (key) key.until = Math.max(key.until, until);

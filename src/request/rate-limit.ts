@@ -25,7 +25,7 @@ export type Bucket = { take(keyId: string): Verdict | Promise<Verdict> };
 
 /**
  * What HTTP and MCP call once per authenticated request: the RateLimit fields for the answer (null
- * when limits are off), or a 429 ApiError thrown (or rejected, after a hold) when the key is out of tokens.
+ * when limits are off), or a 429 CoreError thrown (or rejected, after a hold) when the key is out of tokens.
  */
 export type RateLimiter = {
   take(keyId: string): RateLimitFields | null | Promise<RateLimitFields | null>;

@@ -4,7 +4,8 @@
 
 import { sendScheduledDraft } from "../../src/core/outbound/index.ts";
 import type { Services } from "../../src/core/services.ts";
+import { errorText } from "../../src/request/error-answers.ts";
 
 export async function sendScheduledDraftTask(svc: Services, payload: { draft_id: string; at: string }): Promise<void> {
-  await sendScheduledDraft(svc, payload.draft_id, payload.at);
+  await sendScheduledDraft(svc, payload.draft_id, payload.at, errorText);
 }

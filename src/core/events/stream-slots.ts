@@ -2,7 +2,7 @@
 // EVENT_STREAMS_PER_KEY a new one is refused with 429 and a Retry-After, so one key cannot hold
 // the memory and the file descriptors that every open stream costs. With several API copies each
 // counts its own (a key may hold that many per copy).
-import { ApiError } from "../errors.ts";
+import { errors } from "../errors.ts";
 import type { Services } from "../services.ts";
 
 /** How long a refused client waits before it tries again: long enough for a stream to end. */
@@ -20,11 +20,7 @@ export function makeStreamSlots(perKey: number): StreamSlots {
     take(keyId) {
       const count = open.get(keyId) ?? 0;
       if (count >= perKey) {
-        throw new ApiError(
-          429,
-          { error: `too many open event streams for this api key (at most ${perKey})` },
-          { "retry-after": String(STREAM_RETRY_AFTER_S) },
-        );
+        throw errors.tooManyStreams(perKey, STREAM_RETRY_AFTER_S);
       }
       open.set(keyId, count + 1);
       let released = false;

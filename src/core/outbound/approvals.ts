@@ -14,7 +14,7 @@ import { EXPIRY, type ReviewRow, type ReviewSubject, reviewSender } from "./revi
 
 export type { ReviewSubject } from "./reviews.ts";
 
-import { ApiError } from "../errors.ts";
+import { CoreError, isCoreError, isOurFailure } from "../errors.ts";
 import { enqueueJob } from "../jobs.ts";
 import type { Services } from "../services.ts";
 import type { StoredResponse } from "./idempotency.ts";
@@ -153,7 +153,7 @@ export async function expireReview(svc: Services, reviewId: string): Promise<"ex
     await rejectDraft(svc.sql, EXPIRY, review.draft_id, "expired");
   } catch (error) {
     // The draft moved on meanwhile (approved, rejected): nothing to expire.
-    if (error instanceof ApiError && (error.status === 404 || error.status === 409)) return "closed";
+    if (isCoreError(error, "not_found", "approval_conflict", "conflict")) return "closed";
     throw error;
   }
   svc.log.info("review.expired", { review_id: reviewId, draft_id: review.draft_id });
@@ -196,7 +196,7 @@ type Reviewer = { id: string; email: string };
 export type LinkAnswer =
   | { kind: "approved"; result: StoredResponse; subject: ReviewSubject; reviewer: Reviewer }
   | { kind: "rejected"; subject: ReviewSubject; reviewer: Reviewer }
-  | { kind: "refused"; error: ApiError; subject: ReviewSubject; reviewer: Reviewer }
+  | { kind: "refused"; error: CoreError; subject: ReviewSubject; reviewer: Reviewer }
   | { kind: "closed"; state: Exclude<LinkState, { kind: "open" }> };
 
 /**
@@ -217,8 +217,8 @@ export async function answerLink(svc: Services, token: string, decision: "approv
     await rejectDraft(svc.sql, decider, subject.draft.id);
     return { kind: "rejected", subject, reviewer };
   } catch (error) {
-    if (!(error instanceof ApiError) || error.status >= 500) throw error;
-    if (error.status === 404 || error.status === 409) {
+    if (!(error instanceof CoreError) || isOurFailure(error)) throw error;
+    if (isCoreError(error, "not_found", "approval_conflict", "conflict")) {
       const now = await linkState(svc.sql, token);
       if (now.kind !== "open") return { kind: "closed", state: now };
     }

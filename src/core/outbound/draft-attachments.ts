@@ -10,7 +10,7 @@ import { scanWithClamd } from "../../comprehension/scanners/clamd.ts";
 import type { Db, Tx } from "../../db.ts";
 import { checkContentType } from "../../mail/content-type-check.ts";
 import { messageAttachmentContent, type OutgoingFile, sha256Hex, storeDraftAttachment } from "../attachment-bytes.ts";
-import { ApiError, errors } from "../errors.ts";
+import { errors } from "../errors.ts";
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
 
@@ -34,14 +34,11 @@ export const MCP_ATTACHMENT_MAX_BYTES = 512 * 1024;
 const FILENAME_CONTROLS = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
 
 export const attachmentErrors = {
-  tooLarge: (limit: number) => new ApiError(413, { error: `attachments may add up to at most ${limit} bytes per draft` }),
-  tooMany: (limit: number) => new ApiError(400, { error: `a draft may carry at most ${limit} attachments` }),
-  infected: (signature: string) =>
-    new ApiError(422, { error: `attachment refused: the virus scanner found ${signature}`, code: "attachment_infected" }),
-  scannerUnavailable: () =>
-    new ApiError(503, { error: "the virus scanner did not answer; the attachment was not added, try again", retryable: true }),
-  maliciousSource: () =>
-    new ApiError(422, { error: "attachments of a message screened as malware cannot be attached", code: "attachment_infected" }),
+  tooLarge: errors.attachmentsTooLarge,
+  tooMany: errors.tooManyAttachments,
+  infected: errors.attachmentInfected,
+  scannerUnavailable: errors.virusScannerUnavailable,
+  maliciousSource: errors.attachmentFromMalware,
 };
 
 /** The name shown to the recipient: the last path segment, without controls or direction overrides. */

@@ -39,6 +39,7 @@ export {
 export { forwardMessage } from "./forward.ts";
 export type { StoredResponse } from "./idempotency.ts";
 export { listOutbox, showOutboxMessage } from "./outbox.ts";
+export { QUOTA_EXHAUSTED_ANSWER } from "./outcome.ts";
 export { reconcileDelivery } from "./reconcile.ts";
 export { reasonText, reviewFacts, utc } from "./review-email.ts";
 export { rsvpToMessage } from "./rsvp.ts";

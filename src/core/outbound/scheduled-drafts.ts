@@ -14,9 +14,9 @@
 // The job carries the time it was made for; a job that finds another time (rescheduled) or none
 // (unscheduled, sent, deleted) does nothing.
 import type { Db, Tx } from "../../db.ts";
-import { ApiError, errors } from "../errors.ts";
+import { CoreError, errors } from "../errors.ts";
 import { findMailbox } from "../mailboxes.ts";
-import type { Principal } from "../principal.ts";
+import type { Principal, Tenant } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { recordLifecycleEvent } from "../webhooks/index.ts";
 import { conflictOrMissing, type DraftRow, deliverDraft, draftEventBase, findDraft, holdForApproval, visibleDraft } from "./drafts.ts";
@@ -100,7 +100,7 @@ export async function scheduleDraft(
   const at = await instantOf(svc.sql, body.send_at, body.time_zone ?? null);
   const loopReason =
     draft.status === "draft" && !draft.approved_at
-      ? await loopGuardReason(svc.sql, draft.account_id, { messageId: draft.reply_to_message_id, threadId: draft.thread_id })
+      ? await loopGuardReason(svc.sql, { accountId: draft.account_id }, { messageId: draft.reply_to_message_id, threadId: draft.thread_id })
       : null;
   const scheduled = await svc.sql.begin(async (tx) => {
     const [row] = await tx.unsafe<DraftRow[]>(
@@ -160,7 +160,11 @@ export async function unscheduleDraft(svc: Services, principal: Principal, id: s
  * at once). A refusal (send list, suppression, quota, no recipient) is written on the draft as
  * its last_error, and the schedule ends; a delivery failure follows the send pipeline's rules.
  */
-export async function sendScheduledDraft(svc: Services, draftId: string, at: string): Promise<void> {
+/**
+ * `explain` words a refusal as the caller of the API would read it (the edge's answer table), for
+ * the draft's last_error.
+ */
+export async function sendScheduledDraft(svc: Services, draftId: string, at: string, explain: (error: CoreError) => string): Promise<void> {
   const [row] = await svc.sql<(DraftRow & { plan: "free" | "paid" })[]>`
     select d.id, d.account_id, d.mailbox_id, d.status, d.scheduled_at, d.approved_at, d.decided_by, d.deleted_at,
       d.reply_to_message_id, d.thread_id, a.plan
@@ -170,26 +174,30 @@ export async function sendScheduledDraft(svc: Services, draftId: string, at: str
     return;
   }
   try {
-    const mailbox = await findMailbox(svc.sql, row.account_id, row.mailbox_id);
+    const mailbox = await findMailbox(svc.sql, { accountId: row.account_id }, row.mailbox_id);
     if (!mailbox) throw errors.notFound("mailbox");
     assertSendingEntitled(row.plan, mailbox);
     if (!row.approved_at) {
-      const loopReason = await loopGuardReason(svc.sql, row.account_id, { messageId: row.reply_to_message_id, threadId: row.thread_id });
+      const loopReason = await loopGuardReason(
+        svc.sql,
+        { accountId: row.account_id },
+        { messageId: row.reply_to_message_id, threadId: row.thread_id },
+      );
       if (mailbox.require_approval || loopReason) {
         await svc.sql.begin((tx: Tx) => holdForApproval(tx, draftId, loopReason));
         svc.log.info("draft.scheduled_needs_approval", { draft_id: draftId });
         return;
       }
     }
-    const result = await deliverDraft(svc, draftId, row.account_id, "draft", row.approved_at ? row.decided_by : null);
+    const result = await deliverDraft(svc, draftId, { accountId: row.account_id }, "draft", row.approved_at ? row.decided_by : null);
     svc.log.info("draft.scheduled_sent", { draft_id: draftId, status: result.status });
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error; // the job retries
-    const reason = `scheduled send refused: ${String((error.body as { error?: string }).error ?? error.status)}`;
+    if (!(error instanceof CoreError)) throw error; // the job retries
+    const reason = `scheduled send refused: ${explain(error)}`;
     await svc.sql`
       update drafts set last_error = ${reason}, scheduled_at = null, approved_at = null, updated_at = now()
       where id = ${draftId} and status = 'draft'`;
-    svc.log.warn("draft.scheduled_refused", { draft_id: draftId, status: error.status });
+    svc.log.warn("draft.scheduled_refused", { draft_id: draftId, code: error.code });
   }
 }
 
@@ -205,7 +213,8 @@ export type ScheduledRow = {
 };
 
 /** The account's scheduled mail, soonest first (the dashboard's list). */
-export async function listScheduled(db: Db, accountId: string, limit = 100): Promise<ScheduledRow[]> {
+export async function listScheduled(db: Db, tenant: Tenant, limit = 100): Promise<ScheduledRow[]> {
+  const { accountId } = tenant;
   return db<ScheduledRow[]>`
     select id, mailbox_id, to_addr as "to", subject, status, scheduled_at, schedule_time_zone, approved_at from drafts
     where account_id = ${accountId} and scheduled_at is not null and deleted_at is null and status in ('draft', 'pending_approval')

@@ -5,7 +5,7 @@
 import type { Tx } from "../../db.ts";
 import { sendStageDuration } from "../../metrics.ts";
 import type { OutgoingFile } from "../attachment-bytes.ts";
-import { ApiError } from "../errors.ts";
+import { isCoreError } from "../errors.ts";
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { dispatchMessage } from "./dispatch.ts";
@@ -20,7 +20,7 @@ import {
   type StoredResponse,
 } from "./idempotency.ts";
 import { loopGuardReason } from "./loop-guard.ts";
-import { outcomeResponse } from "./outcome.ts";
+import { outcomeResponse, QUOTA_EXHAUSTED_ANSWER } from "./outcome.ts";
 import { assertSendingEntitled, type OutgoingRequest, type ResolvedOutgoing, resolveOutgoing } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 
@@ -68,13 +68,13 @@ export async function sendOutgoing(
 
   try {
     const to = outgoing.to!;
-    await checkRecipientPolicy(svc.sql, principal.accountId, outgoing.mailbox.id, to);
+    await checkRecipientPolicy(svc.sql, principal, outgoing.mailbox.id, to);
     checks();
 
     // The loop guard (src/core/outbound/loop-guard.ts): a reply to automatic mail, or a thread where the
     // agent keeps answering it, waits for a human whatever the mailbox says.
     const target = { messageId: outgoing.reply?.messageId ?? null, threadId: outgoing.threadId };
-    const loopReason = await loopGuardReason(svc.sql, principal.accountId, target);
+    const loopReason = await loopGuardReason(svc.sql, principal, target);
     // A pause first (the operator's stop: no reviewer email), then the loop guard, then the caller's reason.
     const pause = holdReasonOf(outgoing.mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
     if (pause || outgoing.mailbox.require_approval || extras.holdForHuman || loopReason) {
@@ -119,9 +119,9 @@ export async function sendOutgoing(
     });
     return outcomeResponse(result);
   } catch (error) {
-    if (claim && error instanceof ApiError && error.status === 402) {
+    if (claim && isCoreError(error, "quota_exhausted")) {
       // 402 is terminal for this client_id: a retry returns 402 again.
-      await finishIdempotencyKey(svc.sql, claim, "failed_terminal", { status: 402, body: error.body }).catch(() => {});
+      await finishIdempotencyKey(svc.sql, claim, "failed_terminal", QUOTA_EXHAUSTED_ANSWER).catch(() => {});
     } else if (claim) {
       // Policy refusals (403, 422) and failures before delivery are evaluated again on retry.
       await releaseIdempotencyKey(svc.sql, claim).catch(() => {});

@@ -1,7 +1,7 @@
 // The approval queue: the account's pending drafts. Approve sends through the real send pipeline
 // (approveDraft) and the page says what happened; reject tombstones the draft.
 
-import { ApiError } from "../../core/errors.ts";
+import { CoreError } from "../../core/errors.ts";
 import {
   approveDraft,
   type Decider,
@@ -12,6 +12,7 @@ import {
   type ScheduledRow,
   type StoredResponse,
 } from "../../core/outbound/index.ts";
+import { answerOf, errorText, statusOf } from "../../request/error-answers.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { type Html, html, path, reveal, when } from "../html.ts";
@@ -85,7 +86,7 @@ async function render(c: PageContext, notice?: Notice | null, status = 200): Pro
   const [{ drafts, total }, mailboxes, scheduled] = await Promise.all([
     pendingDrafts(c.svc.sql, c.session.accountId, PAGE_LIMIT),
     accountMailboxes(c.svc.sql, c.session.accountId),
-    listScheduled(c.svc.sql, c.session.accountId),
+    listScheduled(c.svc.sql, c.session),
   ]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
   const more =
@@ -118,14 +119,14 @@ export function describeOutcome(result: StoredResponse): { notice: Notice; statu
   };
 }
 
-export function describeRefusal(error: ApiError): string {
-  const body = error.body;
+export function describeRefusal(error: CoreError): string {
+  const body = answerOf(error).body;
   if (body.code === "send_blocked_by_list") {
     const why = body.reason === "block_match" ? "matches a block entry" : "matches no allow entry";
     return `Not sent: the recipient ${why} of the ${String(body.scope)} send list.`;
   }
   if (body.code === "approval_conflict") return "This draft is no longer waiting for approval (someone else acted on it).";
-  return `Not sent: ${error.message}.`;
+  return `Not sent: ${errorText(error)}.`;
 }
 
 // Core looks the draft up within the user's account: another account's draft is the one 404 page.
@@ -141,9 +142,10 @@ export const approvalsPage = {
       const { notice, status } = describeOutcome(result);
       return render(c, notice, status);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status === 404 || error.status >= 500) throw error;
-      c.audit.code = typeof error.body.code === "string" ? error.body.code : null;
-      return render(c, { kind: "error", text: describeRefusal(error) }, error.status);
+      if (!(error instanceof CoreError) || statusOf(error) === 404 || statusOf(error) >= 500) throw error;
+      const code = answerOf(error).body.code;
+      c.audit.code = typeof code === "string" ? code : null;
+      return render(c, { kind: "error", text: describeRefusal(error) }, statusOf(error));
     }
   },
 
@@ -151,7 +153,7 @@ export const approvalsPage = {
     try {
       await rejectDraft(c.svc.sql, decider(c), c.params.id ?? "");
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 409) throw error;
+      if (!(error instanceof CoreError) || statusOf(error) !== 409) throw error;
       return render(c, { kind: "error", text: describeRefusal(error) }, 409);
     }
     return redirect(doneUrl("/dashboard/approvals", "draft_rejected"));

@@ -3,8 +3,9 @@
 // domain's DKIM record for self-hosters. Adding and verifying go through core (createDomain,
 // verifyDomain), the same rules as the API.
 import { createDomain, type DomainStatus, listDomains, verifyDomain } from "../../core/domains/index.ts";
-import { ApiError, errors } from "../../core/errors.ts";
+import { CoreError, errors } from "../../core/errors.ts";
 import type { DnsCheckResult, DnsRecord } from "../../mail/domain-records.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { type Html, html, path, when } from "../html.ts";
 import { csrfField, layout, type Notice } from "../layout.ts";
@@ -107,8 +108,8 @@ export const domainsPage = {
       c.audit.target_id = created.id;
       return redirect(path("domains", created.id));
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status >= 500 || error.status === 404) throw error;
-      return renderList(c, { kind: "error", text: `Not added: ${error.message}.` }, error.status);
+      if (!(error instanceof CoreError) || statusOf(error) >= 500 || statusOf(error) === 404) throw error;
+      return renderList(c, { kind: "error", text: `Not added: ${errorText(error)}.` }, statusOf(error));
     }
   },
 
@@ -123,7 +124,7 @@ export const domainsPage = {
       return renderDomain(c, { kind: status === "verified" ? "ok" : "error", text });
     } catch (error) {
       // Free plan: the same 404 page as a missing domain would tell nothing; say what it is.
-      if (error instanceof ApiError && error.status === 403) return renderList(c, { kind: "error", text: `${error.message}.` }, 403);
+      if (error instanceof CoreError && statusOf(error) === 403) return renderList(c, { kind: "error", text: `${errorText(error)}.` }, 403);
       throw error;
     }
   },

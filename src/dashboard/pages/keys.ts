@@ -2,8 +2,9 @@
 // Options and validation mirror `npm run cli -- key create`.
 
 import { createKey, type KeyRecord, listKeys, revokeKey } from "../../core/accounts/index.ts";
-import { ApiError, errors } from "../../core/errors.ts";
+import { CoreError, errors } from "../../core/errors.ts";
 import type { Scope } from "../../core/principal.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { type Html, html, path, when } from "../html.ts";
@@ -46,7 +47,7 @@ async function render(
   c: PageContext,
   extra: { created?: { key: KeyRecord; secret: string }; notice?: Notice | null; status?: number } = {},
 ) {
-  const [keys, mailboxes] = await Promise.all([listKeys(c.svc.sql, c.session.accountId), accountMailboxes(c.svc.sql, c.session.accountId)]);
+  const [keys, mailboxes] = await Promise.all([listKeys(c.svc.sql, c.session), accountMailboxes(c.svc.sql, c.session.accountId)]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
   const created = extra.created
     ? html`<section class="card secret" id="new-key">
@@ -85,15 +86,15 @@ export const keysPage = {
       Object.assign(c.audit, { key_id: created.key.id, scope, mailbox_id: created.key.mailbox_id });
       return render(c, { created, notice: { kind: "ok", text: "Key created." }, status: 201 });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 400)
-        return render(c, { notice: { kind: "error", text: error.message }, status: 400 });
+      if (error instanceof CoreError && statusOf(error) === 400)
+        return render(c, { notice: { kind: "error", text: errorText(error) }, status: 400 });
       throw error;
     }
   },
 
   async revoke(c: ActionContext): Promise<Response> {
     const id = c.params.id ?? "";
-    const revoked = await revokeKey(c.svc.sql, c.session.accountId, id);
+    const revoked = await revokeKey(c.svc.sql, c.session, id);
     if (revoked === null) throw errors.routeNotFound();
     c.audit.already_revoked = !revoked;
     return redirect(doneUrl("/dashboard/keys", revoked ? "key_revoked" : "key_already_revoked"));

@@ -1,7 +1,8 @@
 // Mailboxes: the account's mailboxes with their human-only settings: require_approval,
 // deliver_spam, paused (each switched by its own button) and the review window.
-import { ApiError, errors } from "../../core/errors.ts";
+import { CoreError, errors } from "../../core/errors.ts";
 import { findMailbox, MAX_REVIEW_WINDOW_HOURS, updateMailboxSettings } from "../../core/mailboxes.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { type Html, html, path, when } from "../html.ts";
@@ -73,11 +74,11 @@ export const mailboxesPage = {
     };
     if (Object.values(settings).every((v) => v === undefined)) {
       // Nothing to change, but another account's id is still the one 404.
-      if (!(await findMailbox(c.svc.sql, c.session.accountId, id))) throw errors.routeNotFound();
+      if (!(await findMailbox(c.svc.sql, c.session, id))) throw errors.routeNotFound();
       return redirect("/dashboard/mailboxes");
     }
     try {
-      const mailbox = await updateMailboxSettings(c.svc.sql, c.session.accountId, id, settings);
+      const mailbox = await updateMailboxSettings(c.svc.sql, c.session, id, settings);
       Object.assign(c.audit, {
         require_approval: mailbox.require_approval,
         deliver_spam: mailbox.deliver_spam,
@@ -85,9 +86,9 @@ export const mailboxesPage = {
         review_window_hours: mailbox.review_window_hours,
       });
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      if (!(await findMailbox(c.svc.sql, c.session.accountId, id))) throw errors.routeNotFound();
-      return render(c, { kind: "error", text: `Not changed: ${error.message}.` }, 400);
+      if (!(error instanceof CoreError) || statusOf(error) !== 400) throw error;
+      if (!(await findMailbox(c.svc.sql, c.session, id))) throw errors.routeNotFound();
+      return render(c, { kind: "error", text: `Not changed: ${errorText(error)}.` }, 400);
     }
     return redirect(doneUrl("/dashboard/mailboxes", "mailbox_updated"));
   },

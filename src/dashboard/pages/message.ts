@@ -2,9 +2,10 @@
 // agent read, what sanitization hid and removed, authentication results, the spam, virus and
 // injection verdicts with their signals, classification and extraction, attachments, the thread,
 // and the original HTML, which is shown only inside a sandboxed frame (see message-original.ts).
-import { ApiError } from "../../core/errors.ts";
+import { CoreError } from "../../core/errors.ts";
 import { changeMessageLabels, getMessageLabels } from "../../core/labels.ts";
 import { getMessage, type MessageDetail } from "../../core/messages.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { type Html, html, path, reveal, when } from "../html.ts";
@@ -258,7 +259,7 @@ export async function changeLabelsAction(c: ActionContext): Promise<Response> {
     const labels = await changeMessageLabels(c.svc.sql, principal, id, { add: names("add"), remove: names("remove") });
     c.audit.labels = labels.join(",");
   } catch (error) {
-    if (error instanceof ApiError && error.status === 400) return messagePage(c, { kind: "error", text: error.message }, 400);
+    if (error instanceof CoreError && statusOf(error) === 400) return messagePage(c, { kind: "error", text: errorText(error) }, 400);
     throw error;
   }
   return redirect(`${doneUrl(path("mail", id), "labels_saved")}#labels`);

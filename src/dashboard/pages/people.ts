@@ -4,7 +4,8 @@
 // keeps createUser's rule, and ends every other session. Below, the audit trail of actions.
 
 import { changeOwnPassword, createUser, listPeople, MIN_PASSWORD_LENGTH, removePerson, setReviewer } from "../../core/accounts/index.ts";
-import { ApiError } from "../../core/errors.ts";
+import { CoreError } from "../../core/errors.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import { base64url, randomBytes, sha256 } from "../../secrets.ts";
 import { type AuditRow, auditTrail } from "../audit-trail.ts";
 import { readCookie, SESSION_COOKIE } from "../cookies.ts";
@@ -41,7 +42,7 @@ async function render(
   const beforeText = c.url.searchParams.get("before");
   const before = beforeText && /^\d{1,18}$/.test(beforeText) ? Number(beforeText) : null;
   const [people, audit] = await Promise.all([
-    listPeople(c.svc.sql, c.session.accountId),
+    listPeople(c.svc.sql, c.session),
     auditTrail(c.svc.sql, c.session.accountId, before, AUDIT_PAGE),
   ]);
   const created = extra.created
@@ -82,8 +83,8 @@ export const peoplePage = {
       c.audit.target_id = user.id;
       return render(c, { created: { email: user.email, password } });
     } catch (error) {
-      if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 409)) throw error;
-      return render(c, { notice: { kind: "error", text: `Not added: ${error.message}.` }, status: error.status });
+      if (!(error instanceof CoreError) || (statusOf(error) !== 400 && statusOf(error) !== 409)) throw error;
+      return render(c, { notice: { kind: "error", text: `Not added: ${errorText(error)}.` }, status: statusOf(error) });
     }
   },
 
@@ -91,17 +92,17 @@ export const peoplePage = {
   async reviews(c: ActionContext): Promise<Response> {
     const choice = c.form.text("reviews", 3);
     if (choice !== "on" && choice !== "off") return redirect("/dashboard/people");
-    await setReviewer(c.svc.sql, c.session.accountId, c.params.id ?? "", choice === "on");
+    await setReviewer(c.svc.sql, c.session, c.params.id ?? "", choice === "on");
     c.audit.reviews_drafts = choice === "on";
     return redirect(doneUrl("/dashboard/people", "person_updated"));
   },
 
   async remove(c: ActionContext): Promise<Response> {
     try {
-      await removePerson(c.svc.sql, c.session.accountId, c.session.userId, c.params.id ?? "");
+      await removePerson(c.svc.sql, c.session, c.session.userId, c.params.id ?? "");
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      return render(c, { notice: { kind: "error", text: `Not removed: ${error.message}.` }, status: 400 });
+      if (!(error instanceof CoreError) || statusOf(error) !== 400) throw error;
+      return render(c, { notice: { kind: "error", text: `Not removed: ${errorText(error)}.` }, status: 400 });
     }
     return redirect(doneUrl("/dashboard/people", "person_removed"));
   },
@@ -127,8 +128,8 @@ export const peoplePage = {
         return refuse("The current password is not right.", 403);
       }
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      return refuse(`Not changed: ${error.message}.`);
+      if (!(error instanceof CoreError) || statusOf(error) !== 400) throw error;
+      return refuse(`Not changed: ${errorText(error)}.`);
     }
     return redirect(doneUrl("/dashboard/people", "password_changed"));
   },

@@ -7,6 +7,7 @@ import { answerLink, decisionOf, type LinkState, linkState, type ReviewSubject, 
 import type { Services } from "../../core/services.ts";
 import { errorFields } from "../../log.ts";
 import type { ClientAddressOf } from "../../request/client-address.ts";
+import { answerOf } from "../../request/error-answers.ts";
 import { logAction, outcomeOf } from "../audit.ts";
 import { recordAction } from "../audit-trail.ts";
 import { sameOrigin } from "../csrf.ts";
@@ -121,9 +122,10 @@ export function makeReviewPages(svc: Services, clientAddressOf: ClientAddressOf)
         );
       }
       if (answer.kind === "refused") {
-        const code = typeof answer.error.body.code === "string" ? answer.error.body.code : null;
-        await audit(state, action, answer.error.status, { code }, request);
-        return resultPage(answer.subject, { kind: "error", text: describeRefusal(answer.error) }, answer.error.status);
+        const refusal = answerOf(answer.error);
+        const code = typeof refusal.body.code === "string" ? refusal.body.code : null;
+        await audit(state, action, refusal.status, { code }, request);
+        return resultPage(answer.subject, { kind: "error", text: describeRefusal(answer.error) }, refusal.status);
       }
       const { notice, status } = describeOutcome(answer.result);
       await audit(state, action, status, { delivery_status: answer.result.status }, request);

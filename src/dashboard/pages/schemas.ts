@@ -1,9 +1,10 @@
 // Extraction schemas: the account's JSON Schemas, creating one from pasted text or an uploaded
 // file (validated by core's createExtractionSchema, as the CLI does, after the API's JSON size
 // and nesting limits), and choosing which schema a mailbox's inbound mail is extracted with.
-import { ApiError } from "../../core/errors.ts";
+import { CoreError } from "../../core/errors.ts";
 import { attachExtractionSchema, createExtractionSchema, listExtractionSchemas, MAX_SCHEMA_BYTES } from "../../core/schemas.ts";
 import { MAX_JSON_DEPTH, nestingDepth } from "../../request/body-limits.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { html, when } from "../html.ts";
@@ -33,7 +34,7 @@ async function render(
   draft: { name: string; text: string } | null = null,
 ): Promise<Response> {
   const [schemas, mailboxes] = await Promise.all([
-    listExtractionSchemas(c.svc.sql, c.session.accountId),
+    listExtractionSchemas(c.svc.sql, c.session),
     accountMailboxes(c.svc.sql, c.session.accountId),
   ]);
   const rows = schemas.map((s) => {
@@ -85,8 +86,8 @@ export const schemasPage = {
       const created = await createExtractionSchema(c.svc.sql, { accountId: c.session.accountId, name, schema });
       c.audit.target_id = created.id;
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      return refuse(error.message);
+      if (!(error instanceof CoreError) || statusOf(error) !== 400) throw error;
+      return refuse(errorText(error));
     }
     return redirect(doneUrl("/dashboard/schemas", "schema_created"));
   },
@@ -94,7 +95,7 @@ export const schemasPage = {
   async attach(c: ActionContext): Promise<Response> {
     const mailboxId = c.form.text("mailbox_id", MAX_ID) ?? "";
     const schemaId = c.form.text("schema_id", MAX_ID);
-    await attachExtractionSchema(c.svc.sql, c.session.accountId, mailboxId, schemaId ? schemaId : null);
+    await attachExtractionSchema(c.svc.sql, c.session, mailboxId, schemaId ? schemaId : null);
     Object.assign(c.audit, { target_id: mailboxId, schema_id: schemaId || null });
     return redirect(doneUrl("/dashboard/schemas", "schema_attached"));
   },

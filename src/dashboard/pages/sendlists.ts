@@ -1,6 +1,7 @@
 // Send allow/block lists at account and mailbox scope: list, add, remove (as `npm run cli -- sendlist`).
-import { ApiError, errors } from "../../core/errors.ts";
+import { CoreError, errors } from "../../core/errors.ts";
 import { addSendListEntry, listSendListEntries, removeSendListEntry, type SendListEntry } from "../../core/outbound/index.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { type Html, html, path, when } from "../html.ts";
@@ -19,7 +20,7 @@ function entryRow(c: PageContext, entry: SendListEntry, addresses: Map<string, s
 
 async function render(c: PageContext, notice?: Notice | null, status = 200): Promise<Response> {
   const [entries, mailboxes] = await Promise.all([
-    listSendListEntries(c.svc.sql, c.session.accountId),
+    listSendListEntries(c.svc.sql, c.session),
     accountMailboxes(c.svc.sql, c.session.accountId),
   ]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
@@ -53,14 +54,14 @@ export const sendListsPage = {
       Object.assign(c.audit, { entry_id: entry.id, kind, mailbox_id: entry.mailbox_id });
       return redirect(doneUrl("/dashboard/sendlists", "entry_added"));
     } catch (error) {
-      if (error instanceof ApiError && error.status === 400) return render(c, { kind: "error", text: error.message }, 400);
+      if (error instanceof CoreError && statusOf(error) === 400) return render(c, { kind: "error", text: errorText(error) }, 400);
       throw error;
     }
   },
 
   async remove(c: ActionContext): Promise<Response> {
     const id = c.params.id ?? "";
-    if (!(await removeSendListEntry(c.svc.sql, c.session.accountId, id))) throw errors.routeNotFound();
+    if (!(await removeSendListEntry(c.svc.sql, c.session, id))) throw errors.routeNotFound();
     return redirect(doneUrl("/dashboard/sendlists", "entry_removed"));
   },
 };

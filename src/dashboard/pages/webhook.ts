@@ -1,7 +1,7 @@
 // The account's webhook: its URL, state and secret hint; set a URL (a generated secret, shown
 // once); disable; the deliveries, dead-lettered first or alone, each with its attempts and a
 // Redrive button for dead letters.
-import { ApiError } from "../../core/errors.ts";
+import { CoreError } from "../../core/errors.ts";
 import { LIFECYCLE_EVENT_TYPES } from "../../core/events/index.ts";
 import {
   type DeliverySummary,
@@ -14,6 +14,7 @@ import {
   setWebhookEventTypes,
   showWebhook,
 } from "../../core/webhooks/index.ts";
+import { errorText, statusOf } from "../../request/error-answers.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { type Html, html, path, when } from "../html.ts";
@@ -71,8 +72,8 @@ async function render(c: PageContext, extra: { secret?: string; notice?: Notice 
   const { sql } = c.svc;
   const deadOnly = c.url.searchParams.get("state") === "dead";
   const [endpoint, deliveries] = await Promise.all([
-    showWebhook(sql, c.session.accountId),
-    listDeliveries(sql, c.session.accountId, { deadOnly, limit: LIST_LIMIT }),
+    showWebhook(sql, c.session),
+    listDeliveries(sql, c.session, { deadOnly, limit: LIST_LIMIT }),
   ]);
   // Dead letters first: they are the ones a human has to act on.
   const ordered = [...deliveries.filter((d) => d.state === "dead"), ...deliveries.filter((d) => d.state !== "dead")];
@@ -121,20 +122,20 @@ export const webhookPage = {
         notice: { kind: "ok", text: given ? "Webhook saved and enabled with the given secret." : "Webhook saved and enabled." },
       });
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      return render(c, { notice: { kind: "error", text: error.message }, status: 400 });
+      if (!(error instanceof CoreError) || statusOf(error) !== 400) throw error;
+      return render(c, { notice: { kind: "error", text: errorText(error) }, status: 400 });
     }
   },
 
   async events(c: ActionContext): Promise<Response> {
     const chosen = LIFECYCLE_EVENT_TYPES.filter((type) => c.form.has(`event_${type}`));
-    const saved = await setWebhookEventTypes(c.svc.sql, c.session.accountId, chosen);
+    const saved = await setWebhookEventTypes(c.svc.sql, c.session, chosen);
     c.audit.event_types = chosen.join(",");
     return redirect(doneUrl("/dashboard/webhook", saved ? "webhook_events_saved" : "webhook_not_configured"));
   },
 
   async disable(c: ActionContext): Promise<Response> {
-    const disabled = await disableWebhook(c.svc.sql, c.session.accountId);
+    const disabled = await disableWebhook(c.svc.sql, c.session);
     c.audit.was_configured = disabled;
     return redirect(doneUrl("/dashboard/webhook", disabled ? "webhook_disabled" : "webhook_not_configured"));
   },
@@ -142,7 +143,7 @@ export const webhookPage = {
   async delivery(c: PageContext): Promise<Response> {
     const id = c.params.id ?? "";
     const summary = await accountDelivery(c.svc.sql, c.session.accountId, id);
-    const attempts = await listAttempts(c.svc.sql, c.session.accountId, id);
+    const attempts = await listAttempts(c.svc.sql, c.session, id);
     const rows = attempts.map(
       (
         a,
@@ -160,10 +161,10 @@ export const webhookPage = {
   async redrive(c: ActionContext): Promise<Response> {
     const id = c.params.id ?? "";
     try {
-      await redriveDelivery(c.svc.sql, c.session.accountId, id);
+      await redriveDelivery(c.svc.sql, c.session, id);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 409) throw error;
-      return render(c, { notice: { kind: "error", text: error.message }, status: 409 });
+      if (!(error instanceof CoreError) || statusOf(error) !== 409) throw error;
+      return render(c, { notice: { kind: "error", text: errorText(error) }, status: 409 });
     }
     return redirect(doneUrl("/dashboard/webhook", "redriven"));
   },

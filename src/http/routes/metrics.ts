@@ -6,11 +6,15 @@ import { errors } from "../../core/errors.ts";
 import { operationalStats } from "../../core/queue-stats.ts";
 import type { Services } from "../../core/services.ts";
 import { dbConnections, dbPoolMax, queueFailedJobs, queueJobs, queueOldestJobAge, registry, webhookDeadDeliveries } from "../../metrics.ts";
+import { answerOf } from "../../request/error-answers.ts";
 import { constantTimeEqual } from "../../secrets.ts";
 
 /** The same 404 as any unknown route. */
 export function notFound(): Response {
-  return new Response(JSON.stringify(errors.routeNotFound().body), { status: 404, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify(answerOf(errors.routeNotFound()).body), {
+    status: 404,
+    headers: { "content-type": "application/json" },
+  });
 }
 
 export const metricsRoutes = (svc: Services) =>
