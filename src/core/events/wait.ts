@@ -168,7 +168,7 @@ export async function waitForMessage(
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0 || timeoutSeconds > MAX_WAIT_SECONDS)
     throw errors.validation(`timeout_s must be between 0 and ${MAX_WAIT_SECONDS}`);
   assertMailboxAllowed(principal, query.mailboxId);
-  if (!(await findMailbox(svc.sql, principal.accountId, query.mailboxId))) throw errors.notFound("mailbox");
+  if (!(await findMailbox(svc.sql, principal, query.mailboxId))) throw errors.notFound("mailbox");
   const scope = { accountId: principal.accountId, mailboxId: query.mailboxId };
   // With neither a cursor nor a time: mail from now on. `position` is the log's own; the client
   // is only ever given it as its account's cursor.

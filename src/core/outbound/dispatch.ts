@@ -22,6 +22,7 @@ import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { enqueueJob } from "../jobs.ts";
 import type { Mailbox } from "../mailboxes.ts";
+import type { Tenant } from "../principal.ts";
 import type { Services } from "../services.ts";
 import type { DeliveryOutcome } from "../transport.ts";
 import { recordLifecycleEvent } from "../webhooks/index.ts";
@@ -126,7 +127,7 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   delivering();
   const result: DispatchResult = { messageId, threadId: content.threadId, draftId: content.draftId, attempt: 1, outcome };
   const outcomeRecording = stage("outcome");
-  const applied = await recordOutcome(svc, result, input.accountId, { keepForRetry: content.draftId !== null, onOutcome: input.onOutcome });
+  const applied = await recordOutcome(svc, result, input, { keepForRetry: content.draftId !== null, onOutcome: input.onOutcome });
   outcomeRecording();
   // The reconcile task took this attempt over (it outlived RECONCILE_GRACE_S): its answer is the
   // one that counts, and a retry with the same client_id gets it.
@@ -212,12 +213,13 @@ export type RecordedOutcome = DeliveryOutcome | { kind: "gave_up"; error: string
 export async function recordOutcomeEvents(
   tx: Tx,
   transportName: string,
-  accountId: string,
+  tenant: Tenant,
   messageId: string,
   row: OutcomeRow,
   outcome: RecordedOutcome,
   options: { willRetry?: boolean } = {},
 ): Promise<void> {
+  const { accountId } = tenant;
   const base = {
     accountId,
     mailboxId: row.mailbox_id,
@@ -274,9 +276,10 @@ export async function recordOutcomeEvents(
 export async function recordOutcome(
   svc: Services,
   result: DispatchResult,
-  accountId: string,
+  tenant: Tenant,
   options: { keepForRetry: boolean; onOutcome?: (tx: Tx, result: DispatchResult) => Promise<void> },
 ): Promise<boolean> {
+  const { accountId } = tenant;
   const { config } = svc;
   const { messageId, outcome, attempt } = result;
   const stageReached = outcome.stage ?? null;
@@ -347,7 +350,7 @@ export async function recordOutcome(
       if (applied.length > 0) {
         await tx`select graphile_worker.remove_job(${reconcileJob})`;
         await tx`delete from unsubscribe_tokens where message_id = ${messageId}`;
-        await releaseSend(tx, accountId, applied[0]!.created_at);
+        await releaseSend(tx, { accountId }, applied[0]!.created_at);
       }
     }
     if (applied.length === 0) {
@@ -356,7 +359,7 @@ export async function recordOutcome(
     }
     if (options.onOutcome) await options.onOutcome(tx, result);
     // Last: the event append takes the account's event lock until COMMIT.
-    await recordOutcomeEvents(tx, svc.transport.name, accountId, messageId, applied[0]!, outcome, { willRetry });
+    await recordOutcomeEvents(tx, svc.transport.name, { accountId }, messageId, applied[0]!, outcome, { willRetry });
     return true;
   });
 }

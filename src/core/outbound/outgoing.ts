@@ -77,7 +77,7 @@ export function assertSendingEntitled(plan: "free" | "paid", mailbox: Mailbox): 
 /** Checks binding (403) before existence (404), as SPEC's anti-enumeration exception requires. */
 export async function resolveMailbox(db: Db, principal: Principal, mailboxId: string): Promise<Mailbox> {
   assertMailboxAllowed(principal, mailboxId);
-  const mailbox = await findMailbox(db, principal.accountId, mailboxId);
+  const mailbox = await findMailbox(db, principal, mailboxId);
   if (!mailbox) throw errors.notFound("mailbox");
   return mailbox;
 }

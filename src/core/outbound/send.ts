@@ -68,13 +68,13 @@ export async function sendOutgoing(
 
   try {
     const to = outgoing.to!;
-    await checkRecipientPolicy(svc.sql, principal.accountId, outgoing.mailbox.id, to);
+    await checkRecipientPolicy(svc.sql, principal, outgoing.mailbox.id, to);
     checks();
 
     // The loop guard (src/core/outbound/loop-guard.ts): a reply to automatic mail, or a thread where the
     // agent keeps answering it, waits for a human whatever the mailbox says.
     const target = { messageId: outgoing.reply?.messageId ?? null, threadId: outgoing.threadId };
-    const loopReason = await loopGuardReason(svc.sql, principal.accountId, target);
+    const loopReason = await loopGuardReason(svc.sql, principal, target);
     // A pause first (the operator's stop: no reviewer email), then the loop guard, then the caller's reason.
     const pause = holdReasonOf(outgoing.mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
     if (pause || outgoing.mailbox.require_approval || extras.holdForHuman || loopReason) {

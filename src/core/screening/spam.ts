@@ -76,7 +76,7 @@ async function classifierScore(
   const model = await (configuredSpamModel(config.screening.spamModelPath) ?? loadSpamModel());
   const verdict = await classifySpam(raw, model, { receivedAt });
   const tokens = learningTokens({ subject: message.subject, body: message.body_clean ?? "", fromAddr: message.from_addr });
-  const stats = await accountStatsFor(sql, message.account_id, tokens);
+  const stats = await accountStatsFor(sql, { accountId: message.account_id }, tokens);
   // The threshold: the model's own (chosen for at most 1% of validation ham flagged) unless
   // SPAM_CLASSIFIER_THRESHOLD overrides it. The reasons: what pushed the global score up.
   const threshold = config.screening.spamClassifierThreshold ?? model.threshold;
