@@ -88,7 +88,7 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   const record = async (db: Db): Promise<Composed> => {
     const composed = known ?? (await compose(svc, db, messageId, await input.prepare!(db as Tx)));
     const { content } = composed;
-    // The quota is the last check before delivery (DESIGN's order), and commits with the message.
+    // The quota is the last check before delivery (the order docs/api.md "Sending" lists), and commits with the message.
     const reserved = await insertOutboundRecord(db, config, {
       messageId,
       accountId: input.accountId,
@@ -268,7 +268,7 @@ export async function recordOutcomeEvents(
  * sent → the message is visible as sent. permanent or transient → it never left: the row goes
  * (a draft's transient failure keeps it for the reconcile task to retry) and the quota is given
  * back. unknown → the final dot went out and no reply was read: the message stays 'unknown' for
- * good (never recorded as sent), the caller stores SPEC's 502 delivery_outcome_unknown as the
+ * good (never recorded as sent), the caller stores the contract's 502 delivery_outcome_unknown as the
  * answer, and a draft is given back by the reconcile task. The caller's follow-up commits in
  * the same transaction, and so do the outcome's events (recordOutcomeEvents). Returns false when the attempt no longer owns the message (the reconcile
  * task took it over, or already decided): nothing is written then.
@@ -309,7 +309,7 @@ export async function recordOutcome(
         where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
         returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       if (applied.length > 0) {
-        // A draft waits in 'sending' (SPEC) until the reconcile task gives it back; a send has
+        // A draft waits in 'sending' (docs/api.md) until the reconcile task gives it back; a send has
         // its answer already (the caller stores it), so its job goes.
         if (result.draftId) {
           await enqueueJob(

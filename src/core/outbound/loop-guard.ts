@@ -2,7 +2,7 @@
 // acknowledgement, a bounce) is how mail loops start, two responders answering each other for
 // ever. A reply to a message screened as automatic (comprehension.automatic), or any send into a
 // thread where the agent keeps answering automatic mail, is held for a human instead of sent:
-// SPEC's 202 {draft_id, status: pending_approval}, the reason in drafts.held_reason.
+// the contract's 202 {draft_id, status: pending_approval}, the reason in drafts.held_reason.
 import type { Db } from "../../db.ts";
 import type { Tenant } from "../principal.ts";
 

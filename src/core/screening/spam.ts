@@ -95,7 +95,7 @@ export async function judgeSpam(
   const details: SpamDetails = {};
   if (virusRisk === "high") {
     // The virus verdict decides; the classifier's is still recorded in the screening report
-    // (spam_risk stays null: SPEC's "spam scoring never ran" for the status it decided).
+    // (spam_risk stays null: the contract's "spam scoring never ran" (docs/api.md) for the status it decided).
     try {
       const adjusted = await classifierScore(svc, message, raw);
       details.classifier = classifierDetails(adjusted);

@@ -21,7 +21,7 @@ export type WebhookEndpoint = {
 };
 
 /**
- * The types a webhook receives, from what a human chose: message.received always (SPEC's event),
+ * The types a webhook receives, from what a human chose: message.received always (the contract's event, docs/webhooks.md),
  * the others only when named. 400 for a type that does not exist.
  */
 export function webhookEventTypes(chosen: readonly string[]): string[] {
