@@ -11,7 +11,7 @@ import { atRunEnd, runCleanups } from "./run-end.ts";
 
 const shared = process.env.MAILBOX_TEST_SHARED_TMPDIR ?? tmpdir();
 const named = process.env.MAILBOX_TEST_RUN_DIR;
-// This process's own: a `bun test` it starts (test/system-tools.test.ts) gets a folder of its own.
+// This process's own: a `bun test` it starts (test/project/system-tools.test.ts) gets a folder of its own.
 delete process.env.MAILBOX_TEST_RUN_DIR;
 const runDir = named ?? mkdtempSync(join(shared, "mailbox-test-run-"));
 mkdirSync(runDir, { recursive: true });

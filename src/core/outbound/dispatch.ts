@@ -109,7 +109,7 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
     if (content.attachments?.length) await storeMessageAttachments(db, messageId, content.attachments);
     // After the record, not before: an idempotency key tied to the message is locked from here to
     // COMMIT, and a concurrent request with the same client_id must get its 409 without waiting
-    // behind this send's quota reservation (test/idempotency.test.ts).
+    // behind this send's quota reservation (test/outbound/idempotency.test.ts).
     if (input.claim) await attachMessage(db, input.claim, messageId);
     if (input.afterRecord) await input.afterRecord(db as Tx, messageId);
     return composed;
