@@ -271,7 +271,7 @@ function currentWrites(svc: Services, accountId: string, mailbox: { id: string; 
     });
     if (!recorded) return false;
     const outcome = { kind: "sent" as const, providerMessageId: "Q1", response: "250 ok" };
-    await recordOutcome(svc, { messageId, threadId: "", draftId: null, attempt: 1, outcome }, accountId, { keepForRetry: false });
+    await recordOutcome(svc, { messageId, threadId: "", draftId: null, attempt: 1, outcome }, { accountId }, { keepForRetry: false });
     return true;
   };
 }

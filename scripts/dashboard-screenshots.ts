@@ -51,7 +51,7 @@ try {
       properties: { invoice_number: { type: "string" }, amount: { type: "number" }, due_date: { type: "string" } },
     },
   });
-  await attachExtractionSchema(ctx.sql, owner.accountId, billing.id, schema.id);
+  await attachExtractionSchema(ctx.sql, owner, billing.id, schema.id);
 
   // A month of mail: a few messages a day, some days busier, with the occasional bad one.
   const topics = ["Order status", "Password reset", "Meeting on Thursday", "Shipping delay", "Refund request", "Newsletter"];

@@ -23,6 +23,7 @@ import { CLASSIFY_WEIGHTS, classifyMessage, WEIGHTED_RULES } from "../src/compre
 import { loadConfig } from "../src/config.ts";
 import { DEV, HELD_OUT } from "../test/fixtures/comprehension-messages.ts";
 import { composeInjection } from "./corpus/compose-injection.ts";
+import { HARD_LOOKALIKES_EN, HARD_LOOKALIKES_INTL } from "./corpus/fragments-injection-hard.ts";
 import { toRaw } from "./corpus/mail-file.ts";
 import { type BinaryScore, formatScore, injectionRecords, scoreInjection, scoreSpam, spamRecords } from "./eval-modern.ts";
 import { COMPOSED as COMPOSED_INJECTION } from "./fit-injection.ts";
@@ -152,6 +153,12 @@ for (const [name, records] of [
 ] as const) {
   console.log(formatScore(name, (await scoreInjection([...records])).score, "benign flagged"));
 }
+// Harder look-alikes (quoted attack strings, bug reports with chat tokens, assistant setup notes),
+// not fitted on: a development figure for the false alarms the blind slice may hold.
+const hard = (await scoreInjection(composeInjection(300, 11, { en: HARD_LOOKALIKES_EN, intl: HARD_LOOKALIKES_INTL }))).score;
+console.log(
+  `hard look-alikes (composed 300, seed 11; not in the fit): benign flagged ${((100 * hard.fp) / hard.neg).toFixed(1)}% (${hard.fp}/${hard.neg})`,
+);
 console.log(`combiner: ${COMBINER.method}`);
 
 console.log("\n## Sender risk");

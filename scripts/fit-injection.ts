@@ -11,8 +11,9 @@
 //   - 400 real ham from the SpamAssassin easy-ham-1 group, as benign.
 // The blind slice (test/fixtures/injection-modern/blind) is never read here.
 //
-// Also fitted, by the same out-of-fold recall: how much a "> " reply line damps a rule's hit
-// (weights.json context.timesReplyQuoted), tried at a few values with every signal recomputed.
+// Also fitted, by the same out-of-fold recall: how much a "> " reply line and words in quotation
+// marks or code damp a rule's hit (weights.json context.timesReplyQuoted, timesQuoted), tried on
+// a small grid with every signal recomputed.
 //
 // Fit: logistic regression over the signals' noisy-OR evidence (combiner.ts). The bias and the
 // cut-off stay where the noisy-OR at 0.5 puts them and the L2 penalty pulls each weight toward the
@@ -44,10 +45,14 @@ const MAX_BENIGN_FLAGGED = 0.03;
 const MAX_HAM_FLAGGED = 0.005;
 const PRIORS = [4, 8];
 const PENALTIES = [0.003];
-const SHARES = [0.5, 0.4, 0.3, 0.2]; // how much attacks weigh against benign mail in the loss
+const SHARES = [0.5, 0.4, 0.3, 0.2, 0.1]; // how much attacks weigh against benign mail in the loss
 const MIN_DOCS = 3; // a feature seen in fewer documents keeps the prior
 const ITERATIONS = 1500;
-const REPLY_QUOTED = [0.5, 0.75, 1]; // candidate damping of "> " reply lines (weights.json context)
+// Candidate context factors (weights.json context): the damping of "> " reply lines, and of words
+// in quotation marks or code.
+const CONTEXTS: { timesReplyQuoted: number; timesQuoted: number }[] = [0.5, 0.75, 1].flatMap((timesReplyQuoted) =>
+  [0.5, 0.3, 0.15].map((timesQuoted) => ({ timesReplyQuoted, timesQuoted })),
+);
 
 type Input = Parameters<typeof scoreInjectionRisk>[0];
 type Labelled = { source: string; kind: Doc["kind"]; input: Input };
@@ -212,15 +217,15 @@ if (import.meta.main) {
   const inputs = await loadInputs();
   const n = (kind: Doc["kind"]) => inputs.filter((d) => d.kind === kind).length;
   console.log(`${inputs.length} documents: ${n("attack")} attacks, ${n("benign")} look-alikes, ${n("ham")} real ham`);
-  let best = { context: 0.5, prior: 4, penalty: PENALTIES[0]!, share: 0.2, caught: -1, docs: [] as Doc[] };
-  for (const context of REPLY_QUOTED) {
-    WEIGHTS.context.timesReplyQuoted = context;
+  let best = { context: CONTEXTS[0]!, prior: 4, penalty: PENALTIES[0]!, share: 0.2, caught: -1, docs: [] as Doc[] };
+  for (const context of CONTEXTS) {
+    Object.assign(WEIGHTS.context, context);
     const docs = toDocs(inputs);
     const unfitted = noisyOrCombiner(4);
     const plain = docs.map((d) => combinedScore(d.features, unfitted));
     console.log(`  unfitted: ${bySource(docs, plain, unfitted.threshold)}`);
     console.log(
-      `timesReplyQuoted ${context}, noisy-OR at 0.5 (unfitted): ${fmt(
+      `${JSON.stringify(context)}, noisy-OR at 0.5 (unfitted): ${fmt(
         rates(
           docs,
           docs.map((d) => combinedScore(d.features, unfitted)),
@@ -253,10 +258,10 @@ if (import.meta.main) {
   c.method =
     `scripts/fit-injection.ts: ${docs.length} documents (holdouts 9-11, modern training slice, composed slice ${COMPOSED.n} seed ${COMPOSED.seed}, ${HAM_SAMPLE} SpamAssassin easy-ham-1); ` +
     `logistic regression on noisy-OR evidence, bias and cut-off at the noisy-OR's 0.5, L2 ${best.penalty} toward the prior slope ${best.prior}, non-negative; ` +
-    `context.timesReplyQuoted (weights.json), prior and attack share ${best.share} (the largest whose ${FOLDS}-fold out-of-fold scores flag <= ${MAX_BENIGN_FLAGGED * 100}% of the look-alikes of each source and <= ${MAX_HAM_FLAGGED * 100}% of real ham) by out-of-fold recall`;
+    `context.timesReplyQuoted and timesQuoted (weights.json), prior and attack share ${best.share} (the largest whose ${FOLDS}-fold out-of-fold scores flag <= ${MAX_BENIGN_FLAGGED * 100}% of the look-alikes of each source and <= ${MAX_HAM_FLAGGED * 100}% of real ham) by out-of-fold recall`;
   const all = docs.map((d) => combinedScore(d.features, c));
   console.log(
-    `chosen timesReplyQuoted ${best.context}, prior ${best.prior}, penalty ${best.penalty}, attack share ${best.share}, threshold ${c.threshold}; in-sample: ${fmt(rates(docs, all, c.threshold))}`,
+    `chosen ${JSON.stringify(best.context)}, prior ${best.prior}, penalty ${best.penalty}, attack share ${best.share}, threshold ${c.threshold}; in-sample: ${fmt(rates(docs, all, c.threshold))}`,
   );
   console.log(
     `weights: bias ${c.bias}, ${Object.entries(c.weights)
@@ -268,9 +273,9 @@ if (import.meta.main) {
     writeFileSync(path, `${JSON.stringify(c, null, 1)}\n`);
     const weightsPath = new URL("../src/comprehension/injection/weights.json", import.meta.url);
     const file = JSON.parse(readFileSync(weightsPath, "utf8"));
-    file.rules.context.timesReplyQuoted = best.context;
+    Object.assign(file.rules.context, best.context);
     writeFileSync(weightsPath, `${JSON.stringify(file, null, 1)}\n`);
-    console.log(`wrote ${path.pathname} and context.timesReplyQuoted in ${weightsPath.pathname}`);
+    console.log(`wrote ${path.pathname} and the context factors in ${weightsPath.pathname}`);
   }
   console.log(`${((performance.now() - started) / 1000).toFixed(0)} s`);
 }

@@ -7,7 +7,7 @@
 // Options come from the environment: FUZZ_RUNS (run count of every property), FUZZ_SEED,
 // FUZZ_BOMB_ROUNDS (3) and FUZZ_BOMB_COPIES (1) for the bombs, FUZZ_ONLY (run only the files
 // whose name contains it, e.g. `FUZZ_ONLY=bombs`), and DATABASE_URL as for the tests (without it the tests start an embedded Postgres).
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -17,7 +17,8 @@ const files = readdirSync(join(root, "test"))
   .sort()
   .concat("attachment-bombs.test.ts")
   .filter((name) => !process.env.FUZZ_ONLY || name.includes(process.env.FUZZ_ONLY));
-const statsFile = join(mkdtempSync(join(tmpdir(), "fuzz-stats-")), "stats.jsonl");
+const statsDir = mkdtempSync(join(tmpdir(), "fuzz-stats-"));
+const statsFile = join(statsDir, "stats.jsonl");
 const started = Date.now();
 let failed = 0;
 
@@ -60,4 +61,5 @@ for (const line of bombs)
   );
 if (bombs.length === 0) console.log("attachment bombs: no figures (skipped or failed)");
 console.log(JSON.stringify({ ...totals, minutes: Math.round((Date.now() - started) / 600) / 100, files_failed: failed }));
+rmSync(statsDir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

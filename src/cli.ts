@@ -143,7 +143,7 @@ const commands: Record<string, Command> = {
       const id = positional(p, "key ID");
       const sql = await db();
       const account = await ownerOf(sql, "api_keys", id);
-      return { revoked: account !== null && (await revokeKey(sql, account, id)) === true };
+      return { revoked: account !== null && (await revokeKey(sql, { accountId: account }, id)) === true };
     },
   },
   "key list": {
@@ -151,7 +151,7 @@ const commands: Record<string, Command> = {
     options: { account: { type: "string" } },
     run: async (db, f) => {
       const account = required(f, "account");
-      return listKeys(await db(), account);
+      return listKeys(await db(), { accountId: account });
     },
   },
   "account retention": {
@@ -162,7 +162,7 @@ const commands: Record<string, Command> = {
       const days = required(f, "days");
       const value = days === "default" ? null : count(days, "days")!;
       if (value !== null && (value < 1 || value > 36500)) throw new UsageError("--days must be between 1 and 36500");
-      const updated = await setAccountRetention(await db(), id, value);
+      const updated = await setAccountRetention(await db(), { accountId: id }, value);
       if (!updated) throw new UsageError(`no account ${id}`);
       return updated;
     },
@@ -189,7 +189,7 @@ const commands: Record<string, Command> = {
       const sql = await db();
       const account = await ownerOf(sql, "mailboxes", id);
       if (account === null) throw errors.notFound("mailbox");
-      return updateMailboxSettings(sql, account, id, settings);
+      return updateMailboxSettings(sql, { accountId: account }, id, settings);
     },
   },
   "schema create": {
@@ -232,7 +232,7 @@ const commands: Record<string, Command> = {
       const id = positional(p, "entry ID");
       const sql = await db();
       const account = await ownerOf(sql, "send_list_entries", id);
-      return { removed: account !== null && (await removeSendListEntry(sql, account, id)) };
+      return { removed: account !== null && (await removeSendListEntry(sql, { accountId: account }, id)) };
     },
   },
   "sendlist list": {
@@ -240,7 +240,7 @@ const commands: Record<string, Command> = {
     options: { account: { type: "string" } },
     run: async (db, f) => {
       const account = required(f, "account");
-      return listSendListEntries(await db(), account);
+      return listSendListEntries(await db(), { accountId: account });
     },
   },
   "draft pending": {
@@ -248,7 +248,7 @@ const commands: Record<string, Command> = {
     options: { account: { type: "string" } },
     run: async (db, f) => {
       const account = required(f, "account");
-      return listPendingDrafts(await db(), account);
+      return listPendingDrafts(await db(), { accountId: account });
     },
   },
   "draft approve": {
@@ -332,7 +332,7 @@ const commands: Record<string, Command> = {
     options: { account: { type: "string" } },
     run: async (db, f) => {
       const account = required(f, "account");
-      return (await showWebhook(await db(), account)) ?? { configured: false };
+      return (await showWebhook(await db(), { accountId: account })) ?? { configured: false };
     },
   },
   "webhook disable": {
@@ -340,7 +340,7 @@ const commands: Record<string, Command> = {
     options: { account: { type: "string" } },
     run: async (db, f) => {
       const account = required(f, "account");
-      return { disabled: await disableWebhook(await db(), account) };
+      return { disabled: await disableWebhook(await db(), { accountId: account }) };
     },
   },
   "webhook deliveries": {
@@ -349,7 +349,7 @@ const commands: Record<string, Command> = {
     run: async (db, f) => {
       const account = required(f, "account");
       const options = { deadOnly: f.dead === true, limit: count(str(f, "limit"), "limit") };
-      return listDeliveries(await db(), account, options);
+      return listDeliveries(await db(), { accountId: account }, options);
     },
   },
   "webhook attempts": {
@@ -359,7 +359,7 @@ const commands: Record<string, Command> = {
       const id = positional(p, "delivery ID");
       const sql = await db();
       const account = await ownerOf(sql, "webhook_deliveries", id);
-      return account === null ? [] : listAttempts(sql, account, id);
+      return account === null ? [] : listAttempts(sql, { accountId: account }, id);
     },
   },
   "webhook redrive": {
@@ -370,7 +370,7 @@ const commands: Record<string, Command> = {
       const sql = await db();
       const account = await ownerOf(sql, "webhook_deliveries", id);
       if (account === null) throw errors.notFound("delivery");
-      await redriveDelivery(sql, account, id);
+      await redriveDelivery(sql, { accountId: account }, id);
       return { redriven: true };
     },
   },
@@ -391,7 +391,7 @@ const commands: Record<string, Command> = {
     options: { account: { type: "string" } },
     run: async (db, f) => {
       const account = required(f, "account");
-      return listSuppressions(await db(), account);
+      return listSuppressions(await db(), { accountId: account });
     },
   },
   "suppression remove": {
@@ -401,7 +401,7 @@ const commands: Record<string, Command> = {
       const id = positional(p, "suppression ID");
       const sql = await db();
       const account = await ownerOf(sql, "suppressions", id);
-      return { removed: account !== null && (await removeSuppression(sql, account, id)) };
+      return { removed: account !== null && (await removeSuppression(sql, { accountId: account }, id)) };
     },
   },
 };

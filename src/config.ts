@@ -225,7 +225,7 @@ function secondsList(env: Env, name: string, fallback: string): number[] {
   });
 }
 
-// SPEC fixes 6 attempts (1 + 5 retries); only the delays are configurable.
+// The contract (docs/webhooks.md) fixes 6 attempts (1 + 5 retries); only the delays are configurable.
 function retrySchedule(env: Env, name: string): number[] {
   const delays = secondsList(env, name, "60,300,1800,7200,43200");
   if (delays.length !== 5) throw new ConfigError(name, `must list exactly 5 delays (one per retry), got ${delays.length}`);

@@ -18,7 +18,7 @@ let stdoutWriter: ((line: string) => void) | null = null;
 
 /**
  * Writes lines to stdout, those of one event-loop turn together in one write: the request log is
- * a line per request, and a write per line cost more than the line itself (bench mailboxes). The
+ * a line per request, and a write per line costs more than the line itself. The
  * lines go out at the end of the turn that logged them, and at once when the process exits
  * (process.exit after SIGTERM, a crash handler's exit, an uncaught exception, the loop running
  * dry), so a line logged is lost only if the process is killed outright within that turn.

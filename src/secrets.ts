@@ -35,9 +35,9 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
 
 /**
  * SHA-256 computed on the calling thread. Web Crypto's digest runs on a thread pool and resolves on
- * a later turn of the event loop: for a 10 KB message that is ~30 µs of hashing behind a
- * hand-off that took milliseconds on a busy machine (p50 6 ms under `bench smtp` at load 15), on
- * the path that holds an SMTP client waiting for its 250.
+ * a later turn of the event loop: for a message-sized input the hashing is far shorter than that
+ * hand-off on a busy machine, and this is the path that holds an SMTP client waiting for its 250
+ * (docs/performance.md).
  */
 export function sha256HexNow(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");

@@ -1,11 +1,11 @@
-// Standard Webhooks (standardwebhooks.com) headers, sent on every delivery beside SPEC's
+// Standard Webhooks (standardwebhooks.com) headers, sent on every delivery beside the contract's (docs/webhooks.md)
 // x-service-signature / x-service-timestamp: webhook-id (the event_id, the same on every retry
 // and redrive), webhook-timestamp (epoch seconds) and webhook-signature
 // (`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`).
 // Key bytes: a secret of the form `whsec_<standard base64>` signs with the decoded bytes (what
 // the Standard Webhooks libraries do with such a secret); any other secret signs with its UTF-8
 // bytes (such a receiver passes those bytes as a raw key). x-service-signature always uses the
-// whole secret string's UTF-8 bytes, `whsec_` included, as SPEC says.
+// whole secret string's UTF-8 bytes, `whsec_` included, as docs/webhooks.md says.
 import { base64, constantTimeEqual } from "./secrets.ts";
 // The same result shape as the x-service-signature check, so a receiver handles both alike.
 import type { VerifyResult } from "./webhook-signature.ts";

@@ -91,15 +91,15 @@ describe("401 invalid api key: well-formed but unknown or revoked", () => {
     const key = await makeKey(ctx, { accountId: paid.accountId, scope: "api" });
     const keyId = (await ctx.sql`select id from api_keys where key_hint = ${key.slice(0, 10)} and account_id = ${paid.accountId}`)[0]!.id;
     expect((await ctx.request("GET", "/api/v1/mailboxes", { key })).status).toBe(200);
-    expect(await revokeKey(ctx.sql, paid.accountId, keyId)).toBe(true);
+    expect(await revokeKey(ctx.sql, paid, keyId)).toBe(true);
     for (const route of routes) expectError(await call(route, { authorization: `Bearer ${key}` }), 401, INVALID);
   });
 
   test("revoking twice reports nothing left to revoke, and the key stays refused", async () => {
     const key = await makeKey(ctx, { accountId: paid.accountId, scope: "mcp" });
     const [{ id }] = await ctx.sql`select id from api_keys where key_hint = ${key.slice(0, 10)} and account_id = ${paid.accountId}`;
-    expect(await revokeKey(ctx.sql, paid.accountId, id)).toBe(true);
-    expect(await revokeKey(ctx.sql, paid.accountId, id)).toBe(false);
+    expect(await revokeKey(ctx.sql, paid, id)).toBe(true);
+    expect(await revokeKey(ctx.sql, paid, id)).toBe(false);
     expectError(await ctx.request("POST", "/api/v1/mailboxes", { key, body: {} }), 401, INVALID);
   });
 });

@@ -112,7 +112,7 @@ describe("capabilities restrict only the classes that name them", () => {
   });
 
   test("can_read false does not stop mailbox creation or account-plane writes, but stops GET /domains", async () => {
-    // SPEC: "can_read governs GET" — on the account plane too; writes there carry no capability.
+    // The contract: "can_read governs GET" — on the account plane too; writes there carry no capability.
     const key = await makeKey(ctx, { accountId: paid.accountId, scope: "mcp", canRead: false });
     expect((await ctx.request("POST", "/api/v1/mailboxes", { key, body: {} })).status).toBe(201);
     expect((await ctx.request("POST", "/api/v1/domains", { key, body: { name: "noread.example" } })).status).toBe(200);

@@ -126,7 +126,7 @@ describe("the loop guard, end to end", () => {
     expect(raw).not.toMatch(/^Precedence:/im);
   });
 
-  test("a reply to the out-of-office is held for a human: SPEC's 202, the reason on the draft and in draft.pending_approval", async () => {
+  test("a reply to the out-of-office is held for a human: the contract's 202, the reason on the draft and in draft.pending_approval", async () => {
     const before = o.sink.messages.length;
     const held = await o.send({ mailbox_id: o.mailbox.id, reply_to_message_id: outOfOffice, text: "Thanks, noted." });
     expect(held.status).toBe(202);

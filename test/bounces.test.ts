@@ -117,7 +117,7 @@ describe("delivery status notifications", () => {
         originalMessageId: "<offer-1@agents.localhost>",
       }),
     );
-    const suppressions = await listSuppressions(ctx.sql, owner.accountId);
+    const suppressions = await listSuppressions(ctx.sql, owner);
     expect(suppressions.map((s) => [s.address, s.reason])).toEqual([["gone@remote.example", "bounce"]]);
     const [report] = await ctx.sql`select id from messages where subject = 'Undelivered Mail Returned to Sender'`;
     expect(suppressions[0].source_message_id).toBe(report.id);
@@ -141,12 +141,12 @@ describe("delivery status notifications", () => {
         originalMessageId: "<offer-2@agents.localhost>",
       }),
     );
-    const addresses = (await listSuppressions(ctx.sql, owner.accountId)).map((s) => s.address);
+    const addresses = (await listSuppressions(ctx.sql, owner)).map((s) => s.address);
     expect(addresses).not.toContain("slow@remote.example");
   });
 
   test("a report about a Message-ID we never sent suppresses nothing", async () => {
-    const before = await listSuppressions(ctx.sql, owner.accountId);
+    const before = await listSuppressions(ctx.sql, owner);
     await deliverReport(
       inbox.address,
       dsn({
@@ -158,7 +158,7 @@ describe("delivery status notifications", () => {
         originalMessageId: "<never-sent@elsewhere.example>",
       }),
     );
-    expect(await listSuppressions(ctx.sql, owner.accountId)).toEqual(before);
+    expect(await listSuppressions(ctx.sql, owner)).toEqual(before);
     const [anywhere] = await ctx.sql`select count(*)::int as n from suppressions where address = 'victim@remote.example'`;
     expect(anywhere.n).toBe(0);
   });
@@ -196,7 +196,7 @@ describe("forged reports", () => {
         originalMessageId: "<offer-forged-1@agents.localhost>",
       }),
     );
-    const addresses = (await listSuppressions(ctx.sql, owner.accountId)).map((s) => s.address);
+    const addresses = (await listSuppressions(ctx.sql, owner)).map((s) => s.address);
     expect(addresses).not.toContain("ceo@important.example");
     expect(addresses).not.toContain("bob@remote.example");
   });
@@ -231,7 +231,7 @@ describe("forged reports", () => {
         "",
       ].join("\r\n"),
     );
-    const addresses = (await listSuppressions(ctx.sql, owner.accountId)).map((s) => s.address);
+    const addresses = (await listSuppressions(ctx.sql, owner)).map((s) => s.address);
     expect(addresses).not.toContain("ceo@important.example");
     expect(addresses).not.toContain("bob2@remote.example");
   });
@@ -279,7 +279,7 @@ describe("feedback reports (ARF)", () => {
         "",
       ].join("\r\n"),
     );
-    const suppression = (await listSuppressions(ctx.sql, owner.accountId)).find((s) => s.address === "annoyed@remote.example");
+    const suppression = (await listSuppressions(ctx.sql, owner)).find((s) => s.address === "annoyed@remote.example");
     expect(suppression?.reason).toBe("complaint");
   });
 });

@@ -362,7 +362,7 @@ describe("rsvp", () => {
     await o.ctx.sql`delete from suppressions where address = 'alice@example.com'`;
 
     const gated = await makeMailbox(o.ctx, o.owner, "gated-cal");
-    await updateMailboxSettings(o.ctx.sql, o.owner.accountId, gated.id, { requireApproval: true });
+    await updateMailboxSettings(o.ctx.sql, o.owner, gated.id, { requireApproval: true });
     const gatedId = await receive(o.ctx, gated.id, googleMail(gated.address));
     const held = await req("POST", `/messages/${gatedId}/rsvp`, { response: "declined" });
     expect(held).toMatchObject({ status: 202, body: { status: "pending_approval" } });

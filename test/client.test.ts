@@ -161,7 +161,7 @@ test("a consumer's stream through the client: items acknowledged one by one", as
   expect(state.data?.acked_through).toBe(appended.at(-1)!.cursor);
 });
 
-test("verifyWebhook checks Standard Webhooks headers, or SPEC's", async () => {
+test("verifyWebhook checks Standard Webhooks headers, or the contract's", async () => {
   const secret = `whsec_${btoa("a-client-test-secret-32-bytes!!!")}`;
   const body = JSON.stringify({ event_id: "evt_1", type: "message.received" });
   const now = Date.now();

@@ -156,7 +156,7 @@ describe("sending a draft with attachments", () => {
 
   test("the approval queue holds the files; approval sends them", async () => {
     const gated = await makeMailbox(o.ctx, o.owner, "gated-att");
-    await updateMailboxSettings(o.ctx.sql, o.owner.accountId, gated.id, { requireApproval: true });
+    await updateMailboxSettings(o.ctx.sql, o.owner, gated.id, { requireApproval: true });
     const draftId = await newDraft(gated.id);
     expect((await upload(draftId, { name: "invoice.pdf", type: "application/pdf", content: pdf })).status).toBe(201);
     expect((await req("POST", `/drafts/${draftId}/send`)).status).toBe(202);

@@ -44,7 +44,7 @@ const CONFLICT = { code: "approval_conflict", error: "draft is no longer editabl
 beforeAll(async () => {
   o = await startOutbound({ RECONCILE_GRACE_S: "0", DELIVERY_RETRY_S: "0", DELIVERY_RETRY_LIMIT: "2" });
   gated = await makeMailbox(o.ctx, o.owner, "gated");
-  await updateMailboxSettings(o.ctx.sql, o.owner.accountId, gated.id, { requireApproval: true });
+  await updateMailboxSettings(o.ctx.sql, o.owner, gated.id, { requireApproval: true });
 });
 
 afterAll(async () => {
@@ -171,7 +171,7 @@ describe("create, list, get", () => {
     const sent = await createDraft({}, box.id);
     expect((await req("DELETE", `/drafts/${deleted}`)).status).toBe(204);
     expect((await req("POST", `/drafts/${sent}/send`)).status).toBe(201);
-    await updateMailboxSettings(o.ctx.sql, o.owner.accountId, box.id, { requireApproval: true });
+    await updateMailboxSettings(o.ctx.sql, o.owner, box.id, { requireApproval: true });
     const pending = await createDraft({}, box.id);
     const rejected = await createDraft({}, box.id);
     expect((await req("POST", `/drafts/${pending}/send`)).status).toBe(202);

@@ -1,4 +1,4 @@
-// Sending from a custom-domain mailbox needs a paid plan, checked on every send (SPEC: 403
+// Sending from a custom-domain mailbox needs a paid plan, checked on every send (the contract: 403
 // "custom-domain entitlement rejection"); and what goes into headers is refused at the API.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateAccount } from "../src/core/accounts/accounts.ts";

@@ -112,7 +112,7 @@ describe("forwarding", () => {
     expect((await req("POST", `/messages/${id}/forward`, { to: "gone@example.org" })).status).toBe(422);
 
     const gated = await makeMailbox(o.ctx, o.owner, "gated-fwd");
-    await updateMailboxSettings(o.ctx.sql, o.owner.accountId, gated.id, { requireApproval: true });
+    await updateMailboxSettings(o.ctx.sql, o.owner, gated.id, { requireApproval: true });
     const held = await req("POST", `/messages/${await receiveInvoice(gated)}/forward`, { to: "boss@example.org" });
     expect(held).toMatchObject({ status: 202, body: { status: "pending_approval" } });
     const attachments = (await req("GET", `/drafts/${held.body.draft_id}/attachments`)).body.attachments;

@@ -227,7 +227,7 @@ describe("a slow holder whose claim expired", () => {
 describe("a queued (202) send", () => {
   test("replays its 202 with the same draft and queues nothing more", async () => {
     const gated = await makeMailbox(o.ctx, o.owner, "idem-gated");
-    await updateMailboxSettings(o.ctx.sql, o.owner.accountId, gated.id, { requireApproval: true });
+    await updateMailboxSettings(o.ctx.sql, o.owner, gated.id, { requireApproval: true });
     const first = await o.send({ ...body("queued-1"), mailbox_id: gated.id });
     expect(first.status).toBe(202);
     const again = await o.send({ ...body("queued-1"), mailbox_id: gated.id });

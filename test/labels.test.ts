@@ -41,7 +41,7 @@ describe("messages", () => {
     expect(await listed("label=finance/q3")).toEqual([]);
   });
 
-  test("without label the listing is SPEC's, item fields unchanged", async () => {
+  test("without label the listing is the contract's, item fields unchanged", async () => {
     const id = await inbound("Plain");
     await req("POST", `/messages/${id}/labels`, { add: ["archived"] });
     const all = (await req("GET", `/messages?mailbox_id=${mailbox.id}`)).body.messages;

@@ -1,5 +1,5 @@
 // GET /api/v1/messages and GET /api/v1/messages/{id} on the happy path: a mailbox's inbound and
-// outbound mail listed newest first, the limit rules of the SPEC (default 50, clamped to 100),
+// outbound mail listed newest first, the limit rules of the contract (default 50, clamped to 100),
 // and the detail of each listed message.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type MessagesWorld, makeMessagesWorld } from "./support/messages.ts";

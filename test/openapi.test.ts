@@ -56,9 +56,15 @@ function makeAjv() {
   return ajv;
 }
 
+// OpenAPI has no WebSocket operation: a WebSocket path (and the HEAD probe beside it) is
+// described in prose, not in the document.
+const webSocketPaths = () => new Set(ctx.app.routes.filter((route) => route.method === "WS").map((route) => route.path));
+
 const apiRoutes = () =>
   ctx.app.routes
-    .filter((route) => route.path.startsWith("/api/v1/") && METHODS.includes(route.method.toLowerCase()))
+    .filter(
+      (route) => route.path.startsWith("/api/v1/") && METHODS.includes(route.method.toLowerCase()) && !webSocketPaths().has(route.path),
+    )
     .map((route) => ({ method: route.method.toLowerCase(), path: route.path.replace(/:([A-Za-z_]+)/g, "{$1}") }));
 
 describe("the document", () => {

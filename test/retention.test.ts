@@ -45,7 +45,7 @@ test("expired messages become tombstones; everything else is kept", async () => 
   const keptBox = await makeMailbox(stack.ctx, kept, "keeps-everything");
   const limited = await makeAccount(stack.ctx);
   const limitedBox = await makeMailbox(stack.ctx, limited, "keeps-a-week");
-  expect(await setAccountRetention(stack.ctx.sql, limited.accountId, 7)).toEqual({ id: limited.accountId, retention_days: 7 });
+  expect(await setAccountRetention(stack.ctx.sql, limited, 7)).toEqual({ id: limited.accountId, retention_days: 7 });
   await setWebhook(stack.ctx.svc, { accountId: limited.accountId, url: receiver.url, secret: "whsec_retention_test_secret_0123456789" });
 
   const old = await receive(limited, limitedBox.address, "Old enough to purge");

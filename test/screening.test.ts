@@ -169,7 +169,7 @@ describe.skipIf(!haveScanners)("real clamd and spamd, SMTP listener and worker (
     owner = await makeAccount(ctx);
     inbox = await makeMailbox(ctx, owner, "screened");
     spamInbox = await makeMailbox(ctx, owner, "wants-spam");
-    await updateMailboxSettings(ctx.sql, owner.accountId, spamInbox.id, { deliverSpam: true });
+    await updateMailboxSettings(ctx.sql, owner, spamInbox.id, { deliverSpam: true });
     await setWebhook(ctx.svc, { accountId: owner.accountId, url: `http://127.0.0.1:${hook.port}/hook` });
     smtp = await startSmtpListener(ctx.svc, { port: 0 });
     worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);

@@ -373,7 +373,7 @@ describe("the relay's answer", () => {
 describe("the order of checks (docs/api.md)", () => {
   test("a blocked recipient on a require_approval mailbox is 403, and no draft is queued", async () => {
     const s = await freshSender("order-block-approval");
-    await updateMailboxSettings(o.ctx.sql, s.accountId, s.mailbox.id, { requireApproval: true });
+    await updateMailboxSettings(o.ctx.sql, s, s.mailbox.id, { requireApproval: true });
     await addSendListEntry(o.ctx.sql, { accountId: s.accountId, kind: "block", pattern: "blocked@example.org" });
     const response = await s.send({ to: "blocked@example.org" });
     expect(response.status).toBe(403);
@@ -384,7 +384,7 @@ describe("the order of checks (docs/api.md)", () => {
 
   test("a suppressed recipient on a require_approval mailbox is 422, and no draft is queued", async () => {
     const s = await freshSender("order-suppressed-approval");
-    await updateMailboxSettings(o.ctx.sql, s.accountId, s.mailbox.id, { requireApproval: true });
+    await updateMailboxSettings(o.ctx.sql, s, s.mailbox.id, { requireApproval: true });
     await addSuppression(o.ctx.sql, { accountId: s.accountId, address: "gone@example.org", reason: "bounce" });
     expect((await s.send({ to: "gone@example.org" })).status).toBe(422);
     const [row] = await o.ctx.sql`select count(*)::int as n from drafts where mailbox_id = ${s.mailbox.id}`;
@@ -407,7 +407,7 @@ describe("the order of checks (docs/api.md)", () => {
 
   test("require_approval with exhausted quota is 202 (approval before quota)", async () => {
     const s = await freshSender("order-approval-quota");
-    await updateMailboxSettings(o.ctx.sql, s.accountId, s.mailbox.id, { requireApproval: true });
+    await updateMailboxSettings(o.ctx.sql, s, s.mailbox.id, { requireApproval: true });
     await updateAccount(o.ctx.sql, s.accountId, { monthlySendQuota: 0 });
     const response = await s.send({ to: "alice@example.org" });
     expect(response.status).toBe(202);

@@ -193,7 +193,7 @@ describe("other tenants", () => {
   test("listing another account's mailbox shows none of its drafts", async () => {
     await draftIn(strangerBox.id, stranger.key);
     const response = await call(o.owner.key, "GET", `/drafts?mailbox_id=${strangerBox.id}`);
-    // SPEC lists no 404 for this route: a foreign mailbox simply has no drafts visible to us.
+    // The contract lists no 404 for this route: a foreign mailbox simply has no drafts visible to us.
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ drafts: [] });
   });

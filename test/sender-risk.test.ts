@@ -164,7 +164,7 @@ describe("in screening, with the mailbox's correspondents from the database", ()
     expect(fake.sender_risk.level).toBe("high");
     expect(fake.sender_risk.signals.map((s: { name: string }) => s.name)).toContain("lookalike_domain");
     expect(fake.classification.sender_risk.level).toBe("high");
-    // The event payload (webhook and event log) carries it inside classification; SPEC's field set is unchanged.
+    // The event payload (webhook and event log) carries it inside classification; the contract's field set is unchanged.
     const [event] = await ctx.sql`select payload from event_log where type = 'message.received' order by position desc limit 1`;
     const payload = typeof event!.payload === "string" ? JSON.parse(event!.payload) : event!.payload;
     expect(payload.classification.sender_risk.level).toBe("high");

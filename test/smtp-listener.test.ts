@@ -1,5 +1,5 @@
 // The inbound SMTP listener end to end: a real SMTP client over loopback, then the stored message
-// read back through the HTTP API with exactly the fields SPEC lists.
+// read back through the HTTP API with exactly the fields the contract lists.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import net from "node:net";
@@ -58,7 +58,7 @@ async function messagesOf(mailboxId: string) {
 }
 
 describe("accepting mail and reading it back", () => {
-  test("a shared-domain mailbox gets 250, and the API returns exactly SPEC's fields", async () => {
+  test("a shared-domain mailbox gets 250, and the API returns exactly the contract's fields", async () => {
     const info = await sendMail(smtp.port, {
       from: "Alice <alice@example.org>",
       to: inbox.address,

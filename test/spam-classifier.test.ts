@@ -178,6 +178,16 @@ describe("modern features (modern.ts)", () => {
     expect(tokens.has("c2:包裹")).toBe(true);
   });
 
+  test("one long run of digits, letters or look-alike letters costs linear work", async () => {
+    // 100,000 characters on one line: the money cue and the mixed-script check each took
+    // seconds of CPU (quadratic) before; linear, each is milliseconds.
+    for (const line of ["7".repeat(100_000), "L".repeat(100_000), "\u0430a".repeat(50_000)]) {
+      const started = process.cpuUsage();
+      await spamFeatures(mail(["From: a@example.org"], line));
+      expect(cpuMsSince(started)).toBeLessThan(1_000);
+    }
+  });
+
   test("a flagged verdict carries its reasons in words", async () => {
     const verdict = await classifySpam(
       mail(

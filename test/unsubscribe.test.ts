@@ -39,7 +39,7 @@ const oneClick = (path: string) =>
   o.ctx.request("POST", path, { body: "List-Unsubscribe=One-Click", headers: { "content-type": "application/x-www-form-urlencoded" } });
 
 async function suppressed(address: string, accountId = o.owner.accountId) {
-  return (await listSuppressions(o.ctx.sql, accountId)).find((s) => s.address === address) ?? null;
+  return (await listSuppressions(o.ctx.sql, { accountId })).find((s) => s.address === address) ?? null;
 }
 
 const sendTo = (to: string) => o.send({ mailbox_id: o.mailbox.id, to, text: "again" });
@@ -61,7 +61,7 @@ describe("the one-click link", () => {
     const links = await sendAndGetLinks("twice@example.org");
     expect((await oneClick(links.path)).status).toBe(200);
     expect((await oneClick(links.path)).status).toBe(200);
-    expect((await listSuppressions(o.ctx.sql, o.owner.accountId)).filter((s) => s.address === "twice@example.org")).toHaveLength(1);
+    expect((await listSuppressions(o.ctx.sql, o.owner)).filter((s) => s.address === "twice@example.org")).toHaveLength(1);
   });
 
   test("the suppression is the sending account's only", async () => {

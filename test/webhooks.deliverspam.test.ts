@@ -41,7 +41,7 @@ describe.skipIf(!haveClamd)("screened mail and the webhook", () => {
     account = await makeAccount(ctx);
     spamOff = await makeMailbox(ctx, account, "spam-off");
     spamOn = await makeMailbox(ctx, account, "spam-on");
-    expect((await updateMailboxSettings(ctx.sql, account.accountId, spamOn.id, { deliverSpam: true })).deliver_spam).toBe(true);
+    expect((await updateMailboxSettings(ctx.sql, account, spamOn.id, { deliverSpam: true })).deliver_spam).toBe(true);
     await setWebhook(ctx.svc, { accountId: account.accountId, url: receiver.url, secret: SECRET });
   });
 

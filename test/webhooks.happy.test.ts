@@ -199,7 +199,7 @@ describe("no event without an enabled webhook", () => {
     const own = await startReceiver();
     try {
       await setWebhook(ctx.svc, { accountId: account.accountId, url: own.url, secret: SECRET });
-      expect(await disableWebhook(ctx.sql, account.accountId)).toBe(true);
+      expect(await disableWebhook(ctx.sql, account)).toBe(true);
       await sendMail(smtp.port, {
         from: "carol@example.org",
         to: mailbox.address,

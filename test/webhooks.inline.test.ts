@@ -76,7 +76,7 @@ async function commitEventWithoutAttempt(accountId: string, mailbox: { address: 
   return ctx.sql.begin((tx) =>
     createMessageReceivedEvent(
       tx,
-      accountId,
+      { accountId },
       {
         message_id: messageId!,
         mailbox_id: mailbox.id,

@@ -206,10 +206,10 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
     await Bun.sleep((POLL_S + 0.5) * 1000);
     expect(receiver.requests).toHaveLength(6);
 
-    const listed = await listDeliveries(stack.ctx.sql, account.accountId, { deadOnly: true });
+    const listed = await listDeliveries(stack.ctx.sql, account, { deadOnly: true });
     expect(listed.map((d) => [d.id, d.state, d.attempts])).toEqual([[deliveryId, "dead", 6]]);
 
-    const attempts = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
+    const attempts = await listAttempts(stack.ctx.sql, account, deliveryId);
     expect(attempts).toHaveLength(6);
     attempts.forEach((attempt, i) => {
       expect(attempt.status).toBe(500);
@@ -250,7 +250,7 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
     const requests = await receiver.waitForRequests(2);
     // The retry comes no sooner than the timeout plus the first delay.
     expect((requests[1]!.at - requests[0]!.at) / 1000).toBeGreaterThanOrEqual(TIMEOUT_MS / 1000 + 0.8 * SHRUNK[0]!);
-    const [first] = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
+    const [first] = await listAttempts(stack.ctx.sql, account, deliveryId);
     expect(first).toMatchObject({ status: null, latency_ms: null, error: `timed out after ${TIMEOUT_MS} ms` });
     const row = await deliveryRow(stack, deliveryId);
     expect(row.attempts).toBeGreaterThanOrEqual(1);
@@ -261,7 +261,7 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
     const dead = await waitForState(stack, deliveryId, "dead");
     expect(dead.attempts).toBe(6);
     expect(dead.last_status).toBeNull();
-    const attempts = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
+    const attempts = await listAttempts(stack.ctx.sql, account, deliveryId);
     expect(attempts).toHaveLength(6);
     for (const attempt of attempts) {
       expect(attempt.status).toBeNull();
@@ -275,7 +275,7 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
     expect(dead.attempts).toBe(6);
     expect(receiver.requests).toHaveLength(6);
     expect(redirectTarget.requests).toHaveLength(0);
-    const statuses = (await listAttempts(stack.ctx.sql, account.accountId, deliveryId)).map((a) => a.status);
+    const statuses = (await listAttempts(stack.ctx.sql, account, deliveryId)).map((a) => a.status);
     expect(statuses).toEqual([302, 307, 302, 307, 302, 307]);
     expect(dead.last_error).toBe("HTTP 307");
   });
@@ -284,21 +284,19 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
     const { receiver, deliveryId, eventId, account } = await redrive;
     await waitForState(stack, deliveryId, "dead");
     // Only a dead letter can be redriven; an unknown id is not found.
-    const notFound = await refusal(redriveDelivery(stack.ctx.sql, account.accountId, "whd_unknown"));
+    const notFound = await refusal(redriveDelivery(stack.ctx.sql, account, "whd_unknown"));
     expect(notFound.status).toBe(404);
 
-    await redriveDelivery(stack.ctx.sql, account.accountId, deliveryId);
+    await redriveDelivery(stack.ctx.sql, account, deliveryId);
     const requests = await receiver.waitForRequests(7);
     const delivered = await waitForState(stack, deliveryId, "delivered");
     expect(delivered).toMatchObject({ attempts: 1, redrives: 1, last_status: 200 });
     expect(requests[6]!.raw.equals(requests[0]!.raw)).toBe(true);
     expect(JSON.parse(requests[6]!.text).event_id).toBe(eventId);
     expect(await verifyWebhookSignature(requests[6]!.text, requests[6]!.headers as Record<string, string>, SECRET)).toEqual({ ok: true });
-    expect((await listAttempts(stack.ctx.sql, account.accountId, deliveryId)).map((a) => a.status)).toEqual([
-      500, 500, 500, 500, 500, 500, 200,
-    ]);
+    expect((await listAttempts(stack.ctx.sql, account, deliveryId)).map((a) => a.status)).toEqual([500, 500, 500, 500, 500, 500, 200]);
 
-    const again = await refusal(redriveDelivery(stack.ctx.sql, account.accountId, deliveryId));
+    const again = await refusal(redriveDelivery(stack.ctx.sql, account, deliveryId));
     expect(again.status).toBe(409);
   });
 
@@ -327,7 +325,7 @@ describe(`failures with a shrunk schedule (${SHRUNK.join(",")} s, timeout ${TIME
     const delivered = await waitForState(stack, deliveryId, "delivered");
     expect(delivered).toMatchObject({ attempts: 1, last_status: 200 });
     expect(receiver.requests).toHaveLength(1);
-    const [attempt] = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
+    const [attempt] = await listAttempts(stack.ctx.sql, account, deliveryId);
     expect(attempt!.error).toBeNull();
     expect(attempt!.latency_ms).toBeLessThan(TIMEOUT_MS);
     // The stored snippet is the first bytes only.
@@ -362,7 +360,7 @@ describe("429 Retry-After with a long schedule (20 s)", () => {
     expect(interval).toBeGreaterThanOrEqual(1);
     expect(interval).toBeLessThan(1 + LATE_SLACK_S);
     expect(await waitForState(stack, deliveryId, "delivered")).toMatchObject({ attempts: 2, last_status: 200 });
-    const attempts = await listAttempts(stack.ctx.sql, account.accountId, deliveryId);
+    const attempts = await listAttempts(stack.ctx.sql, account, deliveryId);
     expect(attempts.map((a) => [a.status, a.response_snippet])).toEqual([
       [429, "slow down"],
       [200, "ok"],

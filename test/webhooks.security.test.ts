@@ -42,7 +42,7 @@ async function firstAttempt(stack: Stack, url: string, how: "set" | "stored" = "
     const [row] = await stack.ctx.sql`select id from webhook_deliveries where account_id = ${account.accountId} and attempts >= 1`;
     return row;
   }, `the first attempt for ${url}`);
-  const [attempt] = await listAttempts(stack.ctx.sql, account.accountId, delivery.id);
+  const [attempt] = await listAttempts(stack.ctx.sql, account, delivery.id);
   return attempt!;
 }
 
@@ -310,7 +310,7 @@ describe("attempt time, private networks not allowed", () => {
       const [row] = await stack.ctx.sql`select id from webhook_deliveries where account_id = ${account.accountId} and attempts >= 1`;
       return row;
     }, "the first attempt after the DNS change");
-    const [attempt] = await listAttempts(stack.ctx.sql, account.accountId, delivery.id);
+    const [attempt] = await listAttempts(stack.ctx.sql, account, delivery.id);
     expect(attempt!.error).toBe("refused: turncoat.hooks.test resolves to a loopback address (127.0.0.1)");
     expect(v4.requests).toHaveLength(0);
   });

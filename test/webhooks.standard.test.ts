@@ -1,6 +1,6 @@
 // Standard Webhooks on every delivery, checked with the reference `standardwebhooks` package:
 // a generated secret, a whsec_+base64 secret a human gives, and any other secret (its UTF-8
-// bytes as a raw key). SPEC's own headers still verify beside them, and webhook-id is the
+// bytes as a raw key). the contract's own headers still verify beside them, and webhook-id is the
 // event_id, the same on a retry.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { verifyWebhookSignature } from "agent-mailbox/verify";
@@ -49,7 +49,7 @@ test("a generated secret is whsec_+base64 and the reference library verifies the
   expect(request.headers["webhook-id"]).toBe(payload.event_id);
   expect(request.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
   expect(Math.abs(Number(request.headers["webhook-timestamp"]) * 1000 - Number(request.headers["x-service-timestamp"]))).toBeLessThan(1000);
-  // SPEC's headers are unchanged beside them.
+  // The contract's headers are unchanged beside them.
   expect(await verifyWebhookSignature(request.text, request.headers as never, secret)).toEqual({ ok: true });
 });
 

@@ -47,12 +47,15 @@ const IBANS = ["GB29 NWBK 6016 1331 9268 19", "DE89 3704 0044 0532 0130 00", "NL
 
 type Placement = "inline" | "hidden" | "quoted" | "signature" | "forwarded" | "encoded";
 
-export function composeInjection(n = 1200, seed = 7): CorpusRecord[] {
+type Banks = { en: { family: string; text: string[] }[]; intl: { language: string; text: string[] }[] };
+
+/** `hard`: benign look-alikes only, from the given banks (fragments-injection-hard.ts), no plain covers. */
+export function composeInjection(n = 1200, seed = 7, hard: Banks | null = null): CorpusRecord[] {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const out: CorpusRecord[] = [];
   for (let i = 0; i < n; i++) {
-    const attack = r() < 0.5;
+    const attack = r() < 0.5 && hard === null;
     const cover = pick(COVERS);
     const name = pick(NAMES);
     const co = pick(COMPANIES);
@@ -88,16 +91,16 @@ export function composeInjection(n = 1200, seed = 7): CorpusRecord[] {
       }
     } else {
       const roll = r();
-      if (roll < 0.25) {
+      if (roll < 0.25 && hard === null) {
         family = "ordinary";
         payload = null;
       } else if (roll < 0.45) {
-        const l = pick(LOOKALIKES_INTL);
+        const l = pick(hard?.intl ?? LOOKALIKES_INTL);
         language = l.language;
         family = `intl-${l.language}`;
         payload = fill(pick(l.text));
       } else {
-        const f = pick(LOOKALIKES_EN);
+        const f = pick(hard?.en ?? LOOKALIKES_EN);
         family = f.family;
         payload = fill(pick(f.text));
       }

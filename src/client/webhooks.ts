@@ -1,4 +1,4 @@
-// Webhook verification for receivers: the Standard Webhooks headers when present, else SPEC's
+// Webhook verification for receivers: the Standard Webhooks headers when present, else the contract's (docs/webhooks.md)
 // x-service-signature. Either way over the exact raw body; then treat event_id as idempotency key.
 import { verifyStandardWebhook } from "../standard-webhooks.ts";
 import { verifyWebhookSignature } from "../webhook-signature.ts";

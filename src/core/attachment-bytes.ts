@@ -5,6 +5,7 @@
 import type { Db } from "../db.ts";
 import { contentBytes } from "./content.ts";
 import { newId } from "./ids.ts";
+import type { Tenant } from "./principal.ts";
 import type { Services } from "./services.ts";
 
 /** What reading content needs: the object store (or none) and a logger. */
@@ -78,8 +79,9 @@ export async function copyMessageAttachmentsToDraft(
   db: Db,
   messageId: string,
   draftId: string,
-  accountId: string,
+  tenant: Tenant,
 ): Promise<void> {
+  const { accountId } = tenant;
   const rows = await db`select id, blob_key, sha256 from attachments where message_id = ${messageId} order by id`;
   for (const row of rows) {
     // Bytes in the object store are read here and kept on the draft (draft files stay in PostgreSQL).

@@ -4,7 +4,7 @@ import type { Db } from "../db.ts";
 import { hex, randomBytes } from "../secrets.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
-import type { Principal } from "./principal.ts";
+import type { Principal, Tenant } from "./principal.ts";
 import type { Services } from "./services.ts";
 
 export const SLUG_PATTERN = "^[a-z0-9][a-z0-9-]{0,40}$";
@@ -86,7 +86,8 @@ export async function listMailboxes(sql: Db, principal: Principal, limit: number
 }
 
 /** A mailbox of the principal's account, or null; a bound key sees only its own mailbox. */
-export async function findMailbox(sql: Db, accountId: string, mailboxId: string): Promise<Mailbox | null> {
+export async function findMailbox(sql: Db, tenant: Tenant, mailboxId: string): Promise<Mailbox | null> {
+  const { accountId } = tenant;
   const [mailbox] = await sql<Mailbox[]>`select * from mailboxes where id = ${mailboxId} and account_id = ${accountId}`;
   return mailbox ?? null;
 }
@@ -94,10 +95,11 @@ export async function findMailbox(sql: Db, accountId: string, mailboxId: string)
 /** Human-only settings (CLI and dashboard); another account's mailbox is not found. */
 export async function updateMailboxSettings(
   sql: Db,
-  accountId: string,
+  tenant: Tenant,
   mailboxId: string,
   settings: { requireApproval?: boolean; deliverSpam?: boolean; reviewWindowHours?: number; paused?: { by: string } | false },
 ): Promise<Mailbox> {
+  const { accountId } = tenant;
   const hours = settings.reviewWindowHours;
   if (hours !== undefined && !(Number.isInteger(hours) && hours >= 1 && hours <= MAX_REVIEW_WINDOW_HOURS)) {
     throw errors.validation(`review window must be a whole number of hours from 1 to ${MAX_REVIEW_WINDOW_HOURS}`);

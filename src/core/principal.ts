@@ -3,6 +3,13 @@ import { errors } from "./errors.ts";
 
 export type Scope = "bootstrap" | "api" | "mcp";
 
+/**
+ * The one account-scoped argument of every core function that reads or writes a tenant's rows:
+ * its SQL is scoped by `accountId`, so another account's id answers as a missing one. A Principal
+ * is a Tenant, and so is a dashboard session.
+ */
+export type Tenant = { readonly accountId: string };
+
 export type Principal = {
   keyId: string;
   accountId: string;

@@ -1,4 +1,4 @@
-// What the reading endpoints (threads, search) show of a message beyond SPEC's list item: the
+// What the reading endpoints (threads, search) show of a message beyond the contract's list item (docs/api.md): the
 // text its author added (reply_text) and its attachments with their extracted text.
 import type { Db } from "../db.ts";
 import { replyTextOfPlain } from "../mail/reply-text.ts";

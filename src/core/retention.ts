@@ -10,6 +10,7 @@
 
 import type { Sql } from "../db.ts";
 import { queueBlobDeletions } from "./content.ts";
+import type { Tenant } from "./principal.ts";
 
 export const RETENTION_BATCH = 500;
 
@@ -97,9 +98,10 @@ export async function purgeExpiredContent(
 /** Sets an account's retention in days (null: the service default); null when there is no such account. */
 export async function setAccountRetention(
   sql: Sql,
-  accountId: string,
+  tenant: Tenant,
   days: number | null,
 ): Promise<{ id: string; retention_days: number | null } | null> {
+  const { accountId } = tenant;
   if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36500))
     throw new RangeError("retention days must be between 1 and 36500");
   const [row] = await sql`update accounts set retention_days = ${days} where id = ${accountId} returning id, retention_days`;

@@ -4,6 +4,7 @@ import { schemaProblems } from "../comprehension/understanding/schema-validate.t
 import type { Db } from "../db.ts";
 import { errors } from "./errors.ts";
 import { newId } from "./ids.ts";
+import type { Tenant } from "./principal.ts";
 
 export const MAX_SCHEMA_BYTES = 64 * 1024;
 
@@ -48,7 +49,8 @@ export type ExtractionSchemaSummary = {
 };
 
 /** The account's schemas, newest first, with the addresses of the mailboxes that use each. */
-export async function listExtractionSchemas(sql: Db, accountId: string): Promise<ExtractionSchemaSummary[]> {
+export async function listExtractionSchemas(sql: Db, tenant: Tenant): Promise<ExtractionSchemaSummary[]> {
+  const { accountId } = tenant;
   return sql<ExtractionSchemaSummary[]>`
     select s.id, s.name, s.schema, s.created_at,
       coalesce(array_agg(m.address order by m.address) filter (where m.id is not null), '{}') as mailboxes
@@ -61,7 +63,8 @@ export async function listExtractionSchemas(sql: Db, accountId: string): Promise
  * Sets (or with null, clears) the schema a mailbox's inbound mail is extracted with. Both ids
  * must be the account's; either missing or foreign is the one 404.
  */
-export async function attachExtractionSchema(sql: Db, accountId: string, mailboxId: string, schemaId: string | null): Promise<void> {
+export async function attachExtractionSchema(sql: Db, tenant: Tenant, mailboxId: string, schemaId: string | null): Promise<void> {
+  const { accountId } = tenant;
   if (schemaId !== null) {
     const [schema] = await sql`select 1 from extraction_schemas where id = ${schemaId} and account_id = ${accountId}`;
     if (!schema) throw errors.routeNotFound();

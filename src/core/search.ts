@@ -162,7 +162,7 @@ export async function searchMessages(
 
 /**
  * The planner prices the candidate scan at its full length although LIMIT stops it early, which
- * crosses jit_above_cost: compiling then costs more than the query (40+ ms measured). Off for
+ * crosses jit_above_cost: compiling then costs more than the query itself. Off for
  * this query only.
  */
 async function withoutJit<T>(db: Db, run: (tx: Db) => Promise<T>): Promise<T> {

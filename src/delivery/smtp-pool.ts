@@ -1,5 +1,6 @@
-// Reused SMTP sessions to one server (the relay, or one MX host's address: mx.ts keeps one pool per server). `bench send` showed a new TCP connection, greeting,
-// EHLO (and STARTTLS, AUTH when configured) before every message; here a session that has just
+// Reused SMTP sessions to one server (the relay, or one MX host's address: mx.ts keeps one pool
+// per server), so that a message does not pay for a new TCP connection, greeting, EHLO (and
+// STARTTLS, AUTH when configured) of its own: here a session that has just
 // carried a message (250) waits idle for the next one instead of quitting. Only a session whose
 // last transaction ended in 250 is kept: after any failure it is closed, as before. A kept session
 // that turns out dead when reused (the server closed it while idle) fails before a byte of the

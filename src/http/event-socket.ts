@@ -55,7 +55,7 @@ async function admit(svc: Services, request: Request, query: SocketQuery) {
   const header = request.headers.get("authorization") ?? (query.access_token ? `Bearer ${query.access_token}` : null);
   const principal = await authenticate(svc.sql, header);
   authorize(principal, "read");
-  socketCooldownFor(svc).check(principal.keyId);
+  await socketCooldownFor(svc).check(principal.keyId);
   const scope = scopeFor(principal, query.mailbox_id, query.types);
   const source = await streamSource(svc, principal, query);
   return { principal, scope, source };

@@ -106,7 +106,7 @@ export function buildOpenApiDocument(app: AnyElysia): Record<string, any> {
     };
   }
   allowNullInEnums(generated.paths);
-  // Older mail travels in a header so SPEC's list body stays as it is; the generator cannot see headers.
+  // Older mail travels in a header so the contract's list body (docs/api.md) stays as it is; the generator cannot see headers.
   const messageList = generated.paths["/api/v1/messages"]?.get?.responses?.["200"];
   if (messageList) {
     messageList.headers = {

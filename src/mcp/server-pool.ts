@@ -1,7 +1,7 @@
 // Idle MCP servers, reused across requests, each already connected to a transport of its own
 // (reply-transport.ts). Building one (the SDK's Server with its protocol handlers, then ours)
-// costs ~0.7 ms of the event loop, and a new SDK transport per request with its connect and close
-// was, after that, most of `list_mailboxes`'s cost (bench mailboxes). A server holds no state of
+// holds the event loop, and a new SDK transport per request with its connect and close would be
+// most of a cheap tool call's cost. A server holds no state of
 // its own between requests besides the principal its tool handlers were made for: it is reused
 // only by a request of exactly the same principal (same key and the same grants), so a changed or
 // revoked key can never reach an old one, and a request has its server to itself while it runs.

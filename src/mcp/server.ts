@@ -32,8 +32,8 @@ import { toolError, toolSuccess } from "./results.ts";
 import { scheduleDraftTool, unscheduleDraftTool } from "./schedule-tools.ts";
 import { searchMessagesTool } from "./search-tools.ts";
 import { sendEmailTool } from "./send-tools.ts";
-import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
 import { isPlainRequest } from "./streamable-http.ts";
+import { getThreadTool, listThreadsTool } from "./thread-tools.ts";
 import { type CompiledTool, jsonSchemaOf } from "./tool.ts";
 import { getMessageEventsTool, waitForMessageTool } from "./wait-tools.ts";
 

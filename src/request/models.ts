@@ -1,4 +1,4 @@
-// TypeBox models shared by several routes: the error bodies of SPEC "Errors".
+// TypeBox models shared by several routes: the error bodies of the contract (docs/api.md, "Errors").
 import { t } from "elysia";
 import { RATE_LIMITED } from "./rate-limit-fields.ts";
 

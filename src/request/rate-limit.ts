@@ -125,8 +125,8 @@ export function makeSharedBucket(sql: Sql, log: Logger, o: Limits, now: () => nu
       state.rowTokens = tokens;
       state.rowAt = t;
       // Less than a chunk means the row is drained (under 1 token left). Leasing again as soon as
-      // one token is back would cost a flooding key a round trip per token (measured: one upsert
-      // per admitted request); waiting for a whole chunk keeps it to one per chunk, and the tokens
+      // one token is back would cost a flooding key a round trip per token (an upsert per
+      // admitted request); waiting for a whole chunk keeps it to one per chunk, and the tokens
       // wait in the row, so the key's rate is unchanged.
       if (granted < fullChunk) state.nextLeaseAt = t + ((fullChunk - tokens) / o.perSecond) * 1000;
     } catch (error) {

@@ -172,7 +172,7 @@ export function modernTokens(mail: ParsedMail, out: Set<string>): void {
   if (zw >= 3) out.add(`obf:zero-width:${bucket(zw)}`);
   if (/(?:^|\s)(?:\p{L}[ \u00a0]){4,}\p{L}(?=\s|$)/mu.test(seen)) out.add("obf:spaced-letters");
   if (/[\u{1d400}-\u{1d7ff}]/u.test(seen)) out.add("obf:math-letters");
-  if (/(?=\p{L}*\p{Script=Latin})(?=\p{L}*[\p{Script=Cyrillic}\p{Script=Greek}])\p{L}{3,}/u.test(seen)) out.add("obf:mixed-script");
+  if (hasMixedScriptWord(seen)) out.add("obf:mixed-script");
   if (/\b[a-z]{2,}[0-9][a-z]{2,}\b/i.test(seen.replace(/https?:\/\/\S+/g, ""))) out.add("obf:digit-in-word");
 }
 
@@ -217,7 +217,8 @@ const CUES: Record<string, RegExp> = {
     /\b(suspend|suspended|locked|blocked|terminated|deactivat|deleted|permanently|collections?|legal action|police|returned to (the )?sender|late fee|penalt|gesperrt|deaktiviert|zurückgesendet|suspendu|bloqué|fermé|retourné|bloquead|suspendid|devuelto|sospes|bloccat|bloquead|devolvid|geblokkeerd|zablokowan|zwrócon|заблокир|askıya|kapatılacak|spärrat|returneras)|停止|凍結|冻结|封号|退回|정지|차단|إيقاف/i,
   prize:
     /\b(congratulations|you('ve| have) (won|been selected|been chosen)|winner|lottery|prize|reward|claim (your|now)|airdrop|giveaway|beneficiary|free (iphone|gift)|gewonnen|gewinner|gagné|gagnant|ganador|ha ganado|premio|vinto|prêmio|ganhou|gewonnen|wygrał|выиграл|приз|kazandınız|ödül|vunnit)|当選|中奖|恭喜|당첨/i,
-  money: /(?:[$€£¥₽₺]\s?\d|\d[\d.,]*\s?(?:usd|eur|gbp|usdt|btc|eth|€|zł|₽|tl|kr|円|元|원|درهم)\b|\b\d+(?:[.,]\d+)?\s?%)/i,
+  // Amounts are short: an unbounded [\d.,]* tried from every digit of a long run is quadratic.
+  money: /(?:[$€£¥₽₺]\s?\d|\d[\d.,]{0,24}\s?(?:usd|eur|gbp|usdt|btc|eth|€|zł|₽|tl|kr|円|元|원|درهم)\b|\b\d+(?:[.,]\d+)?\s?%)/i,
   offmail: /\b(whatsapp|telegram|signal app|wechat|微信|line id|viber)\b/i,
 };
 
@@ -243,6 +244,18 @@ export function charGrams(text: string, out: Set<string>): void {
       if (++n > 2000) return;
     }
   }
+}
+
+/**
+ * A word of three letters or more mixing Latin with Cyrillic or Greek look-alikes. Word by word:
+ * one regular expression with both conditions as look-aheads rescans the rest of the word from
+ * every letter, and a single long line of letters then took seconds.
+ */
+function hasMixedScriptWord(text: string): boolean {
+  for (const [word] of text.matchAll(/\p{L}{3,}/gu)) {
+    if (/\p{Script=Latin}/u.test(word) && /[\p{Script=Cyrillic}\p{Script=Greek}]/u.test(word)) return true;
+  }
+  return false;
 }
 
 function count(text: string, re: RegExp): number {

@@ -1,5 +1,5 @@
 // Runs argon2id off the main thread: hash-wasm's WebAssembly holds the thread for the whole
-// derivation (about 70-110 ms at our parameters), which on the main thread stalls every request
+// derivation (tens of milliseconds at our parameters), which on the main thread stalls every request
 // of the process. A Web Worker, so Bun and Deno run it alike. See passwords.ts.
 import { argon2id } from "hash-wasm";
 

@@ -1,5 +1,5 @@
-// A per-process cache of API-key look-ups (bench mailboxes: the key look-up was a third of a
-// cheap read's cost), whose invalidation keeps revocation immediate on every process:
+// A per-process cache of API-key look-ups (a look-up on every request is a large share of a cheap
+// read's cost), whose invalidation keeps revocation immediate on every process:
 //  - each process LISTENs on `api_key_cache` over a connection of its own; triggers on api_keys and
 //    accounts (sql/0017) notify at the COMMIT of any change, and every process then drops its
 //    whole cache. The window is the notification's delivery over loopback, not a TTL.

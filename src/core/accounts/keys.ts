@@ -4,7 +4,7 @@ import type { Db } from "../../db.ts";
 import { base64url, randomBytes, sha256 } from "../../secrets.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { Principal, Scope } from "../principal.ts";
+import type { Principal, Scope, Tenant } from "../principal.ts";
 import { invalidateKeyCaches } from "./key-cache-local.ts";
 
 export const KEY_PREFIX = "svc_";
@@ -52,7 +52,8 @@ export async function createKey(db: Db, input: NewKey): Promise<{ key: KeyRecord
  * Revokes one of the account's keys: true when this call revoked it, false when it already was,
  * null when the account has no such key (another account's key included).
  */
-export async function revokeKey(db: Db, accountId: string, keyId: string): Promise<boolean | null> {
+export async function revokeKey(db: Db, tenant: Tenant, keyId: string): Promise<boolean | null> {
+  const { accountId } = tenant;
   // The subquery reads the row before the update, so one statement tells "revoked now" from "already".
   const [row] = await db<{ revoked: boolean }[]>`
     update api_keys k set revoked_at = coalesce(k.revoked_at, now())
@@ -64,7 +65,8 @@ export async function revokeKey(db: Db, accountId: string, keyId: string): Promi
   return row ? row.revoked : null;
 }
 
-export async function listKeys(db: Db, accountId: string): Promise<KeyRecord[]> {
+export async function listKeys(db: Db, tenant: Tenant): Promise<KeyRecord[]> {
+  const { accountId } = tenant;
   return db<KeyRecord[]>`
     select id, account_id, name, scope, mailbox_id, can_read, can_send, key_hint, created_at, revoked_at
     from api_keys where account_id = ${accountId} order by created_at, id`;

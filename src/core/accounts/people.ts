@@ -2,6 +2,7 @@
 // password. Adding one is createUser (users.ts), with the same password rule as here.
 import type { Db, Sql } from "../../db.ts";
 import { errors } from "../errors.ts";
+import type { Tenant } from "../principal.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 
 /** createUser's rule (users.ts): a password has at least 12 characters. */
@@ -10,7 +11,8 @@ export const MIN_PASSWORD_LENGTH = 12;
 /** `reviews_drafts`: emailed when a draft of the account waits for approval. */
 export type PersonRow = { id: string; email: string; created_at: string; sessions: number; reviews_drafts: boolean };
 
-export async function listPeople(db: Db, accountId: string): Promise<PersonRow[]> {
+export async function listPeople(db: Db, tenant: Tenant): Promise<PersonRow[]> {
+  const { accountId } = tenant;
   return db<PersonRow[]>`
     select u.id, u.email, u.created_at, u.reviews_drafts,
       (select count(*)::int from dashboard_sessions s where s.user_id = u.id) as sessions
@@ -18,7 +20,8 @@ export async function listPeople(db: Db, accountId: string): Promise<PersonRow[]
 }
 
 /** Whether a person of the account is emailed when a draft waits for approval; another account's is not found. */
-export async function setReviewer(db: Db, accountId: string, userId: string, reviews: boolean): Promise<void> {
+export async function setReviewer(db: Db, tenant: Tenant, userId: string, reviews: boolean): Promise<void> {
+  const { accountId } = tenant;
   const rows =
     await db`update dashboard_users set reviews_drafts = ${reviews} where id = ${userId} and account_id = ${accountId} returning id`;
   if (rows.length === 0) throw errors.routeNotFound();
@@ -28,7 +31,8 @@ export async function setReviewer(db: Db, accountId: string, userId: string, rev
  * Removes a user of the account (their sessions end with them). A user cannot remove themself,
  * so an account always keeps the person who is acting on it.
  */
-export async function removePerson(db: Db, accountId: string, actingUserId: string, userId: string): Promise<void> {
+export async function removePerson(db: Db, tenant: Tenant, actingUserId: string, userId: string): Promise<void> {
+  const { accountId } = tenant;
   if (userId === actingUserId) throw errors.validation("you cannot remove yourself");
   const removed = await db`delete from dashboard_users where id = ${userId} and account_id = ${accountId} returning id`;
   if (removed.length === 0) throw errors.routeNotFound();

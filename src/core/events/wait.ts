@@ -168,13 +168,13 @@ export async function waitForMessage(
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0 || timeoutSeconds > MAX_WAIT_SECONDS)
     throw errors.validation(`timeout_s must be between 0 and ${MAX_WAIT_SECONDS}`);
   assertMailboxAllowed(principal, query.mailboxId);
-  if (!(await findMailbox(svc.sql, principal.accountId, query.mailboxId))) throw errors.notFound("mailbox");
+  if (!(await findMailbox(svc.sql, principal, query.mailboxId))) throw errors.notFound("mailbox");
   const scope = { accountId: principal.accountId, mailboxId: query.mailboxId };
   // With neither a cursor nor a time: mail from now on. `position` is the log's own; the client
   // is only ever given it as its account's cursor.
   let position =
     query.after !== undefined
-      ? await positionOf(svc.sql, principal.accountId, query.after)
+      ? await positionOf(svc.sql, principal, query.after)
       : filters.since
         ? "0"
         : await latestPosition(svc.sql, { ...scope, mailboxId: null });
@@ -207,14 +207,13 @@ export async function waitForMessage(
     for (;;) {
       woken = false;
       const { row, head } = await firstMatch(svc.sql, principal.accountId, query.mailboxId, position, filters);
-      if (row)
-        return { status: "found", cursor: await cursorOf(svc.sql, principal.accountId, String(row.position)), message: waitedMessage(row) };
+      if (row) return { status: "found", cursor: await cursorOf(svc.sql, principal, String(row.position)), message: waitedMessage(row) };
       if (BigInt(head) > BigInt(position)) position = head;
       const left = deadline - performance.now();
       if (ended || left <= 0) {
         return {
           status: "timeout",
-          cursor: await cursorOf(svc.sql, principal.accountId, position),
+          cursor: await cursorOf(svc.sql, principal, position),
           waited_ms: Math.round(performance.now() - started),
           retry: "nothing matched yet: call again with after = cursor to keep waiting without missing anything",
         };

@@ -22,10 +22,13 @@ import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { enqueueJob } from "../jobs.ts";
 import type { Mailbox } from "../mailboxes.ts";
+import type { Tenant } from "../principal.ts";
 import type { Services } from "../services.ts";
 import type { DeliveryOutcome } from "../transport.ts";
 import { recordLifecycleEvent } from "../webhooks/index.ts";
+import { attachMessage, type IdempotencyClaim } from "./idempotency.ts";
 import { insertOutboundRecord } from "./outbound-record.ts";
+import { type DispatchResult, storeOutcome } from "./outcome.ts";
 import { releaseSend } from "./quota.ts";
 import { newUnsubscribeLinks } from "./unsubscribe.ts";
 
@@ -46,14 +49,7 @@ export type DispatchContent = {
   answersAutomatic?: boolean;
 };
 
-export type DispatchResult = {
-  messageId: string;
-  threadId: string;
-  draftId: string | null;
-  /** The message's delivery_attempts for this attempt: only it may record its outcome. */
-  attempt: number;
-  outcome: DeliveryOutcome;
-};
+export type { DispatchResult } from "./outcome.ts";
 
 export type Dispatch = {
   accountId: string;
@@ -69,6 +65,11 @@ export type Dispatch = {
       content?: undefined;
     }
 ) & {
+    /**
+     * POST /send's client_id claim: tied to the message in the record transaction, and given the
+     * outcome as its stored answer in the outcome transaction (storeOutcome, outcome.ts).
+     */
+    claim?: IdempotencyClaim;
     /** Inside the record transaction, once the message row is written. */
     afterRecord?(tx: Tx, messageId: string): Promise<void>;
     /** Inside the outcome transaction. */
@@ -87,7 +88,7 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   const record = async (db: Db): Promise<Composed> => {
     const composed = known ?? (await compose(svc, db, messageId, await input.prepare!(db as Tx)));
     const { content } = composed;
-    // The quota is the last check before delivery (DESIGN's order), and commits with the message.
+    // The quota is the last check before delivery (the order docs/api.md "Sending" lists), and commits with the message.
     const reserved = await insertOutboundRecord(db, config, {
       messageId,
       accountId: input.accountId,
@@ -109,12 +110,13 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
     // After the record, not before: an idempotency key tied to the message is locked from here to
     // COMMIT, and a concurrent request with the same client_id must get its 409 without waiting
     // behind this send's quota reservation (test/idempotency.test.ts).
+    if (input.claim) await attachMessage(db, input.claim, messageId);
     if (input.afterRecord) await input.afterRecord(db as Tx, messageId);
     return composed;
   };
   const recording = stage("record");
   // One statement commits by itself; a claim or a draft must commit with it.
-  const oneStatement = !input.prepare && !input.afterRecord && !input.content?.attachments?.length;
+  const oneStatement = !input.prepare && !input.claim && !input.afterRecord && !input.content?.attachments?.length;
   const { content, raw, rfcMessageId } = oneStatement ? await record(sql) : await sql.begin(record);
   recording();
 
@@ -126,7 +128,11 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   delivering();
   const result: DispatchResult = { messageId, threadId: content.threadId, draftId: content.draftId, attempt: 1, outcome };
   const outcomeRecording = stage("outcome");
-  const applied = await recordOutcome(svc, result, input.accountId, { keepForRetry: content.draftId !== null, onOutcome: input.onOutcome });
+  const applied = await recordOutcome(svc, result, input, {
+    keepForRetry: content.draftId !== null,
+    claim: input.claim,
+    onOutcome: input.onOutcome,
+  });
   outcomeRecording();
   // The reconcile task took this attempt over (it outlived RECONCILE_GRACE_S): its answer is the
   // one that counts, and a retry with the same client_id gets it.
@@ -212,12 +218,13 @@ export type RecordedOutcome = DeliveryOutcome | { kind: "gave_up"; error: string
 export async function recordOutcomeEvents(
   tx: Tx,
   transportName: string,
-  accountId: string,
+  tenant: Tenant,
   messageId: string,
   row: OutcomeRow,
   outcome: RecordedOutcome,
   options: { willRetry?: boolean } = {},
 ): Promise<void> {
+  const { accountId } = tenant;
   const base = {
     accountId,
     mailboxId: row.mailbox_id,
@@ -266,7 +273,7 @@ export async function recordOutcomeEvents(
  * sent → the message is visible as sent. permanent or transient → it never left: the row goes
  * (a draft's transient failure keeps it for the reconcile task to retry) and the quota is given
  * back. unknown → the final dot went out and no reply was read: the message stays 'unknown' for
- * good (never recorded as sent), the caller stores SPEC's 502 delivery_outcome_unknown as the
+ * good (never recorded as sent), the caller stores the contract's 502 delivery_outcome_unknown as the
  * answer, and a draft is given back by the reconcile task. The caller's follow-up commits in
  * the same transaction, and so do the outcome's events (recordOutcomeEvents). Returns false when the attempt no longer owns the message (the reconcile
  * task took it over, or already decided): nothing is written then.
@@ -274,9 +281,10 @@ export async function recordOutcomeEvents(
 export async function recordOutcome(
   svc: Services,
   result: DispatchResult,
-  accountId: string,
-  options: { keepForRetry: boolean; onOutcome?: (tx: Tx, result: DispatchResult) => Promise<void> },
+  tenant: Tenant,
+  options: { keepForRetry: boolean; claim?: IdempotencyClaim; onOutcome?: (tx: Tx, result: DispatchResult) => Promise<void> },
 ): Promise<boolean> {
+  const { accountId } = tenant;
   const { config } = svc;
   const { messageId, outcome, attempt } = result;
   const stageReached = outcome.stage ?? null;
@@ -306,7 +314,7 @@ export async function recordOutcome(
         where id = ${messageId} and delivery_status = 'sending' and delivery_attempts = ${attempt}
         returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       if (applied.length > 0) {
-        // A draft waits in 'sending' (SPEC) until the reconcile task gives it back; a send has
+        // A draft waits in 'sending' (docs/api.md) until the reconcile task gives it back; a send has
         // its answer already (the caller stores it), so its job goes.
         if (result.draftId) {
           await enqueueJob(
@@ -347,16 +355,17 @@ export async function recordOutcome(
       if (applied.length > 0) {
         await tx`select graphile_worker.remove_job(${reconcileJob})`;
         await tx`delete from unsubscribe_tokens where message_id = ${messageId}`;
-        await releaseSend(tx, accountId, applied[0]!.created_at);
+        await releaseSend(tx, { accountId }, applied[0]!.created_at);
       }
     }
     if (applied.length === 0) {
       late();
       return false;
     }
+    if (options.claim) await storeOutcome(tx, options.claim, result);
     if (options.onOutcome) await options.onOutcome(tx, result);
     // Last: the event append takes the account's event lock until COMMIT.
-    await recordOutcomeEvents(tx, svc.transport.name, accountId, messageId, applied[0]!, outcome, { willRetry });
+    await recordOutcomeEvents(tx, svc.transport.name, { accountId }, messageId, applied[0]!, outcome, { willRetry });
     return true;
   });
 }

@@ -11,6 +11,7 @@ import { draftAttachmentFiles } from "../attachment-bytes.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { findMailbox } from "../mailboxes.ts";
+import type { Tenant } from "../principal.ts";
 import { assertMailboxAllowed, type Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { recordLifecycleEvent } from "../webhooks/index.ts";
@@ -266,12 +267,16 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
   // Without approval, deliverDraft checks the lists and suppressions under the draft's lock.
   const mailbox = await resolveMailbox(svc.sql, principal, draft.mailbox_id);
   assertSendingEntitled(principal.plan, mailbox);
-  if (draft.approved_at) return deliverDraft(svc, draft.id, draft.account_id, "draft", draft.decided_by);
-  const loopReason = await loopGuardReason(svc.sql, draft.account_id, { messageId: draft.reply_to_message_id, threadId: draft.thread_id });
+  if (draft.approved_at) return deliverDraft(svc, draft.id, { accountId: draft.account_id }, "draft", draft.decided_by);
+  const loopReason = await loopGuardReason(
+    svc.sql,
+    { accountId: draft.account_id },
+    { messageId: draft.reply_to_message_id, threadId: draft.thread_id },
+  );
   // A pause first (the operator's stop: no reviewer email), then the loop guard, then the mailbox's setting.
   const pause = holdReasonOf(mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
   if (pause || mailbox.require_approval || loopReason) {
-    await checkRecipientPolicy(svc.sql, draft.account_id, draft.mailbox_id, draft.to);
+    await checkRecipientPolicy(svc.sql, { accountId: draft.account_id }, draft.mailbox_id, draft.to);
     const queued = await svc.sql.begin((tx) => holdForApproval(tx, id, pause ?? loopReason));
     if (!queued) {
       const now = await findDraft(svc.sql, principal, id);
@@ -281,7 +286,7 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
     svc.log.info("draft.queued_for_approval", { draft_id: id });
     return pendingResponse(id);
   }
-  return deliverDraft(svc, draft.id, draft.account_id, "draft");
+  return deliverDraft(svc, draft.id, { accountId: draft.account_id }, "draft");
 }
 
 /**
@@ -293,10 +298,11 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
 export async function deliverDraft(
   svc: Services,
   draftId: string,
-  accountId: string,
+  tenant: Tenant,
   from: "draft" | "pending_approval",
   decidedBy: string | null = null,
 ): Promise<StoredResponse> {
+  const { accountId } = tenant;
   const result = await dispatchMessage(svc, {
     accountId,
     async prepare(tx) {
@@ -306,8 +312,8 @@ export async function deliverDraft(
       );
       if (!row) throw errors.approvalConflict();
       if (!row.to) throw errors.draftWithoutRecipient();
-      await checkRecipientPolicy(tx, row.account_id, row.mailbox_id, row.to);
-      const mailbox = await findMailbox(tx, row.account_id, row.mailbox_id);
+      await checkRecipientPolicy(tx, { accountId: row.account_id }, row.mailbox_id, row.to);
+      const mailbox = await findMailbox(tx, { accountId: row.account_id }, row.mailbox_id);
       if (!mailbox) throw errors.notFound("mailbox");
       await tx`
         update drafts set status = 'sending', last_error = null, decided_by = coalesce(${decidedBy}, decided_by), updated_at = now()
@@ -323,7 +329,7 @@ export async function deliverDraft(
         references: row.references,
         draftId,
         attachments: await draftAttachmentFiles(tx, draftId),
-        answersAutomatic: (await automaticOriginal(tx, row.account_id, row.reply_to_message_id)) !== null,
+        answersAutomatic: (await automaticOriginal(tx, { accountId: row.account_id }, row.reply_to_message_id)) !== null,
       };
     },
     // A human's approval is the claim from pending_approval, recorded with the message it sends.
@@ -368,13 +374,13 @@ export async function approveDraft(svc: Services, decider: Decider, draftId: str
   if (row.status !== "pending_approval") throw errors.approvalConflict();
   if (!row.to) throw errors.draftWithoutRecipient();
   const [account] = await svc.sql`select plan from accounts where id = ${row.account_id}`;
-  const mailbox = await findMailbox(svc.sql, row.account_id, row.mailbox_id);
+  const mailbox = await findMailbox(svc.sql, { accountId: row.account_id }, row.mailbox_id);
   if (mailbox) assertSendingEntitled(account?.plan ?? "free", mailbox);
   // Send lists and suppressions are checked when the draft is claimed, under its lock; the
   // approver is recorded with the claim.
   svc.log.info("draft.approved", { draft_id: draftId, decided_by: decider.name });
   if (row.scheduled_at && new Date(row.scheduled_at).getTime() > Date.now()) return approveForLater(svc, row, decider.name);
-  return deliverDraft(svc, row.id, row.account_id, "pending_approval", decider.name);
+  return deliverDraft(svc, row.id, { accountId: row.account_id }, "pending_approval", decider.name);
 }
 
 /**
@@ -438,7 +444,8 @@ export async function rejectDraft(sql: Sql | Tx, decider: Decider, draftId: stri
   throw errors.approvalConflict();
 }
 
-export async function listPendingDrafts(db: Db, accountId: string): Promise<Draft[]> {
+export async function listPendingDrafts(db: Db, tenant: Tenant): Promise<Draft[]> {
+  const { accountId } = tenant;
   const rows = await db.unsafe<DraftRow[]>(
     `select ${DRAFT_COLUMNS} from drafts where account_id = $1 and status = 'pending_approval' and deleted_at is null order by created_at`,
     [accountId],

@@ -118,6 +118,6 @@ export async function forwardMessage(
     payload: { forward_of: original.id, to, text: body.text ?? null, client_id: body.client_id ?? null },
     attachments: files,
     holdForHuman: original.risk !== null,
-    onHeld: (tx, draftId) => copyMessageAttachmentsToDraft(svc, tx, original.id, draftId, principal.accountId),
+    onHeld: (tx, draftId) => copyMessageAttachmentsToDraft(svc, tx, original.id, draftId, principal),
   });
 }

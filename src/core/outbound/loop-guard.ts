@@ -2,8 +2,9 @@
 // acknowledgement, a bounce) is how mail loops start, two responders answering each other for
 // ever. A reply to a message screened as automatic (comprehension.automatic), or any send into a
 // thread where the agent keeps answering automatic mail, is held for a human instead of sent:
-// SPEC's 202 {draft_id, status: pending_approval}, the reason in drafts.held_reason.
+// the contract's 202 {draft_id, status: pending_approval}, the reason in drafts.held_reason.
 import type { Db } from "../../db.ts";
+import type { Tenant } from "../principal.ts";
 
 /** Automatic messages and sends in a thread within a day that count as "keeps answering". */
 export const THREAD_LOOP_AUTOMATIC = 3;
@@ -14,9 +15,10 @@ export type ReplyTarget = { messageId: string | null; threadId: string };
 /** The original a reply answers, when it is automatic mail: its kind and first piece of evidence. */
 export async function automaticOriginal(
   db: Db,
-  accountId: string,
+  tenant: Tenant,
   messageId: string | null,
 ): Promise<{ kind: string; evidence: string } | null> {
+  const { accountId } = tenant;
   if (!messageId) return null;
   const [row] = await db`
     select comprehension->'automatic' as automatic from messages
@@ -27,8 +29,9 @@ export async function automaticOriginal(
 }
 
 /** Why this send must wait for a human, or null when it may go. */
-export async function loopGuardReason(db: Db, accountId: string, target: ReplyTarget): Promise<string | null> {
-  const original = await automaticOriginal(db, accountId, target.messageId);
+export async function loopGuardReason(db: Db, tenant: Tenant, target: ReplyTarget): Promise<string | null> {
+  const { accountId } = tenant;
+  const original = await automaticOriginal(db, { accountId }, target.messageId);
   if (original) {
     return `reply to automatic mail (${original.kind}${original.evidence ? `: ${original.evidence}` : ""}); answering it can start a mail loop`;
   }

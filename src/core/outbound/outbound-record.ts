@@ -5,9 +5,9 @@
 //
 // Why one statement, the reservation last: the reservation locks the account's send_usage row
 // until COMMIT, so every concurrent send of that account queues behind whoever holds it. Run as
-// separate statements in a transaction, the lock was held across several round trips to a busy
-// API process (`bench send` measured the record step at 440 ms mean at 10 workers, nearly all of
-// it waiting on that lock). Here it is held only while the server ends the statement and commits.
+// separate statements in a transaction, the lock would be held across several round trips to a
+// busy API process, and concurrent sends would spend their time waiting on it. Here it is held
+// only while the server ends the statement and commits.
 import type { Config } from "../../config.ts";
 import type { Db } from "../../db.ts";
 

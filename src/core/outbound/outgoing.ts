@@ -74,10 +74,10 @@ export function assertSendingEntitled(plan: "free" | "paid", mailbox: Mailbox): 
   if (mailbox.domain_id !== null && plan !== "paid") throw errors.paidPlanRequired();
 }
 
-/** Checks binding (403) before existence (404), as SPEC's anti-enumeration exception requires. */
+/** Checks binding (403) before existence (404), as the contract's anti-enumeration exception requires (docs/api.md). */
 export async function resolveMailbox(db: Db, principal: Principal, mailboxId: string): Promise<Mailbox> {
   assertMailboxAllowed(principal, mailboxId);
-  const mailbox = await findMailbox(db, principal.accountId, mailboxId);
+  const mailbox = await findMailbox(db, principal, mailboxId);
   if (!mailbox) throw errors.notFound("mailbox");
   return mailbox;
 }

@@ -1,12 +1,14 @@
 // Whether an account may send to a recipient at all: send lists (403), then suppressions (422).
 import type { Db } from "../../db.ts";
 import { errors } from "../errors.ts";
+import type { Tenant } from "../principal.ts";
 import { assertSendListsAllow, type SendListEntry } from "./sendlists.ts";
 import { normalizeAddress } from "./suppressions.ts";
 
 type Entry = Pick<SendListEntry, "id" | "mailbox_id" | "kind" | "pattern">;
 
-export async function checkRecipientPolicy(db: Db, accountId: string, mailboxId: string, recipient: string): Promise<void> {
+export async function checkRecipientPolicy(db: Db, tenant: Tenant, mailboxId: string, recipient: string): Promise<void> {
+  const { accountId } = tenant;
   // Both in one query (a send's round trips are most of its cost); the lists' 403 still wins.
   const [row] = await db<{ entries: Entry[]; suppressed: boolean }[]>`
     select

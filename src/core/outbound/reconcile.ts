@@ -62,13 +62,18 @@ export async function reconcileDelivery(svc: Services, messageId: string): Promi
       if (waitMs > 0) return void (await later(waitMs));
       // The attempt wrote its final dot (or was about to) and its reply was never recorded.
       const result = resultOf(message, message.delivery_attempts, unknown());
-      const applied = await recordOutcome(svc, result, message.account_id, {
-        keepForRetry: false,
-        async onOutcome(tx) {
-          await finishByMessage(tx, message.id, "failed_terminal", outcomeResponse(result));
-          await giveDraftBack(tx, message.draft_id, UNKNOWN_DRAFT_ERROR);
+      const applied = await recordOutcome(
+        svc,
+        result,
+        { accountId: message.account_id },
+        {
+          keepForRetry: false,
+          async onOutcome(tx) {
+            await finishByMessage(tx, message.id, "failed_terminal", outcomeResponse(result));
+            await giveDraftBack(tx, message.draft_id, UNKNOWN_DRAFT_ERROR);
+          },
         },
-      });
+      );
       if (applied) log.warn("reconcile.outcome_unknown", { message_id: message.id, draft_id: message.draft_id });
       return;
     }
@@ -95,8 +100,11 @@ export async function reconcileDelivery(svc: Services, messageId: string): Promi
         const error = "delivery kept failing temporarily; send again";
         await giveDraftBack(tx, message.draft_id, error);
         await tx`delete from unsubscribe_tokens where message_id = ${message.id}`;
-        await releaseSend(tx, message.account_id, deleted[0]!.created_at);
-        await recordOutcomeEvents(tx, svc.transport.name, message.account_id, message.id, deleted[0]!, { kind: "gave_up", error });
+        await releaseSend(tx, { accountId: message.account_id }, deleted[0]!.created_at);
+        await recordOutcomeEvents(tx, svc.transport.name, { accountId: message.account_id }, message.id, deleted[0]!, {
+          kind: "gave_up",
+          error,
+        });
       });
       log.warn("reconcile.gave_up", { message_id: message.id, draft_id: message.draft_id, attempts: message.delivery_attempts });
       return;
@@ -128,26 +136,31 @@ async function redeliver(svc: Services, message: MessageRow, attempt: number): P
     beforeFinalDot: () => markFinalDot(svc.sql, message.id, attempt),
   });
   const result = resultOf(message, attempt, outcome);
-  await recordOutcome(svc, result, message.account_id, {
-    // A draft's transient failure is retried by the service; a send's goes back to its client.
-    keepForRetry: message.draft_id !== null,
-    async onOutcome(tx) {
-      const response = outcomeResponse(result);
-      if (outcome.kind === "sent") {
-        await finishByMessage(tx, message.id, "completed", response);
-        if (message.draft_id) {
-          await tx`update drafts set status = 'sent', sent_message_id = ${message.id}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
+  await recordOutcome(
+    svc,
+    result,
+    { accountId: message.account_id },
+    {
+      // A draft's transient failure is retried by the service; a send's goes back to its client.
+      keepForRetry: message.draft_id !== null,
+      async onOutcome(tx) {
+        const response = outcomeResponse(result);
+        if (outcome.kind === "sent") {
+          await finishByMessage(tx, message.id, "completed", response);
+          if (message.draft_id) {
+            await tx`update drafts set status = 'sent', sent_message_id = ${message.id}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
+          }
+        } else if (outcome.kind === "permanent") {
+          await finishByMessage(tx, message.id, "failed_terminal", response);
+          await giveDraftBack(tx, message.draft_id, outcome.error);
+        } else if (outcome.kind === "unknown") {
+          await finishByMessage(tx, message.id, "failed_terminal", response);
+        } else if (!message.draft_id) {
+          await releaseByMessage(tx, message.id);
         }
-      } else if (outcome.kind === "permanent") {
-        await finishByMessage(tx, message.id, "failed_terminal", response);
-        await giveDraftBack(tx, message.draft_id, outcome.error);
-      } else if (outcome.kind === "unknown") {
-        await finishByMessage(tx, message.id, "failed_terminal", response);
-      } else if (!message.draft_id) {
-        await releaseByMessage(tx, message.id);
-      }
+      },
     },
-  });
+  );
   svc.log.info("reconcile.redelivered", { message_id: message.id, attempt, outcome: outcome.kind });
 }
 

@@ -16,7 +16,7 @@
 import type { Db, Tx } from "../../db.ts";
 import { CoreError, errors } from "../errors.ts";
 import { findMailbox } from "../mailboxes.ts";
-import type { Principal } from "../principal.ts";
+import type { Principal, Tenant } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { recordLifecycleEvent } from "../webhooks/index.ts";
 import { conflictOrMissing, type DraftRow, deliverDraft, draftEventBase, findDraft, holdForApproval, visibleDraft } from "./drafts.ts";
@@ -100,7 +100,7 @@ export async function scheduleDraft(
   const at = await instantOf(svc.sql, body.send_at, body.time_zone ?? null);
   const loopReason =
     draft.status === "draft" && !draft.approved_at
-      ? await loopGuardReason(svc.sql, draft.account_id, { messageId: draft.reply_to_message_id, threadId: draft.thread_id })
+      ? await loopGuardReason(svc.sql, { accountId: draft.account_id }, { messageId: draft.reply_to_message_id, threadId: draft.thread_id })
       : null;
   const scheduled = await svc.sql.begin(async (tx) => {
     const [row] = await tx.unsafe<DraftRow[]>(
@@ -174,18 +174,22 @@ export async function sendScheduledDraft(svc: Services, draftId: string, at: str
     return;
   }
   try {
-    const mailbox = await findMailbox(svc.sql, row.account_id, row.mailbox_id);
+    const mailbox = await findMailbox(svc.sql, { accountId: row.account_id }, row.mailbox_id);
     if (!mailbox) throw errors.notFound("mailbox");
     assertSendingEntitled(row.plan, mailbox);
     if (!row.approved_at) {
-      const loopReason = await loopGuardReason(svc.sql, row.account_id, { messageId: row.reply_to_message_id, threadId: row.thread_id });
+      const loopReason = await loopGuardReason(
+        svc.sql,
+        { accountId: row.account_id },
+        { messageId: row.reply_to_message_id, threadId: row.thread_id },
+      );
       if (mailbox.require_approval || loopReason) {
         await svc.sql.begin((tx: Tx) => holdForApproval(tx, draftId, loopReason));
         svc.log.info("draft.scheduled_needs_approval", { draft_id: draftId });
         return;
       }
     }
-    const result = await deliverDraft(svc, draftId, row.account_id, "draft", row.approved_at ? row.decided_by : null);
+    const result = await deliverDraft(svc, draftId, { accountId: row.account_id }, "draft", row.approved_at ? row.decided_by : null);
     svc.log.info("draft.scheduled_sent", { draft_id: draftId, status: result.status });
   } catch (error) {
     if (!(error instanceof CoreError)) throw error; // the job retries
@@ -209,7 +213,8 @@ export type ScheduledRow = {
 };
 
 /** The account's scheduled mail, soonest first (the dashboard's list). */
-export async function listScheduled(db: Db, accountId: string, limit = 100): Promise<ScheduledRow[]> {
+export async function listScheduled(db: Db, tenant: Tenant, limit = 100): Promise<ScheduledRow[]> {
+  const { accountId } = tenant;
   return db<ScheduledRow[]>`
     select id, mailbox_id, to_addr as "to", subject, status, scheduled_at, schedule_time_zone, approved_at from drafts
     where account_id = ${accountId} and scheduled_at is not null and deleted_at is null and status in ('draft', 'pending_approval')

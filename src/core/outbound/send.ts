@@ -11,7 +11,6 @@ import type { Services } from "../services.ts";
 import { dispatchMessage } from "./dispatch.ts";
 import { createForcedDraft, holdReasonOf } from "./drafts.ts";
 import {
-  attachMessage,
   claimIdempotencyKey,
   finishIdempotencyKey,
   type IdempotencyClaim,
@@ -68,13 +67,13 @@ export async function sendOutgoing(
 
   try {
     const to = outgoing.to!;
-    await checkRecipientPolicy(svc.sql, principal.accountId, outgoing.mailbox.id, to);
+    await checkRecipientPolicy(svc.sql, principal, outgoing.mailbox.id, to);
     checks();
 
     // The loop guard (src/core/outbound/loop-guard.ts): a reply to automatic mail, or a thread where the
     // agent keeps answering it, waits for a human whatever the mailbox says.
     const target = { messageId: outgoing.reply?.messageId ?? null, threadId: outgoing.threadId };
-    const loopReason = await loopGuardReason(svc.sql, principal.accountId, target);
+    const loopReason = await loopGuardReason(svc.sql, principal, target);
     // A pause first (the operator's stop: no reviewer email), then the loop guard, then the caller's reason.
     const pause = holdReasonOf(outgoing.mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
     if (pause || outgoing.mailbox.require_approval || extras.holdForHuman || loopReason) {
@@ -102,20 +101,9 @@ export async function sendOutgoing(
         attachments: extras.attachments,
         calendar: extras.calendar,
       },
-      afterRecord: claim ? (tx, messageId) => attachMessage(tx, claim!, messageId) : undefined,
-      // The stored answer commits with the outcome; an unknown outcome (the final dot went out,
-      // no reply came) is an answer too, never replayed as sent; after a transient failure the
-      // claim is released for a retry.
-      onOutcome: claim
-        ? async (tx, dispatched) => {
-            const response = outcomeResponse(dispatched);
-            if (dispatched.outcome.kind === "sent") await finishIdempotencyKey(tx, claim!, "completed", response);
-            if (dispatched.outcome.kind === "permanent" || dispatched.outcome.kind === "unknown") {
-              await finishIdempotencyKey(tx, claim!, "failed_terminal", response);
-            }
-            if (dispatched.outcome.kind === "transient") await releaseIdempotencyKey(tx, claim!);
-          }
-        : undefined,
+      // The claim is tied to the message when it is recorded, and the outcome becomes its stored
+      // answer in the outcome's transaction (outcome.ts, storeOutcome).
+      claim: claim ?? undefined,
     });
     return outcomeResponse(result);
   } catch (error) {

@@ -4,6 +4,7 @@
 import type { Db } from "../../db.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
+import type { Tenant } from "../principal.ts";
 
 export type SendListEntry = {
   id: string;
@@ -41,11 +42,13 @@ export async function addSendListEntry(
 }
 
 /** False when the account has no such entry (another account's entry included). */
-export async function removeSendListEntry(db: Db, accountId: string, id: string): Promise<boolean> {
+export async function removeSendListEntry(db: Db, tenant: Tenant, id: string): Promise<boolean> {
+  const { accountId } = tenant;
   return (await db`delete from send_list_entries where id = ${id} and account_id = ${accountId} returning id`).length > 0;
 }
 
-export async function listSendListEntries(db: Db, accountId: string): Promise<SendListEntry[]> {
+export async function listSendListEntries(db: Db, tenant: Tenant): Promise<SendListEntry[]> {
+  const { accountId } = tenant;
   return db<
     SendListEntry[]
   >`select * from send_list_entries where account_id = ${accountId} order by mailbox_id nulls first, kind, pattern`;

@@ -1,6 +1,7 @@
 // Suppressed recipients: an account never sends to them again (422 on send).
 import type { Db } from "../../db.ts";
 import { newId } from "../ids.ts";
+import type { Tenant } from "../principal.ts";
 
 export type SuppressionReason = "bounce" | "complaint" | "unsubscribe" | "manual";
 export type Suppression = {
@@ -28,11 +29,13 @@ export async function addSuppression(
   return row!;
 }
 
-export async function listSuppressions(db: Db, accountId: string): Promise<Suppression[]> {
+export async function listSuppressions(db: Db, tenant: Tenant): Promise<Suppression[]> {
+  const { accountId } = tenant;
   return db<Suppression[]>`select * from suppressions where account_id = ${accountId} order by created_at, id`;
 }
 
 /** False when the account has no such suppression (another account's included). */
-export async function removeSuppression(db: Db, accountId: string, id: string): Promise<boolean> {
+export async function removeSuppression(db: Db, tenant: Tenant, id: string): Promise<boolean> {
+  const { accountId } = tenant;
   return (await db`delete from suppressions where id = ${id} and account_id = ${accountId} returning id`).length > 0;
 }

@@ -64,7 +64,7 @@ export async function comprehend(svc: Services, message: ScreeningRow, verdicts:
   }
 
   // Sender risk travels inside classification too: the webhook payload's classification object
-  // is where SPEC lets its shape be ours (null classification stays null).
+  // is where the contract (docs/api.md) lets its shape be ours (null classification stays null).
   const sender_risk = { level: senderRisk.level, signals: senderRisk.signals };
   if (outcome.classification) outcome = { ...outcome, classification: { ...outcome.classification, sender_risk } };
   // Every verdict is recorded, whichever decided the status (decided_by names it).

@@ -15,7 +15,7 @@ import { learningTokens } from "../../comprehension/learning/tokens.ts";
 import type { Db, Sql } from "../../db.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { Principal } from "../principal.ts";
+import type { Principal, Tenant } from "../principal.ts";
 
 export const FEEDBACK_VERDICTS = ["spam", "not_spam", "injection", "safe", "fraud", "genuine"] as const;
 export type FeedbackVerdict = (typeof FEEDBACK_VERDICTS)[number];
@@ -162,9 +162,10 @@ async function count(tx: Db, accountId: string, tokens: string[], kind: "spam" |
 /** The account's statistics for these tokens, or null when it has no spam-axis corrections. */
 export async function accountStatsFor(
   db: Db,
-  accountId: string,
+  tenant: Tenant,
   tokens: number[],
 ): Promise<{ spamMessages: number; hamMessages: number; tokens: Map<number, { spam: number; ham: number }> } | null> {
+  const { accountId } = tenant;
   const [learning] = await db`select spam_messages, ham_messages from account_learning where account_id = ${accountId}`;
   if (!learning || learning.spam_messages + learning.ham_messages === 0) return null;
   const rows = await db<{ token: string; spam: number; ham: number }[]>`
@@ -180,7 +181,8 @@ export async function accountStatsFor(
 export type FeedbackListing = Feedback & { source: FeedbackSource; undone_at: string | null; subject?: string; from_addr?: string };
 
 /** A message's corrections, standing and undone, newest first (dashboard). */
-export async function feedbackOfMessage(db: Db, accountId: string, messageId: string): Promise<FeedbackListing[]> {
+export async function feedbackOfMessage(db: Db, tenant: Tenant, messageId: string): Promise<FeedbackListing[]> {
+  const { accountId } = tenant;
   return db<FeedbackListing[]>`
     select id, message_id, verdict, axis, trained, created_at, source, undone_at from message_feedback
     where account_id = ${accountId} and message_id = ${messageId} order by created_at desc, id desc limit 50`;
@@ -189,9 +191,10 @@ export async function feedbackOfMessage(db: Db, accountId: string, messageId: st
 /** The account's latest corrections and what its statistics hold (dashboard). */
 export async function accountCorrections(
   db: Db,
-  accountId: string,
+  tenant: Tenant,
   limit = 100,
 ): Promise<{ recent: FeedbackListing[]; spamMessages: number; hamMessages: number; tokens: number }> {
+  const { accountId } = tenant;
   const recent = await db<FeedbackListing[]>`
     select f.id, f.message_id, f.verdict, f.axis, f.trained, f.created_at, f.source, f.undone_at, m.subject, m.from_addr
     from message_feedback f join messages m on m.id = f.message_id

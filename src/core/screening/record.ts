@@ -41,7 +41,7 @@ export async function recordAndNotify(
     if (updated.length === 0 || !deliver) return null;
     const recorded = await createMessageReceivedEvent(
       tx,
-      message.account_id,
+      { accountId: message.account_id },
       {
         message_id: message.id,
         mailbox_id: message.mailbox_id,

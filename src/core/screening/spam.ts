@@ -76,7 +76,7 @@ async function classifierScore(
   const model = await (configuredSpamModel(config.screening.spamModelPath) ?? loadSpamModel());
   const verdict = await classifySpam(raw, model, { receivedAt });
   const tokens = learningTokens({ subject: message.subject, body: message.body_clean ?? "", fromAddr: message.from_addr });
-  const stats = await accountStatsFor(sql, message.account_id, tokens);
+  const stats = await accountStatsFor(sql, { accountId: message.account_id }, tokens);
   // The threshold: the model's own (chosen for at most 1% of validation ham flagged) unless
   // SPAM_CLASSIFIER_THRESHOLD overrides it. The reasons: what pushed the global score up.
   const threshold = config.screening.spamClassifierThreshold ?? model.threshold;
@@ -95,7 +95,7 @@ export async function judgeSpam(
   const details: SpamDetails = {};
   if (virusRisk === "high") {
     // The virus verdict decides; the classifier's is still recorded in the screening report
-    // (spam_risk stays null: SPEC's "spam scoring never ran" for the status it decided).
+    // (spam_risk stays null: the contract's "spam scoring never ran" (docs/api.md) for the status it decided).
     try {
       const adjusted = await classifierScore(svc, message, raw);
       details.classifier = classifierDetails(adjusted);

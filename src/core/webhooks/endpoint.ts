@@ -7,6 +7,7 @@ import { errors } from "../errors.ts";
 import { appendEvent, EVENT_TYPES, isEventType, type MessageReceivedPayload } from "../events/index.ts";
 import { newId } from "../ids.ts";
 import { enqueueJob } from "../jobs.ts";
+import type { Tenant } from "../principal.ts";
 import { checkWebhookTarget, validateWebhookUrl } from "./target.ts";
 
 export type WebhookEndpoint = {
@@ -20,7 +21,7 @@ export type WebhookEndpoint = {
 };
 
 /**
- * The types a webhook receives, from what a human chose: message.received always (SPEC's event),
+ * The types a webhook receives, from what a human chose: message.received always (the contract's event, docs/webhooks.md),
  * the others only when named. 400 for a type that does not exist.
  */
 export function webhookEventTypes(chosen: readonly string[]): string[] {
@@ -56,10 +57,11 @@ export async function setWebhook(
     values (${input.accountId}, ${input.url}, ${secret}, true, coalesce(${types}::text[], '{message.received}'))
     on conflict (account_id) do update set url = excluded.url, secret = excluded.secret, enabled = true,
       event_types = coalesce(${types}::text[], webhook_endpoints.event_types), updated_at = now()`;
-  return { endpoint: (await showWebhook(db, input.accountId))!, secret };
+  return { endpoint: (await showWebhook(db, input))!, secret };
 }
 
-export async function showWebhook(db: Db, accountId: string): Promise<WebhookEndpoint | null> {
+export async function showWebhook(db: Db, tenant: Tenant): Promise<WebhookEndpoint | null> {
+  const { accountId } = tenant;
   const [row] =
     await db`select account_id, url, enabled, secret, event_types, updated_at from webhook_endpoints where account_id = ${accountId}`;
   if (!row) return null;
@@ -74,14 +76,16 @@ export async function showWebhook(db: Db, accountId: string): Promise<WebhookEnd
 }
 
 /** A human chooses which event types the account's webhook receives; false when there is no webhook. */
-export async function setWebhookEventTypes(db: Db, accountId: string, chosen: readonly string[]): Promise<boolean> {
+export async function setWebhookEventTypes(db: Db, tenant: Tenant, chosen: readonly string[]): Promise<boolean> {
+  const { accountId } = tenant;
   const types = webhookEventTypes(chosen);
   const rows = await db`
     update webhook_endpoints set event_types = ${types}::text[], updated_at = now() where account_id = ${accountId} returning account_id`;
   return rows.length > 0;
 }
 
-export async function disableWebhook(db: Db, accountId: string): Promise<boolean> {
+export async function disableWebhook(db: Db, tenant: Tenant): Promise<boolean> {
+  const { accountId } = tenant;
   return (
     (await db`update webhook_endpoints set enabled = false, updated_at = now() where account_id = ${accountId} returning account_id`)
       .length > 0
@@ -105,10 +109,11 @@ export type RecordedEvent = { eventId: string; deliveryId: string | null };
  */
 export async function createMessageReceivedEvent(
   db: Db,
-  accountId: string,
+  tenant: Tenant,
   payload: Omit<MessageReceivedPayload, "event_id" | "type">,
   options: { firstAttemptDelayMs?: number } = {},
 ): Promise<RecordedEvent | null> {
+  const { accountId } = tenant;
   const eventId = newId("evt");
   const body: MessageReceivedPayload = { event_id: eventId, type: "message.received", ...payload };
   const text = JSON.stringify(body);
@@ -174,9 +179,10 @@ export type DeliverySummary = {
 
 export async function listDeliveries(
   db: Db,
-  accountId: string,
+  tenant: Tenant,
   options: { deadOnly?: boolean; limit?: number } = {},
 ): Promise<DeliverySummary[]> {
+  const { accountId } = tenant;
   return db<DeliverySummary[]>`
     select id, event_id, state, attempts, redrives, last_status, last_error, next_attempt_at, created_at
     from webhook_deliveries
@@ -185,14 +191,16 @@ export async function listDeliveries(
 }
 
 /** The attempts of one of the account's deliveries; none for another account's delivery. */
-export async function listAttempts(db: Db, accountId: string, deliveryId: string) {
+export async function listAttempts(db: Db, tenant: Tenant, deliveryId: string) {
+  const { accountId } = tenant;
   return db`
     select attempted_at, url, status, latency_ms, error, response_snippet from webhook_attempts
     where delivery_id = (select id from webhook_deliveries where id = ${deliveryId} and account_id = ${accountId}) order by id`;
 }
 
 /** A human re-sends a dead-lettered delivery: same payload, same event_id, a fresh attempt cycle. */
-export async function redriveDelivery(sql: Sql, accountId: string, deliveryId: string): Promise<void> {
+export async function redriveDelivery(sql: Sql, tenant: Tenant, deliveryId: string): Promise<void> {
+  const { accountId } = tenant;
   // The row and its job commit together: a pending delivery always has a job to run it.
   await sql.begin((tx) => redriveInTransaction(tx, accountId, deliveryId));
 }

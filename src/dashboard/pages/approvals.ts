@@ -86,7 +86,7 @@ async function render(c: PageContext, notice?: Notice | null, status = 200): Pro
   const [{ drafts, total }, mailboxes, scheduled] = await Promise.all([
     pendingDrafts(c.svc.sql, c.session.accountId, PAGE_LIMIT),
     accountMailboxes(c.svc.sql, c.session.accountId),
-    listScheduled(c.svc.sql, c.session.accountId),
+    listScheduled(c.svc.sql, c.session),
   ]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
   const more =

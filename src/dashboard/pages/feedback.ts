@@ -33,7 +33,7 @@ const AXES: FeedbackAxis[] = ["spam", "injection", "fraud"];
 /** The Corrections section of a message's page: standing and undone corrections, and the buttons. */
 export async function correctionsSection(c: PageContext, m: MessageDetail): Promise<Html> {
   if (m.direction !== "in") return html`<p class="hint">Outbound mail has no verdicts to correct.</p>`;
-  const rows = await feedbackOfMessage(c.svc.sql, c.session.accountId, m.id);
+  const rows = await feedbackOfMessage(c.svc.sql, c.session, m.id);
   const standing = new Map(rows.filter((r) => !r.undone_at).map((r) => [r.axis, r]));
   const buttons = AXES.map((axis) => {
     const current = standing.get(axis);
@@ -88,7 +88,7 @@ export const feedbackActions = {
 };
 
 export async function correctionsPage(c: PageContext): Promise<Response> {
-  const { recent, spamMessages, hamMessages, tokens } = await accountCorrections(c.svc.sql, c.session.accountId);
+  const { recent, spamMessages, hamMessages, tokens } = await accountCorrections(c.svc.sql, c.session);
   const rows = recent.map(
     (r) =>
       html`<tr><td>${when(r.created_at)}</td><td><a href="${path("mail", r.message_id)}">${r.subject ? reveal(r.subject) : "(no subject)"}</a><br><small>${reveal(r.from_addr ?? "")}</small></td>

@@ -47,7 +47,7 @@ async function render(
   c: PageContext,
   extra: { created?: { key: KeyRecord; secret: string }; notice?: Notice | null; status?: number } = {},
 ) {
-  const [keys, mailboxes] = await Promise.all([listKeys(c.svc.sql, c.session.accountId), accountMailboxes(c.svc.sql, c.session.accountId)]);
+  const [keys, mailboxes] = await Promise.all([listKeys(c.svc.sql, c.session), accountMailboxes(c.svc.sql, c.session.accountId)]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
   const created = extra.created
     ? html`<section class="card secret" id="new-key">
@@ -94,7 +94,7 @@ export const keysPage = {
 
   async revoke(c: ActionContext): Promise<Response> {
     const id = c.params.id ?? "";
-    const revoked = await revokeKey(c.svc.sql, c.session.accountId, id);
+    const revoked = await revokeKey(c.svc.sql, c.session, id);
     if (revoked === null) throw errors.routeNotFound();
     c.audit.already_revoked = !revoked;
     return redirect(doneUrl("/dashboard/keys", revoked ? "key_revoked" : "key_already_revoked"));

@@ -74,11 +74,11 @@ export const mailboxesPage = {
     };
     if (Object.values(settings).every((v) => v === undefined)) {
       // Nothing to change, but another account's id is still the one 404.
-      if (!(await findMailbox(c.svc.sql, c.session.accountId, id))) throw errors.routeNotFound();
+      if (!(await findMailbox(c.svc.sql, c.session, id))) throw errors.routeNotFound();
       return redirect("/dashboard/mailboxes");
     }
     try {
-      const mailbox = await updateMailboxSettings(c.svc.sql, c.session.accountId, id, settings);
+      const mailbox = await updateMailboxSettings(c.svc.sql, c.session, id, settings);
       Object.assign(c.audit, {
         require_approval: mailbox.require_approval,
         deliver_spam: mailbox.deliver_spam,
@@ -87,7 +87,7 @@ export const mailboxesPage = {
       });
     } catch (error) {
       if (!(error instanceof CoreError) || statusOf(error) !== 400) throw error;
-      if (!(await findMailbox(c.svc.sql, c.session.accountId, id))) throw errors.routeNotFound();
+      if (!(await findMailbox(c.svc.sql, c.session, id))) throw errors.routeNotFound();
       return render(c, { kind: "error", text: `Not changed: ${errorText(error)}.` }, 400);
     }
     return redirect(doneUrl("/dashboard/mailboxes", "mailbox_updated"));

@@ -42,7 +42,7 @@ async function render(
   const beforeText = c.url.searchParams.get("before");
   const before = beforeText && /^\d{1,18}$/.test(beforeText) ? Number(beforeText) : null;
   const [people, audit] = await Promise.all([
-    listPeople(c.svc.sql, c.session.accountId),
+    listPeople(c.svc.sql, c.session),
     auditTrail(c.svc.sql, c.session.accountId, before, AUDIT_PAGE),
   ]);
   const created = extra.created
@@ -92,14 +92,14 @@ export const peoplePage = {
   async reviews(c: ActionContext): Promise<Response> {
     const choice = c.form.text("reviews", 3);
     if (choice !== "on" && choice !== "off") return redirect("/dashboard/people");
-    await setReviewer(c.svc.sql, c.session.accountId, c.params.id ?? "", choice === "on");
+    await setReviewer(c.svc.sql, c.session, c.params.id ?? "", choice === "on");
     c.audit.reviews_drafts = choice === "on";
     return redirect(doneUrl("/dashboard/people", "person_updated"));
   },
 
   async remove(c: ActionContext): Promise<Response> {
     try {
-      await removePerson(c.svc.sql, c.session.accountId, c.session.userId, c.params.id ?? "");
+      await removePerson(c.svc.sql, c.session, c.session.userId, c.params.id ?? "");
     } catch (error) {
       if (!(error instanceof CoreError) || statusOf(error) !== 400) throw error;
       return render(c, { notice: { kind: "error", text: `Not removed: ${errorText(error)}.` }, status: 400 });

@@ -34,7 +34,7 @@ async function render(
   draft: { name: string; text: string } | null = null,
 ): Promise<Response> {
   const [schemas, mailboxes] = await Promise.all([
-    listExtractionSchemas(c.svc.sql, c.session.accountId),
+    listExtractionSchemas(c.svc.sql, c.session),
     accountMailboxes(c.svc.sql, c.session.accountId),
   ]);
   const rows = schemas.map((s) => {
@@ -95,7 +95,7 @@ export const schemasPage = {
   async attach(c: ActionContext): Promise<Response> {
     const mailboxId = c.form.text("mailbox_id", MAX_ID) ?? "";
     const schemaId = c.form.text("schema_id", MAX_ID);
-    await attachExtractionSchema(c.svc.sql, c.session.accountId, mailboxId, schemaId ? schemaId : null);
+    await attachExtractionSchema(c.svc.sql, c.session, mailboxId, schemaId ? schemaId : null);
     Object.assign(c.audit, { target_id: mailboxId, schema_id: schemaId || null });
     return redirect(doneUrl("/dashboard/schemas", "schema_attached"));
   },

@@ -20,7 +20,7 @@ function entryRow(c: PageContext, entry: SendListEntry, addresses: Map<string, s
 
 async function render(c: PageContext, notice?: Notice | null, status = 200): Promise<Response> {
   const [entries, mailboxes] = await Promise.all([
-    listSendListEntries(c.svc.sql, c.session.accountId),
+    listSendListEntries(c.svc.sql, c.session),
     accountMailboxes(c.svc.sql, c.session.accountId),
   ]);
   const addresses = new Map(mailboxes.map((m) => [m.id, m.address]));
@@ -61,7 +61,7 @@ export const sendListsPage = {
 
   async remove(c: ActionContext): Promise<Response> {
     const id = c.params.id ?? "";
-    if (!(await removeSendListEntry(c.svc.sql, c.session.accountId, id))) throw errors.routeNotFound();
+    if (!(await removeSendListEntry(c.svc.sql, c.session, id))) throw errors.routeNotFound();
     return redirect(doneUrl("/dashboard/sendlists", "entry_removed"));
   },
 };

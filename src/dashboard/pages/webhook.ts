@@ -72,8 +72,8 @@ async function render(c: PageContext, extra: { secret?: string; notice?: Notice 
   const { sql } = c.svc;
   const deadOnly = c.url.searchParams.get("state") === "dead";
   const [endpoint, deliveries] = await Promise.all([
-    showWebhook(sql, c.session.accountId),
-    listDeliveries(sql, c.session.accountId, { deadOnly, limit: LIST_LIMIT }),
+    showWebhook(sql, c.session),
+    listDeliveries(sql, c.session, { deadOnly, limit: LIST_LIMIT }),
   ]);
   // Dead letters first: they are the ones a human has to act on.
   const ordered = [...deliveries.filter((d) => d.state === "dead"), ...deliveries.filter((d) => d.state !== "dead")];
@@ -129,13 +129,13 @@ export const webhookPage = {
 
   async events(c: ActionContext): Promise<Response> {
     const chosen = LIFECYCLE_EVENT_TYPES.filter((type) => c.form.has(`event_${type}`));
-    const saved = await setWebhookEventTypes(c.svc.sql, c.session.accountId, chosen);
+    const saved = await setWebhookEventTypes(c.svc.sql, c.session, chosen);
     c.audit.event_types = chosen.join(",");
     return redirect(doneUrl("/dashboard/webhook", saved ? "webhook_events_saved" : "webhook_not_configured"));
   },
 
   async disable(c: ActionContext): Promise<Response> {
-    const disabled = await disableWebhook(c.svc.sql, c.session.accountId);
+    const disabled = await disableWebhook(c.svc.sql, c.session);
     c.audit.was_configured = disabled;
     return redirect(doneUrl("/dashboard/webhook", disabled ? "webhook_disabled" : "webhook_not_configured"));
   },
@@ -143,7 +143,7 @@ export const webhookPage = {
   async delivery(c: PageContext): Promise<Response> {
     const id = c.params.id ?? "";
     const summary = await accountDelivery(c.svc.sql, c.session.accountId, id);
-    const attempts = await listAttempts(c.svc.sql, c.session.accountId, id);
+    const attempts = await listAttempts(c.svc.sql, c.session, id);
     const rows = attempts.map(
       (
         a,
@@ -161,7 +161,7 @@ export const webhookPage = {
   async redrive(c: ActionContext): Promise<Response> {
     const id = c.params.id ?? "";
     try {
-      await redriveDelivery(c.svc.sql, c.session.accountId, id);
+      await redriveDelivery(c.svc.sql, c.session, id);
     } catch (error) {
       if (!(error instanceof CoreError) || statusOf(error) !== 409) throw error;
       return render(c, { notice: { kind: "error", text: errorText(error) }, status: 409 });

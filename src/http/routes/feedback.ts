@@ -1,5 +1,5 @@
 // POST and DELETE /api/v1/messages/{id}/feedback: correcting a message's verdicts (an addition
-// to SPEC; src/core/screening/feedback.ts says what each verdict does and what the account learns).
+// to the contract, docs/api.md; src/core/screening/feedback.ts says what each verdict does and what the account learns).
 import { t } from "elysia";
 import { type FeedbackAxis, giveFeedback, undoFeedback } from "../../core/screening/index.ts";
 import type { Services } from "../../core/services.ts";

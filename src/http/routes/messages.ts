@@ -115,7 +115,7 @@ export const messageRoutes = (svc: Services) =>
           query.cursor,
           query.label,
         );
-        // SPEC's body stays {messages}: the way to older mail travels in a header.
+        // The contract's body (docs/api.md) stays {messages}: the way to older mail travels in a header.
         if (page.nextCursor) set.headers["x-next-cursor"] = page.nextCursor;
         return { messages: page.messages };
       },

@@ -1,4 +1,4 @@
-// TypeBox models of the reading endpoints (threads, search): what they add to SPEC's message.
+// TypeBox models of the reading endpoints (threads, search): what they add to the contract's message (docs/api.md).
 import { t } from "elysia";
 import { nullable, strictObject } from "../../request/models.ts";
 

@@ -1,4 +1,4 @@
-// GET /api/v1/search: ranked full-text search within one mailbox (an addition to SPEC).
+// GET /api/v1/search: ranked full-text search within one mailbox (an addition to the contract, docs/api.md).
 import { t } from "elysia";
 import { MAX_QUERY_LENGTH, searchMessages } from "../../core/search.ts";
 import type { Services } from "../../core/services.ts";

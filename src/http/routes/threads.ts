@@ -1,4 +1,4 @@
-// GET /api/v1/threads and GET /api/v1/threads/{id}: conversations, not in SPEC (additions).
+// GET /api/v1/threads and GET /api/v1/threads/{id}: conversations, additions to the contract (docs/api.md).
 import { t } from "elysia";
 import type { Services } from "../../core/services.ts";
 import { getThread, listThreads, THREAD_MESSAGE_LIMIT } from "../../core/threads.ts";
