@@ -160,6 +160,8 @@ function noteTo(v: View, i: number): void {
   if (!TO.has(v.w(i + 1)) || v.sentence[i + 1] !== v.sentence[i]) return;
   const k = v.next(i + 1, 4, C.AI | C.AIWEAK);
   if (k < 0) return;
+  // "Note for the team: our inbox assistant ...": the note is for whoever comes before the colon.
+  for (let m = i + 1; m < k; m++) if (v.t[m].punct === ":") return;
   if (v.is(k, C.AI)) v.add("ai_addressed", W.address.noteToAi, i, k);
   else if (!WORDS.humanRole.has(v.w(k + 1))) v.add("ai_addressed", W.address.noteToWeak, i, k);
 }

@@ -11,6 +11,7 @@ const QUOTES = new Set(['"', "\u201c", "\u201d", "\u00ab", "\u00bb", "\u201e"]);
 // stage was trained without them (features.ts calls quotedTokens with the defaults).
 const CJK_OPEN = new Set(["\u300c", "\u300e"]);
 const CJK_CLOSE = new Set(["\u300d", "\u300f"]);
+const FENCE_LINE = /^(?:[ \t]{0,3}>){0,4}[ \t]{0,3}```/;
 const SINGLE = new Set(["'", "\u2018", "\u2019"]);
 const OPENS_AFTER = /[\s(\[:]/; // a single quote opens after a space, bracket or colon ...
 const CLOSES_BEFORE = /[\s.,;:!?)\]]/; // ... and closes before one; inside a word it is an apostrophe
@@ -34,7 +35,7 @@ export class View {
     this.inline = quotedTokens(t, text, { reply: false, cjk: true });
     let s = -1;
     for (let i = 0; i < t.length; i++) {
-      if (i === 0 || t[i].brk) {
+      if (i === 0 || (t[i].brk && !afterExampleAbbreviation(text, t[i].start))) {
         s++;
         this.framed.push(false);
       }
@@ -113,6 +114,12 @@ export class View {
   }
 }
 
+// "e.g. `<|im_start|>`": the example belongs to the sentence that introduces it, and so does
+// that sentence's framing.
+function afterExampleAbbreviation(text: string, at: number): boolean {
+  return /\b(?:e\.g|i\.e)\.[\s`'"(<|[\u201c\u2018]{0,6}$/i.test(text.slice(Math.max(0, at - 14), at));
+}
+
 /** Per token: on a line quoted from an earlier message ("> ..."), where attackers also plant orders. */
 export function replyLineTokens(t: Token[], text: string): boolean[] {
   const out: boolean[] = new Array(t.length).fill(false);
@@ -147,9 +154,11 @@ export function quotedTokens(t: Token[], text: string, opt = { reply: true, cjk:
       if (c === 10) {
         double = single = tick = corner = false;
         reply = text.charCodeAt(pos + 1) === 62;
-        if (text.startsWith("```", pos + 1)) {
+        // A fence opens or closes a code block, also on a "> " line of an earlier message.
+        const fenceAt = FENCE_LINE.exec(text.slice(pos + 1, pos + 16));
+        if (fenceAt) {
           fence = !fence;
-          pos += 3;
+          pos += fenceAt[0].length;
         }
       } else if (c === 34 || (c > 127 && QUOTES.has(text[pos]))) double = !double;
       else if (opt.cjk && c > 127 && CJK_OPEN.has(text[pos])) corner = true;
