@@ -42,6 +42,21 @@ export class View {
       this.sentence[i] = s;
       if ((t[i].cls & C.FRAME) !== 0) this.framed[s] = true;
     }
+    this.frameShownBlocks();
+  }
+
+  // "Slide 4 shows a real example we received:\n> SYSTEM: ...": a framed sentence ending in a
+  // colon at the end of its line introduces the block quoted more deeply below it, which is then
+  // discussion too.
+  private frameShownBlocks(): void {
+    if (!this.text.includes(">")) return;
+    let depth: number[] | null = null;
+    for (let i = 0; i + 1 < this.t.length; i++) {
+      if (this.t[i].punct !== ":" || !this.framed[this.sentence[i]]) continue;
+      if (!/^[ \t]*:[ \t]*\n/.test(this.text.slice(this.t[i].end, this.t[i].end + 12))) continue;
+      depth ??= replyDepths(this.t, this.text);
+      for (let k = i + 1; k < this.t.length && depth[k] > depth[i]; k++) this.framed[this.sentence[k]] = true;
+    }
   }
 
   /** The index of the token that contains (or last starts before) a character offset. */
@@ -118,6 +133,19 @@ export class View {
 // that sentence's framing.
 function afterExampleAbbreviation(text: string, at: number): boolean {
   return /\b(?:e\.g|i\.e)\.[\s`'"(<|[\u201c\u2018]{0,6}$/i.test(text.slice(Math.max(0, at - 14), at));
+}
+
+/** Per token: how many "> " marks open its line. */
+function replyDepths(t: Token[], text: string): number[] {
+  const depthAt = (from: number) => (/^(?:[ \t]{0,3}>)*/.exec(text.slice(from, from + 40))?.[0] ?? "").split(">").length - 1;
+  const out: number[] = new Array(t.length).fill(0);
+  let pos = 0;
+  let depth = depthAt(0);
+  for (let i = 0; i < t.length; i++) {
+    for (; pos < t[i].start; pos++) if (text.charCodeAt(pos) === 10) depth = depthAt(pos + 1);
+    out[i] = depth;
+  }
+  return out;
 }
 
 /** Per token: on a line quoted from an earlier message ("> ..."), where attackers also plant orders. */
