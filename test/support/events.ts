@@ -28,7 +28,7 @@ export async function appendTestEvent(sql: Sql, accountId: string, mailboxId: st
   });
   const position = await sql.begin((tx) => appendEvent(tx, { id, accountId, mailboxId, messageId, payload }));
   // `cursor`: what a client of the account is given for the event; `position`: the log's own.
-  return { id, cursor: await cursorOf(sql, accountId, position!), position: position!, messageId };
+  return { id, cursor: await cursorOf(sql, { accountId }, position!), position: position!, messageId };
 }
 
 export type SseFrame = { id: string | null; event: string | null; data: string; at: number };

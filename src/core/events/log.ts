@@ -6,7 +6,7 @@
 // The live stream (src/http/event-*.ts) reads the same log.
 import type { Db, Sql } from "../../db.ts";
 import { errors } from "../errors.ts";
-import { assertMailboxAllowed, type Principal } from "../principal.ts";
+import { assertMailboxAllowed, type Principal, type Tenant } from "../principal.ts";
 import { eventCursors } from "./cursor.ts";
 import { EVENT_TYPES, type EventPayload, isEventType } from "./payload.ts";
 
@@ -34,7 +34,7 @@ export async function appendEvent(
   db: Db,
   event: { id: string; accountId: string; mailboxId: string; messageId: string; payload: string },
 ): Promise<string | null> {
-  const locked = lockAccountEvents(db, event.accountId);
+  const locked = lockAccountEvents(db, event);
   const appended = db`
     with appended as (
       insert into event_log (id, account_id, mailbox_id, message_id, payload)
@@ -48,18 +48,18 @@ export async function appendEvent(
 }
 
 /** The account's append lock, held to COMMIT: see appendEvent. */
-export function lockAccountEvents(db: Db, accountId: string) {
-  return db`select pg_advisory_xact_lock(hashtextextended(${`event_log:${accountId}`}, 0))`;
+export function lockAccountEvents(db: Db, tenant: Tenant) {
+  return db`select pg_advisory_xact_lock(hashtextextended(${`event_log:${tenant.accountId}`}, 0))`;
 }
 
 /** The log position a client's cursor names; "0" (or none) is the start. 400 for a cursor not given to this account. */
-export async function positionOf(db: Db, accountId: string, cursor: string | null | undefined): Promise<string> {
-  return (await eventCursors(db)).decode(accountId, cursor);
+export async function positionOf(db: Db, tenant: Tenant, cursor: string | null | undefined): Promise<string> {
+  return (await eventCursors(db)).decode(tenant.accountId, cursor);
 }
 
 /** The cursor a client of the account is given for a position. */
-export async function cursorOf(db: Db, accountId: string, position: string): Promise<string> {
-  return (await eventCursors(db)).encode(accountId, position);
+export async function cursorOf(db: Db, tenant: Tenant, position: string): Promise<string> {
+  return (await eventCursors(db)).encode(tenant.accountId, position);
 }
 
 /** The reader's scope: a bound key sees its own mailbox only (403 key_scope for another). */
@@ -112,11 +112,11 @@ export async function listEvents(
   query: { after?: string; mailboxId?: string; limit: number; types?: string },
 ): Promise<EventPage> {
   const scope = scopeFor(principal, query.mailboxId, query.types);
-  const after = await positionOf(db, scope.accountId, query.after);
+  const after = await positionOf(db, scope, query.after);
   const events = await readEventsAfter(db, scope, after, query.limit);
   return {
     events: events.map((event) => ({ cursor: event.cursor, event: JSON.parse(event.payload) as EventPayload })),
-    next_cursor: events.at(-1)?.cursor ?? (await cursorOf(db, scope.accountId, after)),
+    next_cursor: events.at(-1)?.cursor ?? (await cursorOf(db, scope, after)),
   };
 }
 

@@ -20,8 +20,6 @@ export async function streamSource(
   const scope = scopeFor(principal, query.mailbox_id, query.types);
   const resumeFrom = query.lastEventId ?? query.after;
   const after =
-    resumeFrom === undefined || resumeFrom === null
-      ? await latestPosition(svc.sql, scope)
-      : await positionOf(svc.sql, scope.accountId, resumeFrom);
-  return cursorSource(svc, scope, after, await cursorOf(svc.sql, scope.accountId, after));
+    resumeFrom === undefined || resumeFrom === null ? await latestPosition(svc.sql, scope) : await positionOf(svc.sql, scope, resumeFrom);
+  return cursorSource(svc, scope, after, await cursorOf(svc.sql, scope, after));
 }

@@ -174,7 +174,7 @@ export async function waitForMessage(
   // is only ever given it as its account's cursor.
   let position =
     query.after !== undefined
-      ? await positionOf(svc.sql, principal.accountId, query.after)
+      ? await positionOf(svc.sql, principal, query.after)
       : filters.since
         ? "0"
         : await latestPosition(svc.sql, { ...scope, mailboxId: null });
@@ -207,14 +207,13 @@ export async function waitForMessage(
     for (;;) {
       woken = false;
       const { row, head } = await firstMatch(svc.sql, principal.accountId, query.mailboxId, position, filters);
-      if (row)
-        return { status: "found", cursor: await cursorOf(svc.sql, principal.accountId, String(row.position)), message: waitedMessage(row) };
+      if (row) return { status: "found", cursor: await cursorOf(svc.sql, principal, String(row.position)), message: waitedMessage(row) };
       if (BigInt(head) > BigInt(position)) position = head;
       const left = deadline - performance.now();
       if (ended || left <= 0) {
         return {
           status: "timeout",
-          cursor: await cursorOf(svc.sql, principal.accountId, position),
+          cursor: await cursorOf(svc.sql, principal, position),
           waited_ms: Math.round(performance.now() - started),
           retry: "nothing matched yet: call again with after = cursor to keep waiting without missing anything",
         };

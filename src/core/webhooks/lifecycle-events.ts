@@ -59,7 +59,7 @@ export async function recordLifecycleEvent(tx: Tx, event: LifecycleEvent): Promi
   const text = JSON.stringify(payload);
   // Sent together without waiting (postgres.js runs them in order on the transaction's
   // connection): the lock, then one statement for the log, the NOTIFY and the webhook's rows.
-  const locked = lockAccountEvents(tx, event.accountId);
+  const locked = lockAccountEvents(tx, event);
   const appended = tx`
     with appended as (
       insert into event_log (id, account_id, mailbox_id, message_id, draft_id, type, dedupe_key, payload)
