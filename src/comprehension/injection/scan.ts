@@ -81,10 +81,20 @@ function decodedPayload(decoded: string, kind: string, out: Signal[]): void {
 function damp(v: View, hits: Hit[]): void {
   if (v.length === 0) return;
   for (const h of hits) {
-    const i = v.tokenAt(h.start);
+    const i = firstTokenOf(v, h);
     if (v.isFramed(i) || reported(v, i)) h.weight *= W.context.timesFramed;
-    if (v.quoted[i]) h.weight *= v.replyLine[i] ? W.context.timesReplyQuoted : W.context.timesQuoted;
+    if (!v.quoted[i]) continue;
+    // A reply line is damped as a reply line; quotes or code inside it are damped again.
+    if (v.replyLine[i]) h.weight *= W.context.timesReplyQuoted * (v.inline[i] ? W.context.timesQuoted : 1);
+    else h.weight *= W.context.timesQuoted;
   }
+}
+
+// The first token inside a hit: a hit that opens on punctuation ("[SYSTEM]", "<|im_start|>")
+// would otherwise be judged by the word before it, often outside the code block that holds it.
+function firstTokenOf(v: View, h: Hit): number {
+  const i = v.tokenAt(h.start);
+  return v.t[i].end <= h.start && i + 1 < v.length && v.t[i + 1].start < h.end ? i + 1 : i;
 }
 
 // "tell it to ignore ...", "asked the bot to send ...": an order passed on to someone else;
