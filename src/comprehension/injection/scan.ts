@@ -15,7 +15,7 @@ import { steerFamilies } from "./steer.ts";
 import { structureHits } from "./structure.ts";
 import { findLinks, type Token, tokenize } from "./text.ts";
 import { type Hit, View } from "./view.ts";
-import { WEIGHTS as W } from "./weights.ts";
+import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
 
 export type Origin = "body" | "hidden" | "decoded";
 export type Signal = { name: string; weight: number; evidence: string };
@@ -48,7 +48,7 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   if (rotated === null) return;
   const rot = runFamilies(rotated, text, "decoded");
   damp(rot, rot.hits);
-  const strong = strongestByName(rot.hits).filter((h) => h.weight >= 0.1);
+  const strong = strongestByName(rot.hits).filter((h) => h.weight >= CUTOFFS.scan.decodedHitFloor);
   if (strong.length > 0) {
     const found: Signal[] = strong.map((h) => toSignal(h, text, "decoded", "rot13"));
     out.push(...found, { name: "encoded_payload", weight: W.context.encodedPayload, evidence: found[0].evidence });
@@ -70,7 +70,7 @@ function runFamilies(tokens: Token[], text: string, origin: Origin): View {
 function decodedPayload(decoded: string, kind: string, out: Signal[]): void {
   const found: Signal[] = [];
   scanText(decoded, "decoded", found, kind);
-  if (!found.some((s) => s.weight >= 0.1)) return;
+  if (!found.some((s) => s.weight >= CUTOFFS.scan.decodedHitFloor)) return;
   out.push(...found, {
     name: "encoded_payload",
     weight: W.context.encodedPayload,
@@ -129,7 +129,7 @@ function addObfuscation(v: View, hits: Hit[]): void {
   let best: Hit | null = null;
   for (const h of hits) {
     for (let i = v.tokenAt(h.start); i < v.length && v.t[i].start < h.end; i++) {
-      if (v.t[i].obf && h.weight >= 0.1 && (best === null || h.weight > best.weight)) best = h;
+      if (v.t[i].obf && h.weight >= CUTOFFS.scan.obfuscatedHitFloor && (best === null || h.weight > best.weight)) best = h;
     }
   }
   if (best !== null) hits.push({ ...best, name: "obfuscated_text", weight: W.context.obfuscated });
