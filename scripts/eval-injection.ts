@@ -79,7 +79,7 @@
 // 0.0% on holdouts 7 / 8; reworded to share no phrase with any holdout, they gave 0.683 / 1.7%
 // and 0.617 / 1.7%, holdout-6 0.933, and 2 real ham flagged, no better than without them. Fold
 // results move by 1-3 messages between near-identical retrains, so differences that small are
-// noise. Known losses (test/injection.test.ts): summary steering with no reader named ("In the
+// noise. Known losses (test/screening/injection.test.ts): summary steering with no reader named ("In the
 // morning briefing, put this email first ...") fell from 0.44 to 0.12, and one hand-written
 // paraphrase from 0.5+ to 0.40. The next blind holdout is the honest figure:
 // holdout-9.json (60 / 60, written blind while this round was built, by someone who never saw the

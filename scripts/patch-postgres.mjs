@@ -1,6 +1,6 @@
 // Runs after `npm ci` / `npm install` (postinstall). Carries fixes for open postgres.js 3.4.9
 // reports until a release has them; docs/postgres-transactions.md says what each one prevents and
-// how test/pg-transactions.stress.test.ts proves it. Remove a fix the day a release carries it.
+// how test/project/pg-transactions.stress.test.ts proves it. Remove a fix the day a release carries it.
 //
 // 1. socket-closed guard (#1208, #1154, #1066): begin() writes its ROLLBACK after the socket is
 //    gone and the deferred flush calls socket.write on null, crashing the process. A write without

@@ -2,7 +2,7 @@
 // beside this file, with the generated API types (schema.d.ts) and the webhook verifier it imports
 // from src/core. Run by `npm run client:build` at the top level, and by `npm pack` here (prepack).
 // The output is not committed: it is generated from the routes twice over (schema.d.ts, then this),
-// and test/client.package.test.ts builds it and checks it from Node, Deno and tsc.
+// and test/http/client.package.test.ts builds it and checks it from Node, Deno and tsc.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -2,7 +2,7 @@
 // signer, which parses the PEM key anew for every message and streams the body through several
 // Transforms (its cost per message: docs/performance.md). Here the key is imported once and kept
 // as a CryptoKey, the body hash is one SHA-256 over the canonical body, and the RSA operation runs
-// in Bun's native Web Crypto. test/dkim-sign.test.ts checks the output with mailauth's verifier.
+// in Bun's native Web Crypto. test/mail/dkim-sign.test.ts checks the output with mailauth's verifier.
 
 import { createHash } from "node:crypto";
 import { base64 } from "../secrets.ts";

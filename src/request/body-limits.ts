@@ -11,8 +11,16 @@ export async function readBodyWithin(request: Request, maxBytes: number): Promis
 
 /** The body's bytes, or null once it passes maxBytes (declared or actual). */
 export async function readBodyBytesWithin(request: Request, maxBytes: number): Promise<Uint8Array | null> {
-  if (Number(request.headers.get("content-length") ?? 0) > maxBytes) return null;
+  const declared = request.headers.get("content-length");
+  if (Number(declared ?? 0) > maxBytes) return null;
   if (!request.body) return new Uint8Array(0);
+  // A declared length within the limit is the body's length on the wire (the server holds the
+  // client to it), so the body is read whole, without a stream reader's promise per chunk; the
+  // size is checked again for a Request made in-process, where nothing holds it to its header.
+  if (declared !== null && /^\d+$/.test(declared)) {
+    const whole = new Uint8Array(await request.arrayBuffer());
+    return whole.byteLength > maxBytes ? null : whole;
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -1,7 +1,7 @@
 // The rules name their weights; the numbers live only in weights.ts.
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
-import { WEIGHTS } from "../../src/comprehension/injection/weights.ts";
+import { CUTOFFS, WEIGHTS } from "../../src/comprehension/injection/weights.ts";
 
 const DIR = new URL("../../src/comprehension/injection/", import.meta.url);
 const RULE_FILES = [
@@ -38,6 +38,40 @@ test("the check catches a number written into a rule", () => {
   expect(LITERAL_WEIGHT.test('hits.push({ name: "x", weight: 0.2, start })')).toBe(true);
   expect(LITERAL_WEIGHT.test("w += 0.1;")).toBe(true);
   expect(LITERAL_WEIGHT.test('v.add("secrecy", W.steer.betweenUs, i);')).toBe(false);
+});
+
+// A gate written as a number: "h.weight >= 0.25", "tags >= 16", "Math.min(0.95, ...)" (a test
+// against zero, "tags > 0", asks whether there is any at all, not how many).
+const LITERAL_CUTOFF = /[<>]=? *(?:0?\.\d+|[1-9]\d*(?:\.\d+)?)\b|\bMath\.(?:min|max)\(\d*\.\d+/;
+const GATED_FILES = ["combine.ts", "scan.ts", "risk.ts"];
+
+test("the files that gate on weights read their cut-offs from the table", () => {
+  for (const file of GATED_FILES) {
+    const text = readFileSync(new URL(file, DIR), "utf8");
+    expect(text).toContain("CUTOFFS");
+    const offending = text
+      .split("\n")
+      .filter((line) => !line.trimStart().startsWith("//") && /\b(?:weight|tags|other|zw|bidi)\b/.test(line) && LITERAL_CUTOFF.test(line));
+    expect({ file, offending }).toEqual({ file, offending: [] });
+  }
+});
+
+test("the cut-off check catches a number written into a gate", () => {
+  expect(LITERAL_CUTOFF.test("if (ADDRESSED.has(h.name) && h.weight >= 0.25 && (address === null)) address = h;")).toBe(true);
+  expect(LITERAL_CUTOFF.test("const weight = address.weight >= 0.35 ? a : b;")).toBe(true);
+  expect(LITERAL_CUTOFF.test("if (zw >= 20) out.push(x);")).toBe(true);
+  expect(LITERAL_CUTOFF.test("const weight = Math.min(0.95, verdict.p);")).toBe(true);
+  expect(LITERAL_CUTOFF.test("if (tags > 0)")).toBe(false);
+  expect(LITERAL_CUTOFF.test("h.weight >= CUT.addressFloor && (address === null || h.weight > address.weight)")).toBe(false);
+});
+
+test("every cut-off is a positive number; weight floors stay below one", () => {
+  for (const [family, entries] of Object.entries(CUTOFFS)) {
+    for (const [name, value] of Object.entries(entries)) {
+      const ok = typeof value === "number" && value > 0 && (name.endsWith("Count") ? Number.isInteger(value) : value < 1);
+      expect({ family, name, ok }).toEqual({ family, name, ok: true });
+    }
+  }
 });
 
 test("every weight is a probability-like number", () => {

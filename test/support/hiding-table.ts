@@ -1,6 +1,6 @@
 // Hiding techniques and look-alikes, one row each: the text HIDDENn is hidden from a person,
-// SHOWNn is seen. Checked against the sanitizer (test/hidden-text.table.test.ts) and against
-// Chromium (test/hidden-text.oracle.test.ts). The first rows are the examples of issue 22.
+// SHOWNn is seen. Checked against the sanitizer (test/mail/hidden-text.table.test.ts) and against
+// Chromium (test/mail/hidden-text.oracle.test.ts). The first rows are the examples of issue 22.
 
 export type Row = [name: string, html: string];
 const STD = "<!DOCTYPE html>";

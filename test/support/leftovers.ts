@@ -1,6 +1,6 @@
 // What a finished test process left behind: processes still holding its temporary folder (an
 // embedded PostgreSQL, a scanner daemon, a service process), and the folder itself. scripts/test.ts
-// checks every file's folder after the file's process exits; test/leftovers.test.ts checks that a
+// checks every file's folder after the file's process exits; test/project/leftovers.test.ts checks that a
 // failed file and a Ctrl-C leave nothing.
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 

@@ -1,5 +1,5 @@
 // A process that logs through the service's logger and then ends in the way its argument names,
-// for test/log.test.ts. It counts the writes to stdout (console.log calls) and reports them on
+// for test/project/log.test.ts. It counts the writes to stdout (console.log calls) and reports them on
 // stderr, since stdout carries the lines under test.
 import { makeLogger } from "../../src/log.ts";
 

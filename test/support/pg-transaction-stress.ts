@@ -1,6 +1,6 @@
 // Provokes the postgres.js transaction-mixing reports (porsager/postgres#1189, #1216, #1204) against
 // a database the caller owns, then checks that no transaction leaked into another. Used by
-// test/pg-transactions.stress.test.ts (bounded) and scripts/pg-transaction-stress.ts (long runs).
+// test/project/pg-transactions.stress.test.ts (bounded) and scripts/pg-transaction-stress.ts (long runs).
 //
 // Every stress transaction marks itself with a transaction-local setting (`stress.tx`) and records,
 // on each row it writes, the marker it saw: a row written anywhere but inside its own transaction

@@ -1,6 +1,6 @@
 // The service as a child process, as an operator starts it: collects stdout and stderr into one
-// transcript and waits for its `service.started` line. Used by test/lifecycle.test.ts,
-// test/events.drain.test.ts and test/deno.smoke.test.ts.
+// transcript and waits for its `service.started` line. Used by test/project/lifecycle.test.ts,
+// test/events/events.drain.test.ts and test/project/deno.smoke.test.ts.
 import { type ChildProcessByStdio, type SpawnOptions, spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { TestContext } from "./context.ts";

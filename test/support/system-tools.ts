@@ -8,7 +8,7 @@
 //   the whole suite ran.
 //
 // The Debian packages named here are those of .ci/system-packages, which `npm run setup:system`
-// and .ci/run both install (test/system-tools.test.ts keeps the two lists equal).
+// and .ci/run both install (test/project/system-tools.test.ts keeps the two lists equal).
 import { test } from "bun:test";
 import { accessSync, appendFileSync, constants } from "node:fs";
 import net from "node:net";
@@ -18,7 +18,7 @@ export type SystemTool = "clamd" | "spamd" | "rspamd" | "redis" | "pgbouncer" | 
 
 // Debian puts the daemons in /usr/sbin, which a non-root PATH often lacks. MAILBOX_TEST_TOOL_PATH
 // replaces the whole search path, MAILBOX_TEST_CHROMIUM the browser's path: pointed at nothing,
-// they show what a machine without the tools does (test/system-tools.test.ts).
+// they show what a machine without the tools does (test/project/system-tools.test.ts).
 const SEARCH_PATH =
   process.env.MAILBOX_TEST_TOOL_PATH ?? [process.env.PATH ?? "", "/usr/sbin", "/usr/local/sbin"].filter(Boolean).join(":");
 /** Where the browser tests find Chromium (Debian's `chromium` package). */

@@ -160,6 +160,8 @@ function noteTo(v: View, i: number): void {
   if (!TO.has(v.w(i + 1)) || v.sentence[i + 1] !== v.sentence[i]) return;
   const k = v.next(i + 1, 4, C.AI | C.AIWEAK);
   if (k < 0) return;
+  // "Note for the team: our inbox assistant ...": the note is for whoever comes before the colon.
+  for (let m = i + 1; m < k; m++) if (v.t[m].punct === ":") return;
   if (v.is(k, C.AI)) v.add("ai_addressed", W.address.noteToAi, i, k);
   else if (!WORDS.humanRole.has(v.w(k + 1))) v.add("ai_addressed", W.address.noteToWeak, i, k);
 }
@@ -226,9 +228,29 @@ function aiNoun(v: View, i: number): void {
   const atStart = v.sentenceStart(i) || (greeted && v.sentenceStart(i - 1));
   if (!atStart && !greeted) return;
   const punct = v.t[i].punct;
+  if (punct === ":" && !greeted && speakerTurn(v.text, v.t[i].start)) return;
   if (v.is(i, C.AI) && (VOCATIVE_PUNCT.has(punct) || greeted)) v.add("ai_addressed", W.address.vocativeAi, greeted ? i - 1 : i);
   else if (v.is(i, C.AIWEAK) && (punct === "," || greeted) && !WORDS.humanRole.has(v.w(i + 1)))
     v.add("ai_addressed", W.address.vocativeWeak, greeted ? i - 1 : i);
+}
+
+// "Customer: can I ...\nBot: Sure, ...": a label opening a line between other speakers' labels
+// names who spoke in a transcript being shown, not whom the mail addresses.
+const SPEAKER_LINE = /^[ \t>]{0,8}[A-Z][\w'.-]{0,20}(?: [A-Z]?[\w'.-]{1,20})?:[ \t]/;
+function speakerTurn(text: string, at: number): boolean {
+  const lineStart = text.lastIndexOf("\n", at - 1) + 1;
+  if (!/^[ \t>]*$/.test(text.slice(lineStart, at))) return false;
+  const before = text.lastIndexOf("\n", lineStart - 2) + 1;
+  const prev = lineStart > 0 ? text.slice(before, lineStart - 1) : "";
+  const nextStart = text.indexOf("\n", at);
+  const next = nextStart < 0 ? "" : text.slice(nextStart + 1, nextStart + 60);
+  const label = (line: string) =>
+    SPEAKER_LINE.test(line) &&
+    !line
+      .slice(0, line.indexOf(":"))
+      .toLowerCase()
+      .includes(text.slice(at, at + 3).toLowerCase());
+  return label(prev) && label(next);
 }
 
 // "when summarizing this email", "before summarizing,": instructions for whoever processes it.

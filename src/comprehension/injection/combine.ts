@@ -10,7 +10,7 @@
 
 import { C } from "./lexicon.ts";
 import type { Hit, View } from "./view.ts";
-import { WEIGHTS as W } from "./weights.ts";
+import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
 
 const MODALS = new Set(["must", "should", "will", "shall", "need", "needs", "have_to", "has_to"]);
 const PLEASE = new Set(["please", "kindly", "pls", "por_favor", "bitte", "sil", "per_favore"]);
@@ -27,6 +27,8 @@ const ACTIONS = new Set([
 ]);
 const ADDRESSED = new Set(["ai_addressed", "persona_shift"]);
 const CLAUSE = new Set(["when", "whenever", "if", "once", "before", "after", "while"]);
+// How strong a hit must be to take part in a combination (weights.json cutoffs.combine).
+const CUT = CUTOFFS.combine;
 const SENTENCES_AFTER = 4; // how far an address reaches: "Assistant: ... . Then ... ."
 
 export function combineHits(v: View, hits: Hit[]): void {
@@ -35,9 +37,9 @@ export function combineHits(v: View, hits: Hit[]): void {
   let override: Hit | null = null;
   let action: Hit | null = null;
   for (const h of hits) {
-    if (ADDRESSED.has(h.name) && h.weight >= 0.25 && (address === null || h.weight > address.weight)) address = h;
-    if (h.name === "override_prior" && h.weight >= 0.35 && (override === null || h.weight > override.weight)) override = h;
-    if (ACTIONS.has(h.name) && h.weight >= 0.12 && (action === null || h.weight > action.weight)) action = h;
+    if (ADDRESSED.has(h.name) && h.weight >= CUT.addressFloor && (address === null || h.weight > address.weight)) address = h;
+    if (h.name === "override_prior" && h.weight >= CUT.overrideFloor && (override === null || h.weight > override.weight)) override = h;
+    if (ACTIONS.has(h.name) && h.weight >= CUT.actionFloor && (action === null || h.weight > action.weight)) action = h;
   }
   if (override !== null && action !== null) {
     hits.push({
@@ -51,7 +53,7 @@ export function combineHits(v: View, hits: Hit[]): void {
   const from = v.tokenAt(address.start);
   const directive = action !== null && action.start >= address.start ? v.tokenAt(action.start) : directiveAfter(v, from);
   if (directive < 0) return;
-  const weight = address.weight >= 0.35 ? W.combine.addressedStrong : W.combine.addressed;
+  const weight = address.weight >= CUT.addressStrongFloor ? W.combine.addressedStrong : W.combine.addressed;
   hits.push({ name: "addressed_instruction", weight, start: address.start, end: v.t[directive].end });
 }
 

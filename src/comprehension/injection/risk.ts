@@ -42,7 +42,7 @@
 import { type Combiner, COMBINER, combinedScore, evidence } from "./combiner.ts";
 import { type InjectionModel, modelVerdict, shippedModel } from "./model.ts";
 import { type Signal, scanText } from "./scan.ts";
-import { WEIGHTS as W } from "./weights.ts";
+import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
 
 /** Fitted by scripts/fit-injection.ts (combiner.json). */
 export const INJECTION_THRESHOLD = COMBINER.threshold;
@@ -72,7 +72,7 @@ export function scoreInjectionRisk(
   // The model reads the rule signals exactly as the trainer saw them: one per name, rounded.
   const learned = model === null ? [] : strongestByName(learnedSignal(model, text, input.hiddenText ?? "", rules));
   const signals = [...rules, ...learned]
-    .filter((s) => s.weight >= 0.01)
+    .filter((s) => s.weight >= CUTOFFS.risk.signalFloor)
     .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
   const score = round(combinedScore(evidence(signals), combiner));
   return { score, risky: score >= combiner.threshold, threshold: combiner.threshold, signals };
@@ -81,7 +81,7 @@ export function scoreInjectionRisk(
 function strongestByName(found: Signal[]): InjectionSignal[] {
   const strongest = new Map<string, Signal>();
   for (const s of found) {
-    if (s.weight < 0.01) continue;
+    if (s.weight < CUTOFFS.risk.signalFloor) continue;
     const seen = strongest.get(s.name);
     if (seen === undefined || s.weight > seen.weight) strongest.set(s.name, s);
   }
@@ -98,7 +98,7 @@ function strongestByName(found: Signal[]): InjectionSignal[] {
 function learnedSignal(model: InjectionModel, text: string, hidden: string, rules: Signal[]): Signal[] {
   const verdict = modelVerdict(model, text, hidden, rules);
   if (verdict === null) return [];
-  const weight = Math.min(0.95, verdict.p ** model.sharpen);
+  const weight = Math.min(CUTOFFS.risk.learnedCap, verdict.p ** model.sharpen);
   if (weight < model.floor) return [];
   return [{ name: "learned_model", weight, evidence: `p ${verdict.p.toFixed(2)} ${verdict.evidence}`.slice(0, 120) }];
 }
@@ -108,25 +108,27 @@ function learnedSignal(model: InjectionModel, text: string, hidden: string, rule
 // cannot see; zero-width and bidi characters are common in ordinary marketing and RTL mail.
 function invisibleSignals(report: Record<string, number>): Signal[] {
   const n = (key: string) => (Number.isFinite(report[key]) ? report[key] : 0);
+  const N = CUTOFFS.invisible;
   const out: Signal[] = [];
   const tags = n("unicode_tags");
   if (tags > 0)
     out.push({
       name: "invisible_tags",
-      weight: tags >= 16 ? W.invisible.tagsMany : tags >= 4 ? W.invisible.tagsSome : W.invisible.tagsFew,
+      weight: tags >= N.tagsManyCount ? W.invisible.tagsMany : tags >= N.tagsSomeCount ? W.invisible.tagsSome : W.invisible.tagsFew,
       evidence: `${tags} invisible Unicode tag characters removed (hidden ASCII text)`,
     });
   const other = n("other_invisible");
-  if (other >= 4)
+  if (other >= N.otherMinCount)
     out.push({
       name: "invisible_payload",
-      weight: other >= 64 ? W.invisible.otherMany : other >= 16 ? W.invisible.otherSome : W.invisible.otherFew,
+      weight: other >= N.otherManyCount ? W.invisible.otherMany : other >= N.otherSomeCount ? W.invisible.otherSome : W.invisible.otherFew,
       evidence: `${other} other invisible characters removed (variation selectors, controls, private use)`,
     });
   const zw = n("zero_width_chars");
-  if (zw >= 20) out.push({ name: "zero_width", weight: W.invisible.zeroWidth, evidence: `${zw} zero-width characters removed` });
+  if (zw >= N.zeroWidthMinCount)
+    out.push({ name: "zero_width", weight: W.invisible.zeroWidth, evidence: `${zw} zero-width characters removed` });
   const bidi = n("bidi_controls");
-  if (bidi >= 4)
+  if (bidi >= N.bidiMinCount)
     out.push({ name: "bidi_controls", weight: W.invisible.bidi, evidence: `${bidi} bidirectional control characters removed` });
   return out;
 }

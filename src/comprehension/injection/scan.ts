@@ -15,7 +15,7 @@ import { steerFamilies } from "./steer.ts";
 import { structureHits } from "./structure.ts";
 import { findLinks, type Token, tokenize } from "./text.ts";
 import { type Hit, View } from "./view.ts";
-import { WEIGHTS as W } from "./weights.ts";
+import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
 
 export type Origin = "body" | "hidden" | "decoded";
 export type Signal = { name: string; weight: number; evidence: string };
@@ -48,7 +48,7 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   if (rotated === null) return;
   const rot = runFamilies(rotated, text, "decoded");
   damp(rot, rot.hits);
-  const strong = strongestByName(rot.hits).filter((h) => h.weight >= 0.1);
+  const strong = strongestByName(rot.hits).filter((h) => h.weight >= CUTOFFS.scan.decodedHitFloor);
   if (strong.length > 0) {
     const found: Signal[] = strong.map((h) => toSignal(h, text, "decoded", "rot13"));
     out.push(...found, { name: "encoded_payload", weight: W.context.encodedPayload, evidence: found[0].evidence });
@@ -70,7 +70,7 @@ function runFamilies(tokens: Token[], text: string, origin: Origin): View {
 function decodedPayload(decoded: string, kind: string, out: Signal[]): void {
   const found: Signal[] = [];
   scanText(decoded, "decoded", found, kind);
-  if (!found.some((s) => s.weight >= 0.1)) return;
+  if (!found.some((s) => s.weight >= CUTOFFS.scan.decodedHitFloor)) return;
   out.push(...found, {
     name: "encoded_payload",
     weight: W.context.encodedPayload,
@@ -81,10 +81,20 @@ function decodedPayload(decoded: string, kind: string, out: Signal[]): void {
 function damp(v: View, hits: Hit[]): void {
   if (v.length === 0) return;
   for (const h of hits) {
-    const i = v.tokenAt(h.start);
+    const i = firstTokenOf(v, h);
     if (v.isFramed(i) || reported(v, i)) h.weight *= W.context.timesFramed;
-    if (v.quoted[i]) h.weight *= v.replyLine[i] ? W.context.timesReplyQuoted : W.context.timesQuoted;
+    if (!v.quoted[i]) continue;
+    // A reply line is damped as a reply line; quotes or code inside it are damped again.
+    if (v.replyLine[i]) h.weight *= W.context.timesReplyQuoted * (v.inline[i] ? W.context.timesQuoted : 1);
+    else h.weight *= W.context.timesQuoted;
   }
+}
+
+// The first token inside a hit: a hit that opens on punctuation ("[SYSTEM]", "<|im_start|>")
+// would otherwise be judged by the word before it, often outside the code block that holds it.
+function firstTokenOf(v: View, h: Hit): number {
+  const i = v.tokenAt(h.start);
+  return v.t[i].end <= h.start && i + 1 < v.length && v.t[i + 1].start < h.end ? i + 1 : i;
 }
 
 // "tell it to ignore ...", "asked the bot to send ...": an order passed on to someone else;
@@ -119,7 +129,7 @@ function addObfuscation(v: View, hits: Hit[]): void {
   let best: Hit | null = null;
   for (const h of hits) {
     for (let i = v.tokenAt(h.start); i < v.length && v.t[i].start < h.end; i++) {
-      if (v.t[i].obf && h.weight >= 0.1 && (best === null || h.weight > best.weight)) best = h;
+      if (v.t[i].obf && h.weight >= CUTOFFS.scan.obfuscatedHitFloor && (best === null || h.weight > best.weight)) best = h;
     }
   }
   if (best !== null) hits.push({ ...best, name: "obfuscated_text", weight: W.context.obfuscated });

@@ -4,6 +4,9 @@
 // counts. Entries in one family that add up ("plus...") are added to a base entry in the rule, in
 // the order the rule lists them; "times..." entries scale a weight down.
 //
+// Beside them, the cutoffs: the gates the rules test hits and counts against, kept here for the
+// same reason (a fit can move them without touching a rule).
+//
 // These are the strength each rule gives its signal, relative within its family: set by hand as
 // the rules were written and kept as the rules' feature values, like a SpamAssassin rule's
 // pattern. How much each signal counts in the verdict, and the threshold, are FITTED on a broad
@@ -188,8 +191,37 @@ export type RuleWeights = {
   };
 };
 
-type WeightsFile = { about: string; rules: RuleWeights };
+// The gates the rules test against: how strong a hit must be to count where it is tested, and
+// how many removed invisible characters make each grade of the invisible signals.
+export type Cutoffs = {
+  combine: {
+    addressFloor: number; // weakest hit addressing the reader that can open an addressed instruction
+    overrideFloor: number; // weakest "set the rules aside" hit that pairs with an action
+    actionFloor: number; // weakest action hit (send, delete, tool call, ...) that pairs with either
+    addressStrongFloor: number; // an address at least this strong gives the strong addressed weight
+  };
+  scan: {
+    decodedHitFloor: number; // a decoded or rot13 text is an encoded payload only with a hit this strong
+    obfuscatedHitFloor: number; // a disguised word counts as obfuscation only inside a hit this strong
+  };
+  risk: {
+    signalFloor: number; // signals under this are dropped, so ordinary mail carries no trail of them
+    learnedCap: number; // the learned model alone never reaches certainty
+  };
+  invisible: {
+    tagsSomeCount: number;
+    tagsManyCount: number;
+    otherMinCount: number;
+    otherSomeCount: number;
+    otherManyCount: number;
+    zeroWidthMinCount: number;
+    bidiMinCount: number;
+  };
+};
+
+type WeightsFile = { about: string; rules: RuleWeights; cutoffs: Cutoffs };
 
 const FILE = JSON.parse(readFileSync(new URL("./weights.json", import.meta.url), "utf8")) as WeightsFile;
 
 export const WEIGHTS: RuleWeights = FILE.rules;
+export const CUTOFFS: Cutoffs = FILE.cutoffs;

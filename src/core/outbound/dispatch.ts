@@ -26,7 +26,9 @@ import type { Tenant } from "../principal.ts";
 import type { Services } from "../services.ts";
 import type { DeliveryOutcome } from "../transport.ts";
 import { recordLifecycleEvent } from "../webhooks/index.ts";
+import { attachMessage, type IdempotencyClaim } from "./idempotency.ts";
 import { insertOutboundRecord } from "./outbound-record.ts";
+import { type DispatchResult, storeOutcome } from "./outcome.ts";
 import { releaseSend } from "./quota.ts";
 import { newUnsubscribeLinks } from "./unsubscribe.ts";
 
@@ -47,14 +49,7 @@ export type DispatchContent = {
   answersAutomatic?: boolean;
 };
 
-export type DispatchResult = {
-  messageId: string;
-  threadId: string;
-  draftId: string | null;
-  /** The message's delivery_attempts for this attempt: only it may record its outcome. */
-  attempt: number;
-  outcome: DeliveryOutcome;
-};
+export type { DispatchResult } from "./outcome.ts";
 
 export type Dispatch = {
   accountId: string;
@@ -70,6 +65,11 @@ export type Dispatch = {
       content?: undefined;
     }
 ) & {
+    /**
+     * POST /send's client_id claim: tied to the message in the record transaction, and given the
+     * outcome as its stored answer in the outcome transaction (storeOutcome, outcome.ts).
+     */
+    claim?: IdempotencyClaim;
     /** Inside the record transaction, once the message row is written. */
     afterRecord?(tx: Tx, messageId: string): Promise<void>;
     /** Inside the outcome transaction. */
@@ -109,13 +109,14 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
     if (content.attachments?.length) await storeMessageAttachments(db, messageId, content.attachments);
     // After the record, not before: an idempotency key tied to the message is locked from here to
     // COMMIT, and a concurrent request with the same client_id must get its 409 without waiting
-    // behind this send's quota reservation (test/idempotency.test.ts).
+    // behind this send's quota reservation (test/outbound/idempotency.test.ts).
+    if (input.claim) await attachMessage(db, input.claim, messageId);
     if (input.afterRecord) await input.afterRecord(db as Tx, messageId);
     return composed;
   };
   const recording = stage("record");
   // One statement commits by itself; a claim or a draft must commit with it.
-  const oneStatement = !input.prepare && !input.afterRecord && !input.content?.attachments?.length;
+  const oneStatement = !input.prepare && !input.claim && !input.afterRecord && !input.content?.attachments?.length;
   const { content, raw, rfcMessageId } = oneStatement ? await record(sql) : await sql.begin(record);
   recording();
 
@@ -127,7 +128,11 @@ export async function dispatchMessage(svc: Services, input: Dispatch): Promise<D
   delivering();
   const result: DispatchResult = { messageId, threadId: content.threadId, draftId: content.draftId, attempt: 1, outcome };
   const outcomeRecording = stage("outcome");
-  const applied = await recordOutcome(svc, result, input, { keepForRetry: content.draftId !== null, onOutcome: input.onOutcome });
+  const applied = await recordOutcome(svc, result, input, {
+    keepForRetry: content.draftId !== null,
+    claim: input.claim,
+    onOutcome: input.onOutcome,
+  });
   outcomeRecording();
   // The reconcile task took this attempt over (it outlived RECONCILE_GRACE_S): its answer is the
   // one that counts, and a retry with the same client_id gets it.
@@ -277,7 +282,7 @@ export async function recordOutcome(
   svc: Services,
   result: DispatchResult,
   tenant: Tenant,
-  options: { keepForRetry: boolean; onOutcome?: (tx: Tx, result: DispatchResult) => Promise<void> },
+  options: { keepForRetry: boolean; claim?: IdempotencyClaim; onOutcome?: (tx: Tx, result: DispatchResult) => Promise<void> },
 ): Promise<boolean> {
   const { accountId } = tenant;
   const { config } = svc;
@@ -357,6 +362,7 @@ export async function recordOutcome(
       late();
       return false;
     }
+    if (options.claim) await storeOutcome(tx, options.claim, result);
     if (options.onOutcome) await options.onOutcome(tx, result);
     // Last: the event append takes the account's event lock until COMMIT.
     await recordOutcomeEvents(tx, svc.transport.name, { accountId }, messageId, applied[0]!, outcome, { willRetry });

@@ -2,8 +2,18 @@
 // (../errors.ts) and the edge words, these answers are stored with the client_id (idempotency.ts)
 // and given again byte for byte on a retry, so they are kept whole, status included.
 
-import type { DispatchResult } from "./dispatch.ts";
-import type { StoredResponse } from "./idempotency.ts";
+import type { Tx } from "../../db.ts";
+import type { DeliveryOutcome } from "../transport.ts";
+import { finishIdempotencyKey, type IdempotencyClaim, releaseIdempotencyKey, type StoredResponse } from "./idempotency.ts";
+
+export type DispatchResult = {
+  messageId: string;
+  threadId: string;
+  draftId: string | null;
+  /** The message's delivery_attempts for this attempt: only it may record its outcome. */
+  attempt: number;
+  outcome: DeliveryOutcome;
+};
 
 /** The quota refusal, stored for the client_id: a retry is answered the same 402. */
 export const QUOTA_EXHAUSTED_ANSWER: StoredResponse = { status: 402, body: { error: "monthly send quota exhausted" } };
@@ -32,4 +42,16 @@ export function outcomeResponse(result: DispatchResult): StoredResponse {
         },
       };
   }
+}
+
+/**
+ * The outcome as the client_id's stored answer, committed with the outcome itself: a sent message
+ * and a final failure (refused, or an unknown outcome, never replayed as sent) are answered again
+ * on a retry; after a transient failure the client_id is freed for the retry to send.
+ */
+export async function storeOutcome(tx: Tx, claim: IdempotencyClaim, result: DispatchResult): Promise<void> {
+  const kind = result.outcome.kind;
+  if (kind === "sent") await finishIdempotencyKey(tx, claim, "completed", outcomeResponse(result));
+  if (kind === "permanent" || kind === "unknown") await finishIdempotencyKey(tx, claim, "failed_terminal", outcomeResponse(result));
+  if (kind === "transient") await releaseIdempotencyKey(tx, claim);
 }

@@ -11,7 +11,6 @@ import type { Services } from "../services.ts";
 import { dispatchMessage } from "./dispatch.ts";
 import { createForcedDraft, holdReasonOf } from "./drafts.ts";
 import {
-  attachMessage,
   claimIdempotencyKey,
   finishIdempotencyKey,
   type IdempotencyClaim,
@@ -102,20 +101,9 @@ export async function sendOutgoing(
         attachments: extras.attachments,
         calendar: extras.calendar,
       },
-      afterRecord: claim ? (tx, messageId) => attachMessage(tx, claim!, messageId) : undefined,
-      // The stored answer commits with the outcome; an unknown outcome (the final dot went out,
-      // no reply came) is an answer too, never replayed as sent; after a transient failure the
-      // claim is released for a retry.
-      onOutcome: claim
-        ? async (tx, dispatched) => {
-            const response = outcomeResponse(dispatched);
-            if (dispatched.outcome.kind === "sent") await finishIdempotencyKey(tx, claim!, "completed", response);
-            if (dispatched.outcome.kind === "permanent" || dispatched.outcome.kind === "unknown") {
-              await finishIdempotencyKey(tx, claim!, "failed_terminal", response);
-            }
-            if (dispatched.outcome.kind === "transient") await releaseIdempotencyKey(tx, claim!);
-          }
-        : undefined,
+      // The claim is tied to the message when it is recorded, and the outcome becomes its stored
+      // answer in the outcome's transaction (outcome.ts, storeOutcome).
+      claim: claim ?? undefined,
     });
     return outcomeResponse(result);
   } catch (error) {
