@@ -6,119 +6,23 @@
 import { C, WORDS } from "./lexicon.ts";
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
+import ADDRESS_WORDS from "./address-words.json" with { type: "json" };
 
-const IF_YOU = new Set([
-  "if_you_are",
-  "if_youre",
-  "in_case_you_are",
-  "si_eres",
-  "si_tu_es",
-  "si_vous_etes",
-  "wenn_du",
-  "falls_du",
-  "se_sei",
-]);
-const TO = new Set(["to", "for", "para", "an", "fur", "pour", "a", "per"]);
-const VOCATIVE_PUNCT = new Set([",", ":", "!", "\u2014", "\u2013"]); // not "-": French "Ai-je"
-const PROMPT_ADJECTIVE = new Set([
-  "reply",
-  "response",
-  "attention",
-  "payment",
-  "action",
-  "delivery",
-  "answer",
-  "service",
-  "help",
-  "feedback",
-  "reaction",
-  "replies",
-  "responses",
-  "and",
-  "handling",
-]);
-const RELATIVE = new Set(["that", "who", "which"]);
-const OWN_HUMAN = new Set(["user", "human", "principal", "owner", "usuario", "benutzer", "utilisateur"]);
+const IF_YOU = new Set(ADDRESS_WORDS.IF_YOU);
+const TO = new Set(ADDRESS_WORDS.TO);
+const VOCATIVE_PUNCT = new Set(ADDRESS_WORDS.VOCATIVE_PUNCT); // not "-": French "Ai-je"
+const PROMPT_ADJECTIVE = new Set(ADDRESS_WORDS.PROMPT_ADJECTIVE);
+const RELATIVE = new Set(ADDRESS_WORDS.RELATIVE);
+const OWN_HUMAN = new Set(ADDRESS_WORDS.OWN_HUMAN);
 // "your user page", "your owner's manual": the word is part of a compound noun.
-const COMPOUND = new Set([
-  "page",
-  "profile",
-  "account",
-  "name",
-  "id",
-  "settings",
-  "manual",
-  "guide",
-  "group",
-  "groups",
-  "base",
-  "interface",
-  "experience",
-  "data",
-  "agreement",
-  "forum",
-  "list",
-  "community",
-  "directory",
-  "preferences",
-  "portal",
-  "area",
-  "panel",
-  "info",
-  "details",
-  "login",
-  "story",
-  "stories",
-  "research",
-  "journey",
-  "feedback",
-  "reviews",
-]);
-const SET_UP = new Set([
-  "set_up",
-  "asked",
-  "supposed",
-  "meant",
-  "designed",
-  "built",
-  "deployed",
-  "instructed",
-  "told",
-  "programmed",
-  "configured",
-]);
-const TO_DO = new Set(["do", "doing", "handle", "perform"]);
-const MODALS = new Set(["must", "should", "will", "shall", "need"]);
-const CONDITION = new Set(["if", "when", "whenever", "case", "in_case", "provided", "should", "si", "wenn", "falls", "se", "als"]);
-const WHICHEVER = new Set(["whichever", "whatever", "any", "every", "each"]);
-const SERVING = new Set([
-  "assisting",
-  "assists",
-  "helping",
-  "helps",
-  "working",
-  "works",
-  "acting",
-  "acts",
-  "responding",
-  "responds",
-  "replying",
-  "replies",
-  "supporting",
-  "supports",
-]);
-const READER_INTERNAL = new Set([
-  "system_prompt",
-  "programming",
-  "developer",
-  "developers",
-  "operator",
-  "operators",
-  "creator",
-  "creators",
-  "guardrails",
-  "browsing_tool",
-]);
+const COMPOUND = new Set(ADDRESS_WORDS.COMPOUND);
+const SET_UP = new Set(ADDRESS_WORDS.SET_UP);
+const TO_DO = new Set(ADDRESS_WORDS.TO_DO);
+const MODALS = new Set(ADDRESS_WORDS.MODALS);
+const CONDITION = new Set(ADDRESS_WORDS.CONDITION);
+const WHICHEVER = new Set(ADDRESS_WORDS.WHICHEVER);
+const SERVING = new Set(ADDRESS_WORDS.SERVING);
+const READER_INTERNAL = new Set(ADDRESS_WORDS.READER_INTERNAL);
 
 export function addressFamilies(v: View): void {
   for (let i = 0; i < v.length; i++) {

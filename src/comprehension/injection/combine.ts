@@ -11,10 +11,11 @@
 import { C } from "./lexicon.ts";
 import type { Hit, View } from "./view.ts";
 import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
+import COMBINE_WORDS from "./combine-words.json" with { type: "json" };
 
-const MODALS = new Set(["must", "should", "will", "shall", "need", "needs", "have_to", "has_to"]);
-const PLEASE = new Set(["please", "kindly", "pls", "por_favor", "bitte", "sil", "per_favore"]);
-const ASKING = new Set(["could", "can", "would", "will"]);
+const MODALS = new Set(COMBINE_WORDS.MODALS);
+const PLEASE = new Set(COMBINE_WORDS.PLEASE);
+const ASKING = new Set(COMBINE_WORDS.ASKING);
 const ACTIONS = new Set([
   "exfil_request",
   "tool_call",
@@ -26,7 +27,7 @@ const ACTIONS = new Set([
   "data_placeholder",
 ]);
 const ADDRESSED = new Set(["ai_addressed", "persona_shift"]);
-const CLAUSE = new Set(["when", "whenever", "if", "once", "before", "after", "while"]);
+const CLAUSE = new Set(COMBINE_WORDS.CLAUSE);
 // How strong a hit must be to take part in a combination (weights.json cutoffs.combine).
 const CUT = CUTOFFS.combine;
 const SENTENCES_AFTER = 4; // how far an address reaches: "Assistant: ... . Then ... ."

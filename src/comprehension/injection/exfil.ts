@@ -6,68 +6,28 @@
 import { C, WORDS } from "./lexicon.ts";
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
+import EXFIL_WORDS from "./exfil-words.json" with { type: "json" };
 
-const NOUN_VERBS = new Set(["email", "mail", "post", "list", "export"]); // also nouns: "email password"
-const WHOLE = new Set(["full", "entire", "complete", "whole"]);
+const NOUN_VERBS = new Set(EXFIL_WORDS.NOUN_VERBS); // also nouns: "email password"
+const WHOLE = new Set(EXFIL_WORDS.WHOLE);
 const SENDING_IDENT = /^(send|forward|upload|export|share|transfer|post)_/;
 const ACTION_IDENT = /^(send|forward|delete|export|upload|transfer|share|post|exec|execute|fetch)_/;
-const DETERMINER_BEFORE = new Set(["the", "a", "an", "this", "that", "e", "their", "his", "her", "its"]);
-const PREPOSITION = new Set(["by", "via", "per", "in", "of"]);
-const RELATIVE = new Set(["that", "which", "who"]); // "a filter that sends copies" is the request's object
-const PREPOSITION_ING = new Set(["from", "of", "about", "for", "by", "without", "before", "after", "while", "when", "against"]);
-const INDEFINITE = new Set(["a", "an", "one", "un", "una", "ein", "eine", "einen", "une"]);
-const WEAK_SEND = new Set([
-  "include",
-  "attach",
-  "provide",
-  "give",
-  "copy",
-  "copied",
-  "list",
-  "print",
-  "output",
-  "post",
-  "paste",
-  "submit",
-  "summarize",
-  "summarise",
-  "quote",
-  "gather",
-  "collect",
-  "pull",
-  "grab",
-  "harvest",
-  "extract",
-  "scrape",
-]);
-const CLAUSE_END = new Set([":", ";", ","]);
-const INTO = new Set(["in", "into", "to"]);
-const REPLY = new Set(["reply_with", "respond_with"]);
-const MAILBOX = new Set(["inbox", "mailbox", "inboxes", "mailboxes", "postfach"]);
-const DESTROY = new Set([
-  "delete",
-  "erase",
-  "wipe",
-  "purge",
-  "remove",
-  "trash",
-  "destroy",
-  "archive",
-  "empty",
-  "loschen",
-  "losche",
-  "borra",
-  "borrar",
-  "supprime",
-  "supprimez",
-  "elimina",
-  "cancella",
-]);
-const WE = new Set(["i", "we", "it", "this", "ich", "wir", "je", "nous"]);
-const DETERMINER = new Set(["the", "your", "this", "that"]);
-const RULE_VERBS = new Set(["set_up", "create", "add", "enable", "configure", "make", "install"]);
-const MAILBOX_RULE = new Set(["forwarding_rule", "forwarding_rules", "mail_rule", "inbox_rule", "auto_forward", "filter", "rule"]);
-const COPYING = new Set(["forward", "forwards", "send", "sends", "copy", "copies", "redirect", "redirects", "bcc", "cc"]);
+const DETERMINER_BEFORE = new Set(EXFIL_WORDS.DETERMINER_BEFORE);
+const PREPOSITION = new Set(EXFIL_WORDS.PREPOSITION);
+const RELATIVE = new Set(EXFIL_WORDS.RELATIVE); // "a filter that sends copies" is the request's object
+const PREPOSITION_ING = new Set(EXFIL_WORDS.PREPOSITION_ING);
+const INDEFINITE = new Set(EXFIL_WORDS.INDEFINITE);
+const WEAK_SEND = new Set(EXFIL_WORDS.WEAK_SEND);
+const CLAUSE_END = new Set(EXFIL_WORDS.CLAUSE_END);
+const INTO = new Set(EXFIL_WORDS.INTO);
+const REPLY = new Set(EXFIL_WORDS.REPLY);
+const MAILBOX = new Set(EXFIL_WORDS.MAILBOX);
+const DESTROY = new Set(EXFIL_WORDS.DESTROY);
+const WE = new Set(EXFIL_WORDS.WE);
+const DETERMINER = new Set(EXFIL_WORDS.DETERMINER);
+const RULE_VERBS = new Set(EXFIL_WORDS.RULE_VERBS);
+const MAILBOX_RULE = new Set(EXFIL_WORDS.MAILBOX_RULE);
+const COPYING = new Set(EXFIL_WORDS.COPYING);
 
 export function exfilFamilies(v: View): void {
   for (let i = 0; i < v.length; i++) {

@@ -28,250 +28,57 @@
 import { C } from "./lexicon.ts";
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
+import FRAUD_WORDS from "./fraud-words.json" with { type: "json" };
 
-const MONEY = new Set([
-  "wire",
-  "wired",
-  "wiring",
-  "wires",
-  "remittance",
-  "beneficiary",
-  "iban",
-  "deposit",
-  "deposited",
-  "funds",
-  "payment",
-  "payments",
-  "payroll",
-  "salary",
-  "paycheck",
-  "transfer",
-  "transferred",
-  "escrow",
-  "amex",
-  "cvv",
-  "cvc",
-  "expiry",
-  "giftcard",
-  "giftcards",
-  "reimburse",
-  "ssn",
-  "passport",
-  "passports",
-  "w2",
-  "w2s",
-  "1099",
-  "1099s",
-  "login",
-  "logins",
-  "approve",
-  "authenticator",
-  "otp",
-  "mfa",
-  "token",
-]);
-const NUMBERED = new Set(["number", "numbers", "no", "code", "details"]);
-const CARD = new Set(["card", "cards", "voucher", "vouchers"]);
-const GIFT = new Set(["gift", "itunes", "apple", "google", "steam", "amazon", "prepaid"]);
-const ACCOUNT = new Set(["account", "accounts", "banking", "bank", "details", "instructions", "provider", "iban", "remittance"]);
-const CHANGED = new Set(["new", "changed", "updated", "different", "alternate", "alternative", "replacement", "temporary"]);
-const PERSONAL = new Set(["personal", "private", "home", "own"]);
-const ADDRESSLIKE = new Set(["address", "email", "mail", "account", "phone", "number", "gmail", "icloud", "inbox"]);
+const MONEY = new Set(FRAUD_WORDS.MONEY);
+const NUMBERED = new Set(FRAUD_WORDS.NUMBERED);
+const CARD = new Set(FRAUD_WORDS.CARD);
+const GIFT = new Set(FRAUD_WORDS.GIFT);
+const ACCOUNT = new Set(FRAUD_WORDS.ACCOUNT);
+const CHANGED = new Set(FRAUD_WORDS.CHANGED);
+const PERSONAL = new Set(FRAUD_WORDS.PERSONAL);
+const ADDRESSLIKE = new Set(FRAUD_WORDS.ADDRESSLIKE);
 const FREEMAIL = /@(gmail|googlemail|icloud|me|mac|yahoo|ymail|hotmail|outlook|live|msn|aol|proton|protonmail|pm|gmx|mail|zoho|yandex)\./i;
-const REPLY_HERE = new Set(["here", "directly", "with", "back"]);
-const SECRET_WORDS = new Set([
-  "quiet",
-  "quietly",
-  "confidential",
-  "private",
-  "secret",
-  "discreet",
-  "discreetly",
-  "between_us",
-  "yourself",
-  "wraps",
-  "low",
-]);
-const KEPT = new Set(["it", "this", "that", "these", "things", "everything", "the_matter", "matters", "quiet", "between_us"]);
+const REPLY_HERE = new Set(FRAUD_WORDS.REPLY_HERE);
+const SECRET_WORDS = new Set(FRAUD_WORDS.SECRET_WORDS);
+const KEPT = new Set(FRAUD_WORDS.KEPT);
 // Checks a fraudster needs skipped: a call-back, a colleague told, the usual route.
-const CHECKS = new Set([
-  "call",
-  "calling",
-  "phone",
-  "phone_number",
-  "ring",
-  "verify",
-  "verifying",
-  "verification",
-  "mention",
-  "mentioning",
-  "tell",
-  "telling",
-  "discuss",
-  "discussed",
-  "discussing",
-  "notify",
-  "notifying",
-  "raise",
-  "loop",
-  "involve",
-  "inform",
-  "informing",
-  "escalate",
-  "route",
-  "routing",
-  "cc",
-  "ping",
-  "contact",
-  "contacting",
-  "consult",
-  "consulting",
-]);
+const CHECKS = new Set(FRAUD_WORDS.CHECKS);
 // Who or what does the checking: skipped only in so many words ("no need to run it past legal",
 // "rather than the security review"), not after "without" ("refunds without a review step").
-const CHECKERS = new Set(["review", "approval", "ticket", "legal", "security", "compliance", "manager", "boss", "colleagues"]);
-const BYPASS = new Set(["dont", "without", "skip", "bypass", "avoid", "no_need_to", "rather", "instead"]);
-const RUN_BY = new Set(["by", "past"]); // "no need to run it by legal", "check with her"
-const MUST_NOT = new Set(["do", "be", "must", "should"]);
-const NOT_ORDER = new Set(["will", "would", "we", "they", "never", "staff", "if", "did", "does", "cannot", "cant", "wont"]);
-const URGENT = new Set([
-  "today",
-  "tonight",
-  "asap",
-  "urgent",
-  "urgently",
-  "immediately",
-  "immediate",
-  "deadline",
-  "expires",
-  "quickly",
-  "eod",
-  "hour",
-  "hours",
-  "minutes",
-]);
-const IDENTITY = new Set([
-  "passport",
-  "passports",
-  "ssn",
-  "ssns",
-  "licence",
-  "license",
-  "licences",
-  "licenses",
-  "birth",
-  "cvv",
-  "cvc",
-  "expiry",
-  "w2",
-  "w2s",
-  "1099s",
-]);
-const CODE_CONTEXT = new Set(["digit", "verification", "authenticator", "sms", "text", "texted", "sent"]);
-const PAYEE = new Set(["account", "remittance", "bank", "banking", "iban", "beneficiary"]);
-const INTO = new Set(["into", "in"]);
-const IF = new Set(["if", "unless", "when", "whether"]);
-const ME = new Set(["me", "us", "here"]);
-const DAYS = new Set(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tomorrow", "noon", "tonight"]);
-const PROCESS = new Set(["portal", "workspace", "workday", "intranet", "sharepoint"]);
-const FIRST_PERSON = new Set(["i", "im", "my", "me"]);
-const LOG_IN = new Set(["log", "login", "sign", "access", "get_into", "into"]);
-const UNREACHED = new Set(["talk", "call", "calls", "speak", "phone"]);
-const EXECUTIVE = new Set(["ceo", "cfo", "coo", "president", "chairman", "chairwoman", "chair", "founder"]);
-const AUTHORISED = new Set(["asked", "authorised", "authorized", "instructed", "approved", "cleared"]);
-const USUAL = new Set(["normal", "usual", "regular", "standard", "formal", "approved"]);
-const ROUTE = new Set([
-  "workflow",
-  "workflows",
-  "process",
-  "processes",
-  "channel",
-  "channels",
-  "queue",
-  "system",
-  "procedure",
-  "procedures",
-]);
-const LATER = new Set(["later", "when", "once", "back", "tomorrow"]);
+const CHECKERS = new Set(FRAUD_WORDS.CHECKERS);
+const BYPASS = new Set(FRAUD_WORDS.BYPASS);
+const RUN_BY = new Set(FRAUD_WORDS.RUN_BY); // "no need to run it by legal", "check with her"
+const MUST_NOT = new Set(FRAUD_WORDS.MUST_NOT);
+const NOT_ORDER = new Set(FRAUD_WORDS.NOT_ORDER);
+const URGENT = new Set(FRAUD_WORDS.URGENT);
+const IDENTITY = new Set(FRAUD_WORDS.IDENTITY);
+const CODE_CONTEXT = new Set(FRAUD_WORDS.CODE_CONTEXT);
+const PAYEE = new Set(FRAUD_WORDS.PAYEE);
+const INTO = new Set(FRAUD_WORDS.INTO);
+const IF = new Set(FRAUD_WORDS.IF);
+const ME = new Set(FRAUD_WORDS.ME);
+const DAYS = new Set(FRAUD_WORDS.DAYS);
+const PROCESS = new Set(FRAUD_WORDS.PROCESS);
+const FIRST_PERSON = new Set(FRAUD_WORDS.FIRST_PERSON);
+const LOG_IN = new Set(FRAUD_WORDS.LOG_IN);
+const UNREACHED = new Set(FRAUD_WORDS.UNREACHED);
+const EXECUTIVE = new Set(FRAUD_WORDS.EXECUTIVE);
+const AUTHORISED = new Set(FRAUD_WORDS.AUTHORISED);
+const USUAL = new Set(FRAUD_WORDS.USUAL);
+const ROUTE = new Set(FRAUD_WORDS.ROUTE);
+const LATER = new Set(FRAUD_WORDS.LATER);
 // Bank-detail labels printed for the reader to pay into: "IBAN:", "Sort code:", "Account number:".
-const LABELS = new Set(["iban", "swift", "bic", "aba", "beneficiary", "account", "number", "no", "code", "routing"]);
-const PAY = new Set([
-  "pay",
-  "paid",
-  "remit",
-  "remitted",
-  "transfer",
-  "transferred",
-  "wire",
-  "wired",
-  "deposit",
-  "payments",
-  "payment",
-  "process",
-]);
+const LABELS = new Set(FRAUD_WORDS.LABELS);
+const PAY = new Set(FRAUD_WORDS.PAY);
 // The payee switched: "our secondary account", "instead", "the old account will be closed".
-const SWITCH = new Set([
-  "instead",
-  "secondary",
-  "changed",
-  "new",
-  "updated",
-  "alternate",
-  "alternative",
-  "replacement",
-  "temporary",
-  "temporarily",
-  "frozen",
-  "closed",
-  "closing",
-]);
+const SWITCH = new Set(FRAUD_WORDS.SWITCH);
 // A threat: "or we lose the rate tonight", "otherwise your mailbox may be locked", "payments sent
 // there will be returned".
-const LOSS = new Set([
-  "lose",
-  "losing",
-  "forfeit",
-  "forfeited",
-  "locked",
-  "lock",
-  "suspended",
-  "suspend",
-  "deactivated",
-  "disabled",
-  "closed",
-  "returned",
-  "rejected",
-  "cancelled",
-  "canceled",
-  "penalty",
-  "penalties",
-  "frozen",
-  "blocked",
-]);
-const CONSEQUENCE = new Set(["or", "otherwise", "else", "if", "unless", "will", "well", "may", "might", "would"]);
+const LOSS = new Set(FRAUD_WORDS.LOSS);
+const CONSEQUENCE = new Set(FRAUD_WORDS.CONSEQUENCE);
 // Papers a company keeps inside, sent on request: "send me the signed NDA and the cap table".
-const PAPERS = new Set([
-  "nda",
-  "ndas",
-  "contract",
-  "contracts",
-  "deck",
-  "minutes",
-  "recording",
-  "recordings",
-  "transcript",
-  "transcripts",
-  "financials",
-  "statements",
-  "table",
-  "spreadsheet",
-  "list",
-  "export",
-  "records",
-  "files",
-  "folder",
-  "attachments",
-]);
+const PAPERS = new Set(FRAUD_WORDS.PAPERS);
 const WARNING = /^(phishing|scam|scams|scammer|scammers|impersonat|lookalike|spoof|fraudster|suspicious)/;
 
 export function fraudFamilies(v: View): void {
