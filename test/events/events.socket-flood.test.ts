@@ -20,7 +20,10 @@ beforeAll(async () => {
     // for frames in progress; the guard's own test below holds that limit.
     EVENT_SOCKET_MAX_PENDING_FRAMES: "100",
     EVENT_SOCKET_MAX_FRAME_BYTES: "4096",
-    RATE_LIMIT_PER_SECOND: "5",
+    // Slow refill: the junk test below runs the key out only while its frames are handled faster
+    // than this, and each handled frame costs a lease round trip to a database that a loaded
+    // machine slows to a few a second.
+    RATE_LIMIT_PER_SECOND: "1",
     RATE_LIMIT_BURST: "40",
   });
   server = startHttpServer(ctx.svc, ctx.app);
@@ -164,13 +167,15 @@ test("any frame counts, not only acks: junk frames within the frame budget run t
   const account = await makeAccount(ctx);
   await makeMailbox(ctx, account, "junk");
   const socket = await consumerSocket(account, "junk");
-  // 15 frames a second, under the connection's 20: the key's 40 + 5/s runs out in a few seconds.
+  // 15 frames a second, under the connection's 20: the key's 40 + 1/s runs out in a few seconds.
   let sent = 0;
+  const sentAt: number[] = [];
   const closedFirst = await Promise.race([
     socket.closed,
     (async () => {
       while (sent < 400) {
         if (socket.ws.readyState !== WebSocket.OPEN) break;
+        sentAt.push(performance.now());
         socket.ws.send(JSON.stringify({ hello: sent++ }));
         await Bun.sleep(66);
       }
@@ -180,12 +185,27 @@ test("any frame counts, not only acks: junk frames within the frame budget run t
   const closed = closedFirst ?? (await socket.closed);
   expect(closed).toEqual({ code: 1008, reason: "rate limited" });
   expect(sent).toBeGreaterThan(30);
-  expect(socket.frames.filter((f) => f.error).length).toBeGreaterThan(30);
-  // The key's requests are refused too: the frames drew on its bucket.
+  const answered = socket.frames.filter((f) => f.error).length;
+  expect(answered).toBeGreaterThan(30);
+  // The key's requests drew on the same bucket: it was left with under one token when the frame was
+  // refused, and it refills at 1 a second from then on, so a request made right after the close may
+  // find one token back (a loaded machine makes that likely). Frames are handled in order, so the
+  // refused frame is the first one not answered: it was sent no earlier than sentAt[answered], and
+  // the key can have regained at most 1 token a second since. A bucket the frames had not drawn on
+  // would answer with its burst nearly whole (40 - 1).
+  const refusedNoEarlierThan = sentAt[answered]!;
   const response = await ctx.request("GET", "/api/v1/mailboxes", { key: account.key });
-  expect(response.status).toBe(429);
-  expect(response.headers.get("retry-after")).toMatch(/^\d+$/);
-});
+  const secondsSinceRefusal = (performance.now() - refusedNoEarlierThan) / 1000;
+  if (response.status === 429) {
+    expect(response.headers.get("retry-after")).toMatch(/^\d+$/);
+  } else {
+    expect(response.status).toBe(200);
+    const left = Number(/r=(\d+)/.exec(response.headers.get("ratelimit") ?? "")?.[1]);
+    expect(left).toBeLessThanOrEqual(1 + secondsSinceRefusal);
+  }
+  // Running the key out takes about 3 s at 15 frames a second, longer on a loaded machine: its own
+  // timeout, so that it does not depend on the runner's (bun's default is 5 s).
+}, 30_000);
 
 test("a frame over EVENT_SOCKET_MAX_FRAME_BYTES closes the connection before it is read", async () => {
   const account = await makeAccount(ctx);
