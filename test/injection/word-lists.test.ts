@@ -10,6 +10,11 @@ const WORD_FILES: Record<string, string> = {
   "combine.ts": "combine-words.json",
   "exfil.ts": "exfil-words.json",
   "fraud.ts": "fraud-words.json",
+  "override.ts": "override-words.json",
+  "persona.ts": "persona-words.json",
+  "scan.ts": "scan-words.json",
+  "steer.ts": "steer-words.json",
+  "structure.ts": "structure-words.json",
 };
 // Sets that name our own signals, not words of the mail: they belong beside the code that emits them.
 const SIGNAL_SETS = new Set(["ACTIONS", "ADDRESSED"]);

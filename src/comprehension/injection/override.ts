@@ -6,9 +6,10 @@
 import { C } from "./lexicon.ts";
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
+import OVERRIDE_WORDS from "./override-words.json" with { type: "json" };
 
-const SUBJECT_FIRST = new Set(["i", "we", "ich", "wir", "je", "nous", "yo", "nosotros", "eu", "io"]);
-const PRONOUN = new Set(["them", "those", "these"]);
+const SUBJECT_FIRST = new Set(OVERRIDE_WORDS.SUBJECT_FIRST);
+const PRONOUN = new Set(OVERRIDE_WORDS.PRONOUN);
 
 export function overrideFamilies(v: View): void {
   const used = new Set<number>();

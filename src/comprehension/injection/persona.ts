@@ -6,13 +6,14 @@
 import { C, WORDS } from "./lexicon.ts";
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
+import PERSONA_WORDS from "./persona-words.json" with { type: "json" };
 
 // Names of jailbreak personas; "jailbreak" or "unrestricted" alone are ordinary news words.
-const STRONG_PERSONA = new Set(["jailbroken", "do_anything_now", "godmode", "god_mode"]);
-const REDEFINING = new Set(["real", "actual", "true", "only", "sole"]); // "your only job is"
-const ALLEGIANCE = new Set(["serve", "obey", "work_for", "answer_to", "take_orders_from", "loyal"]);
-const SENDER_SIDE = new Set(["me", "us", "sender", "mich", "moi", "yo", "mi"]);
-const OBEY = new Set(["follow", "obey", "comply_with", "listen_to", "execute", "trust"]);
+const STRONG_PERSONA = new Set(PERSONA_WORDS.STRONG_PERSONA);
+const REDEFINING = new Set(PERSONA_WORDS.REDEFINING); // "your only job is"
+const ALLEGIANCE = new Set(PERSONA_WORDS.ALLEGIANCE);
+const SENDER_SIDE = new Set(PERSONA_WORDS.SENDER_SIDE);
+const OBEY = new Set(PERSONA_WORDS.OBEY);
 
 export function personaFamilies(v: View): void {
   for (let i = 0; i < v.length; i++) {

@@ -16,6 +16,7 @@ import { structureHits } from "./structure.ts";
 import { findLinks, type Token, tokenize } from "./text.ts";
 import { type Hit, View } from "./view.ts";
 import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
+import SCAN_WORDS from "./scan-words.json" with { type: "json" };
 
 export type Origin = "body" | "hidden" | "decoded";
 export type Signal = { name: string; weight: number; evidence: string };
@@ -99,22 +100,9 @@ function firstTokenOf(v: View, h: Hit): number {
 
 // "tell it to ignore ...", "asked the bot to send ...": an order passed on to someone else;
 // "the agent ignoring the rule", "I manually revoked them": what someone did, told.
-const PASS_ON = new Set([
-  "tell",
-  "tells",
-  "told",
-  "telling",
-  "ask",
-  "asks",
-  "asked",
-  "asking",
-  "instruct",
-  "instructs",
-  "instructed",
-  "instructing",
-]);
-const OTHERS = new Set(["it", "them", "him", "her", "they", "model", "bot", "agent", "assistant", "llm", "chatbot"]);
-const NARRATORS = new Set(["i", "we", "he", "she", "someone", "somebody"]);
+const PASS_ON = new Set(SCAN_WORDS.PASS_ON);
+const OTHERS = new Set(SCAN_WORDS.OTHERS);
+const NARRATORS = new Set(SCAN_WORDS.NARRATORS);
 function reported(v: View, i: number): boolean {
   const who = v.w(i - 1).endsWith("ly") ? i - 2 : i - 1; // "I manually revoked"
   if ((OTHERS.has(v.w(who)) || NARRATORS.has(v.w(who))) && v.sentence[who] === v.sentence[i] && /(?:ing|ed)$/.test(v.w(i))) return true;

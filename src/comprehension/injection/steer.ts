@@ -6,37 +6,14 @@
 import { C, WORDS } from "./lexicon.ts";
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
+import STEER_WORDS from "./steer-words.json" with { type: "json" };
 
-const AFTER_NEG = new Set(["nichts", "nada", "rien", "niente", "nothing", "davon"]);
-const ONE_HUMAN = new Set([
-  "user",
-  "owner",
-  "human",
-  "recipient",
-  "principal",
-  "account_holder",
-  "account_owner",
-  "mailbox_owner",
-  "usuario",
-  "benutzer",
-  "utilisateur",
-  "utente",
-]);
-const PAYMENT = new Set(["invoice", "payment", "request", "transfer", "wire"]);
-const AUTHORIZED = new Set([
-  "knows",
-  "authorized",
-  "authorised",
-  "approved",
-  "agreed",
-  "consented",
-  "aware",
-  "allowed",
-  "permitted",
-  "granted",
-]);
-const SAY = new Set(["say", "claim", "state", "tell", "report", "mention"]);
-const WE = new Set(["i", "we", "it", "this", "ich", "wir", "je", "nous"]);
+const AFTER_NEG = new Set(STEER_WORDS.AFTER_NEG);
+const ONE_HUMAN = new Set(STEER_WORDS.ONE_HUMAN);
+const PAYMENT = new Set(STEER_WORDS.PAYMENT);
+const AUTHORIZED = new Set(STEER_WORDS.AUTHORIZED);
+const SAY = new Set(STEER_WORDS.SAY);
+const WE = new Set(STEER_WORDS.WE);
 
 export function steerFamilies(v: View): void {
   for (let i = 0; i < v.length; i++) {

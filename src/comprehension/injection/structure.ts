@@ -6,6 +6,7 @@
 import type { Span } from "./text.ts";
 import type { Hit } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
+import STRUCTURE_WORDS from "./structure-words.json" with { type: "json" };
 
 const SPECIAL_TOKEN =
   /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|tool|function)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(?:start_of_turn|end_of_turn)>|\[(?:SYSTEM|TOOL_CALLS|AVAILABLE_TOOLS)\]/gi;
@@ -30,8 +31,8 @@ const DANGLING = /[?&][A-Za-z0-9_-]{1,20}=$/;
 const TEMPLATE_SLOT =
   /\{\{?[ \t]{0,2}(?:system|user|assistant|prompt|system_prompt|system_message|user_message|user_input|query|input|content|message|instruction|bos_token|eos_token)[ \t]{0,2}\}\}?/gi;
 
-const USER_ROLES = new Set(["user", "human", "usuario", "utilisateur", "benutzer"]);
-const AI_ROLES = new Set(["assistant", "ai", "bot", "chatbot", "model", "asistente", "assistent"]);
+const USER_ROLES = new Set(STRUCTURE_WORDS.USER_ROLES);
+const AI_ROLES = new Set(STRUCTURE_WORDS.AI_ROLES);
 
 export function structureHits(text: string, links: Span[]): Hit[] {
   const hits: Hit[] = [];
