@@ -1,8 +1,8 @@
 // Parses a received message with mailparser into the fields we store. Hostile or broken MIME
 // never throws out of here: whatever cannot be parsed is recorded as a warning and left empty.
-import { Readable } from "node:stream";
 import { type AddressObject, type ParsedMail, simpleParser } from "mailparser";
 import { sha256HexNow } from "../secrets.ts";
+import { inSlices } from "./in-slices.ts";
 import { MAX_MIME_PARTS, readablePrefix } from "./readable-prefix.ts";
 
 export type ParsedAttachment = {
@@ -44,26 +44,6 @@ const PARSE_OPTIONS = {
   // Keep message/delivery-status as a part: bounce handling reads it (mailparser folds it into the text otherwise).
   keepDeliveryStatus: true,
 } as Parameters<typeof simpleParser>[1];
-
-/** How much of the message the parser gets before the event loop may run other work. */
-const PARSE_SLICE_BYTES = 64 * 1024;
-
-/**
- * The message as a stream of slices (views, no copies), with a turn of the event loop between them.
- * Handed the whole buffer at once, the parser splits lines and decodes base64 of a message of many
- * megabytes in one synchronous stretch, and every request of the process (`/readyz` too) waits it out.
- */
-function inSlices(bytes: Uint8Array): Readable {
-  return Readable.from(
-    (async function* () {
-      for (let at = 0; at < bytes.byteLength; at += PARSE_SLICE_BYTES) {
-        yield Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(PARSE_SLICE_BYTES, bytes.byteLength - at));
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    })(),
-    { objectMode: false },
-  );
-}
 
 const describe = (error: unknown) => String((error as Error)?.message ?? error).slice(0, 200);
 
