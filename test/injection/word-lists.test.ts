@@ -1,4 +1,4 @@
-// The rules' word lists are data: each rule file reads its words from a JSON file beside it, and
+// The injection detector's word lists are data: each file reads its words from a JSON file beside it, and
 // no list of string literals creeps back into the code. Sets of our own signal names stay in code.
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -8,7 +8,9 @@ const DIR = new URL("../../src/comprehension/injection/", import.meta.url);
 const WORD_FILES: Record<string, string> = {
   "address.ts": "address-words.json",
   "combine.ts": "combine-words.json",
+  "decode.ts": "decode-words.json",
   "exfil.ts": "exfil-words.json",
+  "features.ts": "features-words.json",
   "fraud.ts": "fraud-words.json",
   "override.ts": "override-words.json",
   "persona.ts": "persona-words.json",

@@ -3,6 +3,7 @@
 // in URLs, JWTs and image data decode to bytes or to JSON without spaces and are dropped.
 
 import type { Token } from "./text.ts";
+import DECODE_WORDS from "./decode-words.json" with { type: "json" };
 
 export type Decoded = { kind: "base64" | "hex" | "url" | "rot13" | "spaced"; text: string; start: number; end: number };
 
@@ -157,7 +158,7 @@ function readable(s: string): boolean {
 const A = 97;
 
 // Words every rot13'd English sentence contains ("the", "and", "you", "all", "to", "is").
-const ROT13_COMMON = new Set(["gur", "naq", "lbh", "nyy", "gb", "vf", "bs", "lbhe", "guvf", "vtaber", "cerivbhf"]);
+const ROT13_COMMON = new Set(DECODE_WORDS.ROT13_COMMON);
 
 /** Whether the text looks like it carries rot13'd English, worth a second pass. */
 export function looksRot13(tokens: Token[]): boolean {

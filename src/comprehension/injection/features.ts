@@ -19,6 +19,7 @@
 
 import { type Token, tokenize } from "./text.ts";
 import { quotedTokens } from "./view.ts";
+import FEATURES_WORDS from "./features-words.json" with { type: "json" };
 
 export const WINDOW_SENTENCES = 3;
 export const WINDOW_TOKENS = 48;
@@ -128,68 +129,8 @@ export function windows(text: string, hidden: boolean): Windows {
 // and somewhere outside. A window holding two or three of them gets a feature for that
 // combination (x:3 reader+private, x:5 reader+outside, x:6 private+outside, x:7 all), which a
 // linear model over single words cannot express. The word sets name kinds, not phrasings.
-const READER = new Set([
-  "ai",
-  "assistant",
-  "assistants",
-  "bot",
-  "bots",
-  "chatbot",
-  "model",
-  "models",
-  "llm",
-  "llms",
-  "agent",
-  "agents",
-  "gpt",
-  "copilot",
-  "claude",
-  "gemini",
-  "asistente",
-  "assistent",
-  "assistente",
-  "ki",
-  "ia",
-  "modelo",
-  "modell",
-  "modele",
-  "modello",
-]);
-const PRIVATE = new Set([
-  "password",
-  "passwords",
-  "credentials",
-  "credential",
-  "code",
-  "codes",
-  "token",
-  "tokens",
-  "contacts",
-  "inbox",
-  "mailbox",
-  "emails",
-  "messages",
-  "login",
-  "keys",
-  "card",
-  "bank",
-  "passport",
-  "statements",
-  "attachments",
-  "contrasena",
-  "contrasenas",
-  "passwort",
-  "passworter",
-  "kontakte",
-  "mot",
-  "senha",
-  "senhas",
-  "contatos",
-  "contactos",
-  "codigos",
-  "codes",
-  "codici",
-]);
+const READER = new Set(FEATURES_WORDS.READER);
+const PRIVATE = new Set(FEATURES_WORDS.PRIVATE);
 function roleOf(t: Token): number {
   if (t.link) return 4;
   const w = t.alt !== "" ? t.alt : t.w;
