@@ -35,9 +35,11 @@ describe("GET /threads", () => {
     });
   });
 
-  test("a limit of 0 is 400", async () => {
-    // Status only: the error string for this case names no field (reported, not pinned).
-    expect((await get(`/threads?mailbox_id=${mailbox.id}&limit=0`)).status).toBe(400);
+  test("a limit of 0 is 400 limit must be an integer >= 1", async () => {
+    expect(answer(await get(`/threads?mailbox_id=${mailbox.id}&limit=0`))).toEqual({
+      status: 400,
+      body: { error: "limit must be an integer >= 1" },
+    });
   });
 
   test("a limit above 100 is clamped, not refused", async () => {

@@ -45,7 +45,7 @@ export const SearchQuery = strictObject({
         "only messages carrying this inbox label (`unread`, `read`, `archived` or a name of yours; `label` is the classification)",
     }),
   ),
-  limit: t.Optional(t.Integer({ minimum: 1, description: "default 20; values above 100 are clamped to 100" })),
+  limit: t.Optional(t.Integer({ title: "limit", minimum: 1, description: "default 20; values above 100 are clamped to 100" })),
   cursor: cursorQuery,
 });
 

@@ -59,7 +59,7 @@ export const threadRoutes = (svc: Services) =>
         auth: "read",
         query: strictObject({
           mailbox_id: t.String({ minLength: 1 }),
-          limit: t.Optional(t.Integer({ minimum: 1, description: "default 20; values above 100 are clamped to 100" })),
+          limit: t.Optional(t.Integer({ title: "limit", minimum: 1, description: "default 20; values above 100 are clamped to 100" })),
           cursor: cursorQuery,
           label: t.Optional(
             t.String({
