@@ -1,6 +1,7 @@
 // Accepting inbound mail: the one path for the SMTP listener and for local delivery. The raw
 // message, one row per recipient mailbox and the processing job commit in one statement (one
 // transaction, one round trip); a caller answers success only after this returns.
+
 import { parseInbound } from "../../mail/parse.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
 import { sha256HexNow } from "../../secrets.ts";
@@ -12,6 +13,7 @@ import type { Mailbox } from "../mailboxes.ts";
 import { MAILTO_LOCAL_PREFIX } from "../outbound/index.ts";
 import type { Services } from "../services.ts";
 import { stopwatch } from "../stage-times.ts";
+import { hexInSlices } from "./bytea-hex.ts";
 import { claimFirstCopies, claimHeld, copyDigest } from "./dedupe.ts";
 import { threadIdExpression } from "./threading.ts";
 
@@ -92,11 +94,17 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
       svc.log.warn("content.store_delete_failed", { keys, error: error.message }),
     );
   const sql = svc.sql;
+  // Without a store the bytes go into the statement, as hex built a slice at a time (bytea-hex.ts).
+  const rawContent = blobs ? null : sql`decode(${await watch.time("encode", () => hexInSlices(raw))}, 'hex')`;
+  const attachmentContents: (ReturnType<typeof sql> | null)[] = [];
+  for (const attachment of parsed.attachments) {
+    attachmentContents.push(blobs ? null : sql`decode(${await watch.time("encode", () => hexInSlices(attachment.content))}, 'hex')`);
+  }
   const storedIf = (messageIds: string[]) => (rfcMessageId === null ? sql`true` : claimHeld(sql, messageIds));
   const inserts = [
     sql`raw_row as (
       insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from, blob_key)
-      select ${rawId}, ${raw.byteLength}, ${digest}, ${blobs ? null : raw}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}, ${blobs ? rawKey(rawId) : null}
+      select ${rawId}, ${raw.byteLength}, ${digest}, ${rawContent}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}, ${blobs ? rawKey(rawId) : null}
       where ${storedIf(planned.map(({ id }) => id))})`,
   ];
   planned.forEach(({ mailbox, id, attachmentIds }, m) => {
@@ -115,7 +123,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
       inserts.push(sql`${sql(`attachment_${m}_${i}`)} as (
         insert into attachments (id, message_id, filename, content_type, size, sha256, content_id, disposition, content, blob_key)
         select ${attachmentId}, ${id}, ${attachment.filename}, ${attachment.contentType}, ${attachment.size}, ${attachment.sha256},
-          ${attachment.contentId}, ${attachment.disposition}, ${blobs ? null : attachment.content}, ${blobs ? attachmentKey(attachmentId) : null}
+          ${attachment.contentId}, ${attachment.disposition}, ${attachmentContents[i]}, ${blobs ? attachmentKey(attachmentId) : null}
         where ${stored})`);
     });
     // Without add_job's NOTIFY, which would make concurrent accepts commit one at a time (jobs.ts).
