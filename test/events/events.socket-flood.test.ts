@@ -82,12 +82,13 @@ test("while one key floods, another key's events still arrive on its WebSocket: 
   await makeMailbox(ctx, flooder, "flood-again");
   const calm = await makeAccount(ctx);
   const calmMailbox = await makeMailbox(ctx, calm, "calm-stream");
+  let flooding = true;
   const stream = new WebSocket(`${base}?access_token=${calm.key}`);
-  const arrived: { subject: string; at: number }[] = [];
+  const arrived: { subject: string; duringFlood: boolean }[] = [];
   const calmClosed: { code: number }[] = [];
   stream.addEventListener("message", (message) => {
     const frame = JSON.parse(String(message.data));
-    if (frame.event) arrived.push({ subject: frame.event.subject, at: performance.now() });
+    if (frame.event) arrived.push({ subject: frame.event.subject, duringFlood: flooding });
   });
   stream.addEventListener("close", (event) => calmClosed.push({ code: event.code }));
   await new Promise((resolve, reject) => {
@@ -97,7 +98,6 @@ test("while one key floods, another key's events still arrive on its WebSocket: 
 
   // The flood: three consumer sockets of one key, each sending thousands of frames at once,
   // opened again as soon as the service closes them, for as long as the calm events are appended.
-  let flooding = true;
   const closes: number[] = [];
   const floodOne = async (n: number) => {
     for (let round = 0; flooding; round++) {
@@ -114,11 +114,11 @@ test("while one key floods, another key's events still arrive on its WebSocket: 
   };
   const floods = [0, 1, 2].map(floodOne);
 
-  const sent: { subject: string; at: number }[] = [];
+  const sent: { subject: string }[] = [];
   for (let i = 0; i < 30; i++) {
     const subject = `calm-${i}`;
     await appendTestEvent(ctx.sql, calm.accountId, calmMailbox.id, { subject });
-    sent.push({ subject, at: performance.now() });
+    sent.push({ subject });
     await Bun.sleep(50);
   }
   for (let waited = 0; arrived.length < sent.length && waited < 30_000; waited += 50) await Bun.sleep(50);
@@ -126,12 +126,11 @@ test("while one key floods, another key's events still arrive on its WebSocket: 
   await Promise.all(floods);
   stream.close();
 
-  // Every calm event, in order, none twice, the calm stream never closed; the bound per event is
-  // generous (a loaded machine); the latency figures are in `npm run bench -- stream-flood`.
+  // Every calm event, in order, none twice, each while the flood was still on (not held back until
+  // it stopped), the calm stream never closed. How fast is measured by `npm run bench -- stream-flood`.
   expect(arrived.map((item) => item.subject)).toEqual(sent.map((item) => item.subject));
+  expect(arrived.filter((item) => !item.duringFlood)).toEqual([]);
   expect(calmClosed).toEqual([]);
-  const slowest = Math.max(...arrived.map((item, i) => item.at - sent[i]!.at));
-  expect(slowest).toBeLessThan(10_000);
   // The flood was real: its connections were closed for it.
   expect(closes.length).toBeGreaterThan(0);
   expect(closes.every((code) => code === 1008)).toBe(true);
