@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "../support/context.ts";
 import { appendTestEvent } from "../support/events.ts";
+import { type ApiCall, expectEveryCall } from "../support/every-call.ts";
 
 let ctx: TestContext;
 let owner: Fixture;
@@ -22,7 +23,7 @@ const CANNOT_READ = { error: "this api key cannot read messages", code: "key_sco
 const req = (key: string | null, method: string, path: string, body?: unknown) => ctx.request(method, `/api/v1${path}`, { key, body });
 
 /** Every route that names a consumer. */
-const byNameCalls = (name: string, cursor: string): [string, string, unknown?][] => [
+const byNameCalls = (name: string, cursor: string): ApiCall[] => [
   ["GET", `/consumers/${name}`],
   ["POST", `/consumers/${name}/claim`, {}],
   ["POST", `/consumers/${name}/ack`, { cursors: [cursor] }],
@@ -59,7 +60,7 @@ describe("another account's consumer", () => {
   test("every route answers the missing consumer's 404, byte for byte, and the consumer is untouched", async () => {
     const before = await state("everything");
     for (const [index, [method, path, body]] of byNameCalls("everything", strangerCursor).entries()) {
-      const [mMethod, mPath, mBody] = byNameCalls("nobody-at-all", strangerCursor)[index] as [string, string, unknown?];
+      const [mMethod, mPath, mBody] = byNameCalls("nobody-at-all", strangerCursor)[index] as ApiCall;
       const missing = await req(stranger.key, mMethod, mPath, mBody);
       const response = await req(stranger.key, method, path, body);
       expect({ call: `${method} ${path}`, status: response.status, text: response.text }).toEqual({
@@ -106,7 +107,7 @@ describe("a key bound to one mailbox", () => {
     const before = { everything: await state("everything"), inbox: await state("inbox-only") };
     for (const name of ["everything", "inbox-only"]) {
       for (const [index, [method, path, body]] of byNameCalls(name, ownerCursor).entries()) {
-        const [mMethod, mPath, mBody] = byNameCalls("nobody-at-all", ownerCursor)[index] as [string, string, unknown?];
+        const [mMethod, mPath, mBody] = byNameCalls("nobody-at-all", ownerCursor)[index] as ApiCall;
         const missing = await req(boundKey, mMethod, mPath, mBody);
         const response = await req(boundKey, method, path, body);
         expect({ call: `${method} ${path}`, status: response.status, text: response.text }).toEqual({
@@ -128,46 +129,20 @@ describe("a key bound to one mailbox", () => {
 
 describe("keys that may not read, and no key", () => {
   test("can_read false is 403 key_scope on create and every by-name route", async () => {
-    const calls: [string, string, unknown?][] = [["POST", "/consumers", { name: "blind" }], ...byNameCalls("everything", ownerCursor)];
-    for (const [method, path, body] of calls) {
-      const response = await req(noReadKey, method, path, body);
-      expect({ call: `${method} ${path}`, status: response.status, body: response.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 403,
-        body: CANNOT_READ,
-      });
-    }
+    const calls: ApiCall[] = [["POST", "/consumers", { name: "blind" }], ...byNameCalls("everything", ownerCursor)];
+    await expectEveryCall(req, noReadKey, calls, { status: 403, body: CANNOT_READ });
     expect((await req(owner.key, "GET", "/consumers/blind")).status).toBe(404);
   });
 
   test("a bootstrap key is refused on every consumers route", async () => {
     const key = await makeKey(ctx, { accountId: owner.accountId, scope: "bootstrap" });
-    const calls: [string, string, unknown?][] = [["POST", "/consumers", { name: "boot" }], ...byNameCalls("everything", ownerCursor)];
-    for (const [method, path, body] of calls) {
-      const response = await req(key, method, path, body);
-      expect({ call: `${method} ${path}`, status: response.status, body: response.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 403,
-        body: { error: "scope 'bootstrap' not permitted for this endpoint" },
-      });
-    }
+    const calls: ApiCall[] = [["POST", "/consumers", { name: "boot" }], ...byNameCalls("everything", ownerCursor)];
+    await expectEveryCall(req, key, calls, { status: 403, body: { error: "scope 'bootstrap' not permitted for this endpoint" } });
   });
 
   test("no key is 401 missing bearer token and an unknown key 401 invalid api key on every consumers route", async () => {
-    const calls: [string, string, unknown?][] = [["POST", "/consumers", { name: "anon" }], ...byNameCalls("everything", ownerCursor)];
-    for (const [method, path, body] of calls) {
-      const none = await req(null, method, path, body);
-      expect({ call: `${method} ${path}`, status: none.status, body: none.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 401,
-        body: { error: "missing bearer token" },
-      });
-      const wrong = await req("svc_notarealkeyatall", method, path, body);
-      expect({ call: `${method} ${path}`, status: wrong.status, body: wrong.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 401,
-        body: { error: "invalid api key" },
-      });
-    }
+    const calls: ApiCall[] = [["POST", "/consumers", { name: "anon" }], ...byNameCalls("everything", ownerCursor)];
+    await expectEveryCall(req, null, calls, { status: 401, body: { error: "missing bearer token" } });
+    await expectEveryCall(req, "svc_notarealkeyatall", calls, { status: 401, body: { error: "invalid api key" } });
   });
 });

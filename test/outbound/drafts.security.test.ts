@@ -3,6 +3,7 @@
 // may not see must answer exactly as a missing id does, and a refused call must change nothing.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "../support/context.ts";
+import { type ApiCall, expectEveryCall } from "../support/every-call.ts";
 
 let ctx: TestContext;
 let owner: Fixture;
@@ -54,7 +55,7 @@ afterAll(async () => {
 });
 
 /** Every route that takes a draft id, with a harmless body where one is needed. */
-const byIdCalls = (id: string): [string, string, unknown?][] => [
+const byIdCalls = (id: string): ApiCall[] => [
   ["GET", `/drafts/${id}`],
   ["PATCH", `/drafts/${id}`, { subject: "Hijacked" }],
   ["POST", `/drafts/${id}/send`],
@@ -66,7 +67,7 @@ describe("another account's drafts", () => {
     const before = await storedAs(stranger.key, foreignDraft);
     const missingCalls = byIdCalls("drf_doesnotexist");
     for (const [index, [method, path, body]] of byIdCalls(foreignDraft).entries()) {
-      const [missingMethod, missingPath, missingBody] = missingCalls[index] as [string, string, unknown?];
+      const [missingMethod, missingPath, missingBody] = missingCalls[index] as ApiCall;
       const missing = await req(owner.key, missingMethod, missingPath, missingBody);
       const foreignAnswer = await req(owner.key, method, path, body);
       expect({ call: `${method} ${path}`, status: foreignAnswer.status }).toEqual({ call: `${method} ${path}`, status: 404 });
@@ -139,14 +140,8 @@ describe("keys without the needed capability", () => {
     const before = await stored(ownDraft);
     const created = await req(noSendKey, "POST", "/drafts", { mailbox_id: inbox.id, to: "a@example.org", text: "x" });
     expect({ status: created.status, body: created.body }).toEqual({ status: 403, body: CANNOT_SEND });
-    for (const [method, path, body] of byIdCalls(ownDraft).filter(([m]) => m !== "GET")) {
-      const response = await req(noSendKey, method, path, body);
-      expect({ call: `${method} ${path}`, status: response.status, body: response.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 403,
-        body: CANNOT_SEND,
-      });
-    }
+    const changes = byIdCalls(ownDraft).filter(([method]) => method !== "GET");
+    await expectEveryCall(req, noSendKey, changes, { status: 403, body: CANNOT_SEND });
     expect(await stored(ownDraft)).toEqual(before);
   });
 
@@ -166,45 +161,28 @@ describe("keys without the needed capability", () => {
 
   test("a bootstrap key is refused on every drafts route", async () => {
     const key = await makeKey(ctx, { accountId: owner.accountId, scope: "bootstrap" });
-    const calls: [string, string, unknown?][] = [
+    const calls: ApiCall[] = [
       ["POST", "/drafts", { mailbox_id: inbox.id, to: "a@example.org", text: "x" }],
       ["GET", `/drafts?mailbox_id=${inbox.id}`],
       ...byIdCalls(ownDraft),
     ];
-    for (const [method, path, body] of calls) {
-      const response = await req(key, method, path, body);
-      expect({ call: `${method} ${path}`, status: response.status, body: response.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 403,
-        body: { error: "scope 'bootstrap' not permitted for this endpoint" },
-      });
-    }
+    await expectEveryCall(req, key, calls, { status: 403, body: { error: "scope 'bootstrap' not permitted for this endpoint" } });
     expect((await req(owner.key, "GET", `/drafts/${ownDraft}`)).status).toBe(200);
   });
 });
 
 describe("no key or a wrong key", () => {
   test("no Authorization header is 401 missing bearer token on every drafts route", async () => {
-    const calls: [string, string, unknown?][] = [
+    const calls: ApiCall[] = [
       ["POST", "/drafts", { mailbox_id: inbox.id, to: "a@example.org", text: "x" }],
       ["GET", `/drafts?mailbox_id=${inbox.id}`],
       ...byIdCalls(ownDraft),
     ];
-    for (const [method, path, body] of calls) {
-      const response = await req(null, method, path, body);
-      expect({ call: `${method} ${path}`, status: response.status, body: response.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 401,
-        body: { error: "missing bearer token" },
-      });
-    }
+    await expectEveryCall(req, null, calls, { status: 401, body: { error: "missing bearer token" } });
   });
 
   test("an unknown key is 401 invalid api key, and the draft survives", async () => {
-    for (const [method, path, body] of byIdCalls(ownDraft)) {
-      const response = await req("svc_notarealkeyatall", method, path, body);
-      expect({ status: response.status, body: response.body }).toEqual({ status: 401, body: { error: "invalid api key" } });
-    }
+    await expectEveryCall(req, "svc_notarealkeyatall", byIdCalls(ownDraft), { status: 401, body: { error: "invalid api key" } });
     expect((await req(owner.key, "GET", `/drafts/${ownDraft}`)).status).toBe(200);
   });
 });

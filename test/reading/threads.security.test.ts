@@ -3,6 +3,7 @@
 // keys without can_read, bootstrap and unknown keys, and the stranger's view of the owner's threads.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeKey } from "../support/context.ts";
+import { type ApiCall, expectEveryCall } from "../support/every-call.ts";
 import { type MessagesWorld, makeMessagesWorld } from "../support/messages.ts";
 
 let w: MessagesWorld;
@@ -20,7 +21,7 @@ const req = (key: string | null, method: string, path: string, body?: unknown) =
 const threadOf = async (messageId: string, key: string) => (await w.get(key, messageId)).body.thread_id as string;
 
 /** Every route that takes a thread id. */
-const byIdCalls = (id: string): [string, string, unknown?][] => [
+const byIdCalls = (id: string): ApiCall[] => [
   ["GET", `/threads/${id}`],
   ["GET", `/threads/${id}/labels`],
   ["POST", `/threads/${id}/labels`, { add: ["hijacked"] }],
@@ -79,7 +80,7 @@ describe("a key bound to one mailbox", () => {
   test("a thread of another mailbox of its account is the missing id's 404 on every by-id route; labels unchanged", async () => {
     const before = await labelsOf(w.owner.key, inboxThread);
     for (const [index, [method, path, body]] of byIdCalls(inboxThread).entries()) {
-      const [mMethod, mPath, mBody] = byIdCalls("thr_doesnotexist")[index] as [string, string, unknown?];
+      const [mMethod, mPath, mBody] = byIdCalls("thr_doesnotexist")[index] as ApiCall;
       const missing = await req(boundKey, mMethod, mPath, mBody);
       const response = await req(boundKey, method, path, body);
       expect({ call: `${method} ${path}`, status: response.status, text: response.text }).toEqual({
@@ -110,47 +111,21 @@ describe("a key bound to one mailbox", () => {
 describe("keys that may not read", () => {
   test("can_read false: the list and every by-id route are 403 key_scope, and labels are unchanged", async () => {
     const before = await labelsOf(w.owner.key, inboxThread);
-    const calls: [string, string, unknown?][] = [["GET", `/threads?mailbox_id=${w.inbox.id}`], ...byIdCalls(inboxThread)];
-    for (const [method, path, body] of calls) {
-      const response = await req(noReadKey, method, path, body);
-      expect({ call: `${method} ${path}`, status: response.status, body: response.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 403,
-        body: CANNOT_READ,
-      });
-    }
+    const calls: ApiCall[] = [["GET", `/threads?mailbox_id=${w.inbox.id}`], ...byIdCalls(inboxThread)];
+    await expectEveryCall(req, noReadKey, calls, { status: 403, body: CANNOT_READ });
     expect(await labelsOf(w.owner.key, inboxThread)).toEqual(before);
   });
 
   test("a bootstrap key is refused on the list and every by-id route", async () => {
     const key = await makeKey(w.ctx, { accountId: w.owner.accountId, scope: "bootstrap" });
-    const calls: [string, string, unknown?][] = [["GET", `/threads?mailbox_id=${w.inbox.id}`], ...byIdCalls(inboxThread)];
-    for (const [method, path, body] of calls) {
-      const response = await req(key, method, path, body);
-      expect({ call: `${method} ${path}`, status: response.status, body: response.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 403,
-        body: { error: "scope 'bootstrap' not permitted for this endpoint" },
-      });
-    }
+    const calls: ApiCall[] = [["GET", `/threads?mailbox_id=${w.inbox.id}`], ...byIdCalls(inboxThread)];
+    await expectEveryCall(req, key, calls, { status: 403, body: { error: "scope 'bootstrap' not permitted for this endpoint" } });
   });
 
   test("no key is 401 missing bearer token and an unknown key 401 invalid api key on every thread route", async () => {
-    const calls: [string, string, unknown?][] = [["GET", `/threads?mailbox_id=${w.inbox.id}`], ...byIdCalls(inboxThread)];
-    for (const [method, path, body] of calls) {
-      const none = await req(null, method, path, body);
-      expect({ call: `${method} ${path}`, status: none.status, body: none.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 401,
-        body: { error: "missing bearer token" },
-      });
-      const wrong = await req("svc_notarealkeyatall", method, path, body);
-      expect({ call: `${method} ${path}`, status: wrong.status, body: wrong.body }).toEqual({
-        call: `${method} ${path}`,
-        status: 401,
-        body: { error: "invalid api key" },
-      });
-    }
+    const calls: ApiCall[] = [["GET", `/threads?mailbox_id=${w.inbox.id}`], ...byIdCalls(inboxThread)];
+    await expectEveryCall(req, null, calls, { status: 401, body: { error: "missing bearer token" } });
+    await expectEveryCall(req, "svc_notarealkeyatall", calls, { status: 401, body: { error: "invalid api key" } });
     expect(await labelsOf(w.owner.key, inboxThread)).not.toContain("hijacked");
   });
 });
