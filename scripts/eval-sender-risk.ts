@@ -4,10 +4,14 @@
 // people as email addresses only (the dashboard keeps no names), mailboxes with display names,
 // correspondents with the display names and counts seen.
 //
-//   npx bun scripts/eval-sender-risk.ts [--set tuning|blind|both] [--verbose]
+//   npx bun scripts/eval-sender-risk.ts [--set tuning|blind|blind-v2|both] [--verbose]
 //
 // Prints, per set: fraud precision and recall (flagged = level elevated or high), the share of
 // genuine mail flagged, and the same at `high` only. `bun run eval` calls evaluateSenderRisk.
+// blind-v2.json is a second blind part by another author (its accounts in accounts-v2.json when
+// that file exists, beside those of accounts.json); it is scored only when present, and of the
+// blind parts only aggregates are printed, never which message was missed.
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -87,8 +91,21 @@ async function judge(fixture: Fixture, account: AccountFixture): Promise<SenderR
   });
 }
 
-export async function evaluateSenderRisk(set: "tuning" | "blind"): Promise<SenderRiskScores> {
-  const accounts = JSON.parse(await readFile(join(DIR, "accounts.json"), "utf8")) as Record<string, AccountFixture>;
+export type SenderRiskSet = "tuning" | "blind" | "blind-v2";
+
+/** The sets whose file is there: blind-v2 arrives later than the others. */
+export function senderRiskSets(): SenderRiskSet[] {
+  return (["tuning", "blind", "blind-v2"] as const).filter((set) => existsSync(join(DIR, `${set}.json`)));
+}
+
+async function accountsFor(set: SenderRiskSet): Promise<Record<string, AccountFixture>> {
+  const read = async (file: string) => JSON.parse(await readFile(join(DIR, file), "utf8")) as Record<string, AccountFixture>;
+  const base = await read("accounts.json");
+  return set === "blind-v2" && existsSync(join(DIR, "accounts-v2.json")) ? { ...base, ...(await read("accounts-v2.json")) } : base;
+}
+
+export async function evaluateSenderRisk(set: SenderRiskSet): Promise<SenderRiskScores> {
+  const accounts = await accountsFor(set);
   const fixtures = JSON.parse(await readFile(join(DIR, `${set}.json`), "utf8")) as Fixture[];
   const rows: SenderRiskScores["rows"] = [];
   for (const fixture of fixtures)
@@ -155,10 +172,11 @@ if (import.meta.main) {
       ham: { type: "boolean", default: false },
     },
   });
-  const sets = values.set === "both" ? (["tuning", "blind"] as const) : [values.set as "tuning" | "blind"];
+  const sets = values.set === "both" ? senderRiskSets() : [values.set as SenderRiskSet];
   for (const set of sets) {
     const scores = await evaluateSenderRisk(set);
     console.log(formatSenderRisk(scores));
+    if (set.startsWith("blind")) continue; // aggregates only: a blind part is not read
     for (const row of scores.rows) {
       const wrong = (row.label === "fraud") === (row.risk.level === "low");
       if (values.verbose || wrong)

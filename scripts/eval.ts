@@ -7,6 +7,9 @@
 //   2. SpamAssassin held-out groups (easy-ham-2, spam-2, hard-ham-1), ours at the default;
 //   3. injection, blind slice (test/fixtures/injection-modern/blind): precision, recall, FPR;
 //      and the training slices the combiner was fitted on (in-sample, for comparison);
+//   1b, 3b. the second blind slices (spam-modern/blind-v2, injection-modern/blind-v2), written by
+//      an author who never read this code, when they are there: the same aggregates and the
+//      counts flagged per label and language;
 //   4. sender risk: scripts/eval-sender-risk.ts, when that file exists;
 //   5. classification: where its rule weights come from (classify-weights.json);
 //   6. extraction: scripts/eval-extraction.ts, as before.
@@ -51,6 +54,12 @@ const spam = await scoreSpam(blind, threshold);
 console.log(formatScore("default start (our classifier)", spam.score));
 if (args.detail) for (const [k, [a, b]] of [...spam.byFamily].sort()) console.log(`  ${k}: ${a}/${b} flagged`);
 console.log(formatScore("hand-written training slice (in-sample)", (await scoreSpam(spamRecords("train"), threshold)).score));
+if (existsSync(fixture("spam-modern/blind-v2"))) {
+  console.log("\n## Spam: blind slice v2 (another author)");
+  const v2 = await scoreSpam(spamRecords("blind-v2"), threshold);
+  console.log(formatScore("default start (our classifier)", v2.score));
+  console.log(perKey("flagged per label/language", v2.byLanguage));
+}
 
 let spamdAddress = args["spamd-address"] ?? config.screening.spamdAddress;
 let ownSpamd: ReturnType<typeof Bun.spawn> | null = null;
@@ -143,6 +152,13 @@ const inj = await scoreInjection(injectionRecords("blind"));
 console.log(formatScore("injection detector", inj.score, "benign flagged"));
 if (args.detail) for (const [k, [a, b]] of [...inj.byLanguage].sort()) console.log(`  ${k}: ${a}/${b} flagged`);
 
+if (existsSync(fixture("injection-modern/blind-v2"))) {
+  console.log("\n## Injection: blind slice v2 (another author)");
+  const v2 = await scoreInjection(injectionRecords("blind-v2"));
+  console.log(formatScore("injection detector", v2.score, "benign flagged"));
+  console.log(perKey("flagged per label/language", v2.byLanguage));
+}
+
 console.log("\n## Injection: training slices (the combiner's fit data; in-sample)");
 for (const [name, records] of [
   ["modern hand-written training slice", injectionRecords("train")],
@@ -183,6 +199,18 @@ console.log("\n## Extraction");
 await run([process.execPath, new URL("./eval-extraction.ts", import.meta.url).pathname]);
 
 console.log(`\n(total ${((performance.now() - started) / 1000).toFixed(0)} s)`);
+
+function fixture(path: string): string {
+  return new URL(`../test/fixtures/${path}`, import.meta.url).pathname;
+}
+
+// "benign/de 0/3, injection/de 4/5, ...": counts only, one line.
+function perKey(title: string, counts: Map<string, [number, number]>): string {
+  return `  ${title}: ${[...counts]
+    .sort()
+    .map(([k, [a, b]]) => `${k} ${a}/${b}`)
+    .join(", ")}`;
+}
 
 async function run(cmd: string[]): Promise<void> {
   const proc = Bun.spawn(cmd, { stdout: "inherit", stderr: "inherit" });

@@ -17,16 +17,37 @@ export function storedOutcome(response: StoredResponse): ToolBody {
   return response.body;
 }
 
+/** A successful tool's answer before it becomes a result: the body's JSON text and the notes. */
+export type ToolSuccess = { text: string; notes: string[] };
+
+/** Serialized once, as the HTTP layer would: timestamps become the same strings. */
+export function toolSuccessOf(body: ToolBody, notes: string[] = []): ToolSuccess {
+  return { text: JSON.stringify(body), notes };
+}
+
 /** A successful tool result; `notes` are extra text blocks for the reader (e.g. screening). */
 export function toolSuccess(body: ToolBody, notes: string[] = []): CallToolResult {
-  // Serialized once, as the HTTP layer would: timestamps become the same strings. The parsed
-  // copy is also the cheaper one to serialize again in the reply: its timestamps are strings
-  // already, where Dates would each be converted again.
-  const text = JSON.stringify(body);
-  return {
-    structuredContent: JSON.parse(text),
-    content: [{ type: "text", text }, ...notes.map((note) => ({ type: "text" as const, text: note }))],
-  };
+  return successResult(toolSuccessOf(body, notes));
+}
+
+export function successResult({ text, notes }: ToolSuccess): CallToolResult {
+  // The parsed copy is also the cheaper one to serialize again in the reply: its timestamps are
+  // strings already, where Dates would each be converted again.
+  return { structuredContent: JSON.parse(text), content: successContent(text, notes) };
+}
+
+function successContent(text: string, notes: string[]): CallToolResult["content"] {
+  return [{ type: "text", text }, ...notes.map((note) => ({ type: "text" as const, text: note }))];
+}
+
+/**
+ * The JSON-RPC reply carrying a success, as the text JSON.stringify gives for
+ * `{ result: successResult(success), jsonrpc: "2.0", id }`, written around the body's JSON text:
+ * the body is not parsed back and serialized again (a JSON text re-serialized is the same text).
+ */
+export function successReplyJson(success: ToolSuccess, id: string | number): string {
+  const content = JSON.stringify(successContent(success.text, success.notes));
+  return `{"result":{"structuredContent":${success.text},"content":${content}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
 
 function toolFailure(error: CoreError): CallToolResult {

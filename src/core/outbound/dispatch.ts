@@ -235,21 +235,24 @@ export async function recordOutcomeEvents(
     subject: row.subject,
   };
   if (outcome.kind === "sent") {
-    await recordLifecycleEvent(tx, {
+    // Both appends are sent before either answers (postgres.js runs them in order on the
+    // transaction's connection): recordOutcome sends its COMMIT right behind them.
+    const sent = recordLifecycleEvent(tx, {
       ...base,
       type: "message.sent",
       detail: { provider_message_id: outcome.providerMessageId, transport: transportName, response: outcome.response },
       dedupeKey: `sent:${messageId}`,
     });
     const finalHop = transportName === "mx" ? "recipient_mx" : transportName === "local" ? "local_mailbox" : null;
-    if (finalHop) {
-      await recordLifecycleEvent(tx, {
-        ...base,
-        type: "message.delivered",
-        detail: { next_hop: finalHop, response: outcome.response },
-        dedupeKey: `delivered:${messageId}`,
-      });
-    }
+    const delivered = finalHop
+      ? recordLifecycleEvent(tx, {
+          ...base,
+          type: "message.delivered",
+          detail: { next_hop: finalHop, response: outcome.response },
+          dedupeKey: `delivered:${messageId}`,
+        })
+      : null;
+    await Promise.all([sent, delivered]);
     return;
   }
   const kind = outcome.kind === "permanent" ? "refused" : outcome.kind === "unknown" ? "unknown" : "temporary";
@@ -302,8 +305,14 @@ export async function recordOutcome(
     select applied.*, graphile_worker.remove_job(${reconcileJob}) is not null as removed from applied`;
   const late = () => svc.log.warn("outbound.outcome_after_reconciliation", { message_id: messageId, outcome: outcome.kind, attempt });
 
-  // Always a transaction: the outcome's events commit with it.
-  return await svc.sql.begin(async (tx) => {
+  // Always a transaction: the outcome's events commit with it. The events are its last statements,
+  // and the callback returns without waiting for their answers, so postgres.js writes the COMMIT
+  // right behind them: the account's event lock, which every event of the account waits for, is
+  // then held only while the server runs them and commits, not also for a round trip to this
+  // process. Should an append fail, PostgreSQL answers that COMMIT with a rollback of the whole
+  // outcome, and the failure is thrown below, as it would have been from inside the transaction.
+  let events: Promise<void> | null = null;
+  const recorded = await svc.sql.begin(async (tx) => {
     let applied: OutcomeRow[];
     let willRetry = false;
     if (outcome.kind === "sent") {
@@ -365,7 +374,10 @@ export async function recordOutcome(
     if (options.claim) await storeOutcome(tx, options.claim, result);
     if (options.onOutcome) await options.onOutcome(tx, result);
     // Last: the event append takes the account's event lock until COMMIT.
-    await recordOutcomeEvents(tx, svc.transport.name, { accountId }, messageId, applied[0]!, outcome, { willRetry });
+    events = recordOutcomeEvents(tx, svc.transport.name, { accountId }, messageId, applied[0]!, outcome, { willRetry });
+    events.catch(() => {});
     return true;
   });
+  if (events) await events;
+  return recorded;
 }

@@ -24,6 +24,7 @@ export type ResolvedOutgoing = {
   subject: string;
   text: string;
   threadId: string;
+  /** null: not a reply, and threadId is a new thread's (nothing has been sent or received in it) */
   reply: ReplyContext | null;
 };
 

@@ -72,8 +72,11 @@ export async function sendOutgoing(
 
     // The loop guard (src/core/outbound/loop-guard.ts): a reply to automatic mail, or a thread where the
     // agent keeps answering it, waits for a human whatever the mailbox says.
-    const target = { messageId: outgoing.reply?.messageId ?? null, threadId: outgoing.threadId };
-    const loopReason = await loopGuardReason(svc.sql, principal, target);
+    // A send that answers nothing starts a thread of its own (resolveOutgoing made its id): there is
+    // nothing in it to count, so only a reply costs the guard's queries.
+    const loopReason = outgoing.reply
+      ? await loopGuardReason(svc.sql, principal, { messageId: outgoing.reply.messageId, threadId: outgoing.threadId })
+      : null;
     // A pause first (the operator's stop: no reviewer email), then the loop guard, then the caller's reason.
     const pause = holdReasonOf(outgoing.mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
     if (pause || outgoing.mailbox.require_approval || extras.holdForHuman || loopReason) {
