@@ -6,6 +6,7 @@
 
 import { errorFields } from "../../log.ts";
 import { type AuthOutcome, authenticateInbound } from "../../mail/authenticate.ts";
+import { fullContent, smallContent } from "../bytea-slices.ts";
 import { contentBytes } from "../content.ts";
 import { applyDeliveryReports } from "../inbound/index.ts";
 import type { Services } from "../services.ts";
@@ -52,7 +53,7 @@ export async function screenMessage(
     "load",
     () => sql<ScreeningRow[]>`
     select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.body_raw, m.hidden_text, m.truncated,
-      m.sanitization, m.processed_at, m.unread_content, m.headers, r.content, r.blob_key, r.sha256 as raw_sha256, r.remote_ip, r.helo, r.mail_from, r.received_at,
+      m.sanitization, m.processed_at, m.unread_content, m.headers, ${smallContent(sql, "r.content")}, r.id as raw_id, r.blob_key, r.sha256 as raw_sha256, r.remote_ip, r.helo, r.mail_from, r.received_at,
       b.address as mailbox_address, b.deliver_spam, s.schema as extraction_schema
     from messages m
       left join raw_messages r on r.id = m.raw_message_id
@@ -64,7 +65,8 @@ export async function screenMessage(
   if (message.processed_at) return;
   // From the object store when it holds the bytes; a store that cannot be read fails the job, which
   // Graphile Worker retries later.
-  const raw: Uint8Array = await contentBytes(svc, { content: message.content, blob_key: message.blob_key, sha256: message.raw_sha256 });
+  const content = message.raw_id ? await fullContent(sql, "raw_messages", message.raw_id, message) : null;
+  const raw: Uint8Array = await contentBytes(svc, { content, blob_key: message.blob_key, sha256: message.raw_sha256 });
   const attempt: Attempt = { messageId, lastChance: jobAttempt >= SCANNER_ATTEMPTS };
 
   // The scanners first: their failures retry the job, so they run before work that should not
