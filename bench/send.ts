@@ -1,12 +1,21 @@
 // POST /api/v1/send through the whole pipeline (HTTP, auth, checks, compose, DKIM, the smtp
 // transport to a loopback SMTP sink, outcome recorded) against the bare cost of the SQL writes a
 // send makes, run with no HTTP, no compose and no SMTP. Both are driven by the same bounded loop:
-// N workers issuing one operation after another for a fixed time. Two baselines: the writes as a
-// send makes them now (the record statement and the sent statement, called through the service's
-// own functions), and as it made them before 2026-11-25 (the quota upsert, a transaction of token,
-// message and job, an outcome transaction), which earlier figures were measured against.
+// N workers issuing one operation after another for a fixed time. Two baselines:
+//  - "bare SQL now": every write a send makes, in its order, through the service's own functions
+//    on a pool of the API's size, with the same durability (synchronous commit): the record
+//    statement (token, message, reconcile job, quota), the final-dot mark (its own commit, made
+//    before the message's last byte goes out), and the outcome transaction (the sent row, the
+//    job's removal, the message.sent event with its NOTIFY). Not in it: the send's reads (the
+//    mailbox, the send lists and suppressions), which are not writes.
+//  - "bare SQL before": the writes as a send made them before 2026-11-25 (the quota upsert, a
+//    transaction of token, message and job, an outcome transaction without an event), which
+//    earlier figures were measured against.
+// The targets are measured in turn, --rounds times (duration/rounds each, the order rotated each
+// round, warmed up once before the first): on a shared machine whose load drifts, each target
+// sees the same mix of quiet and busy moments.
 //
-//   npm run bench -- send [--duration 8] [--warmup 2] [--concurrency 10] [--profile DIR]   (or npx bun bench/send.ts ...)
+//   npm run bench -- send [--duration 8] [--warmup 2] [--concurrency 10] [--rounds 4] [--profile DIR]   (or npx bun bench/send.ts ...)
 //
 // Below the figures, a table of where one send's time goes inside the API process, from the
 // service's own mailbox_send_stage_seconds histogram (sums over the measured run). --profile DIR
@@ -14,7 +23,7 @@
 //
 // The API runs in one child process and the SMTP sink in another, so that the load generator, the
 // server and the "relay" do not share one event loop. The database is a fresh one, dropped after.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
@@ -22,8 +31,9 @@ import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
 import { newId, randomBase32 } from "../src/core/ids.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
-import { recordOutcome } from "../src/core/outbound/dispatch.ts";
+import { markFinalDot } from "../src/core/outbound/dispatch.ts";
 import { insertOutboundRecord } from "../src/core/outbound/outbound-record.ts";
+import { recordOutcome } from "../src/core/outbound/record-outcome.ts";
 import { makeServices, type Services } from "../src/core/services.ts";
 import { makeSql, type Sql } from "../src/db.ts";
 import { makeTransport } from "../src/delivery/index.ts";
@@ -36,33 +46,41 @@ import { createTestDatabase } from "../test/support/database.ts";
 import { startSmtpSink } from "../test/support/smtp-sink.ts";
 import { apiPrincipal } from "./support/principal.ts";
 
-type Options = { duration: number; warmup: number; concurrency: number; profile: string | null };
+type Options = { duration: number; warmup: number; concurrency: number; rounds: number; profile: string | null };
 type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number; mean: number };
 
 const TEXT = "Hello,\n\nthis is a benchmark message of ordinary length, one paragraph of plain text.\n\nRegards,\nthe bench\n";
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 8, warmup: 2, concurrency: 10, profile: null };
+  const options: Options = { duration: 8, warmup: 2, concurrency: 10, rounds: 4, profile: null };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     if (flag === "--profile" && value) {
       options.profile = value;
-    } else if ((flag === "--duration" || flag === "--warmup" || flag === "--concurrency") && value && /^\d+$/.test(value)) {
-      options[flag.slice(2) as "duration" | "warmup" | "concurrency"] = Number(value);
+    } else if (
+      (flag === "--duration" || flag === "--warmup" || flag === "--concurrency" || flag === "--rounds") &&
+      value &&
+      /^\d+$/.test(value)
+    ) {
+      options[flag.slice(2) as "duration" | "warmup" | "concurrency" | "rounds"] = Number(value);
     } else {
-      throw new Error(`usage: npm run bench -- send [--duration S] [--warmup S] [--concurrency N] [--profile DIR]; bad argument ${flag}`);
+      throw new Error(
+        `usage: npm run bench -- send [--duration S] [--warmup S] [--concurrency N] [--rounds N] [--profile DIR]; bad argument ${flag}`,
+      );
     }
   }
+  if (options.rounds < 1) throw new Error("--rounds must be at least 1");
   // Three measured targets plus set-up: keep the whole run under a minute.
   if (3 * (options.duration + options.warmup) > 45) throw new Error("3 × (duration + warmup) must stay within 45 s");
   if (options.duration < 1 || options.concurrency < 1) throw new Error("--duration and --concurrency must be at least 1");
   return options;
 }
 
+type Samples = { latencies: number[]; failures: number; seconds: number };
+
 /** Runs `op` from `concurrency` workers back to back for `seconds`; latency of every call. */
-async function drive(concurrency: number, seconds: number, op: () => Promise<boolean>): Promise<Stats> {
-  const latencies: number[] = [];
-  let failures = 0;
+async function drive(concurrency: number, seconds: number, op: () => Promise<boolean>, into?: Samples): Promise<Samples> {
+  const samples = into ?? { latencies: [], failures: 0, seconds: 0 };
   const started = performance.now();
   const deadline = started + seconds * 1000;
   await Promise.all(
@@ -70,12 +88,16 @@ async function drive(concurrency: number, seconds: number, op: () => Promise<boo
       while (performance.now() < deadline) {
         const t = performance.now();
         const ok = await op().catch(() => false);
-        latencies.push(performance.now() - t);
-        if (!ok) failures++;
+        samples.latencies.push(performance.now() - t);
+        if (!ok) samples.failures++;
       }
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
+  samples.seconds += (performance.now() - started) / 1000;
+  return samples;
+}
+
+function statsOf({ latencies, failures, seconds: elapsed }: Samples): Stats {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   const mean = latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length);
@@ -165,20 +187,28 @@ const STAGE_NOTES: Record<string, string> = {
   outcome: "outcome transaction",
 };
 
-function stageTable(before: StageTotals, after: StageTotals, clientMeanMs: number, sends: number, sinkCpuMs: number): string[] {
+/** Adds what happened between `from` and `to` (two readings of stageTotals) to `into`. */
+function addStages(into: StageTotals, from: StageTotals, to: StageTotals): void {
+  for (const [name, value] of Object.entries(to)) {
+    const entry = (into[name] ??= { sum: 0, count: 0 });
+    entry.sum += value.sum - (from[name]?.sum ?? 0);
+    entry.count += value.count - (from[name]?.count ?? 0);
+  }
+}
+
+function stageTable(totals: StageTotals, clientMeanMs: number, sends: number, sinkCpuMs: number): string[] {
   const lines = [`${"stage (API process, mean per send)".padEnd(46)}${"ms".padStart(10)}  note`];
-  const names = [...STAGE_ORDER.filter((n) => n in after), ...Object.keys(after).filter((n) => !STAGE_ORDER.includes(n))];
+  const names = [...STAGE_ORDER.filter((n) => n in totals), ...Object.keys(totals).filter((n) => !STAGE_ORDER.includes(n))];
   for (const name of names) {
     if (name === "API process CPU") continue;
-    const sum = after[name]!.sum - (before[name]?.sum ?? 0);
-    const count = after[name]!.count - (before[name]?.count ?? 0);
+    const { sum, count } = totals[name]!;
     if (count === 0) continue;
     lines.push(`${name.padEnd(46)}${fixed((sum / count) * 1000, 2).padStart(10)}  ${STAGE_NOTES[name] ?? ""}`);
   }
   lines.push(
     `${"client-side latency (mean)".padEnd(46)}${fixed(clientMeanMs, 2).padStart(10)}  includes HTTP, queueing in both event loops`,
   );
-  const apiCpu = ((after["API process CPU"]!.sum - before["API process CPU"]!.sum) * 1000) / sends;
+  const apiCpu = ((totals["API process CPU"]?.sum ?? 0) * 1000) / sends;
   lines.push(`${"CPU per send: API process".padEnd(46)}${fixed(apiCpu, 2).padStart(10)}  user + system, all threads`);
   lines.push(`${"CPU per send: SMTP sink process".padEnd(46)}${fixed(sinkCpuMs / sends, 2).padStart(10)}  the relay's own cost`);
   return lines;
@@ -206,7 +236,8 @@ function spawnChild(
       ? Promise.resolve(inbox.shift())
       : Promise.race([
           new Promise((resolve) => waiting.push(resolve)),
-          Bun.sleep(15_000).then(() => Promise.reject(new Error(`child ${args[0]} did not answer within 15 s`))),
+          // Generous: at a load average of 30 a child took more than 15 s to start.
+          Bun.sleep(60_000).then(() => Promise.reject(new Error(`child ${args[0]} did not answer within 60 s`))),
         ]);
   return { child, next };
 }
@@ -248,17 +279,18 @@ function sqlWrites(sql: Sql, accountId: string, mailbox: { id: string; address: 
   };
 }
 
-/** The SQL writes of one send as dispatch makes them now, through its own functions. */
+/** The SQL writes of one send as dispatch makes them now, in its order, through its own functions. */
 function currentWrites(svc: Services, accountId: string, mailbox: { id: string; address: string }, rawSize: number) {
   const raw = new Uint8Array(rawSize).fill(120);
   return async (): Promise<boolean> => {
     const messageId = newId("msg");
+    const threadId = newId("thr");
     const recorded = await insertOutboundRecord(svc.sql, svc.config, {
       messageId,
       accountId,
       mailboxId: mailbox.id,
       rfcMessageId: `${messageId}@bench.test`,
-      threadId: newId("thr"),
+      threadId,
       inReplyTo: null,
       references: [],
       from: mailbox.address,
@@ -270,17 +302,27 @@ function currentWrites(svc: Services, accountId: string, mailbox: { id: string; 
       unsubscribeTokenId: randomBase32(16),
     });
     if (!recorded) return false;
+    await markFinalDot(svc.sql, messageId, 1);
     const outcome = { kind: "sent" as const, providerMessageId: "Q1", response: "250 ok" };
-    await recordOutcome(svc, { messageId, threadId: "", draftId: null, attempt: 1, outcome }, { accountId }, { keepForRetry: false });
-    return true;
+    return await recordOutcome(svc, { messageId, threadId, draftId: null, attempt: 1, outcome }, { accountId }, { keepForRetry: false });
   };
 }
 
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
+const emptySamples = (): Samples => ({ latencies: [], failures: 0, seconds: 0 });
+
+function loadAverage(): string {
+  try {
+    return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "unknown";
+  }
+}
 
 export default async function run(args: string[]): Promise<void> {
   const options = parseOptions(args);
   const started = performance.now();
+  const loadAtStart = loadAverage();
   const database = await createTestDatabase();
   const children: ReturnType<typeof Bun.spawn>[] = [];
   const sql = makeSql(database.url, { max: options.concurrency });
@@ -315,25 +357,37 @@ export default async function run(args: string[]): Promise<void> {
     if (probe.status !== 201) throw new Error(`POST /api/v1/send answered ${probe.status}: ${await probe.text()}`);
 
     if (options.warmup > 0) await drive(options.concurrency, options.warmup, send);
-    const [before] = await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id} and delivery_status = 'sent'`;
     sink.child.send("stats");
     const sinkBefore = await sink.next();
-    api.child.send("stages");
-    const stagesBefore: StageTotals = await api.next();
-    const http = await drive(options.concurrency, options.duration, send);
-    api.child.send("stages");
-    const stagesAfter: StageTotals = await api.next();
+    // The baselines write a message of the size the sink actually received.
+    const writes = currentWrites(svcForFixtures, account.id, baselineMailbox, sinkBefore.averageSize);
+    const allWrites = sqlWrites(sql, account.id, baselineMailbox, sinkBefore.averageSize, true);
+    if (options.warmup > 0) await drive(options.concurrency, options.warmup, writes);
+    if (options.warmup > 0) await drive(options.concurrency, options.warmup, allWrites);
+
+    const [before] = await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id} and delivery_status = 'sent'`;
+    const samples = { send: emptySamples(), bare: emptySamples(), bareAll: emptySamples() };
+    // The API's stage sums and CPU over the send's slices only (it idles while the baselines run).
+    const stages: StageTotals = {};
+    const slice = options.duration / options.rounds;
+    const targets = [
+      async () => {
+        api.child.send("stages");
+        const from: StageTotals = await api.next();
+        await drive(options.concurrency, slice, send, samples.send);
+        api.child.send("stages");
+        addStages(stages, from, await api.next());
+      },
+      () => drive(options.concurrency, slice, writes, samples.bare),
+      () => drive(options.concurrency, slice, allWrites, samples.bareAll),
+    ];
+    for (let round = 0; round < options.rounds; round++) {
+      for (let i = 0; i < targets.length; i++) await targets[(round + i) % targets.length]!();
+    }
     const [after] = await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id} and delivery_status = 'sent'`;
     sink.child.send("stats");
     const sinkAfter = await sink.next();
-
-    // The baseline writes a message of the size the sink actually received.
-    const writes = currentWrites(svcForFixtures, account.id, baselineMailbox, sinkAfter.averageSize);
-    const allWrites = sqlWrites(sql, account.id, baselineMailbox, sinkAfter.averageSize, true);
-    if (options.warmup > 0) await drive(options.concurrency, options.warmup, writes);
-    const bare = await drive(options.concurrency, options.duration, writes);
-    if (options.warmup > 0) await drive(options.concurrency, options.warmup, allWrites);
-    const bareAll = await drive(options.concurrency, options.duration, allWrites);
+    const [http, bare, bareAll] = [statsOf(samples.send), statsOf(samples.bare), statsOf(samples.bareAll)];
 
     const delivered = sinkAfter.received - sinkBefore.received;
     const stored = after!.n - before!.n;
@@ -343,18 +397,19 @@ export default async function run(args: string[]): Promise<void> {
       [
         "",
         `POST /api/v1/send → smtp transport → loopback SMTP sink, against the bare SQL writes of a send (no HTTP, compose or SMTP).`,
-        `${options.concurrency} concurrent workers, ${options.duration} s measured after ${options.warmup} s warm-up each; loopback; message ${sinkAfter.averageSize} B.`,
+        `${options.concurrency} concurrent workers, ${options.duration} s measured each in ${options.rounds} turns after ${options.warmup} s warm-up; loopback; message ${sinkBefore.averageSize} B.`,
+        `load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadAverage()}`,
         "",
         `${"target".padEnd(46)}${"ops/s".padStart(10)}${"p50 ms".padStart(10)}${"p99 ms".padStart(10)}${"ops".padStart(8)}${"failed".padStart(9)}`,
         row("POST /api/v1/send (full pipeline)", http),
-        row("bare SQL now: record + sent statements", bare),
+        row("bare SQL now: record, final dot, outcome", bare),
         row("bare SQL before: usage, token+message+job, outcome", bareAll),
         "",
         `send / bare writes now:          throughput ${fixed(http.perSecond / bare.perSecond, 2)}x   p50 ${fixed(http.p50 / bare.p50, 2)}x   p99 ${fixed(http.p99 / bare.p99, 2)}x`,
         `send / bare writes before:       throughput ${fixed(http.perSecond / bareAll.perSecond, 2)}x   p50 ${fixed(http.p50 / bareAll.p50, 2)}x   p99 ${fixed(http.p99 / bareAll.p99, 2)}x`,
         `delivered at the sink during the measured run: ${delivered}; stored as sent: ${stored}; 201 answers: ${http.count - http.failures}`,
         "",
-        ...stageTable(stagesBefore, stagesAfter, http.mean, http.count, (sinkAfter.cpuMicros - sinkBefore.cpuMicros) / 1000),
+        ...stageTable(stages, http.mean, http.count, (sinkAfter.cpuMicros - sinkBefore.cpuMicros) / 1000),
         `total time ${fixed((performance.now() - started) / 1000)} s`,
         "",
       ].join("\n"),

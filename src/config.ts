@@ -26,6 +26,8 @@ export type Config = {
   mxHost: string;
   dkimSelector: string;
   logLevel: LogLevel;
+  /** Log each event-loop stall this long or longer (src/event-loop-stalls.ts); 0: off. */
+  eventLoopStallLogMs: number;
   maxRequestBytes: number;
   /**
    * Outgoing attachments (docs/decisions.md, "Outgoing attachments"): the most bytes one draft's
@@ -337,6 +339,7 @@ export function loadConfig(env: Env = process.env): Config {
     mxHost: hostname(env, "MX_HOST", `mx.${sharedDomain}`),
     dkimSelector: hostname(env, "DKIM_SELECTOR", "svc1"),
     logLevel: oneOf(env, "LOG_LEVEL", "info", ["debug", "info", "warn", "error", "silent"] as const),
+    eventLoopStallLogMs: integer(env, "EVENT_LOOP_STALL_LOG_MS", 0, 0, 60_000),
     maxRequestBytes: integer(env, "MAX_REQUEST_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
     attachments: {
       // 18 MiB of files is about 24.3 MiB once base64-encoded in the message: under the 25 MiB most

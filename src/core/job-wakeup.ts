@@ -3,8 +3,14 @@
 // wake-up that is lost (the process dies right after COMMIT, the database hiccups) delays a job
 // by at most that, never loses it. One NOTIFY is in flight per pool at a time, carrying the
 // number of jobs committed since the last one, which is how add_jobs counts them
-// ('{"count":n}' nudges up to n idle workers).
+// ('{"count":n}' nudges up to n idle workers). The first jobs after a quiet spell are announced at
+// once; while jobs keep coming, the next notification waits until GAP_MS after the previous one
+// answered, so a steady stream of accepts costs a notification per GAP_MS, not one per round
+// trip (each is a statement, a transaction and a reply, in this process and in a backend).
 import type { Sql } from "../db.ts";
+
+/** How long jobs committed right after a notification wait for the next one (a worker's poll is 1 s). */
+const GAP_MS = 10;
 
 type State = { pending: number; inFlight: boolean };
 const states = new WeakMap<Sql, State>();
@@ -28,6 +34,7 @@ async function send(sql: Sql, state: State): Promise<void> {
     } catch {
       // Only a hint (see above): the workers' poll finds the jobs.
     }
+    if (state.pending > 0) await new Promise((resolve) => setTimeout(resolve, GAP_MS).unref());
   }
   state.inFlight = false;
 }

@@ -16,7 +16,7 @@ import type { RateLimitFields } from "../request/rate-limit-fields.ts";
 import { invalidParams, readMcpBody } from "./body.ts";
 import { callDirect, directToolCall } from "./server.ts";
 import { type McpServerPool, makeMcpServerPool } from "./server-pool.ts";
-import { checkPost, dispatch } from "./streamable-http.ts";
+import { checkPlainPost, checkPost, dispatch } from "./streamable-http.ts";
 
 const MCP_PATH = "/mcp";
 
@@ -56,11 +56,15 @@ async function handlePost(svc: Services, servers: McpServerPool, request: Reques
   if (!body.ok) return body.response;
   // The common tools/call is answered without the SDK server (server.ts says why it is the same).
   const direct = directToolCall(body.message);
-  const invalid = direct ? null : invalidParams(body.message);
+  if (direct) {
+    const refused = checkPlainPost(request);
+    if (refused) return refused;
+    return new Response(await callDirect(svc, principal, direct), { status: 200, headers: { "content-type": "application/json" } });
+  }
+  const invalid = invalidParams(body.message);
   if (invalid) return invalid;
   const messages = checkPost(request, body.message);
   if (messages instanceof Response) return messages;
-  if (direct) return json(200, { result: await callDirect(svc, principal, direct), jsonrpc: "2.0", id: direct.id });
   // A server of this principal's from an earlier request when one is idle (server-pool.ts).
   const pooled = servers.take(principal);
   try {

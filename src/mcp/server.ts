@@ -28,7 +28,7 @@ import { forwardMessageTool } from "./forward-tools.ts";
 import { changeLabelsTool, getLabelsTool } from "./label-tools.ts";
 import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";
 import { correctVerdictTool, getMessageTool, listMessagesTool } from "./message-tools.ts";
-import { toolError, toolSuccess } from "./results.ts";
+import { successReplyJson, successResult, type ToolSuccess, toolError, toolSuccessOf } from "./results.ts";
 import { scheduleDraftTool, unscheduleDraftTool } from "./schedule-tools.ts";
 import { searchMessagesTool } from "./search-tools.ts";
 import { sendEmailTool } from "./send-tools.ts";
@@ -127,31 +127,45 @@ export function directToolCall(message: unknown): DirectToolCall | null {
   return tool ? { id: message.id, tool, args } : null;
 }
 
-export function callDirect(svc: Services, principal: Principal, call: DirectToolCall): Promise<CallToolResult> {
-  return callTool(svc, principal, call.tool, call.args);
+/** The reply to a direct call, as JSON text (the same text the SDK server's reply serializes to). */
+export async function callDirect(svc: Services, principal: Principal, call: DirectToolCall): Promise<string> {
+  const answer = await runTool(svc, principal, call.tool, call.args);
+  return "failure" in answer
+    ? JSON.stringify({ result: answer.failure, jsonrpc: "2.0", id: call.id })
+    : successReplyJson(answer.success, call.id);
 }
 
 async function callTool(svc: Services, principal: Principal, tool: CompiledTool, args: unknown): Promise<CallToolResult> {
+  const answer = await runTool(svc, principal, tool, args);
+  return "failure" in answer ? answer.failure : successResult(answer.success);
+}
+
+async function runTool(
+  svc: Services,
+  principal: Principal,
+  tool: CompiledTool,
+  args: unknown,
+): Promise<{ success: ToolSuccess } | { failure: CallToolResult }> {
   const started = performance.now();
-  let result: CallToolResult;
+  let answer: { success: ToolSuccess } | { failure: CallToolResult };
   try {
     // The HTTP order: grants (403) before arguments (400) before the use case.
     authorize(principal, tool.endpointClass);
     const output = await tool.run({ svc, principal }, tool.validate(args) as never);
-    result = toolSuccess(output.body, output.notes);
+    answer = { success: toolSuccessOf(output.body, output.notes) };
   } catch (error) {
     const mapped = toolError(error);
     if (mapped.unexpected) svc.log.error("mcp.tool_crashed", { tool: tool.name, key_id: principal.keyId, ...errorFields(error) });
-    result = mapped.result;
+    answer = { failure: mapped.result };
   }
-  const outcome = result.structuredContent as { status?: number; code?: string } | undefined;
+  const failure = "failure" in answer ? (answer.failure.structuredContent as { status?: number; code?: string } | undefined) : null;
   svc.log.info("mcp.tool_call", {
     tool: tool.name,
     key_id: principal.keyId,
     account_id: principal.accountId,
-    ok: !result.isError,
-    ...(result.isError ? { status: outcome?.status, code: outcome?.code } : {}),
+    ok: !failure,
+    ...(failure ? { status: failure.status, code: failure.code } : {}),
     duration_ms: Math.round((performance.now() - started) * 10) / 10,
   });
-  return result;
+  return answer;
 }

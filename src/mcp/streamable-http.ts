@@ -30,13 +30,8 @@ export function rpcErrorResponse(status: number, code: number, message: string, 
 
 /** The MCP messages in a POST body (one, or a batch), or the response refusing them. */
 export function checkPost(request: Request, body: unknown): JSONRPCMessage[] | Response {
-  const accept = request.headers.get("accept");
-  if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) {
-    return rpcErrorResponse(406, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream");
-  }
-  if (!isJsonContentType(request.headers.get("content-type"))) {
-    return rpcErrorResponse(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
-  }
+  const refused = checkPostHeaders(request);
+  if (refused) return refused;
   const messages: JSONRPCMessage[] = [];
   for (const raw of Array.isArray(body) ? body : [body]) {
     if (isPlainRequest(raw)) {
@@ -52,15 +47,38 @@ export function checkPost(request: Request, body: unknown): JSONRPCMessage[] | R
     return rpcErrorResponse(400, -32600, "Invalid Request: Only one initialization request is allowed");
   }
   // Initialization negotiates the version in its body; every later request may name it.
+  return (initializing ? null : checkProtocolVersion(request)) ?? messages;
+}
+
+/**
+ * checkPost for one request already known to be a plain request (isPlainRequest) other than
+ * initialize: the same answers, without looking at the message again.
+ */
+export function checkPlainPost(request: Request): Response | null {
+  return checkPostHeaders(request) ?? checkProtocolVersion(request);
+}
+
+function checkPostHeaders(request: Request): Response | null {
+  const accept = request.headers.get("accept");
+  if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) {
+    return rpcErrorResponse(406, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream");
+  }
+  if (!isJsonContentType(request.headers.get("content-type"))) {
+    return rpcErrorResponse(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+  }
+  return null;
+}
+
+function checkProtocolVersion(request: Request): Response | null {
   const version = request.headers.get("mcp-protocol-version");
-  if (!initializing && version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     return rpcErrorResponse(
       400,
       -32000,
       `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
     );
   }
-  return messages;
+  return null;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

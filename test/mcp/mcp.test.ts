@@ -86,14 +86,17 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
 }
 
 /** A raw JSON-RPC POST, as any client would send it. */
-async function rpc(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
+async function rpc(
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: any; text: string }> {
   const response = await fetch(`${base}/mcp`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null, text };
 }
 
 /** The same operation through the HTTP API, for parity. */
@@ -192,6 +195,8 @@ describe("protocol", () => {
     expect(viaSdk.body.id).toBe("seven");
     expect(plain.body.result).toEqual(viaSdk.body.result);
     expect(plain.body.result.structuredContent.mailboxes.length).toBeGreaterThan(0);
+    // Written around the body's JSON text, the reply is the text JSON.stringify gives for it.
+    expect(plain.text).toBe(JSON.stringify({ result: plain.body.result, jsonrpc: "2.0", id: 7 }));
     // A tool error is a result either way, the same one.
     const bad = { name: "get_message", arguments: { message_id: "msg_missing" } };
     const plainError = await rpc({ jsonrpc: "2.0", id: 8, method: "tools/call", params: bad }, auth);

@@ -4,7 +4,7 @@
 
 import { parseInbound } from "../../mail/parse.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
-import { sha256HexNow } from "../../secrets.ts";
+import { sha256HexInSlices } from "../../sha256-in-slices.ts";
 import { bodyRow, longBodies } from "../body-objects.ts";
 import { attachmentKey, rawKey } from "../content.ts";
 import { newId } from "../ids.ts";
@@ -14,8 +14,8 @@ import type { Mailbox } from "../mailboxes.ts";
 import { MAILTO_LOCAL_PREFIX } from "../outbound/index.ts";
 import type { Services } from "../services.ts";
 import { stopwatch } from "../stage-times.ts";
-import { hexInSlices } from "./bytea-hex.ts";
-import { claimFirstCopies, claimHeld, copyDigest } from "./dedupe.ts";
+import { claimFirstCopies, claimHeld, copyStart } from "./dedupe.ts";
+import { type ContentValue, contentValue, dropStaged, unstage } from "./staged-content.ts";
 import { threadIdExpression } from "./threading.ts";
 
 export type InboundEnvelope = {
@@ -62,8 +62,9 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   const long = longBodies(svc, body);
   const unique = [...new Map(mailboxes.map((mailbox) => [mailbox.id, mailbox])).values()];
   const rawId = newId("raw");
-  const digest = sha256HexNow(raw);
-  const copyId = parsed.rfcMessageId === null ? "" : copyDigest(raw);
+  // Both digests in one pass, a slice at a time: the raw message's, and the one that identifies a copy.
+  const [digest, copyOfDigest] = await watch.time("hash", () => sha256HexInSlices(raw, [0, copyStart(raw)]));
+  const copyId = parsed.rfcMessageId === null ? "" : copyOfDigest!;
   await ensureTask(svc.sql, "process_inbound");
 
   // Claims are taken in mailbox id order, so two deliveries to several mailboxes cannot deadlock.
@@ -105,12 +106,25 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
       svc.log.warn("content.store_delete_failed", { keys, error: error.message }),
     );
   const sql = svc.sql;
-  // Without a store the bytes go into the statement, as hex built a slice at a time (bytea-hex.ts).
-  const rawContent = blobs ? null : sql`decode(${await watch.time("encode", () => hexInSlices(raw))}, 'hex')`;
-  const attachmentContents: (ReturnType<typeof sql> | null)[] = [];
-  for (const attachment of parsed.attachments) {
-    attachmentContents.push(blobs ? null : sql`decode(${await watch.time("encode", () => hexInSlices(attachment.content))}, 'hex')`);
-  }
+  // Without a store the bytes go into the statement, or, when large, are staged a slice at a time
+  // before it (staged-content.ts).
+  const contents = blobs
+    ? []
+    : await watch.time("encode", async () => {
+        const values: ContentValue[] = [];
+        try {
+          for (const bytes of [raw, ...parsed.attachments.map((attachment) => attachment.content)]) {
+            values.push(await contentValue(sql, bytes));
+          }
+        } catch (error) {
+          dropStaged(sql, stagedIdsOf(values));
+          throw error;
+        }
+        return values;
+      });
+  const stagedIds = stagedIdsOf(contents);
+  const rawContent = contents[0]?.expression ?? null;
+  const attachmentContents = parsed.attachments.map((_, i) => contents[i + 1]?.expression ?? null);
   const storedIf = (messageIds: string[]) => (rfcMessageId === null ? sql`true` : claimHeld(sql, messageIds));
   const inserts = [
     sql`raw_row as (
@@ -151,14 +165,17 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
           copyId,
           planned.map(({ mailbox, id }) => ({ mailboxId: mailbox.id, messageId: id })),
         )})`;
-  const expressions = [claims, ...inserts].reduce((list, next) => sql`${list}, ${next}`);
+  const expressions = [claims, ...inserts, ...(stagedIds.length > 0 ? [unstage(sql, stagedIds)] : [])].reduce(
+    (list, next) => sql`${list}, ${next}`,
+  );
   // The reply comes after COMMIT (an implicit transaction ends at the statement's Sync, and
   // postgres.js resolves at ReadyForQuery), so success here means durable.
   const held = await watch
     .time("store", () => sql`with ${expressions} select mailbox_id, message_id from claims`)
     .catch((error) => {
-      // Nothing committed names the objects when the statement failed (the sender retries).
+      // Nothing committed names the objects or used the slices when the statement failed (the sender retries).
       if (blobs) dropObjects(objectKeys);
+      dropStaged(sql, stagedIds);
       throw error;
     });
 
@@ -186,3 +203,5 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   });
   return ids;
 }
+
+const stagedIdsOf = (values: ContentValue[]) => values.flatMap((value) => (value.stagedId ? [value.stagedId] : []));
