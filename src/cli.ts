@@ -31,6 +31,7 @@ import { makeTransport } from "./delivery/index.ts";
 import { makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
 import { errorText } from "./request/error-answers.ts";
+import { answerOfOutcome } from "./request/send-answers.ts";
 
 class UsageError extends Error {}
 
@@ -256,8 +257,8 @@ const commands: Record<string, Command> = {
     options: { by: { type: "string" } },
     run: async (_db, f, p, services) => {
       const id = positional(p, "draft ID");
-      const result = await approveDraft(await services(), { accountId: null, name: str(f, "by") ?? "cli" }, id);
-      return { status: result.status, ...result.body };
+      const { status, body } = answerOfOutcome(await approveDraft(await services(), { accountId: null, name: str(f, "by") ?? "cli" }, id));
+      return { status, ...body };
     },
   },
   "draft reject": {

@@ -434,7 +434,7 @@ describe("send with approval on", () => {
     expect(o.sink.messages.length).toBe(atSink);
 
     const approved = await approveDraft(o.ctx.svc, operator, response.body.draft_id);
-    expect(approved.status).toBe(201);
+    expect(approved.kind).toBe("sent");
     expect(o.sink.messages.length).toBe(atSink + 1);
     expect(o.sink.messages.at(-1)!.to).toEqual(["yara@example.org"]);
   });

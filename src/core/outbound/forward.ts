@@ -18,7 +18,7 @@ import { newId } from "../ids.ts";
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { attachmentErrors } from "./draft-attachments.ts";
-import type { StoredResponse } from "./idempotency.ts";
+import type { SendOutcome } from "./outcome.ts";
 import { resolveMailbox, validateRecipient, validateText } from "./outgoing.ts";
 import { sendOutgoing } from "./send.ts";
 
@@ -86,13 +86,8 @@ export function forwardText(
   return note ? `${note}\n\n${block}` : block;
 }
 
-export async function forwardMessage(
-  svc: Services,
-  principal: Principal,
-  messageId: string,
-  body: ForwardRequest,
-): Promise<StoredResponse> {
-  if (body.client_id !== undefined && body.client_id.startsWith("draft:")) {
+export async function forwardMessage(svc: Services, principal: Principal, messageId: string, body: ForwardRequest): Promise<SendOutcome> {
+  if (body.client_id?.startsWith("draft:")) {
     throw errors.validation("client_id must not start with 'draft:' (reserved)");
   }
   if (body.text !== undefined) validateText(body.text);
