@@ -143,7 +143,7 @@ export async function recordOutcome(
         returning created_at, mailbox_id, thread_id, draft_id, to_addr, subject`;
       if (applied.length > 0) {
         // A draft waits in 'sending' (docs/api.md) until the reconcile task gives it back; a send has
-        // its answer already (the caller stores it), so its job goes.
+        // its answer already (stored below for its client_id), so its job goes.
         if (result.draftId) {
           await enqueueJob(
             tx,
