@@ -198,10 +198,12 @@ async function run(options: Options, index: number, checkout: string | null): Pr
     // stall is mostly waiting for a core; the CPU part is this process's own work, or its GC).
     const longest = [...during].sort((a, b) => b.ms - a.ms).slice(0, 10);
     const busiest = [...during].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 10);
-    console.log(
-      `  event-loop stalls ≥ ${options.stallMs} ms: ${during.length}, ${during.reduce((sum, stall) => sum + stall.ms, 0)} ms in all, ` +
-        `${during.reduce((sum, stall) => sum + stall.cpuMs, 0)} ms of process CPU in them (length/CPU @ end, from the first send)`,
-    );
+    // A checkout from before the stall log has none to report.
+    if (!checkout || during.length > 0)
+      console.log(
+        `  event-loop stalls ≥ ${options.stallMs} ms: ${during.length}, ${during.reduce((sum, stall) => sum + stall.ms, 0)} ms in all, ` +
+          `${during.reduce((sum, stall) => sum + stall.cpuMs, 0)} ms of process CPU in them (length/CPU @ end, from the first send)`,
+      );
     if (during.length > 0) {
       console.log(`    longest: ${longest.map(at).join(", ")}`);
       console.log(`    most CPU: ${busiest.map(at).join(", ")}`);

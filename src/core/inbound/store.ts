@@ -5,6 +5,7 @@
 import { parseInbound } from "../../mail/parse.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
 import { sha256HexInSlices } from "../../sha256-in-slices.ts";
+import { bodyRow, longBodies } from "../body-objects.ts";
 import { attachmentKey, rawKey } from "../content.ts";
 import { newId } from "../ids.ts";
 import { wakeWorkers } from "../job-wakeup.ts";
@@ -57,6 +58,8 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   const body = await watch.time("sanitize", async () =>
     sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars }),
   );
+  // Bodies above the store's threshold: encoded and hashed once, whatever the number of copies.
+  const long = longBodies(svc, body);
   const unique = [...new Map(mailboxes.map((mailbox) => [mailbox.id, mailbox])).values()];
   const rawId = newId("raw");
   // Both digests in one pass, a slice at a time: the raw message's, and the one that identifies a copy.
@@ -67,13 +70,20 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   // Claims are taken in mailbox id order, so two deliveries to several mailboxes cannot deadlock.
   const planned = [...unique]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((mailbox) => ({ mailbox, id: newId("msg"), attachmentIds: parsed.attachments.map(() => newId("att")) }));
+    .map((mailbox) => {
+      const id = newId("msg");
+      return { mailbox, id, attachmentIds: parsed.attachments.map(() => newId("att")), bodies: bodyRow(id, body, long) };
+    });
   const rfcMessageId = parsed.rfcMessageId;
 
   // With an object store the bytes go there first, each write checked (blob-store.ts): the rows
   // below only name them, and a store that fails makes this throw, so the sender gets a 4xx.
+  // Each copy's long bodies are its own objects, so retention can empty one copy and not another.
   const blobs = svc.blobs;
-  const objectKeys = blobs ? [rawKey(rawId), ...planned.flatMap(({ attachmentIds }) => attachmentIds.map(attachmentKey))] : [];
+  const bodyKeys = (bodies: (typeof planned)[number]["bodies"]) => bodies.objects.map(({ key }) => key);
+  const objectKeys = blobs
+    ? [rawKey(rawId), ...planned.flatMap(({ attachmentIds, bodies }) => [...attachmentIds.map(attachmentKey), ...bodyKeys(bodies)])]
+    : [];
   if (blobs) {
     await watch.time("store_objects", () =>
       Promise.all([
@@ -81,6 +91,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
         ...planned.flatMap(({ attachmentIds }) =>
           attachmentIds.map((id, i) => blobs.put(attachmentKey(id), parsed.attachments[i]!.content)),
         ),
+        ...planned.flatMap(({ bodies }) => bodies.objects.map(({ key, bytes }) => blobs.put(key, bytes))),
       ]),
     );
   }
@@ -121,15 +132,17 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
       select ${rawId}, ${raw.byteLength}, ${digest}, ${rawContent}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}, ${blobs ? rawKey(rawId) : null}
       where ${storedIf(planned.map(({ id }) => id))})`,
   ];
-  planned.forEach(({ mailbox, id, attachmentIds }, m) => {
+  planned.forEach(({ mailbox, id, attachmentIds, bodies: { columns } }, m) => {
     const stored = storedIf([id]);
     const threadId = threadIdExpression(sql, mailbox.id, parsed.inReplyTo, parsed.references);
     inserts.push(sql`${sql(`message_${m}`)} as (
       insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
-        "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
+        "references", from_addr, to_addr, subject, body_raw, body_clean, body_raw_key, body_raw_sha256, body_clean_key, body_clean_sha256,
+        truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
       select ${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
         ${parsed.references}::text[], ${parsed.fromAddr ?? envelope.mailFrom ?? ""}, ${mailbox.address}, ${parsed.subject},
-        ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${sql.json(body.report as never)}, ${body.hidden_text || null},
+        ${columns.body_raw}, ${columns.body_clean}, ${columns.body_raw_key}, ${columns.body_raw_sha256}, ${columns.body_clean_key},
+        ${columns.body_clean_sha256}, ${body.truncated}, ${sql.json(body.report as never)}, ${body.hidden_text || null},
         ${parsed.warnings}::text[], ${sql.json(parsed.headerValues)}, ${parsed.unread}
       where ${stored})`);
     parsed.attachments.forEach((attachment, i) => {
@@ -174,7 +187,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
     // Objects written for copies that were not stored again: nothing names them.
     const unused = planned
       .filter(({ mailbox, id }) => idByMailbox.get(mailbox.id) !== id)
-      .flatMap(({ attachmentIds }) => attachmentIds.map(attachmentKey));
+      .flatMap(({ attachmentIds, bodies }) => [...attachmentIds.map(attachmentKey), ...bodyKeys(bodies)]);
     if (copies === planned.length) unused.push(rawKey(rawId));
     dropObjects(unused);
   }
