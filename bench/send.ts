@@ -31,8 +31,9 @@ import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
 import { newId, randomBase32 } from "../src/core/ids.ts";
 import { createMailbox } from "../src/core/mailboxes.ts";
-import { markFinalDot, recordOutcome } from "../src/core/outbound/dispatch.ts";
+import { markFinalDot } from "../src/core/outbound/dispatch.ts";
 import { insertOutboundRecord } from "../src/core/outbound/outbound-record.ts";
+import { recordOutcome } from "../src/core/outbound/record-outcome.ts";
 import { makeServices, type Services } from "../src/core/services.ts";
 import { makeSql, type Sql } from "../src/db.ts";
 import { makeTransport } from "../src/delivery/index.ts";
@@ -368,6 +369,8 @@ export default async function run(args: string[]): Promise<void> {
     const samples = { send: emptySamples(), bare: emptySamples(), bareAll: emptySamples() };
     // The API's stage sums and CPU over the send's slices only (it idles while the baselines run).
     const stages: StageTotals = {};
+    // This process's CPU while it runs the "now" writes: their client-side cost (postgres.js).
+    let bareClientCpuMicros = 0;
     const slice = options.duration / options.rounds;
     const targets = [
       async () => {
@@ -377,7 +380,11 @@ export default async function run(args: string[]): Promise<void> {
         api.child.send("stages");
         addStages(stages, from, await api.next());
       },
-      () => drive(options.concurrency, slice, writes, samples.bare),
+      async () => {
+        const from = cpuMicros();
+        await drive(options.concurrency, slice, writes, samples.bare);
+        bareClientCpuMicros += cpuMicros() - from;
+      },
       () => drive(options.concurrency, slice, allWrites, samples.bareAll),
     ];
     for (let round = 0; round < options.rounds; round++) {
@@ -409,6 +416,7 @@ export default async function run(args: string[]): Promise<void> {
         `delivered at the sink during the measured run: ${delivered}; stored as sent: ${stored}; 201 answers: ${http.count - http.failures}`,
         "",
         ...stageTable(stages, http.mean, http.count, (sinkAfter.cpuMicros - sinkBefore.cpuMicros) / 1000),
+        `${"CPU per op: bare SQL now, client process".padEnd(46)}${fixed(bareClientCpuMicros / 1000 / Math.max(1, bare.count), 2).padStart(10)}  the bench's own process (postgres.js), all threads`,
         `total time ${fixed((performance.now() - started) / 1000)} s`,
         "",
       ].join("\n"),

@@ -39,7 +39,15 @@ export function percentile(sorted: number[], q: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
-export async function startBenchService(env: Record<string, string>): Promise<BenchService> {
+/**
+ * `runtimeArgs` go to Bun before the script (e.g. `--cpu-prof`); with `onStdout` the service's
+ * stdout (its JSON log) is handed over instead of shown; `checkout` runs the service of another
+ * copy of the repository (an earlier commit, to compare with).
+ */
+export async function startBenchService(
+  env: Record<string, string>,
+  options: { runtimeArgs?: string[]; onStdout?: (stream: ReadableStream<Uint8Array>) => void; checkout?: string } = {},
+): Promise<BenchService> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), "bench-stream-"));
   const sql = makeSql(database.url, { max: 2 });
@@ -47,8 +55,8 @@ export async function startBenchService(env: Record<string, string>): Promise<Be
   const { secret } = await createKey(sql, { accountId: account.id, scope: "api" });
   await sql.end();
   const [httpPort, smtpPort] = [await freePort(), await freePort()];
-  const child = Bun.spawn([process.execPath, "src/main.ts"], {
-    cwd: resolve(import.meta.dir, ".."),
+  const child = Bun.spawn([process.execPath, ...(options.runtimeArgs ?? []), "src/main.ts"], {
+    cwd: options.checkout ?? resolve(import.meta.dir, ".."),
     env: {
       ...process.env,
       DATABASE_URL: database.url,
@@ -59,9 +67,10 @@ export async function startBenchService(env: Record<string, string>): Promise<Be
       LOG_LEVEL: "warn",
       ...env,
     },
-    stdout: "inherit",
+    stdout: options.onStdout ? "pipe" : "inherit",
     stderr: "inherit",
   });
+  if (options.onStdout) options.onStdout(child.stdout as ReadableStream<Uint8Array>);
   for (let waited = 0; ; waited += 100) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     if (waited > 60_000) throw new Error("the service did not start");

@@ -3,9 +3,10 @@
 // database; then every message is aged past a retention of 1 day and purged, and the tables are
 // compacted to show what the tombstones keep. Also the rows written per message.
 //
-//   npx bun scripts/measure-growth.ts [--limit 1000] [--store]
+//   npx bun scripts/measure-growth.ts [--limit 1000] [--store [--body-threshold BYTES]]
 // --store: content goes to an object store (BLOB_STORE_URL at an s3rver started here); the bytes
-// the store then holds are printed beside the database's.
+// the store then holds are printed beside the database's. --body-threshold: the store's
+// BLOB_STORE_BODY_THRESHOLD (default 65536), to see what a lower one moves out of `messages`.
 import { parseArgs } from "node:util";
 import { purgeExpiredContent } from "../src/core/retention.ts";
 import type { Sql } from "../src/db.ts";
@@ -35,7 +36,13 @@ async function writes(sql: Sql): Promise<{ inserted: number; updated: number; de
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { limit: { type: "string", default: "1000" }, store: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    options: {
+      limit: { type: "string", default: "1000" },
+      store: { type: "boolean", default: false },
+      "body-threshold": { type: "string" },
+    },
+  });
   const count = Number(values.limit);
   const { makeAccount, makeMailbox, makeTestContext } = await import("../test/support/context.ts");
   const { startSmtpListener } = await import("../smtp/listener.ts");
@@ -56,6 +63,7 @@ async function main(): Promise<void> {
     const { port } = await server.run();
     s3 = server;
     env.BLOB_STORE_URL = `http://S3RVER:S3RVER@127.0.0.1:${port}/mail`;
+    if (values["body-threshold"]) env.BLOB_STORE_BODY_THRESHOLD = values["body-threshold"];
   }
   const ctx = await makeTestContext(env);
   const smtp = await startSmtpListener(ctx.svc, { port: 0 });
@@ -75,7 +83,13 @@ async function main(): Promise<void> {
     const writesAfter = await writes(ctx.sql);
     const [stored] = await ctx.sql`
       select (select coalesce(sum(size), 0) from raw_messages where blob_key is not null)::float8
-        + (select coalesce(sum(size), 0) from attachments where blob_key is not null)::float8 as bytes`;
+        + (select coalesce(sum(size), 0) from attachments where blob_key is not null)::float8 as bytes,
+        (select count(*) from messages where body_raw_key is not null)::int as raw_bodies,
+        (select count(*) from messages where body_clean_key is not null)::int as clean_bodies`;
+    // Body objects hold the whole text: read back for their size (the row keeps only the prefix).
+    const bodyKeys = await ctx.sql`
+      select key from messages, lateral (values (body_raw_key), (body_clean_key)) as k(key) where key is not null`;
+    for (const { key } of bodyKeys) stored!.bytes += (await ctx.svc.blobs!.get(key)).byteLength;
     await ctx.sql`vacuum full`;
     const full = await sizes(ctx.sql);
     await ctx.sql`update messages set created_at = now() - interval '2 days'`;
@@ -94,6 +108,7 @@ async function main(): Promise<void> {
         ...TABLES.map(row),
         row("database"),
         `  ${"object store".padEnd(22)} ${mb(stored!.bytes * per).padStart(8)} MB  ${mb(0).padStart(8)} MB${values.store ? "" : " (no store)"}`,
+        `bodies in the store: ${stored!.raw_bodies} body_raw, ${stored!.clean_bodies} body_clean (of ${result.accepted} messages)`,
         `rows written per message: ${((writesAfter.inserted - writesBefore.inserted) / result.accepted).toFixed(1)} inserted, ` +
           `${((writesAfter.updated - writesBefore.updated) / result.accepted).toFixed(1)} updated, ` +
           `${((writesAfter.deleted - writesBefore.deleted) / result.accepted).toFixed(1)} deleted, ` +

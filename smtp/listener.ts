@@ -7,9 +7,12 @@ import type { Services } from "../src/core/services.ts";
 import { errorFields } from "../src/log.ts";
 import { smtpMessages, smtpSessions } from "../src/metrics.ts";
 import { makeFairness } from "./fairness.ts";
-import { messageLimitViolation } from "./limits.ts";
+import { messageLimitCheck } from "./limits.ts";
 import { makeRecipientCache } from "./recipient-cache.ts";
 import { loadTlsMaterial } from "./tls.ts";
+
+/** A message's chunks are joined into blocks of this size as they arrive. */
+const BLOCK_BYTES = 1024 * 1024;
 
 export type SmtpListener = { port: number; close(): Promise<void> };
 
@@ -79,21 +82,33 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
     },
 
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (error?: Error | null, message?: string) => void) {
-      const chunks: Uint8Array[] = [];
+      // The message is checked as it arrives and gathered into blocks of a MiB, so that its end
+      // costs one copy of the blocks and no pass over every byte.
+      const blocks: Uint8Array[] = [];
+      let chunks: Uint8Array[] = [];
+      let pending = 0;
       let size = 0;
+      const limits = messageLimitCheck();
       stream.on("data", (chunk: Uint8Array) => {
         size += chunk.byteLength;
         // Past the limit smtp-server flags sizeExceeded; stop buffering, keep draining.
-        if (size <= config.smtp.maxMessageBytes) chunks.push(chunk);
+        if (size > config.smtp.maxMessageBytes) return;
+        limits.push(chunk);
+        chunks.push(chunk);
+        pending += chunk.byteLength;
+        if (pending >= BLOCK_BYTES) {
+          blocks.push(Buffer.concat(chunks, pending));
+          [chunks, pending] = [[], 0];
+        }
       });
       stream.on("error", (error) => callback(error));
       stream.on("end", () => {
         if (stream.sizeExceeded || size > config.smtp.maxMessageBytes) {
           return callback(reject("too_large", 552, "5.3.4 Message exceeds the maximum size"));
         }
-        const raw = Buffer.concat(chunks);
-        const violation = messageLimitViolation(raw);
+        const violation = limits.violation();
         if (violation) return callback(reject("limits", 552, `5.3.4 Message refused: ${violation}`));
+        const raw = Buffer.concat([...blocks, ...chunks]);
         store(raw, session).then(
           (ids) => {
             smtpMessages.inc({ result: "accepted", reason: "stored" });

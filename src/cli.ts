@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfigOrReport } from "./config.ts";
 import { createAccount, createKey, createUser, listKeys, type Plan, revokeKey, updateAccount } from "./core/accounts/index.ts";
+import { moveBodies } from "./core/body-objects.ts";
 import { moveContent } from "./core/content.ts";
 import { sharedDomainKey } from "./core/domains/index.ts";
 import { CoreError, errors } from "./core/errors.ts";
@@ -31,6 +32,7 @@ import { makeTransport } from "./delivery/index.ts";
 import { makeLogger } from "./log.ts";
 import { makeResolver } from "./mail/resolver.ts";
 import { errorText } from "./request/error-answers.ts";
+import { answerOfOutcome } from "./request/send-answers.ts";
 
 class UsageError extends Error {}
 
@@ -256,8 +258,8 @@ const commands: Record<string, Command> = {
     options: { by: { type: "string" } },
     run: async (_db, f, p, services) => {
       const id = positional(p, "draft ID");
-      const result = await approveDraft(await services(), { accountId: null, name: str(f, "by") ?? "cli" }, id);
-      return { status: result.status, ...result.body };
+      const { status, body } = answerOfOutcome(await approveDraft(await services(), { accountId: null, name: str(f, "by") ?? "cli" }, id));
+      return { status, ...body };
     },
   },
   "draft reject": {
@@ -292,7 +294,12 @@ const commands: Record<string, Command> = {
       const to = oneOf(required(f, "to"), ["store", "database"] as const, "to")!;
       const batch = count(str(f, "batch"), "batch");
       const limit = count(str(f, "limit"), "limit");
-      return moveContent(await services(), to === "store" ? "to-store" : "to-database", { batch, limit });
+      const svc = await services();
+      const direction = to === "store" ? "to-store" : "to-database";
+      const report = await moveContent(svc, direction, { batch, limit });
+      const moved = report.raw_messages + report.attachments;
+      const left = limit === undefined ? undefined : limit - moved;
+      return { ...report, bodies: left === 0 ? 0 : await moveBodies(svc, direction, { batch, limit: left }) };
     },
   },
   "dkim show": {

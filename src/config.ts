@@ -26,6 +26,8 @@ export type Config = {
   mxHost: string;
   dkimSelector: string;
   logLevel: LogLevel;
+  /** Log each event-loop stall this long or longer (src/event-loop-stalls.ts); 0: off. */
+  eventLoopStallLogMs: number;
   maxRequestBytes: number;
   /**
    * Outgoing attachments (docs/decisions.md, "Outgoing attachments"): the most bytes one draft's
@@ -81,8 +83,10 @@ export type Config = {
   /**
    * S3-compatible object storage for message content (src/core/blob-store.ts), or null: content
    * stays in PostgreSQL (the default). `http(s)://KEY:SECRET@host[:port]/bucket`, path-style.
+   * bodyThreshold: a body (body_raw, body_clean) longer than this many UTF-8 bytes goes to the
+   * store too, the row keeping that many bytes of it.
    */
-  blobStore: { url: string; region: string } | null;
+  blobStore: { url: string; region: string; bodyThreshold: number } | null;
   deliveryTimeoutMs: number;
   /** Direct MX delivery may connect to loopback and private addresses (local tests only). */
   mxAllowPrivateNetworks: boolean;
@@ -167,7 +171,11 @@ function blobStoreSetting(env: Env): Config["blobStore"] {
   if (!parsed.username || !parsed.password) throw new ConfigError("BLOB_STORE_URL", "must carry the access key and secret (KEY:SECRET@)");
   if (!/^\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/?$/.test(parsed.pathname))
     throw new ConfigError("BLOB_STORE_URL", "must name one bucket as its path");
-  return { url: value, region: text(env, "BLOB_STORE_REGION", "us-east-1") };
+  return {
+    url: value,
+    region: text(env, "BLOB_STORE_REGION", "us-east-1"),
+    bodyThreshold: integer(env, "BLOB_STORE_BODY_THRESHOLD", 65_536, 1_024, 64 * 1024 * 1024),
+  };
 }
 
 function optionalText(env: Env, name: string): string | null {
@@ -331,6 +339,7 @@ export function loadConfig(env: Env = process.env): Config {
     mxHost: hostname(env, "MX_HOST", `mx.${sharedDomain}`),
     dkimSelector: hostname(env, "DKIM_SELECTOR", "svc1"),
     logLevel: oneOf(env, "LOG_LEVEL", "info", ["debug", "info", "warn", "error", "silent"] as const),
+    eventLoopStallLogMs: integer(env, "EVENT_LOOP_STALL_LOG_MS", 0, 0, 60_000),
     maxRequestBytes: integer(env, "MAX_REQUEST_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
     attachments: {
       // 18 MiB of files is about 24.3 MiB once base64-encoded in the message: under the 25 MiB most

@@ -9,6 +9,7 @@ import { drainEventHub } from "./core/events/index.ts";
 import { makeServices } from "./core/services.ts";
 import { type EmbeddedDatabase, makeSql, migrate, startEmbeddedPostgres } from "./db.ts";
 import { makeTransport } from "./delivery/index.ts";
+import { watchEventLoopStalls } from "./event-loop-stalls.ts";
 import { makeApp } from "./http/app.ts";
 import { makeMetricsApp } from "./http/metrics-app.ts";
 import { startHttpServer } from "./http/server.ts";
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrReport();
   if (!config) process.exit(1);
   const log = makeLogger(config.logLevel);
+  if (config.eventLoopStallLogMs > 0) watchEventLoopStalls(log, config.eventLoopStallLogMs);
   const stopping: Stoppable[] = [];
 
   let embedded: EmbeddedDatabase | null = null;

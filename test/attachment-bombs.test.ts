@@ -4,75 +4,19 @@
 // End to end, the service runs as a child process: the bombs arrive over SMTP, and the memory of
 // the service and all its children is sampled from /proc while /readyz keeps answering.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { appendFileSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import MailComposer from "nodemailer/lib/mail-composer";
 import { attachmentTextLimits } from "../src/core/attachment-reading.ts";
 import { extractAttachmentText } from "../src/mail/attachment-text.ts";
-import { docxBomb, pdfFlateBomb, pdfHugeImage, pdfManyPages, pngBomb } from "./support/attachment-bombs.ts";
+import { type AttachmentBomb as Bomb, attachmentBombs as bombs, DOCX, docxBomb, pdfFlateBomb } from "./support/attachment-bombs.ts";
 import { makeAccount, makeMailbox, makeTestContext, type TestContext } from "./support/context.ts";
+import { childTrees, percentile, treeRss } from "./support/process-tree.ts";
 import { contextServiceEnv, type ServiceChild, spawnService, waitForStarted } from "./support/service-process.ts";
 import { deliverRaw, freePort, reusableDataDir } from "./support/smtp-client.ts";
 
 setDefaultTimeout(120_000);
 
-const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 const MB = 1024 * 1024;
-
-type Bomb = {
-  name: string;
-  filename: string;
-  contentType: string;
-  content: () => Promise<Uint8Array>;
-  reason: RegExp;
-  /** reached only through OCR (tesseract installed) */
-  ocr?: boolean;
-};
-const bombs: Bomb[] = [
-  {
-    name: "a DOCX whose document.xml inflates to 350 MB",
-    filename: "report.docx",
-    contentType: DOCX,
-    content: () => docxBomb(350),
-    reason: /^the archive would inflate to 350 MB \(word\/document\.xml: 350 MB\), over the 64 MB budget$/,
-  },
-  {
-    name: "the same DOCX with a central directory that lies about the size",
-    filename: "liar.docx",
-    contentType: DOCX,
-    content: () => docxBomb(350, { lie: true }),
-    reason: /^word\/document\.xml inflates past the 64 MB budget$/,
-  },
-  {
-    name: "a PDF with a FlateDecode stream of 540 MB",
-    filename: "statement.pdf",
-    contentType: "application/pdf",
-    content: () => pdfFlateBomb(540),
-    reason: /^a PDF stream inflates past the 64 MB budget$/,
-  },
-  {
-    name: "a PDF of 100,000 pages",
-    filename: "pages.pdf",
-    contentType: "application/pdf",
-    content: async () => pdfManyPages(100_000),
-    reason: /^the PDF has 100000 pages, over the 2000-page budget$/,
-  },
-  {
-    name: "a 20000x20000 PNG",
-    filename: "photo.png",
-    contentType: "image/png",
-    content: () => pngBomb(20_000),
-    reason: /^the image is 20000x20000 pixels, over the 40,000,000-pixel budget$/,
-    ocr: true,
-  },
-  {
-    name: "a scan holding one 20000x20000 image",
-    filename: "scan.pdf",
-    contentType: "application/pdf",
-    content: async () => pdfHugeImage(20_000),
-    reason: /^the PDF holds a 20000x20000-pixel image, over the 40,000,000-pixel budget$/,
-    ocr: true,
-  },
-];
 
 describe("each bomb is refused by its budget, with the reason", () => {
   for (const bomb of bombs) {
@@ -100,66 +44,6 @@ describe("each bomb is refused by its budget, with the reason", () => {
     expect(pdf).toMatchObject({ status: "error", error: "attachment text extraction went over its 512 MB memory budget" });
   }, 300_000);
 });
-
-/**
- * Resident memory of a process and all its descendants, in bytes (Linux /proc). A child that has
- * not yet called exec still runs its parent's image (spawn clones it) and shows the parent's
- * resident pages as its own: it is counted as nothing, or the parent would be counted twice.
- */
-function treeRss(pid: number, depth = Infinity): number {
-  const rssOf = (id: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${id}/status`, "utf8"))?.[1] ?? 0) * 1024;
-  if (depth === 0) return rssOf(pid);
-  const image = (id: number) => readFileSync(`/proc/${id}/cmdline`, "utf8");
-  let total = 0;
-  const stack: { id: number; parentImage: string | null }[] = [{ id: pid, parentImage: null }];
-  while (stack.length > 0) {
-    const { id, parentImage } = stack.pop()!;
-    try {
-      const own = image(id);
-      if (own !== parentImage) total += rssOf(id);
-      for (const task of readdirSync(`/proc/${id}/task`)) {
-        const children = readFileSync(`/proc/${id}/task/${task}/children`, "utf8").trim();
-        if (children) stack.push(...children.split(/\s+/).map((child) => ({ id: Number(child), parentImage: own })));
-      }
-    } catch {
-      // gone in the meantime
-    }
-  }
-  return total;
-}
-
-/** The value below which `share` of the sorted `values` lie (nearest rank). */
-function percentile(sorted: number[], share: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
-}
-
-/** Each direct child's tree (an extraction process with the tools it started): its resident memory and what it runs. */
-function childTrees(pid: number): { rss: number; command: string }[] {
-  try {
-    return readdirSync(`/proc/${pid}/task`)
-      .flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean))
-      .filter((child) => {
-        try {
-          return readFileSync(`/proc/${child}/cmdline`, "utf8") !== readFileSync(`/proc/${pid}/cmdline`, "utf8");
-        } catch {
-          return false;
-        }
-      })
-      .map((child) => ({
-        rss: treeRss(Number(child)),
-        command: (() => {
-          try {
-            return readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0").join(" ").slice(0, 160);
-          } catch {
-            return "";
-          }
-        })(),
-      }));
-  } catch {
-    return [];
-  }
-}
 
 describe("over SMTP to the running service", () => {
   let ctx: TestContext;

@@ -5,6 +5,7 @@
 import { EventEmitter } from "node:events";
 import { type Runner, run, type WorkerEvents } from "graphile-worker";
 import pg from "pg";
+import { loadScreeningModels } from "../src/core/screening/index.ts";
 import type { Services } from "../src/core/services.ts";
 import { silentWorkerLogger } from "../src/db.ts";
 import { errorFields } from "../src/log.ts";
@@ -22,6 +23,8 @@ export type WorkerHandle = {
 };
 
 export async function startWorker(svc: Services, databaseUrl: string): Promise<WorkerHandle> {
+  // Before the first job, so that reading them holds no message (and no request) up.
+  await loadScreeningModels();
   // Each of the concurrent jobs takes a client to fetch and complete itself: a pool smaller than
   // the concurrency makes jobs wait for one (Graphile Worker warns about it).
   const pool = new pg.Pool({ connectionString: databaseUrl, max: Math.max(10, svc.config.workerConcurrency + 1) });

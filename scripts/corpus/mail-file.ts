@@ -60,7 +60,6 @@ export function loadMailDir(dir: string): CorpusRecord[] {
 }
 
 function encodeHeader(value: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII test
   return /^[\x00-\x7f]*$/.test(value) ? value : `=?UTF-8?B?${Buffer.from(value, "utf8").toString("base64")}?=`;
 }
 

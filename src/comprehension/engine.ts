@@ -3,13 +3,13 @@
 // endpoint for a structured answer and falls back to the built-in engine, marking the result
 // `partial`, whenever that answer is late, malformed or does not validate.
 
-import { classifyMessage, type Classification } from "./understanding/classify.ts";
-import { extractFacts, type ComprehensionInput, type Facts } from "./understanding/extract.ts";
+import { type Classification, classifyMessage } from "./understanding/classify.ts";
+import { type ComprehensionInput, extractFacts, type Facts } from "./understanding/extract.ts";
 import { askLlm, type LlmOptions } from "./understanding/llm.ts";
 import { fillSchema } from "./understanding/schema-fill.ts";
 
-export type { ComprehensionInput, Facts } from "./understanding/extract.ts";
 export type { Classification } from "./understanding/classify.ts";
+export type { ComprehensionInput, Facts } from "./understanding/extract.ts";
 
 export type ExtractionError = { missing_required?: string[]; message: string };
 

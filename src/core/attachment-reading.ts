@@ -12,6 +12,7 @@ import {
   findPrlimit,
   findTesseract,
 } from "../mail/attachment-text.ts";
+import { fullContent, smallContent } from "./bytea-slices.ts";
 import { contentBytes } from "./content.ts";
 import type { Services } from "./services.ts";
 
@@ -41,8 +42,10 @@ export async function readAttachments(svc: Services, messageId: string): Promise
     const limits = await attachmentTextLimits(svc.config.attachmentReading);
     // One attachment's bytes in memory at a time.
     for (const { id } of pending) {
-      const [row] = await sql`select filename, content_type, content, blob_key, sha256 from attachments where id = ${id}`;
+      const [row] =
+        await sql`select filename, content_type, ${smallContent(sql, "content")}, blob_key, sha256 from attachments where id = ${id}`;
       if (!row) continue;
+      row.content = await fullContent(sql, "attachments", id, row as never);
       // Before the error mark below: a store that cannot be read fails the job, to be retried.
       const attachment = {
         filename: row.filename as string | null,

@@ -3,6 +3,8 @@
 // put the objects before the transaction that records the rows commits (so a 250 never stands on
 // bytes only in memory); readers (API, dashboard, screening, attachment reading, bounces) call
 // contentBytes. A store that cannot be read is a 503 to a reader and a retry to a job, never a 500.
+// Bodies above the store's threshold are read the same way, through fullBodies (body-objects.ts
+// writes and moves them).
 
 import type { Db } from "../db.ts";
 import { sha256HexNow } from "../secrets.ts";
@@ -35,6 +37,35 @@ export async function contentBytes(svc: Pick<Services, "blobs" | "log">, row: St
     throw errors.contentStoreUnavailable();
   }
   return bytes;
+}
+
+/** A message row's bodies as stored: each column holds the whole text, or (key set) a prefix of the object's. */
+export type StoredBodies = {
+  body_raw: string | null;
+  body_clean: string | null;
+  body_raw_key: string | null;
+  body_raw_sha256: string | null;
+  body_clean_key: string | null;
+  body_clean_sha256: string | null;
+};
+type BodyObjectColumns = "body_raw_key" | "body_raw_sha256" | "body_clean_key" | "body_clean_sha256";
+
+const utf8 = new TextDecoder();
+
+/**
+ * The row with its whole bodies, read from the store where the row keeps only a prefix (and
+ * checked against the SHA-256 as contentBytes does: a 503 when they cannot be read), without the
+ * object columns, which no reader shows. A reader that needs one body selects only its columns.
+ */
+export async function fullBodies<T extends Partial<StoredBodies>>(
+  svc: Pick<Services, "blobs" | "log">,
+  row: T,
+): Promise<Omit<T, BodyObjectColumns>> {
+  const { body_raw_key = null, body_raw_sha256 = null, body_clean_key = null, body_clean_sha256 = null, ...rest } = row;
+  const whole = async (key: string | null, sha256: string | null) =>
+    key === null ? null : utf8.decode(await contentBytes(svc, { content: null, blob_key: key, sha256 }));
+  const [bodyRaw, bodyClean] = await Promise.all([whole(body_raw_key, body_raw_sha256), whole(body_clean_key, body_clean_sha256)]);
+  return { ...rest, ...(bodyRaw === null ? {} : { body_raw: bodyRaw }), ...(bodyClean === null ? {} : { body_clean: bodyClean }) };
 }
 
 /** Queues objects for deletion in the caller's transaction (they go once it commits: deleteQueuedBlobs). */

@@ -51,8 +51,6 @@ export type ErrorParams = {
   too_many_streams: { perKey: number; retryAfter: number };
   /** A key whose event socket was closed for flooding, opening another too soon. */
   socket_cooldown: { retryAfter: number };
-  /** An answer stored for a client_id and given again, exactly as it was first given. */
-  stored_answer: { status: number; body: Record<string, unknown> };
 };
 export type ErrorCode = keyof ErrorParams;
 
@@ -73,7 +71,7 @@ export function isCoreError<C extends ErrorCode>(error: unknown, ...codes: C[]):
 const ourFailures = new Set<ErrorCode>(["internal", "content_store_unavailable", "virus_scanner_unavailable"]);
 
 export function isOurFailure(error: CoreError): boolean {
-  return ourFailures.has(error.code) || (error.code === "stored_answer" && (error.params as ErrorParams["stored_answer"]).status >= 500);
+  return ourFailures.has(error.code);
 }
 
 const none = {} as Record<string, never>;
@@ -110,5 +108,4 @@ export const errors = {
   rateLimited: (retryAfter: number, fields: Record<string, string>) => new CoreError("rate_limited", { retryAfter, fields }),
   tooManyStreams: (perKey: number, retryAfter: number) => new CoreError("too_many_streams", { perKey, retryAfter }),
   socketCooldown: (retryAfter: number) => new CoreError("socket_cooldown", { retryAfter }),
-  storedAnswer: (status: number, body: Record<string, unknown>) => new CoreError("stored_answer", { status, body }),
 };

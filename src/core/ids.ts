@@ -23,7 +23,8 @@ export type IdPrefix =
   | "con"
   | "dat"
   | "rev"
-  | "fbk";
+  | "fbk"
+  | "stg";
 
 export function randomBase32(length: number): string {
   const bytes = crypto.getRandomValues(new Uint8Array(length));

@@ -4,6 +4,7 @@
 import type { Db } from "../db.ts";
 import type { AuthResults } from "../mail/authenticate.ts";
 import { messageAttachmentContent } from "./attachment-bytes.ts";
+import { fullBodies, type StoredBodies } from "./content.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
 import { messageLabelFilter } from "./labels.ts";
@@ -48,7 +49,8 @@ export type MessageListItem = {
 export async function visibleMessage(db: Db, principal: Principal, id: string) {
   const [message] = await db`
     select id, mailbox_id, direction, provider_message_id, rfc_message_id, thread_id, in_reply_to, from_addr, to_addr,
-      subject, body_raw, body_clean, truncated, created_at, comprehension, auth_results, spam_risk, virus_risk
+      subject, body_raw, body_clean, body_raw_key, body_raw_sha256, body_clean_key, body_clean_sha256,
+      truncated, created_at, comprehension, auth_results, spam_risk, virus_risk
     from messages
     where id = ${id} and account_id = ${principal.accountId}
       and (${principal.mailboxId}::text is null or mailbox_id = ${principal.mailboxId})
@@ -57,8 +59,10 @@ export async function visibleMessage(db: Db, principal: Principal, id: string) {
   return message;
 }
 
-export async function getMessage(db: Db, principal: Principal, id: string): Promise<MessageDetail> {
-  const message = await visibleMessage(db, principal, id);
+/** The message in full: bodies the object store holds are read from it (a 503 when it cannot be read). */
+export async function getMessage(svc: Pick<Services, "sql" | "blobs" | "log">, principal: Principal, id: string): Promise<MessageDetail> {
+  const db = svc.sql;
+  const message = await fullBodies(svc, (await visibleMessage(db, principal, id)) as unknown as StoredBodies);
   const attachments = await db<AttachmentSummary[]>`
     select id, filename, content_type, size, sha256 from attachments where message_id = ${id} order by id`;
   return { ...(message as Omit<MessageDetail, "attachments">), attachments: [...attachments] };

@@ -38,10 +38,19 @@ export async function purgeExpiredBatch(sql: Sql, defaultDays: number | null, ba
       for update of m skip locked`;
     if (expired.length === 0) return 0;
     const ids = expired.map((row) => row.id as string);
+    // Bodies in the object store go with the rest, queued before the row forgets their keys.
+    const bodies = await tx`
+      select body_raw_key, body_clean_key from messages
+      where id in ${tx(ids)} and (body_raw_key is not null or body_clean_key is not null)`;
+    await queueBlobDeletions(
+      tx,
+      bodies.flatMap((row) => [row.body_raw_key as string | null, row.body_clean_key as string | null]),
+    );
     // The search document keeps only what the tombstone keeps (subject and sender): it is a plain
     // column now (sql/0020), so it is recomputed here rather than following the emptied fields.
     await tx`
       update messages set purged_at = now(), body_raw = null, body_clean = null, hidden_text = null, reply_text = null,
+        body_raw_key = null, body_raw_sha256 = null, body_clean_key = null, body_clean_sha256 = null,
         attachment_text = null, unread_content = null, headers = null, raw_outbound = null,
         comprehension = comprehension - 'extraction',
         search = message_search_document(subject, from_addr, null, null)

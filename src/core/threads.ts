@@ -4,11 +4,13 @@
 // outbound mail once sent, the one 404 for another account's thread or another mailbox's under a
 // bound key.
 import type { Db } from "../db.ts";
+import { fullBodies } from "./content.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { errors } from "./errors.ts";
 import { threadLabelFilter } from "./labels.ts";
 import { assertMailboxAllowed, type Principal } from "./principal.ts";
 import { type AttachmentWithText, attachmentsOf, replyTextOf, snippetOf } from "./reading.ts";
+import type { Services } from "./services.ts";
 
 export type ThreadSummary = {
   id: string;
@@ -118,10 +120,17 @@ async function threadAggregates(db: Db, mailboxId: string, threadIds: string[]):
   return new Map(rows.map((row) => [row.thread_id as string, row as unknown as Aggregate]));
 }
 
-export async function getThread(db: Db, principal: Principal, threadId: string): Promise<ThreadDetail> {
+/** The thread's messages with their whole body_clean (from the object store where it holds one: 503 when unreadable). */
+export async function getThread(
+  svc: Pick<Services, "sql" | "blobs" | "log">,
+  principal: Principal,
+  threadId: string,
+): Promise<ThreadDetail> {
+  const db = svc.sql;
   const rows = await db`
     select id, mailbox_id, direction, rfc_message_id, in_reply_to, from_addr, to_addr, subject, created_at,
-      body_clean, reply_text, truncated, comprehension, spam_risk, virus_risk
+      body_clean, body_clean_key, body_clean_sha256,
+      reply_text, truncated, comprehension, spam_risk, virus_risk
     from messages
     where thread_id = ${threadId} and account_id = ${principal.accountId}
       and (${principal.mailboxId}::text is null or mailbox_id = ${principal.mailboxId})
@@ -129,7 +138,7 @@ export async function getThread(db: Db, principal: Principal, threadId: string):
     order by created_at, id
     limit ${THREAD_MESSAGE_LIMIT + 1}`;
   if (rows.length === 0) throw errors.notFound("thread");
-  const page = rows.slice(0, THREAD_MESSAGE_LIMIT);
+  const page = await Promise.all(rows.slice(0, THREAD_MESSAGE_LIMIT).map((row) => fullBodies(svc, row)));
   const mailboxId = page[0]!.mailbox_id as string;
   const [aggregate] = (await threadAggregates(db, mailboxId, [threadId])).values();
   const attachments = await attachmentsOf(

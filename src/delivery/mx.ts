@@ -166,7 +166,7 @@ async function addressesOf(host: string, resolve: ResolveFn): Promise<Lookup<str
 /** The kind of address we must not connect to, or null; anything that is not an address is refused. */
 function refusedAddress(ip: string, allowPrivate: boolean) {
   const read = readHostAddress(ip);
-  if (!read || !read.canonical) return "reserved" as const;
+  if (!read?.canonical) return "reserved" as const;
   return refusalOf(read.address, allowPrivate);
 }
 

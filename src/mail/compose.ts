@@ -117,7 +117,7 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
 
   const references = trimReferences(m.references ?? [], inReplyTo);
   const encodedSubject = subjectNeedingEncoding(m.subject);
-  if (encodedSubject) headers["Subject"] = { prepared: true, value: encodedSubject };
+  if (encodedSubject) headers.Subject = { prepared: true, value: encodedSubject };
   const composer = new MailComposer({
     from: m.fromName ? { name: m.fromName, address: m.from } : { address: m.from },
     to: { address: m.to },

@@ -1,7 +1,7 @@
 // Parses a received message with mailparser into the fields we store. Hostile or broken MIME
 // never throws out of here: whatever cannot be parsed is recorded as a warning and left empty.
 import { type AddressObject, type ParsedMail, simpleParser } from "mailparser";
-import { sha256HexNow } from "../secrets.ts";
+import { sha256HexInSlices } from "../sha256-in-slices.ts";
 import { inSlices } from "./in-slices.ts";
 import { MAX_MIME_PARTS, readablePrefix } from "./readable-prefix.ts";
 
@@ -96,7 +96,7 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
       filename: attachment.filename ? storable(attachment.filename).slice(0, 255) : null,
       contentType: (attachment.contentType || "application/octet-stream").slice(0, 255),
       size: content.byteLength,
-      sha256: sha256HexNow(content),
+      sha256: (await sha256HexInSlices(content))[0]!,
       contentId: attachment.contentId ? storable(attachment.contentId).slice(0, 255) : null,
       disposition: attachment.contentDisposition ?? null,
       content,

@@ -46,7 +46,7 @@ export function stripQuoteContainers(html: string): string | null {
 /** Removes the element and everything after it in document order. */
 function cutFollowing(start: Element): void {
   let node: AnyNode | null = start;
-  while (node && node.parent) {
+  while (node?.parent) {
     while (node.next) removeElement(node.next as never);
     const parent: AnyNode = node.parent as AnyNode;
     if (node === start) removeElement(node as never);

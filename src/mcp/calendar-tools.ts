@@ -3,7 +3,7 @@ import { t } from "elysia";
 import { rsvpToMessage } from "../core/outbound/index.ts";
 import { strictObject } from "../request/models.ts";
 import { clientId } from "../request/outgoing-models.ts";
-import { storedOutcome } from "./results.ts";
+import { sendResult } from "./results.ts";
 import { defineTool } from "./tool.ts";
 
 export const rsvpTool = defineTool({
@@ -24,6 +24,6 @@ export const rsvpTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   endpointClass: "write",
   run: async ({ svc, principal }, { message_id, ...body }) => ({
-    body: storedOutcome(await rsvpToMessage(svc, principal, message_id, body)),
+    body: sendResult(await rsvpToMessage(svc, principal, message_id, body)),
   }),
 });

@@ -4,7 +4,7 @@ import { createDraft, deleteDraft, getDraft, listDrafts, sendDraft, updateDraft 
 import { strictObject } from "../request/models.ts";
 import { clientId } from "../request/outgoing-models.ts";
 import { outgoingArguments } from "./outgoing-fields.ts";
-import { storedOutcome } from "./results.ts";
+import { sendResult } from "./results.ts";
 import { defineTool } from "./tool.ts";
 
 const draftId = t.String({ minLength: 1, maxLength: 100, description: "draft id (drf_...), from create_draft or list_drafts" });
@@ -95,5 +95,5 @@ export const sendDraftTool = defineTool({
   input: strictObject({ id: draftId }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   endpointClass: "write",
-  run: async ({ svc, principal }, args) => ({ body: storedOutcome(await sendDraft(svc, principal, args.id)) }),
+  run: async ({ svc, principal }, args) => ({ body: sendResult(await sendDraft(svc, principal, args.id)) }),
 });

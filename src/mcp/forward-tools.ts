@@ -3,7 +3,7 @@ import { t } from "elysia";
 import { forwardMessage } from "../core/outbound/index.ts";
 import { strictObject } from "../request/models.ts";
 import { clientId } from "../request/outgoing-models.ts";
-import { storedOutcome } from "./results.ts";
+import { sendResult } from "./results.ts";
 import { defineTool } from "./tool.ts";
 
 export const forwardMessageTool = defineTool({
@@ -25,6 +25,6 @@ export const forwardMessageTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   endpointClass: "write",
   run: async ({ svc, principal }, { message_id, ...body }) => ({
-    body: storedOutcome(await forwardMessage(svc, principal, message_id, body)),
+    body: sendResult(await forwardMessage(svc, principal, message_id, body)),
   }),
 });

@@ -74,7 +74,7 @@ export const getMessageTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
   run: async ({ svc, principal }, args) => {
-    const message = await getMessage(svc.sql, principal, args.id);
+    const message = await getMessage(svc, principal, args.id);
     const body = args.include_raw ? message : { ...message, body_raw: null };
     return { body, notes: message.direction === "in" ? [screeningNote(message)] : [] };
   },

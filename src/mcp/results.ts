@@ -1,20 +1,27 @@
 // Tool results: a success carries the HTTP API's JSON body as structuredContent plus a text copy;
-// a contract error (CoreError) becomes an isError result carrying {status, ...body}, so an agent
-// sees exactly what the HTTP API would have answered. Nothing else ever leaves: no stack traces.
+// a contract error (CoreError) or a send that failed becomes an isError result carrying
+// {status, ...body}, so an agent sees exactly what the HTTP API would have answered. Nothing else
+// ever leaves: no stack traces.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CoreError, errors } from "../core/errors.ts";
-import type { StoredResponse } from "../core/outbound/index.ts";
+import type { SendOutcome } from "../core/outbound/index.ts";
 import { answerOf } from "../request/error-answers.ts";
+import { answerOfOutcome, type SendAnswer } from "../request/send-answers.ts";
 
 export type ToolBody = Record<string, unknown>;
 
-/**
- * A send's answer as the HTTP route would give it: 2xx bodies pass through, and a stored 4xx
- * (a replayed 402 or permanent 400 for a client_id) is the error it was.
- */
-export function storedOutcome(response: StoredResponse): ToolBody {
-  if (response.status >= 400) throw errors.storedAnswer(response.status, response.body);
-  return response.body;
+/** A send that failed (refused, not delivered, a replayed quota refusal): its answer is the tool's error. */
+class FailedSend extends Error {
+  constructor(readonly answer: SendAnswer) {
+    super("send failed");
+  }
+}
+
+/** A send's outcome as the HTTP route would answer it: a success is its body, a failure the error it answers. */
+export function sendResult(outcome: SendOutcome): ToolBody {
+  const answer = answerOfOutcome(outcome);
+  if (answer.status >= 400) throw new FailedSend(answer);
+  return answer.body;
 }
 
 /** A successful tool's answer before it becomes a result: the body's JSON text and the notes. */
@@ -50,14 +57,14 @@ export function successReplyJson(success: ToolSuccess, id: string | number): str
   return `{"result":{"structuredContent":${success.text},"content":${content}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
 
-function toolFailure(error: CoreError): CallToolResult {
-  const answer = answerOf(error);
+function toolFailure(answer: { status: number; body: Record<string, unknown> }): CallToolResult {
   const body = { status: answer.status, ...answer.body };
   return { isError: true, structuredContent: body, content: [{ type: "text", text: JSON.stringify(body) }] };
 }
 
 /** Any error a tool throws: ours as the contract says, anything else as the API's plain 500. */
 export function toolError(error: unknown): { result: CallToolResult; unexpected: boolean } {
-  if (error instanceof CoreError) return { result: toolFailure(error), unexpected: false };
-  return { result: toolFailure(errors.internal()), unexpected: true };
+  if (error instanceof CoreError) return { result: toolFailure(answerOf(error)), unexpected: false };
+  if (error instanceof FailedSend) return { result: toolFailure(error.answer), unexpected: false };
+  return { result: toolFailure(answerOf(errors.internal())), unexpected: true };
 }

@@ -4,7 +4,7 @@ import { sendMessage } from "../core/outbound/index.ts";
 import { strictObject } from "../request/models.ts";
 import { clientId } from "../request/outgoing-models.ts";
 import { outgoingArguments } from "./outgoing-fields.ts";
-import { storedOutcome } from "./results.ts";
+import { sendResult } from "./results.ts";
 import { defineTool } from "./tool.ts";
 
 export const sendEmailTool = defineTool({
@@ -28,5 +28,5 @@ export const sendEmailTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   endpointClass: "write",
-  run: async ({ svc, principal }, args) => ({ body: storedOutcome(await sendMessage(svc, principal, args)) }),
+  run: async ({ svc, principal }, args) => ({ body: sendResult(await sendMessage(svc, principal, args)) }),
 });

@@ -51,5 +51,5 @@ export const getThreadTool = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   endpointClass: "read",
-  run: async ({ svc, principal }, args) => ({ body: await getThread(svc.sql, principal, args.id) }),
+  run: async ({ svc, principal }, args) => ({ body: await getThread(svc, principal, args.id) }),
 });

@@ -2,8 +2,8 @@
 // with the contract's exact strings (docs/api.md), and any headers. The HTTP API answers with it,
 // MCP returns it as the tool result {status, ...body}, the dashboard and the CLI show its `error`.
 import { CoreError, type ErrorCode, type ErrorParams, errors, type KeyScopeReason, type NotFoundSubject } from "../core/errors.ts";
-import { QUOTA_EXHAUSTED_ANSWER } from "../core/outbound/index.ts";
 import { RATE_LIMITED } from "./rate-limit-fields.ts";
+import { answerOfOutcome } from "./send-answers.ts";
 
 export type ErrorBody = { error?: string; code?: string; [key: string]: unknown };
 export type ErrorAnswer = { status: number; body: ErrorBody; headers: Record<string, string> };
@@ -31,7 +31,11 @@ const table: { [C in ErrorCode]: Row<C> } = {
   not_found: ({ subject }) => [404, { error: namedNotFound.has(subject) ? `${subject} not found` : "not found" }],
   route_not_found: () => [404, { error: "not found" }],
   conflict: ({ message }) => [409, { error: message }],
-  quota_exhausted: () => [QUOTA_EXHAUSTED_ANSWER.status, QUOTA_EXHAUSTED_ANSWER.body],
+  // The same refusal as a client_id's stored quota outcome gets on a retry.
+  quota_exhausted: () => {
+    const { status, body } = answerOfOutcome({ kind: "quota_exhausted" });
+    return [status, body];
+  },
   idempotency_conflict: () => [409, { code: "idempotency_conflict", error: "client_id was already used with a different payload" }],
   idempotency_in_progress: () => [
     409,
@@ -78,7 +82,6 @@ const table: { [C in ErrorCode]: Row<C> } = {
     { error: "an event socket of this api key was closed for sending too many frames: reconnect after Retry-After" },
     { "retry-after": String(retryAfter) },
   ],
-  stored_answer: ({ status, body }) => [status, body],
 };
 
 /** What a core error answers. */

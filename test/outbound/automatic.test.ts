@@ -143,7 +143,7 @@ describe("the loop guard, end to end", () => {
 
     // A human lets it through: it goes out marked auto-replied, so their responder stays quiet.
     const approved = await approveDraft(o.ctx.svc, { accountId: o.owner.accountId, name: "reviewer" }, held.body.draft_id);
-    expect(approved.status).toBe(201);
+    expect(approved.kind).toBe("sent");
     expect(o.sink.messages[before]!.raw.toString()).toMatch(/^Auto-Submitted: auto-replied\r$/m);
   });
 

@@ -166,7 +166,7 @@ describe("sending a draft with attachments", () => {
     const attachmentId = (await req("GET", `/drafts/${draftId}/attachments`)).body.attachments[0].id;
     expect((await req("DELETE", `/drafts/${draftId}/attachments/${attachmentId}`)).body.code).toBe("approval_conflict");
     const approved = await approveDraft(o.ctx.svc, { accountId: o.owner.accountId, name: "reviewer" }, draftId);
-    expect(approved.status).toBe(201);
+    expect(approved.kind).toBe("sent");
     const parsed = await parseMail(o.sink.messages.at(-1)!.raw);
     expect(parsed.attachments.map((a) => sha(a.content))).toEqual([sha(pdf)]);
   });

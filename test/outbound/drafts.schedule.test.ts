@@ -130,7 +130,7 @@ describe("sending at the time", () => {
     const answer = await schedule(id, { send_at: inSeconds(3) });
     expect(answer.body).toMatchObject({ status: "pending_approval", approved: false });
     const approved = await approveDraft(o.ctx.svc, { accountId: o.owner.accountId, name: "reviewer" }, id);
-    expect(approved).toMatchObject({ status: 202, body: { draft_id: id, status: "scheduled" } });
+    expect(approved).toMatchObject({ kind: "scheduled", draftId: id });
     // What was approved is what goes out.
     const edit = await o.ctx.request("PATCH", `/api/v1/drafts/${id}`, { key: o.owner.key, body: { text: "changed after approval" } });
     expect(edit.status).toBe(409);

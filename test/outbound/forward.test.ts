@@ -135,7 +135,7 @@ describe("forwarding", () => {
     });
 
     const approved = await approveDraft(o.ctx.svc, { accountId: o.owner.accountId, name: "reviewer" }, held.body.draft_id);
-    expect(approved.status).toBe(201);
+    expect(approved.kind).toBe("sent");
     const parsed = await parseMail(o.sink.messages.at(-1)!.raw);
     expect(parsed.attachments.map((a) => sha(a.content))).toEqual([sha(pdf)]);
   });

@@ -328,3 +328,44 @@ describe("reconciliation racing a slow delivery", () => {
     }
   });
 });
+
+describe("answers stored as status and body, before outcomes were stored", () => {
+  // Rows of an older version (or written by one during an upgrade) keep replaying as they were
+  // answered: sql/0046_idempotency_outcomes.sql reads them as the outcomes they stood for.
+  async function stored(clientId: string, state: string, status: number, answer: Record<string, unknown>) {
+    const hash = await payloadHash(body(clientId));
+    await o.ctx.sql`
+      insert into idempotency_keys (account_id, mailbox_id, client_id, payload_hash, state, response_status, response_body, locked_until)
+      values (${o.owner.accountId}, ${o.mailbox.id}, ${clientId}, ${hash}, ${state}, ${status}, ${o.ctx.sql.json(answer as never)}, now())`;
+  }
+
+  test("each replays with its status and body, and nothing is sent", async () => {
+    const sent = { id: "msg_old", thread_id: "thr_old", provider_message_id: "<old@relay>" };
+    const refused = { error: "recipient server rejected the message: 550 no such user", retryable: false };
+    const unknown = {
+      error: "delivery outcome unknown, the message may or may not have arrived: connection lost after the final dot",
+      retryable: false,
+      code: "delivery_outcome_unknown",
+    };
+    const held = { draft_id: "drf_old", status: "pending_approval" };
+    const quota = { error: "monthly send quota exhausted" };
+    await stored("old-sent", "completed", 201, sent);
+    await stored("old-refused", "failed_terminal", 400, refused);
+    await stored("old-unknown", "failed_terminal", 502, unknown);
+    await stored("old-held", "completed", 202, held);
+    await stored("old-quota", "failed_terminal", 402, quota);
+    const atSink = o.sink.messages.length;
+    for (const [clientId, status, answer] of [
+      ["old-sent", 200, sent],
+      ["old-refused", 400, refused],
+      ["old-unknown", 502, unknown],
+      ["old-held", 202, held],
+      ["old-quota", 402, quota],
+    ] as const) {
+      const again = await o.send(body(clientId));
+      expect({ clientId, status: again.status, body: again.body }).toEqual({ clientId, status, body: answer });
+      expect(again.text).toBe(JSON.stringify(answer));
+    }
+    expect(o.sink.messages.length).toBe(atSink);
+  });
+});

@@ -139,7 +139,7 @@ beforeAll(async () => {
   ]);
   await ctx.sql`update attachments set text_status = 'error', text_error = 'extraction did not finish' where message_id = ${ids.crashed!}`;
 
-  // OCR and PDF parsing of eight messages: give a loaded machine time (runWorkerUntil waits 15 s).
+  // OCR and PDF parsing of eight messages: give a loaded machine time (runWorkerUntil waits up to 60 s).
   const worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);
   try {
     await waitFor(

@@ -187,3 +187,62 @@ export async function pngBomb(side: number): Promise<Buffer> {
     pngChunk("IEND", Buffer.alloc(0)),
   ]);
 }
+
+export const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+/** A bomb: what it is, how to make it, and the reason its reading is refused with. */
+export type AttachmentBomb = {
+  name: string;
+  filename: string;
+  contentType: string;
+  content: () => Promise<Uint8Array>;
+  reason: RegExp;
+  /** reached only through OCR (tesseract installed) */
+  ocr?: boolean;
+};
+/** The six bombs the resource tests and `npm run bench -- bombs` send over SMTP. */
+export const attachmentBombs: AttachmentBomb[] = [
+  {
+    name: "a DOCX whose document.xml inflates to 350 MB",
+    filename: "report.docx",
+    contentType: DOCX,
+    content: () => docxBomb(350),
+    reason: /^the archive would inflate to 350 MB \(word\/document\.xml: 350 MB\), over the 64 MB budget$/,
+  },
+  {
+    name: "the same DOCX with a central directory that lies about the size",
+    filename: "liar.docx",
+    contentType: DOCX,
+    content: () => docxBomb(350, { lie: true }),
+    reason: /^word\/document\.xml inflates past the 64 MB budget$/,
+  },
+  {
+    name: "a PDF with a FlateDecode stream of 540 MB",
+    filename: "statement.pdf",
+    contentType: "application/pdf",
+    content: () => pdfFlateBomb(540),
+    reason: /^a PDF stream inflates past the 64 MB budget$/,
+  },
+  {
+    name: "a PDF of 100,000 pages",
+    filename: "pages.pdf",
+    contentType: "application/pdf",
+    content: async () => pdfManyPages(100_000),
+    reason: /^the PDF has 100000 pages, over the 2000-page budget$/,
+  },
+  {
+    name: "a 20000x20000 PNG",
+    filename: "photo.png",
+    contentType: "image/png",
+    content: () => pngBomb(20_000),
+    reason: /^the image is 20000x20000 pixels, over the 40,000,000-pixel budget$/,
+    ocr: true,
+  },
+  {
+    name: "a scan holding one 20000x20000 image",
+    filename: "scan.pdf",
+    contentType: "application/pdf",
+    content: async () => pdfHugeImage(20_000),
+    reason: /^the PDF holds a 20000x20000-pixel image, over the 40,000,000-pixel budget$/,
+    ocr: true,
+  },
+];

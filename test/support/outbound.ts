@@ -119,7 +119,9 @@ export async function waitFor<T>(probe: () => Promise<T | null | undefined | fal
 export async function runWorkerUntil<T>(ctx: TestContext, done: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
   const worker = await startWorker(ctx.svc, ctx.config.databaseUrl!);
   try {
-    return await waitFor(done, what, 15_000);
+    // Generous: a worker starting and running its jobs on a loaded machine takes seconds; only a
+    // failure ever waits this long.
+    return await waitFor(done, what, 60_000);
   } finally {
     await worker.stop();
   }

@@ -3,10 +3,10 @@
 // prompt". Alone it is a moderate signal (newsletters talk about assistants); with a command it
 // is the strongest context there is.
 
+import ADDRESS_WORDS from "./address-words.json" with { type: "json" };
 import { C, WORDS } from "./lexicon.ts";
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
-import ADDRESS_WORDS from "./address-words.json" with { type: "json" };
 
 const IF_YOU = new Set(ADDRESS_WORDS.IF_YOU);
 const TO = new Set(ADDRESS_WORDS.TO);

@@ -8,10 +8,10 @@
 //
 // Everything here is one pass over the tokens or one bounded regex per text, so it stays linear.
 
+import COMBINE_WORDS from "./combine-words.json" with { type: "json" };
 import { C } from "./lexicon.ts";
 import type { Hit, View } from "./view.ts";
 import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
-import COMBINE_WORDS from "./combine-words.json" with { type: "json" };
 
 const MODALS = new Set(COMBINE_WORDS.MODALS);
 const PLEASE = new Set(COMBINE_WORDS.PLEASE);

@@ -2,8 +2,8 @@
 // readable text, so the scanner can look at what an LLM would read after decoding them. Tokens
 // in URLs, JWTs and image data decode to bytes or to JSON without spaces and are dropped.
 
-import type { Token } from "./text.ts";
 import DECODE_WORDS from "./decode-words.json" with { type: "json" };
+import type { Token } from "./text.ts";
 
 export type Decoded = { kind: "base64" | "hex" | "url" | "rot13" | "spaced"; text: string; start: number; end: number };
 

@@ -3,10 +3,10 @@
 // to "send the files" scores low; what makes it an attack is credentials, "all", an outside
 // address, "the user's" (the reader is not the user), or a reply that carries it to the sender.
 
+import EXFIL_WORDS from "./exfil-words.json" with { type: "json" };
 import { C, WORDS } from "./lexicon.ts";
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
-import EXFIL_WORDS from "./exfil-words.json" with { type: "json" };
 
 const NOUN_VERBS = new Set(EXFIL_WORDS.NOUN_VERBS); // also nouns: "email password"
 const WHOLE = new Set(EXFIL_WORDS.WHOLE);

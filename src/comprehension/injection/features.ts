@@ -17,9 +17,9 @@
 // a token each (injection/text.ts), so their pairs are character bigrams. The rule stage's signals
 // join every window of the message as r:<name> with the signal's weight as value.
 
+import FEATURES_WORDS from "./features-words.json" with { type: "json" };
 import { type Token, tokenize } from "./text.ts";
 import { quotedTokens } from "./view.ts";
-import FEATURES_WORDS from "./features-words.json" with { type: "json" };
 
 export const WINDOW_SENTENCES = 3;
 export const WINDOW_TOKENS = 48;

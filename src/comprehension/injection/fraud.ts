@@ -25,10 +25,10 @@
 // not a bypassed check. Mail warning about such fraud (phishing, scam, impersonation) is damped.
 // A few passes over the tokens and the sentences: linear in the text.
 
+import FRAUD_WORDS from "./fraud-words.json" with { type: "json" };
 import { C } from "./lexicon.ts";
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
-import FRAUD_WORDS from "./fraud-words.json" with { type: "json" };
 
 const MONEY = new Set(FRAUD_WORDS.MONEY);
 const NUMBERED = new Set(FRAUD_WORDS.NUMBERED);
@@ -38,7 +38,7 @@ const ACCOUNT = new Set(FRAUD_WORDS.ACCOUNT);
 const CHANGED = new Set(FRAUD_WORDS.CHANGED);
 const PERSONAL = new Set(FRAUD_WORDS.PERSONAL);
 const ADDRESSLIKE = new Set(FRAUD_WORDS.ADDRESSLIKE);
-const FREEMAIL = /@(gmail|googlemail|icloud|me|mac|yahoo|ymail|hotmail|outlook|live|msn|aol|proton|protonmail|pm|gmx|mail|zoho|yandex)\./i;
+const FREEMAIL = new RegExp(`@(${FRAUD_WORDS.FREEMAIL_PROVIDERS.join("|")})\\.`, "i");
 const REPLY_HERE = new Set(FRAUD_WORDS.REPLY_HERE);
 const SECRET_WORDS = new Set(FRAUD_WORDS.SECRET_WORDS);
 const KEPT = new Set(FRAUD_WORDS.KEPT);

@@ -9,7 +9,7 @@
 // reader of the stored comprehension can see why.
 
 import { readFileSync } from "node:fs";
-import { ruleFeatures, type RuleFeature, type Window, type Windows, windows } from "./features.ts";
+import { type RuleFeature, ruleFeatures, type Window, type Windows, windows } from "./features.ts";
 
 export const MODEL_FORMAT = "injection-logreg-v1";
 

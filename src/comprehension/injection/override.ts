@@ -4,9 +4,9 @@
 // correcting their own mail and keeps a third of the weight.
 
 import { C } from "./lexicon.ts";
+import OVERRIDE_WORDS from "./override-words.json" with { type: "json" };
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
-import OVERRIDE_WORDS from "./override-words.json" with { type: "json" };
 
 const SUBJECT_FIRST = new Set(OVERRIDE_WORDS.SUBJECT_FIRST);
 const PRONOUN = new Set(OVERRIDE_WORDS.PRONOUN);

@@ -4,9 +4,9 @@
 // noun (unrestricted, developer mode, an AI) is what lifts them.
 
 import { C, WORDS } from "./lexicon.ts";
+import PERSONA_WORDS from "./persona-words.json" with { type: "json" };
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
-import PERSONA_WORDS from "./persona-words.json" with { type: "json" };
 
 // Names of jailbreak personas; "jailbreak" or "unrestricted" alone are ordinary news words.
 const STRONG_PERSONA = new Set(PERSONA_WORDS.STRONG_PERSONA);

@@ -39,7 +39,7 @@
 // learned stage's weights in model.json. What they score on every fixture set is printed by
 // `npx bun scripts/eval-injection.ts` and `bun run eval`, not quoted here, so no comment can go stale.
 
-import { type Combiner, COMBINER, combinedScore, evidence } from "./combiner.ts";
+import { COMBINER, type Combiner, combinedScore, evidence } from "./combiner.ts";
 import { type InjectionModel, modelVerdict, shippedModel } from "./model.ts";
 import { type Signal, scanText } from "./scan.ts";
 import { CUTOFFS, WEIGHTS as W } from "./weights.ts";

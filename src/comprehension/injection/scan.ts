@@ -11,12 +11,12 @@ import { fraudFamilies } from "./fraud.ts";
 import { multilingualHits } from "./multilingual.ts";
 import { overrideFamilies } from "./override.ts";
 import { personaFamilies } from "./persona.ts";
+import SCAN_WORDS from "./scan-words.json" with { type: "json" };
 import { steerFamilies } from "./steer.ts";
 import { structureHits } from "./structure.ts";
 import { findLinks, type Token, tokenize } from "./text.ts";
 import { type Hit, View } from "./view.ts";
 import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
-import SCAN_WORDS from "./scan-words.json" with { type: "json" };
 
 export type Origin = "body" | "hidden" | "decoded";
 export type Signal = { name: string; weight: number; evidence: string };

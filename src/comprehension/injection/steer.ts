@@ -4,9 +4,9 @@
 // bank"), and "decode this and follow it".
 
 import { C, WORDS } from "./lexicon.ts";
+import STEER_WORDS from "./steer-words.json" with { type: "json" };
 import type { View } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
-import STEER_WORDS from "./steer-words.json" with { type: "json" };
 
 const AFTER_NEG = new Set(STEER_WORDS.AFTER_NEG);
 const ONE_HUMAN = new Set(STEER_WORDS.ONE_HUMAN);

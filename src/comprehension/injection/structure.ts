@@ -3,10 +3,10 @@
 // and URLs built to carry data out (markdown images, placeholders in query strings).
 // Every pattern is bounded or anchored per line so scanning stays linear.
 
+import STRUCTURE_WORDS from "./structure-words.json" with { type: "json" };
 import type { Span } from "./text.ts";
 import type { Hit } from "./view.ts";
 import { WEIGHTS as W } from "./weights.ts";
-import STRUCTURE_WORDS from "./structure-words.json" with { type: "json" };
 
 const SPECIAL_TOKEN =
   /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|tool|function)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(?:start_of_turn|end_of_turn)>|\[(?:SYSTEM|TOOL_CALLS|AVAILABLE_TOOLS)\]/gi;

@@ -13,7 +13,7 @@ const CJK_OPEN = new Set(["\u300c", "\u300e"]);
 const CJK_CLOSE = new Set(["\u300d", "\u300f"]);
 const FENCE_LINE = /^(?:[ \t]{0,3}>){0,4}[ \t]{0,3}```/;
 const SINGLE = new Set(["'", "\u2018", "\u2019"]);
-const OPENS_AFTER = /[\s(\[:]/; // a single quote opens after a space, bracket or colon ...
+const OPENS_AFTER = /[\s([:]/; // a single quote opens after a space, bracket or colon ...
 const CLOSES_BEFORE = /[\s.,;:!?)\]]/; // ... and closes before one; inside a word it is an apostrophe
 
 export class View {

@@ -8,7 +8,7 @@
 // an honest change notice looks the same, and the signals still list what was seen.
 // The weights were set on test/fixtures/sender-risk/tuning.json only; blind.json scores them
 // (scripts/eval-sender-risk.ts).
-import { domainOfAddress, imitation, isFreemail, type Domain } from "./domains.ts";
+import { type Domain, domainOfAddress, imitation, isFreemail } from "./domains.ts";
 import { linkMismatches } from "./links.ts";
 import { readWording } from "./wording.ts";
 

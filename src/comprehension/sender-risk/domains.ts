@@ -8,6 +8,7 @@
 // (northwind-supplies.com.remit-center.net).
 import { domainToUnicode } from "node:url";
 import { parse } from "tldts";
+import WORDS from "./domains-words.json" with { type: "json" };
 
 export type Domain = { host: string; registrable: string; label: string; suffix: string };
 
@@ -115,69 +116,7 @@ export function imitation(candidate: Domain, known: Domain): string | null {
   return null;
 }
 
-const FREEMAIL = new Set([
-  "gmail.com",
-  "googlemail.com",
-  "yahoo.com",
-  "yahoo.fr",
-  "yahoo.es",
-  "yahoo.it",
-  "yahoo.de",
-  "ymail.com",
-  "hotmail.com",
-  "hotmail.fr",
-  "hotmail.es",
-  "hotmail.it",
-  "outlook.com",
-  "outlook.fr",
-  "outlook.de",
-  "outlook.es",
-  "live.com",
-  "msn.com",
-  "aol.com",
-  "icloud.com",
-  "me.com",
-  "mac.com",
-  "protonmail.com",
-  "proton.me",
-  "pm.me",
-  "gmx.net",
-  "gmx.de",
-  "gmx.com",
-  "web.de",
-  "t-online.de",
-  "mail.com",
-  "mail.ru",
-  "yandex.ru",
-  "yandex.com",
-  "zoho.com",
-  "libero.it",
-  "virgilio.it",
-  "tiscali.it",
-  "orange.fr",
-  "free.fr",
-  "laposte.net",
-  "sfr.fr",
-  "wanadoo.fr",
-  "sapo.pt",
-  "terra.com.br",
-  "uol.com.br",
-  "qq.com",
-  "163.com",
-  "naver.com",
-  "seznam.cz",
-  "wp.pl",
-  "o2.pl",
-  "interia.pl",
-  "onet.pl",
-  "telenet.be",
-  "ziggo.nl",
-  "kpnmail.nl",
-  "btinternet.com",
-  "tutanota.com",
-  "fastmail.com",
-  "hey.com",
-]);
+const FREEMAIL = new Set(WORDS.FREEMAIL);
 
 /** A mailbox provider anyone can sign up to: its domain says nothing about who writes. */
 export function isFreemail(domain: Domain | null): boolean {

@@ -2,10 +2,10 @@
 // "text [url]" (src/mail/sanitize.ts), so the words just before a bracketed URL are its text; only
 // text that itself reads as a web address or domain is compared. Click-tracking hosts of the
 // common sending platforms rewrite every target of honest newsletters and are not counted.
-import { domainOf, type Domain } from "./domains.ts";
+import { type Domain, domainOf } from "./domains.ts";
 
 const ANCHOR =
-  /((?:https?:\/\/)?(?:www\.)?[\p{L}\p{N}][\p{L}\p{N}.-]{0,200}\.[\p{L}]{2,24})(?:\/[^\s\[\]]{0,200})?\s*\[(https?:\/\/[^\s\]]{1,2048})\]/gu;
+  /((?:https?:\/\/)?(?:www\.)?[\p{L}\p{N}][\p{L}\p{N}.-]{0,200}\.[\p{L}]{2,24})(?:\/[^\s[\]]{0,200})?\s*\[(https?:\/\/[^\s\]]{1,2048})\]/gu;
 
 const TRACKERS =
   /(?:^|\.)(?:sendgrid\.net|list-manage\.com|mcsv\.net|mailchimp\.com|hubspotlinks\.com|hs-sites\.com|mandrillapp\.com|sparkpostmail\.com|mailgun\.org|exacttarget\.com|rs6\.net|cmail\d*\.com|createsend\d*\.com|mjt\.lu|sendibt\d*\.com|awstrack\.me|safelinks\.protection\.outlook\.com|urldefense\.com|lnkd\.in|t\.co|bit\.ly|mailjet\.com|klclick\d*\.com|ct\.sendgrid\.net)$/i;

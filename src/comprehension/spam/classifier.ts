@@ -11,7 +11,7 @@
 //   spamProbability(model, tokens)      -> the probability for a token set already extracted
 
 import { readFile } from "node:fs/promises";
-import { spamFeatures, type SpamContext } from "./features.ts";
+import { type SpamContext, spamFeatures } from "./features.ts";
 
 export const MODEL_FORMAT = "agent-mailbox/spam-logreg/1";
 

@@ -4,7 +4,7 @@
 // transfer encoding) that bulk senders get wrong more often than people do.
 // Every token is a presence flag; counts become coarse bucket tokens.
 
-import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
+import { type AddressObject, type ParsedMail, simpleParser } from "mailparser";
 import { readablePrefix } from "../../mail/readable-prefix.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
 import { charGrams, cueTokens, modernTokens } from "./modern.ts";

@@ -1,109 +1,22 @@
-// Features for mail as it is written now, beyond word tokens (issue 28): character n-grams for
+// Features for mail as it is written now, beyond word tokens: character n-grams for
 // scripts written without spaces, link text versus link target, lookalike and invented brand
 // domains, payment / urgency / credential / threat / prize cues in several languages,
 // obfuscation (look-alike letters from other scripts, zero-width characters, spaced letters,
 // mathematical letters), image-heavy HTML with little text, and list headers. Every feature is
 // a presence token like the rest; the model (classifier.ts) fits its weight.
 import type { AddressObject, ParsedMail } from "mailparser";
+import WORDS from "./modern-words.json" with { type: "json" };
 import { bucket, registrable } from "./shapes.ts";
 
 const MAX_SCAN = 100_000;
 
-// Brands phishing borrows most. A host naming one outside the brand's own registrable domain
-// is a lookalike ("paypal-secure.help", "dhl.com.track-parcel.top").
-const BRANDS: Record<string, string[]> = {
-  microsoft: ["microsoft.com", "office.com", "live.com", "outlook.com", "sharepoint.com", "onedrive.com"],
-  office365: ["microsoft.com", "office.com"],
-  outlook: ["outlook.com", "microsoft.com", "live.com"],
-  onedrive: ["onedrive.com", "microsoft.com", "live.com"],
-  sharepoint: ["sharepoint.com", "microsoft.com"],
-  paypal: ["paypal.com", "paypal.de", "paypal.co.uk", "paypal.fr", "paypal.me"],
-  amazon: [
-    "amazon.com",
-    "amazon.co.uk",
-    "amazon.de",
-    "amazon.fr",
-    "amazon.es",
-    "amazon.it",
-    "amazon.co.jp",
-    "amazonaws.com",
-    "amazon.nl",
-    "amazon.pl",
-  ],
-  apple: ["apple.com", "icloud.com"],
-  icloud: ["icloud.com", "apple.com"],
-  netflix: ["netflix.com"],
-  dhl: ["dhl.com", "dhl.de"],
-  fedex: ["fedex.com"],
-  ups: ["ups.com"],
-  usps: ["usps.com"],
-  docusign: ["docusign.net", "docusign.com"],
-  dropbox: ["dropbox.com"],
-  google: ["google.com", "gmail.com", "youtube.com"],
-  coinbase: ["coinbase.com"],
-  binance: ["binance.com"],
-  metamask: ["metamask.io"],
-  chase: ["chase.com"],
-  wellsfargo: ["wellsfargo.com"],
-  hsbc: ["hsbc.com", "hsbc.co.uk"],
-  santander: ["santander.com", "santander.co.uk", "santander.es"],
-  adobe: ["adobe.com"],
-  wetransfer: ["wetransfer.com"],
-  spotify: ["spotify.com"],
-  instagram: ["instagram.com"],
-  facebook: ["facebook.com", "facebookmail.com"],
-  linkedin: ["linkedin.com"],
-  revolut: ["revolut.com"],
-  sparkasse: ["sparkasse.de"],
-  posteitaliane: ["poste.it", "posteitaliane.it"],
-  correos: ["correos.es"],
-  laposte: ["laposte.fr", "laposte.net"],
-  postnl: ["postnl.nl"],
-  royalmail: ["royalmail.com"],
-  hmrc: ["gov.uk"],
-  irs: ["irs.gov"],
-  norton: ["norton.com"],
-  mcafee: ["mcafee.com"],
-  steam: ["steampowered.com", "steamcommunity.com"],
-};
-const FREEMAIL =
-  /^(gmail|googlemail|outlook|hotmail|live|yahoo|ymail|aol|gmx|mail|proton|protonmail|icloud|yandex|qq|163|126|web|libero|orange|wanadoo)\.[a-z.]+$/;
-const SHORTENERS = /^(bit\.ly|tinyurl\.com|t\.co|is\.gd|cutt\.ly|rb\.gy|ow\.ly|shorturl\.at|t\.ly|tiny\.cc|goo\.gl|rebrand\.ly)$/;
-const RISKY_TLDS = new Set([
-  "top",
-  "xyz",
-  "icu",
-  "shop",
-  "click",
-  "live",
-  "online",
-  "site",
-  "cc",
-  "buzz",
-  "rest",
-  "monster",
-  "support",
-  "help",
-  "life",
-  "store",
-  "cfd",
-  "sbs",
-  "bond",
-  "work",
-  "loan",
-  "win",
-  "vip",
-  "pro",
-  "ru",
-  "cn",
-  "tk",
-  "ml",
-  "ga",
-  "cf",
-  "gq",
-]);
-const SECURITY_WORDS =
-  /(secure|verify|verif|login|log-in|signin|sign-in|account|billing|update|confirm|auth|portal|refund|wallet|recovery|unlock|support|service|notice|alert|track|redeliver|customs|claim)/;
+// Brands phishing borrows most, with the registrable domains that are theirs: a host naming one
+// outside them is a lookalike ("paypal-secure.help", "dhl.com.track-parcel.top").
+const BRANDS: Record<string, string[]> = WORDS.BRANDS;
+const FREEMAIL = new RegExp(`^(${WORDS.FREEMAIL_PROVIDERS.join("|")})\\.[a-z.]+$`);
+const SHORTENERS = new Set(WORDS.SHORTENERS);
+const RISKY_TLDS = new Set(WORDS.RISKY_TLDS);
+const SECURITY_WORDS = new RegExp(`(${WORDS.SECURITY_WORDS.join("|")})`);
 
 export function modernTokens(mail: ParsedMail, out: Set<string>): void {
   const html = typeof mail.html === "string" ? mail.html.slice(0, MAX_SCAN) : "";
@@ -181,7 +94,7 @@ function hostShape(host: string, prefix: string, out: Set<string>): void {
   const name = reg.split(".")[0] ?? "";
   const tld = host.split(".").pop() ?? "";
   if (RISKY_TLDS.has(tld)) out.add(`${prefix}:risky-tld`);
-  if (SHORTENERS.test(host)) out.add(`${prefix}:shortener`);
+  if (SHORTENERS.has(host)) out.add(`${prefix}:shortener`);
   const brand = brandIn(host.replace(/[^a-z0-9]/g, ""));
   if (brand && !ownDomain(brand, reg)) out.add(`${prefix}:brand-elsewhere`);
   if (/\.(com|net|org|co)\.[a-z0-9-]+\.[a-z]{2,}$/.test(host) && !/\.co\.[a-z]{2}$/.test(host)) out.add(`${prefix}:embedded-domain`);
@@ -206,17 +119,14 @@ function ownDomain(brand: string, reg: string): boolean {
 
 // Cue families in several languages. Each present family is a token, and so is each pair of
 // families (credential + threat is phishing; payment + urgency is a fee scam).
+const cue = (family: { words: string[]; unspaced: string[] }) =>
+  new RegExp([`\\b(${family.words.join("|")})`, ...family.unspaced].join("|"), "i");
 const CUES: Record<string, RegExp> = {
-  urgency:
-    /\b(urgent|urgently|immediately|asap|within \d+ ?(hours?|h|days?)|final (notice|reminder|warning)|last chance|expires? (today|soon|in)|act now|don't miss|today only|before midnight|limited time|only \d+ (spots|places|seats)|sofort|umgehend|dringend|innerhalb von \d+|immédiatement|dernier (avis|rappel)|urgente|inmediato|de inmediato|últim[oa] aviso|entro \d+ ore|subito|imediatamente|binnen \d+ uur|natychmiast|срочно|немедленно|в течение \d+|acil|hemen|omedelbart)|至急|今すぐ|期限|立即|马上|尽快|紧急|즉시|긴급/i,
-  payment:
-    /\b(pay|payment|fee|invoice|overdue|unpaid|outstanding balance|remittance|wire|transfer|bank details|iban|gift card|bitcoin|btc|usdt|crypto|wallet|deposit|refund|charged|zahlung|gebühr|rechnung|überweisung|paiement|frais|facture|virement|pago|tasa|factura|pagamento|taxa|betaal|betaling|factuur|opłat|płatność|faktura|оплат|платеж|счет|перевод|ödeme|ücret|fatura|betala|avgift)|支払|料金|振込|付款|支付|费用|转账|결제|입금|دفع|رسوم/i,
-  credentials:
-    /\b(verify|verification required|confirm your (identity|details|account|email)|sign in|log ?in|password|credentials|seed phrase|account (will be|has been|is) (suspended|locked|limited|closed|disabled)|update your (payment|details|information)|re-?activate|bestätigen sie|verifizieren|anmelden|vérifi|connectez|identifiant|verifique|confirme sus|inicie sesión|verifica|accedi|confirme seus|verifiëren|inloggen|zweryfikuj|zaloguj|подтверд|войти|doğrula|giriş yap|verifiera|logga in)|本人確認|ログイン|验证|登录|인증|로그인|تأكيد/i,
-  threat:
-    /\b(suspend|suspended|locked|blocked|terminated|deactivat|deleted|permanently|collections?|legal action|police|returned to (the )?sender|late fee|penalt|gesperrt|deaktiviert|zurückgesendet|suspendu|bloqué|fermé|retourné|bloquead|suspendid|devuelto|sospes|bloccat|bloquead|devolvid|geblokkeerd|zablokowan|zwrócon|заблокир|askıya|kapatılacak|spärrat|returneras)|停止|凍結|冻结|封号|退回|정지|차단|إيقاف/i,
-  prize:
-    /\b(congratulations|you('ve| have) (won|been selected|been chosen)|winner|lottery|prize|reward|claim (your|now)|airdrop|giveaway|beneficiary|free (iphone|gift)|gewonnen|gewinner|gagné|gagnant|ganador|ha ganado|premio|vinto|prêmio|ganhou|gewonnen|wygrał|выиграл|приз|kazandınız|ödül|vunnit)|当選|中奖|恭喜|당첨/i,
+  urgency: cue(WORDS.CUES.urgency),
+  payment: cue(WORDS.CUES.payment),
+  credentials: cue(WORDS.CUES.credentials),
+  threat: cue(WORDS.CUES.threat),
+  prize: cue(WORDS.CUES.prize),
   // Amounts are short: an unbounded [\d.,]* tried from every digit of a long run is quadratic.
   money: /(?:[$€£¥₽₺]\s?\d|\d[\d.,]{0,24}\s?(?:usd|eur|gbp|usdt|btc|eth|€|zł|₽|tl|kr|円|元|원|درهم)\b|\b\d+(?:[.,]\d+)?\s?%)/i,
   offmail: /\b(whatsapp|telegram|signal app|wechat|微信|line id|viber)\b/i,

@@ -5,7 +5,7 @@
 // lone weak phrase yields a low confidence and agreeing header and content evidence a high one.
 
 import { readFileSync } from "node:fs";
-import { extractFacts, scanText, type ComprehensionInput, type Facts } from "./extract.ts";
+import { type ComprehensionInput, extractFacts, type Facts, scanText } from "./extract.ts";
 import { LABEL_NAMES, type Label } from "./labels.ts";
 
 export type Classification = { label: Label; confidence: number; signals: string[] };
@@ -293,7 +293,7 @@ function features(input: ComprehensionInput, facts: Facts): Features {
     "list-id" in h ||
     "list-unsubscribe" in h ||
     /auto-/i.test(h["auto-submitted"] ?? "") ||
-    /bulk|list|junk|auto_reply/i.test(h["precedence"] ?? "") ||
+    /bulk|list|junk|auto_reply/i.test(h.precedence ?? "") ||
     /^(?:no-?reply|do-?not-?reply|notifications?|alerts?|mailer-daemon|postmaster|noreply)[@+.-]/i.test(from);
   const body = input.bodyClean.slice(0, HEAD_CHARS);
   return {

@@ -3,8 +3,8 @@
 // one without a year, or a relative one, is kept as written: guessing the year or "today"
 // would invent a fact. Quantifiers are bounded so the scan stays linear.
 
-import type { Found } from "./found.ts";
 import { zoneAfter } from "./extract-zones.ts";
+import type { Found } from "./found.ts";
 
 export type FoundDate = { text: string; iso: string | null };
 
@@ -37,7 +37,7 @@ const DAY_FIRST = new RegExp(
   "gi",
 );
 // "/" is read month-first (US) unless the first number cannot be a month; "." day-first.
-const NUMERIC = /(?<![\w\/.])(\d{1,2})([\/.])(\d{1,2})\2(\d{4})(?![\w\/]|\.\d)/g;
+const NUMERIC = /(?<![\w/.])(\d{1,2})([/.])(\d{1,2})\2(\d{4})(?![\w/]|\.\d)/g;
 const RELATIVE = new RegExp(
   `(?<!black |cyber )\\b(?:today|tonight|tomorrow|yesterday|(?:next|this|last) {1,3}(?:week|month|year|${WEEKDAY})|monday|tuesday|wednesday|thursday|friday|saturday|sunday)` +
     `(?: {1,3}(?:at|@) {1,3}(?:\\d{1,2}(?::\\d{2})? ?(?:[ap]m|[ap]\\.m\\.)?|noon|midnight)| {1,3}(?:morning|afternoon|evening|night))?(?![\\w])`,
@@ -100,7 +100,7 @@ function dated(
   take: (index: number, end: number, value: FoundDate) => void,
 ): void {
   const index = m.index!;
-  let end = index + m[0].length;
+  const end = index + m[0].length;
   if (!year) {
     if (month >= 1 && day >= 1 && day <= 31) take(index, end, { text: m[0], iso: null });
     return;

@@ -3,7 +3,7 @@
 // "text [url]", so the words just before a URL are its anchor text or the sentence leading to
 // it; those words and the URL's path decide its kind.
 
-const URL = /(?<![\w@])https?:\/\/[^\s<>"'\[\]{}|\\^`]{1,2048}/gi;
+const URL = /(?<![\w@])https?:\/\/[^\s<>"'[\]{}|\\^`]{1,2048}/gi;
 const TRAILING = ".,;:!?'\"*";
 const HEADER_URL = /<(https?:\/\/[^>\s]{1,2048})>/gi;
 
@@ -17,7 +17,7 @@ const RESET_PATH = /(?:reset|forgot|recover)[\w-]{0,20}|\/password\b|passwd/i;
 const RESET_WORDS =
   /\b(?:reset (?:your |the )?password|password reset|forgot (?:your )?password|choose a new password|set a new password)\b[^\n]{0,80}$/i;
 const SIGNIN_PATH =
-  /\/(?:login|log-in|signin|sign-in|sign_in|magic|magic-link|verify|verification|confirm|activate|auth|session|sso|passwordless|otp)(?=[\/?#._-]|$)|[?&](?:magic|login_token|signin_token)=/i;
+  /\/(?:login|log-in|signin|sign-in|sign_in|magic|magic-link|verify|verification|confirm|activate|auth|session|sso|passwordless|otp)(?=[/?#._-]|$)|[?&](?:magic|login_token|signin_token)=/i;
 const SIGNIN_WORDS =
   /\b(?:sign(?:ing)? ?in|log(?:ging)? ?in|magic link|verify (?:your )?(?:email|address|account)|confirm (?:your )?(?:email|address|account|sign-?up|subscription)|activate (?:your )?account)\b[^\n]{0,60}$/i;
 

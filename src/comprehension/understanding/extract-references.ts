@@ -9,11 +9,11 @@ export type Reference = { kind: ReferenceKind; value: string };
 
 // The label, optional qualifier ("number", "ref", "#"), optional ":"/"is", then the value.
 const QUALIFIER = String.raw`(?: {1,3}(?:number|no\.?|num\.?|nr\.?|id|code|ref(?:erence)?\.?|#))?(?: {0,3}(?:[:#]|is)| {0,3}-)? {0,3}#? {0,2}`;
-const VALUE = String.raw`([A-Z0-9](?:[A-Z0-9/-]{0,30}[A-Z0-9])?)`;
+const VALUE = "([A-Z0-9](?:[A-Z0-9/-]{0,30}[A-Z0-9])?)";
 const LABELS: [ReferenceKind, string][] = [
-  ["booking", String.raw`booking|reservation|confirmation|pnr|record locator|buchungsnummer|réservation|reserva|prenotazione`],
-  ["invoice", String.raw`invoice|rechnung(?:snummer)?|facture|factura|fattura`],
-  ["ticket", String.raw`ticket|case|incident|support request|service request`],
+  ["booking", "booking|reservation|confirmation|pnr|record locator|buchungsnummer|réservation|reserva|prenotazione"],
+  ["invoice", "invoice|rechnung(?:snummer)?|facture|factura|fattura"],
+  ["ticket", "ticket|case|incident|support request|service request"],
   ["reference", String.raw`(?:payment |transaction |customer |your )?reference|ref\.?|agreement|contract|policy|membership`],
 ];
 const LABELLED = LABELS.map(([kind, words]) => ({

@@ -39,6 +39,7 @@ export type Facts = {
 };
 
 import type { Found } from "./found.ts";
+
 export type { Found } from "./found.ts";
 
 // Beyond what the sanitizer keeps; a guard, not a limit real mail reaches.
@@ -99,11 +100,11 @@ const NOT_A_CODE_BEFORE =
 const SHOPPING_BEFORE = /\d%|% off|\b(?:discount|coupon|promo|checkout|off your)\b/i;
 // A 4-8 character token, a "123 456" or "123-456" pair, optionally "G-" prefixed; never glued
 // to a currency sign, '#', a path or a decimal.
-const CODE_CANDIDATE = /(?<![\w#$€£¥₹.,\/:+\-]|\d[ -])(?:[A-Z]-)?(\d{4,8}|\d{3}[ -]\d{3}|[A-Z0-9]{4,8})(?![\w\/%]|[.,:]\d|[ -]\d)/g;
+const CODE_CANDIDATE = /(?<![\w#$€£¥₹.,/:+-]|\d[ -])(?:[A-Z]-)?(\d{4,8}|\d{3}[ -]\d{3}|[A-Z0-9]{4,8})(?![\w/%]|[.,:]\d|[ -]\d)/g;
 // Codes written in groups: "90-21-77", "8841 2205", "4 8 2 9 1 3" (also what styled HTML
 // digits in separate cells become), "K7Q-2M9". Typed without the separators.
 const SEPARATED_CODE =
-  /(?<![\w#$€£¥₹.,\/:+-]|\d[ -])(\d{2,4}(?:[ -]\d{2,4}){1,3}|\d(?: \d){3,7}|(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{3,4}-[A-Z0-9]{3,4})(?![\w\/%-]|[.,:]\d|[ -]\d)/g;
+  /(?<![\w#$€£¥₹.,/:+-]|\d[ -])(\d{2,4}(?:[ -]\d{2,4}){1,3}|\d(?: \d){3,7}|(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{3,4}-[A-Z0-9]{3,4})(?![\w/%-]|[.,:]\d|[ -]\d)/g;
 
 /** Plain and grouped candidates in text order; a grouped one wins over plain ones inside it. */
 function codeCandidates(masked: string): RegExpMatchArray[] {

@@ -3,9 +3,9 @@
 // answer throws; the engine turns that into the built-in fallback. The email is data for the
 // model, never instructions: the system prompt says so and a random marker fences it.
 
-import { scanText, type Amount, type ComprehensionInput, type Facts, type TrackingNumber } from "./extract.ts";
-import { LABEL_NAMES, LABELS, isLabel, type Label } from "./labels.ts";
-import { declaredTypes, isObject, validate, type JsonSchema } from "./schema-validate.ts";
+import { type Amount, type ComprehensionInput, type Facts, scanText, type TrackingNumber } from "./extract.ts";
+import { isLabel, LABEL_NAMES, LABELS, type Label } from "./labels.ts";
+import { declaredTypes, isObject, type JsonSchema, validate } from "./schema-validate.ts";
 
 export type LlmOptions = {
   url: string; // the API base, e.g. http://host:8080/v1

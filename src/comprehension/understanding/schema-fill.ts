@@ -5,10 +5,11 @@
 // validated; a value that does not fit is dropped, never forced, so a required property is
 // either truly found or reported missing.
 
-import { findAmounts, parseNumber, scanText, type Amount, type ComprehensionInput, type Facts, type Found } from "./extract.ts";
-import { findDates, type FoundDate } from "./extract-dates.ts";
-import { declaredTypes, isObject, validateProperty, type JsonSchema } from "./schema-validate.ts";
+import { type Amount, type ComprehensionInput, type Facts, type Found, findAmounts, parseNumber, scanText } from "./extract.ts";
+import { type FoundDate, findDates } from "./extract-dates.ts";
 import type { Label } from "./labels.ts";
+import WORDS from "./schema-fill-words.json" with { type: "json" };
+import { declaredTypes, isObject, type JsonSchema, validateProperty } from "./schema-validate.ts";
 
 export type SchemaFill = {
   values: Record<string, unknown>;
@@ -34,28 +35,8 @@ const MAX_STRING = 2000;
 const SUMMARY_CHARS = 280;
 // Tokens that say what shape a value has, not which value it is: matching on them alone would
 // put the "Date:" line of a quoted header into `due_date`.
-const GENERIC = new Set([
-  "number",
-  "id",
-  "no",
-  "name",
-  "date",
-  "time",
-  "type",
-  "value",
-  "code",
-  "link",
-  "url",
-  "address",
-  "email",
-  "the",
-  "your",
-  "a",
-  "of",
-  "is",
-  "has",
-]);
-const BOOLEAN_PREFIX = new Set(["is", "has", "requires", "require", "needs", "need", "contains", "was", "did", "should", "can"]);
+const GENERIC = new Set(WORDS.GENERIC);
+const BOOLEAN_PREFIX = new Set(WORDS.BOOLEAN_PREFIX);
 
 export function fillSchema(schema: JsonSchema, input: ComprehensionInput, facts: Facts, label: Label | null = null): SchemaFill {
   const properties = isObject(schema.properties) ? schema.properties : {};
@@ -195,7 +176,7 @@ function pickEnum(options: unknown[], nameTokens: string[], ctx: Ctx): unknown {
   for (const option of options) {
     if (typeof option !== "string" && typeof option !== "number") continue;
     const phrase = String(option).toLowerCase().replace(/[_-]+/g, " ");
-    const re = new RegExp(`\\b${escape(phrase)}\\b`, "g");
+    const re = new RegExp(`\\b${escapeRegex(phrase)}\\b`, "g");
     for (const m of spaced.matchAll(re)) {
       const around = ctx.lower.slice(Math.max(0, m.index - 25), m.index + phrase.length + 25);
       const score = nameTokens.some((t) => around.includes(t)) ? 3 : 1;
@@ -223,7 +204,7 @@ function booleanFrom(nameTokens: string[], ctx: Ctx): boolean {
     return /\b(?:action required|please (?:respond|reply|confirm|review|approve|sign)|respond by|reply by|awaiting your)\b/.test(ctx.lower);
   // Otherwise: true when the property's own distinctive words occur in the message.
   const distinctive = words.filter((w) => w.length >= 4 && !GENERIC.has(w));
-  return distinctive.length > 0 && distinctive.some((w) => new RegExp(`\\b${escape(w)}`).test(ctx.lower));
+  return distinctive.length > 0 && distinctive.some((w) => new RegExp(`\\b${escapeRegex(w)}`).test(ctx.lower));
 }
 
 // ---- coercion --------------------------------------------------------------------------
@@ -277,7 +258,7 @@ function coerceTo(raw: unknown, type: string, sub: JsonSchema): unknown {
 
 // ---- text helpers ----------------------------------------------------------------------
 
-const LABEL_LINE = /^ {0,8}(?:[*•-] {0,2})?([A-Za-z][A-Za-z0-9 _'.\/()&-]{0,48}?) {0,3}[:：] {0,4}(\S.{0,500})$/;
+const LABEL_LINE = /^ {0,8}(?:[*•-] {0,2})?([A-Za-z][A-Za-z0-9 _'./()&-]{0,48}?) {0,3}[:：] {0,4}(\S.{0,500})$/;
 
 function labelLines(body: string): LabelLine[] {
   const out: LabelLine[] = [];
@@ -334,6 +315,6 @@ function once<T>(make: () => T): () => T {
   return () => (value ??= make());
 }
 
-function escape(s: string): string {
+function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

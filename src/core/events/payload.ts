@@ -19,7 +19,7 @@ export type MessageReceivedPayload = {
   confidence: number;
 };
 
-/** What became of an outbound message (src/core/outbound/dispatch.ts's recordOutcome, src/core/inbound/bounces.ts). */
+/** What became of an outbound message (src/core/outbound/record-outcome.ts's recordOutcome, src/core/inbound/bounces.ts). */
 export const OUTBOUND_EVENT_TYPES = [
   "message.sent",
   "message.delivered",

@@ -1,10 +1,9 @@
 // One message, one copy: an MTA that never saw our 250 sends the same message again, and an agent
 // must not act on it twice. A delivery is a copy of an earlier one when the same mailbox received
-// the same Message-ID with the same bytes (SHA-256, below the trace headers: see copyDigest) within
+// the same Message-ID with the same bytes (SHA-256, below the trace headers: see copyStart) within
 // the window; the same Message-ID with other bytes is a different message (a resend or a forgery)
 // and is stored. A message without a Message-ID is always stored.
 import type { Db } from "../../db.ts";
-import { sha256HexNow } from "../../secrets.ts";
 
 /** How long a first copy is remembered; documented in docs/recovery.md ("One message, one copy"). */
 export const DEDUPE_WINDOW_DAYS = 7;
@@ -57,12 +56,13 @@ const TRACE_FIELDS = new Set([
 ]);
 
 /**
- * The digest that identifies a copy: SHA-256 of the raw message without the trace header fields
- * at its top. Keyed on the whole raw bytes (as before), an MTA's retry that came by another path
- * (one more or one other Received line) was a different message and was stored twice. Only the
- * leading block is skipped: a Received field below the sender's own headers is content.
+ * Where the bytes that identify a copy start: the digest that identifies it is the SHA-256 of the
+ * raw message from here on, without the trace header fields at its top. Keyed on the whole raw
+ * bytes (as before), an MTA's retry that came by another path (one more or one other Received
+ * line) was a different message and was stored twice. Only the leading block is skipped: a
+ * Received field below the sender's own headers is content.
  */
-export function copyDigest(raw: Uint8Array): string {
+export function copyStart(raw: Uint8Array): number {
   let at = 0;
   for (;;) {
     const colon = raw.indexOf(0x3a, at);
@@ -76,5 +76,5 @@ export function copyDigest(raw: Uint8Array): string {
     if (end < 0) break;
     at = end + 1;
   }
-  return sha256HexNow(at === 0 ? raw : raw.subarray(at));
+  return at;
 }

@@ -4,7 +4,8 @@
 
 import { parseInbound } from "../../mail/parse.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
-import { sha256HexNow } from "../../secrets.ts";
+import { sha256HexInSlices } from "../../sha256-in-slices.ts";
+import { bodyRow, longBodies } from "../body-objects.ts";
 import { attachmentKey, rawKey } from "../content.ts";
 import { newId } from "../ids.ts";
 import { wakeWorkers } from "../job-wakeup.ts";
@@ -13,8 +14,8 @@ import type { Mailbox } from "../mailboxes.ts";
 import { MAILTO_LOCAL_PREFIX } from "../outbound/index.ts";
 import type { Services } from "../services.ts";
 import { stopwatch } from "../stage-times.ts";
-import { hexInSlices } from "./bytea-hex.ts";
-import { claimFirstCopies, claimHeld, copyDigest } from "./dedupe.ts";
+import { claimFirstCopies, claimHeld, copyStart } from "./dedupe.ts";
+import { type ContentValue, contentValue, dropStaged, unstage } from "./staged-content.ts";
 import { threadIdExpression } from "./threading.ts";
 
 export type InboundEnvelope = {
@@ -57,22 +58,32 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   const body = await watch.time("sanitize", async () =>
     sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars }),
   );
+  // Bodies above the store's threshold: encoded and hashed once, whatever the number of copies.
+  const long = longBodies(svc, body);
   const unique = [...new Map(mailboxes.map((mailbox) => [mailbox.id, mailbox])).values()];
   const rawId = newId("raw");
-  const digest = sha256HexNow(raw);
-  const copyId = parsed.rfcMessageId === null ? "" : copyDigest(raw);
+  // Both digests in one pass, a slice at a time: the raw message's, and the one that identifies a copy.
+  const [digest, copyOfDigest] = await watch.time("hash", () => sha256HexInSlices(raw, [0, copyStart(raw)]));
+  const copyId = parsed.rfcMessageId === null ? "" : copyOfDigest!;
   await ensureTask(svc.sql, "process_inbound");
 
   // Claims are taken in mailbox id order, so two deliveries to several mailboxes cannot deadlock.
   const planned = [...unique]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((mailbox) => ({ mailbox, id: newId("msg"), attachmentIds: parsed.attachments.map(() => newId("att")) }));
+    .map((mailbox) => {
+      const id = newId("msg");
+      return { mailbox, id, attachmentIds: parsed.attachments.map(() => newId("att")), bodies: bodyRow(id, body, long) };
+    });
   const rfcMessageId = parsed.rfcMessageId;
 
   // With an object store the bytes go there first, each write checked (blob-store.ts): the rows
   // below only name them, and a store that fails makes this throw, so the sender gets a 4xx.
+  // Each copy's long bodies are its own objects, so retention can empty one copy and not another.
   const blobs = svc.blobs;
-  const objectKeys = blobs ? [rawKey(rawId), ...planned.flatMap(({ attachmentIds }) => attachmentIds.map(attachmentKey))] : [];
+  const bodyKeys = (bodies: (typeof planned)[number]["bodies"]) => bodies.objects.map(({ key }) => key);
+  const objectKeys = blobs
+    ? [rawKey(rawId), ...planned.flatMap(({ attachmentIds, bodies }) => [...attachmentIds.map(attachmentKey), ...bodyKeys(bodies)])]
+    : [];
   if (blobs) {
     await watch.time("store_objects", () =>
       Promise.all([
@@ -80,6 +91,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
         ...planned.flatMap(({ attachmentIds }) =>
           attachmentIds.map((id, i) => blobs.put(attachmentKey(id), parsed.attachments[i]!.content)),
         ),
+        ...planned.flatMap(({ bodies }) => bodies.objects.map(({ key, bytes }) => blobs.put(key, bytes))),
       ]),
     );
   }
@@ -94,12 +106,25 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
       svc.log.warn("content.store_delete_failed", { keys, error: error.message }),
     );
   const sql = svc.sql;
-  // Without a store the bytes go into the statement, as hex built a slice at a time (bytea-hex.ts).
-  const rawContent = blobs ? null : sql`decode(${await watch.time("encode", () => hexInSlices(raw))}, 'hex')`;
-  const attachmentContents: (ReturnType<typeof sql> | null)[] = [];
-  for (const attachment of parsed.attachments) {
-    attachmentContents.push(blobs ? null : sql`decode(${await watch.time("encode", () => hexInSlices(attachment.content))}, 'hex')`);
-  }
+  // Without a store the bytes go into the statement, or, when large, are staged a slice at a time
+  // before it (staged-content.ts).
+  const contents = blobs
+    ? []
+    : await watch.time("encode", async () => {
+        const values: ContentValue[] = [];
+        try {
+          for (const bytes of [raw, ...parsed.attachments.map((attachment) => attachment.content)]) {
+            values.push(await contentValue(sql, bytes));
+          }
+        } catch (error) {
+          dropStaged(sql, stagedIdsOf(values));
+          throw error;
+        }
+        return values;
+      });
+  const stagedIds = stagedIdsOf(contents);
+  const rawContent = contents[0]?.expression ?? null;
+  const attachmentContents = parsed.attachments.map((_, i) => contents[i + 1]?.expression ?? null);
   const storedIf = (messageIds: string[]) => (rfcMessageId === null ? sql`true` : claimHeld(sql, messageIds));
   const inserts = [
     sql`raw_row as (
@@ -107,15 +132,17 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
       select ${rawId}, ${raw.byteLength}, ${digest}, ${rawContent}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}, ${blobs ? rawKey(rawId) : null}
       where ${storedIf(planned.map(({ id }) => id))})`,
   ];
-  planned.forEach(({ mailbox, id, attachmentIds }, m) => {
+  planned.forEach(({ mailbox, id, attachmentIds, bodies: { columns } }, m) => {
     const stored = storedIf([id]);
     const threadId = threadIdExpression(sql, mailbox.id, parsed.inReplyTo, parsed.references);
     inserts.push(sql`${sql(`message_${m}`)} as (
       insert into messages (id, account_id, mailbox_id, raw_message_id, direction, rfc_message_id, thread_id, in_reply_to,
-        "references", from_addr, to_addr, subject, body_raw, body_clean, truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
+        "references", from_addr, to_addr, subject, body_raw, body_clean, body_raw_key, body_raw_sha256, body_clean_key, body_clean_sha256,
+        truncated, sanitization, hidden_text, parse_warnings, headers, unread_content)
       select ${id}, ${mailbox.account_id}, ${mailbox.id}, ${rawId}, 'in', ${rfcMessageId}, ${threadId}, ${parsed.inReplyTo},
         ${parsed.references}::text[], ${parsed.fromAddr ?? envelope.mailFrom ?? ""}, ${mailbox.address}, ${parsed.subject},
-        ${body.body_raw}, ${body.body_clean}, ${body.truncated}, ${sql.json(body.report as never)}, ${body.hidden_text || null},
+        ${columns.body_raw}, ${columns.body_clean}, ${columns.body_raw_key}, ${columns.body_raw_sha256}, ${columns.body_clean_key},
+        ${columns.body_clean_sha256}, ${body.truncated}, ${sql.json(body.report as never)}, ${body.hidden_text || null},
         ${parsed.warnings}::text[], ${sql.json(parsed.headerValues)}, ${parsed.unread}
       where ${stored})`);
     parsed.attachments.forEach((attachment, i) => {
@@ -138,14 +165,17 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
           copyId,
           planned.map(({ mailbox, id }) => ({ mailboxId: mailbox.id, messageId: id })),
         )})`;
-  const expressions = [claims, ...inserts].reduce((list, next) => sql`${list}, ${next}`);
+  const expressions = [claims, ...inserts, ...(stagedIds.length > 0 ? [unstage(sql, stagedIds)] : [])].reduce(
+    (list, next) => sql`${list}, ${next}`,
+  );
   // The reply comes after COMMIT (an implicit transaction ends at the statement's Sync, and
   // postgres.js resolves at ReadyForQuery), so success here means durable.
   const held = await watch
     .time("store", () => sql`with ${expressions} select mailbox_id, message_id from claims`)
     .catch((error) => {
-      // Nothing committed names the objects when the statement failed (the sender retries).
+      // Nothing committed names the objects or used the slices when the statement failed (the sender retries).
       if (blobs) dropObjects(objectKeys);
+      dropStaged(sql, stagedIds);
       throw error;
     });
 
@@ -157,7 +187,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
     // Objects written for copies that were not stored again: nothing names them.
     const unused = planned
       .filter(({ mailbox, id }) => idByMailbox.get(mailbox.id) !== id)
-      .flatMap(({ attachmentIds }) => attachmentIds.map(attachmentKey));
+      .flatMap(({ attachmentIds, bodies }) => [...attachmentIds.map(attachmentKey), ...bodyKeys(bodies)]);
     if (copies === planned.length) unused.push(rawKey(rawId));
     dropObjects(unused);
   }
@@ -173,3 +203,5 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   });
   return ids;
 }
+
+const stagedIdsOf = (values: ContentValue[]) => values.flatMap((value) => (value.stagedId ? [value.stagedId] : []));

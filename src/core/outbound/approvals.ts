@@ -17,7 +17,7 @@ export type { ReviewSubject } from "./reviews.ts";
 import { CoreError, isCoreError, isOurFailure } from "../errors.ts";
 import { enqueueJob } from "../jobs.ts";
 import type { Services } from "../services.ts";
-import type { StoredResponse } from "./idempotency.ts";
+import type { SendOutcome } from "./outcome.ts";
 
 // ---- Telling reviewers ------------------------------------------------------------------------
 
@@ -194,7 +194,7 @@ export async function linkState(db: Db, token: string): Promise<LinkState> {
 
 type Reviewer = { id: string; email: string };
 export type LinkAnswer =
-  | { kind: "approved"; result: StoredResponse; subject: ReviewSubject; reviewer: Reviewer }
+  | { kind: "approved"; result: SendOutcome; subject: ReviewSubject; reviewer: Reviewer }
   | { kind: "rejected"; subject: ReviewSubject; reviewer: Reviewer }
   | { kind: "refused"; error: CoreError; subject: ReviewSubject; reviewer: Reviewer }
   | { kind: "closed"; state: Exclude<LinkState, { kind: "open" }> };

@@ -7,7 +7,6 @@
 //   sending ──permanent rejection──▶ draft (error recorded, fix and send again)
 //   draft ──delete──▶ deleted (tombstoned)
 import type { Db, Sql, Tx } from "../../db.ts";
-import { draftAttachmentFiles } from "../attachment-bytes.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { findMailbox } from "../mailboxes.ts";
@@ -16,9 +15,9 @@ import { assertMailboxAllowed, type Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { recordLifecycleEvent } from "../webhooks/index.ts";
 import { dispatchMessage } from "./dispatch.ts";
-import type { StoredResponse } from "./idempotency.ts";
-import { automaticOriginal, loopGuardReason } from "./loop-guard.ts";
-import { outcomeResponse } from "./outcome.ts";
+import { DRAFT_COLUMNS, type Draft, type DraftRow, type DraftStatus, draftEventBase, draftView } from "./draft-rows.ts";
+import { loopGuardReason } from "./loop-guard.ts";
+import type { SendOutcome } from "./outcome.ts";
 import {
   assertSendingEntitled,
   type OutgoingRequest,
@@ -31,56 +30,6 @@ import {
 } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 import { closeReview, type HoldReason, openReview } from "./reviews.ts";
-
-export type DraftStatus = "draft" | "pending_approval" | "sending" | "sent" | "rejected";
-
-export type Draft = {
-  id: string;
-  mailbox_id: string;
-  status: DraftStatus;
-  to: string | null;
-  subject: string;
-  text: string;
-  reply_to_message_id: string | null;
-  requires_human: boolean;
-  thread_id: string;
-  created_at: string;
-  updated_at: string;
-};
-
-export type DraftRow = Draft & {
-  account_id: string;
-  in_reply_to: string | null;
-  references: string[];
-  deleted_at: string | null;
-  last_error: string | null;
-  held_reason: string | null;
-  /** timestamps arrive as ISO strings (src/db.ts) */
-  scheduled_at: string | null;
-  schedule_time_zone: string | null;
-  approved_at: string | null;
-  decided_by: string | null;
-};
-
-const DRAFT_COLUMNS = `id, account_id, mailbox_id, status, to_addr as "to", subject, text, reply_to_message_id, requires_human,
-  thread_id, created_at, updated_at, in_reply_to, "references", deleted_at, last_error, held_reason, scheduled_at, schedule_time_zone,
-  approved_at, decided_by`;
-
-function draftView(row: DraftRow): Draft {
-  return {
-    id: row.id,
-    mailbox_id: row.mailbox_id,
-    status: row.status,
-    to: row.to,
-    subject: row.subject,
-    text: row.text,
-    reply_to_message_id: row.reply_to_message_id,
-    requires_human: row.requires_human,
-    thread_id: row.thread_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
 
 async function insertDraft(
   db: Db,
@@ -173,18 +122,6 @@ function heldByOf(heldReason: string | null): string {
   return "loop_guard";
 }
 
-export function draftEventBase(row: DraftRow) {
-  return {
-    accountId: row.account_id,
-    mailboxId: row.mailbox_id,
-    threadId: row.thread_id,
-    messageId: null,
-    draftId: row.id,
-    to: row.to,
-    subject: row.subject,
-  };
-}
-
 /** A live draft the principal may see; tombstoned, deleted and foreign drafts are the one 404. */
 export async function findDraft(db: Db, principal: Principal, id: string): Promise<DraftRow | null> {
   const [row] = await db.unsafe<DraftRow[]>(
@@ -256,9 +193,9 @@ export async function deleteDraft(db: Db, principal: Principal, id: string): Pro
   if (rows.length === 0) await conflictOrMissing(db, principal, id);
 }
 
-const pendingResponse = (id: string): StoredResponse => ({ status: 202, body: { draft_id: id, status: "pending_approval" } });
+const pendingResponse = (id: string): SendOutcome => ({ kind: "pending_approval", draftId: id });
 
-export async function sendDraft(svc: Services, principal: Principal, id: string): Promise<StoredResponse> {
+export async function sendDraft(svc: Services, principal: Principal, id: string): Promise<SendOutcome> {
   const draft = await visibleDraft(svc.sql, principal, id);
   if (draft.status === "pending_approval") return pendingResponse(id);
   if (draft.status !== "draft") throw errors.approvalConflict();
@@ -292,8 +229,7 @@ export async function sendDraft(svc: Services, principal: Principal, id: string)
 /**
  * Moves a draft from `from` to sending and delivers it through the shared pipeline. Used by draft
  * send (from draft) and by a human's approval (from pending_approval). The draft is locked,
- * checked and claimed in the transaction that records the message, and the claimed row is what
- * goes out: an edit accepted before the claim is in the mail, a later one gets approval_conflict.
+ * checked and claimed in the transaction that records the message (draft-claim.ts).
  */
 export async function deliverDraft(
   svc: Services,
@@ -301,61 +237,10 @@ export async function deliverDraft(
   tenant: Tenant,
   from: "draft" | "pending_approval",
   decidedBy: string | null = null,
-): Promise<StoredResponse> {
+): Promise<SendOutcome> {
   const { accountId } = tenant;
-  const result = await dispatchMessage(svc, {
-    accountId,
-    async prepare(tx) {
-      const [row] = await tx.unsafe<DraftRow[]>(
-        `select ${DRAFT_COLUMNS} from drafts where id = $1 and status = $2 and deleted_at is null for update`,
-        [draftId, from],
-      );
-      if (!row) throw errors.approvalConflict();
-      if (!row.to) throw errors.draftWithoutRecipient();
-      await checkRecipientPolicy(tx, { accountId: row.account_id }, row.mailbox_id, row.to);
-      const mailbox = await findMailbox(tx, { accountId: row.account_id }, row.mailbox_id);
-      if (!mailbox) throw errors.notFound("mailbox");
-      await tx`
-        update drafts set status = 'sending', last_error = null, decided_by = coalesce(${decidedBy}, decided_by), updated_at = now()
-        where id = ${draftId}`;
-      if (from === "pending_approval") await closeReview(tx, draftId, "approved", decidedBy);
-      return {
-        mailbox,
-        to: row.to,
-        subject: row.subject,
-        text: row.text,
-        threadId: row.thread_id,
-        inReplyTo: row.in_reply_to,
-        references: row.references,
-        draftId,
-        attachments: await draftAttachmentFiles(tx, draftId),
-        answersAutomatic: (await automaticOriginal(tx, { accountId: row.account_id }, row.reply_to_message_id)) !== null,
-      };
-    },
-    // A human's approval is the claim from pending_approval, recorded with the message it sends.
-    afterRecord:
-      from === "pending_approval"
-        ? async (tx, messageId) => {
-            const [row] = await tx.unsafe<DraftRow[]>(`select ${DRAFT_COLUMNS} from drafts where id = $1`, [draftId]);
-            await recordLifecycleEvent(tx, {
-              ...draftEventBase(row!),
-              messageId,
-              type: "draft.approved",
-              detail: { decided_by: decidedBy, held_reason: row!.held_reason },
-            });
-          }
-        : undefined,
-    async onOutcome(tx, dispatched) {
-      const { outcome } = dispatched;
-      if (outcome.kind === "sent") {
-        await tx`update drafts set status = 'sent', sent_message_id = ${dispatched.messageId}, updated_at = now() where id = ${draftId}`;
-      } else if (outcome.kind === "permanent") {
-        await tx`update drafts set status = 'draft', last_error = ${outcome.error}, updated_at = now() where id = ${draftId}`;
-      }
-      // transient and unknown: the draft stays sending; the reconcile task retries or resolves it.
-    },
-  });
-  return outcomeResponse(result);
+  // The draft's status and the message's outcome move together (record-outcome.ts, recordOutcome).
+  return dispatchMessage(svc, { accountId, draft: { id: draftId, from, decidedBy } });
 }
 
 /**
@@ -365,7 +250,7 @@ export async function deliverDraft(
 export type Decider = { accountId: string | null; name: string };
 
 /** A human approves a pending draft (dashboard, CLI): it goes out through the same pipeline. */
-export async function approveDraft(svc: Services, decider: Decider, draftId: string): Promise<StoredResponse> {
+export async function approveDraft(svc: Services, decider: Decider, draftId: string): Promise<SendOutcome> {
   const [row] = await svc.sql.unsafe<DraftRow[]>(
     `select ${DRAFT_COLUMNS} from drafts where id = $1 and ($2::text is null or account_id = $2) and deleted_at is null`,
     [draftId, decider.accountId] as never[],
@@ -388,7 +273,7 @@ export async function approveDraft(svc: Services, decider: Decider, draftId: str
  * the schedule's job sends it at its time (src/core/outbound/scheduled-drafts.ts). draft.approved commits
  * with the change; the message it names comes with message.sent then.
  */
-async function approveForLater(svc: Services, row: DraftRow, decidedBy: string): Promise<StoredResponse> {
+async function approveForLater(svc: Services, row: DraftRow, decidedBy: string): Promise<SendOutcome> {
   const approved = await svc.sql.begin(async (tx) => {
     const [updated] = await tx.unsafe<DraftRow[]>(
       `update drafts set status = 'draft', approved_at = now(), decided_by = $2, updated_at = now()
@@ -408,7 +293,7 @@ async function approveForLater(svc: Services, row: DraftRow, decidedBy: string):
     return updated;
   });
   if (!approved) throw errors.approvalConflict();
-  return { status: 202, body: { draft_id: row.id, status: "scheduled", scheduled_at: new Date(approved.scheduled_at!).toISOString() } };
+  return { kind: "scheduled", draftId: row.id, scheduledAt: new Date(approved.scheduled_at!).toISOString() };
 }
 
 /**

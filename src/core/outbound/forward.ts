@@ -13,12 +13,13 @@
 // files for a human to approve, whatever the mailbox's require_approval says.
 import type { Db } from "../../db.ts";
 import { copyMessageAttachmentsToDraft, messageAttachmentFiles } from "../attachment-bytes.ts";
+import { fullBodies } from "../content.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { attachmentErrors } from "./draft-attachments.ts";
-import type { StoredResponse } from "./idempotency.ts";
+import type { SendOutcome } from "./outcome.ts";
 import { resolveMailbox, validateRecipient, validateText } from "./outgoing.ts";
 import { sendOutgoing } from "./send.ts";
 
@@ -37,6 +38,8 @@ type Original = {
   to_addr: string;
   subject: string;
   body_clean: string | null;
+  body_clean_key: string | null;
+  body_clean_sha256: string | null;
   truncated: boolean;
   created_at: Date;
   risk: string | null;
@@ -45,7 +48,8 @@ type Original = {
 /** The message as GET /messages/{id} sees it, with why it must not go out without a human (risk), or the one 404. */
 async function findOriginal(db: Db, principal: Principal, id: string): Promise<Original> {
   const [row] = await db<Original[]>`
-    select m.id, m.mailbox_id, m.direction, m.from_addr, m.to_addr, m.subject, m.body_clean, m.truncated, m.created_at,
+    select m.id, m.mailbox_id, m.direction, m.from_addr, m.to_addr, m.subject, m.body_clean, m.body_clean_key, m.body_clean_sha256,
+      m.truncated, m.created_at,
       case
         when m.direction = 'out' then null
         when m.virus_risk = 'high' or m.comprehension->>'status' = 'skipped_virus' then 'virus'
@@ -86,18 +90,14 @@ export function forwardText(
   return note ? `${note}\n\n${block}` : block;
 }
 
-export async function forwardMessage(
-  svc: Services,
-  principal: Principal,
-  messageId: string,
-  body: ForwardRequest,
-): Promise<StoredResponse> {
-  if (body.client_id !== undefined && body.client_id.startsWith("draft:")) {
+export async function forwardMessage(svc: Services, principal: Principal, messageId: string, body: ForwardRequest): Promise<SendOutcome> {
+  if (body.client_id?.startsWith("draft:")) {
     throw errors.validation("client_id must not start with 'draft:' (reserved)");
   }
   if (body.text !== undefined) validateText(body.text);
   const to = validateRecipient(body.to, true)!;
-  const original = await findOriginal(svc.sql, principal, messageId);
+  // The whole text, from the object store when it holds it (a 503 when it cannot be read).
+  const original = await fullBodies(svc, await findOriginal(svc.sql, principal, messageId));
   const mailbox = await resolveMailbox(svc.sql, principal, original.mailbox_id);
 
   const files = await messageAttachmentFiles(svc, svc.sql, original.id);

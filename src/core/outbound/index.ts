@@ -1,15 +1,18 @@
 // Outbound: everything that sends mail, from the request to the recorded outcome.
 // - send.ts: POST /send, its checks in the documented order. /send is made idempotent in
 //   idempotency.ts: one row per (account, mailbox, client_id) claimed before delivery, holding
-//   the payload's hash and the stored answer a retry gets back.
-// - drafts.ts, draft-attachments.ts, scheduled-drafts.ts: drafts and their state machine.
+//   the payload's hash and the stored outcome a retry gets back.
+// - drafts.ts, draft-attachments.ts, scheduled-drafts.ts: drafts and their state machine;
+//   draft-rows.ts: the row as code reads it; draft-claim.ts: a draft locked and claimed for sending.
 // - approvals.ts, reviews.ts, review-email.ts: drafts held for a human, and the reviewers' email.
 // - outgoing.ts: a request resolved to mailbox, recipient, subject and thread.
 // - policy.ts (send lists, then suppressions), sendlists.ts, suppressions.ts, loop-guard.ts
 //   (replies to automatic mail held), quota.ts (the monthly quota).
-// - dispatch.ts: compose, sign, record (outbound-record.ts), hand to the transport, record the
-//   outcome; outcome.ts: that outcome as the answer to send; reconcile.ts: sends whose outcome
-//   was never recorded; outbox.ts: the local transport's outbox.
+// - dispatch.ts: compose, sign, record (outbound-record.ts), hand to the transport, and return
+//   what the send ended in (outcome.ts: a closed set of kinds, worded at the edges by
+//   src/request/send-answers.ts). record-outcome.ts records that outcome for the message, the
+//   client_id tied to it and its draft, in one transaction, for every path that sends;
+//   reconcile.ts: sends whose outcome was never recorded; outbox.ts: the local transport's outbox.
 // - forward.ts, rsvp.ts: forwarding and calendar replies, through send.
 // - unsubscribe.ts: the one-click unsubscribe token every outbound message carries.
 // Other modules import this file only.
@@ -37,9 +40,8 @@ export {
   updateDraft,
 } from "./drafts.ts";
 export { forwardMessage } from "./forward.ts";
-export type { StoredResponse } from "./idempotency.ts";
 export { listOutbox, showOutboxMessage } from "./outbox.ts";
-export { QUOTA_EXHAUSTED_ANSWER } from "./outcome.ts";
+export type { OutcomeKind, SendOutcome } from "./outcome.ts";
 export { reconcileDelivery } from "./reconcile.ts";
 export { reasonText, reviewFacts, utc } from "./review-email.ts";
 export { rsvpToMessage } from "./rsvp.ts";

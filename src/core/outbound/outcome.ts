@@ -1,10 +1,26 @@
-// A delivery outcome as the answer to send and draft send. Unlike errors, which core throws as codes
-// (../errors.ts) and the edge words, these answers are stored with the client_id (idempotency.ts)
-// and given again byte for byte on a retry, so they are kept whole, status included.
+// What a send ended in, as a closed set of kinds with the data its answer is built from. Send,
+// draft send, approval, forward and RSVP return one; a client_id stores it (idempotency.ts) and a
+// retry gets it back. Statuses and wording belong to the edges: src/request/send-answers.ts.
 
-import type { Tx } from "../../db.ts";
 import type { DeliveryOutcome } from "../transport.ts";
-import { finishIdempotencyKey, type IdempotencyClaim, releaseIdempotencyKey, type StoredResponse } from "./idempotency.ts";
+
+export type SendOutcome =
+  /** Delivered; `replayed` when a retry with the same client_id is given the stored send. */
+  | { kind: "sent"; messageId: string; threadId: string; draftId: string | null; providerMessageId: string; replayed?: true }
+  /** Held for a human as a pending draft: a success, not to be resent. */
+  | { kind: "pending_approval"; draftId: string }
+  /** Approved for a later send: the schedule sends it at its time. */
+  | { kind: "scheduled"; draftId: string; scheduledAt: string }
+  /** The recipient's server refused it for good. */
+  | { kind: "refused"; error: string }
+  /** It did not leave, for a reason that may pass: a retry with the same client_id sends again. */
+  | { kind: "failed_temporarily"; error: string }
+  /** The final dot went out and no reply was read: it may have arrived, and is never resent. */
+  | { kind: "outcome_unknown"; error: string }
+  /** The monthly quota was spent: final for the client_id. */
+  | { kind: "quota_exhausted" };
+
+export type OutcomeKind = SendOutcome["kind"];
 
 export type DispatchResult = {
   messageId: string;
@@ -15,43 +31,48 @@ export type DispatchResult = {
   outcome: DeliveryOutcome;
 };
 
-/** The quota refusal, stored for the client_id: a retry is answered the same 402. */
-export const QUOTA_EXHAUSTED_ANSWER: StoredResponse = { status: 402, body: { error: "monthly send quota exhausted" } };
-
-export function outcomeResponse(result: DispatchResult): StoredResponse {
-  const { outcome, draftId } = result;
+/** A delivery attempt's result as the send's outcome. */
+export function sendOutcomeOf(result: DispatchResult): SendOutcome {
+  const { outcome } = result;
   switch (outcome.kind) {
     case "sent":
       return {
-        status: 201,
-        body: draftId
-          ? { id: result.messageId, draft_id: draftId, thread_id: result.threadId, provider_message_id: outcome.providerMessageId }
-          : { id: result.messageId, thread_id: result.threadId, provider_message_id: outcome.providerMessageId },
+        kind: "sent",
+        messageId: result.messageId,
+        threadId: result.threadId,
+        draftId: result.draftId,
+        providerMessageId: outcome.providerMessageId,
       };
     case "permanent":
-      return { status: 400, body: { error: `recipient server rejected the message: ${outcome.error}`, retryable: false } };
+      return { kind: "refused", error: outcome.error };
     case "transient":
-      return { status: 502, body: { error: `delivery failed temporarily: ${outcome.error}`, retryable: true } };
+      return { kind: "failed_temporarily", error: outcome.error };
     case "unknown":
-      return {
-        status: 502,
-        body: {
-          error: `delivery outcome unknown, the message may or may not have arrived: ${outcome.error}`,
-          retryable: false,
-          code: "delivery_outcome_unknown",
-        },
-      };
+      return { kind: "outcome_unknown", error: outcome.error };
   }
 }
 
 /**
- * The outcome as the client_id's stored answer, committed with the outcome itself: a sent message
- * and a final failure (refused, or an unknown outcome, never replayed as sent) are answered again
- * on a retry; after a transient failure the client_id is freed for the retry to send.
+ * Whether a client_id keeps this outcome for its retries: a delivery and a hold are answered
+ * again as they were, and so are the final failures (refused, the quota, an unknown outcome that
+ * must never be replayed as sent). A temporary failure frees the client_id for the retry to send.
  */
-export async function storeOutcome(tx: Tx, claim: IdempotencyClaim, result: DispatchResult): Promise<void> {
-  const kind = result.outcome.kind;
-  if (kind === "sent") await finishIdempotencyKey(tx, claim, "completed", outcomeResponse(result));
-  if (kind === "permanent" || kind === "unknown") await finishIdempotencyKey(tx, claim, "failed_terminal", outcomeResponse(result));
-  if (kind === "transient") await releaseIdempotencyKey(tx, claim);
+export function storedState(outcome: SendOutcome): "completed" | "failed_terminal" | null {
+  switch (outcome.kind) {
+    case "sent":
+    case "pending_approval":
+    case "scheduled":
+      return "completed";
+    case "refused":
+    case "outcome_unknown":
+    case "quota_exhausted":
+      return "failed_terminal";
+    case "failed_temporarily":
+      return null;
+  }
+}
+
+/** A stored outcome given again on a retry: a delivered send is marked replayed, the rest are as they were. */
+export function replayOf(stored: SendOutcome): SendOutcome {
+  return stored.kind === "sent" ? { ...stored, replayed: true } : stored;
 }

@@ -2,6 +2,7 @@
 // binding checked), one recipient, the subject, and the thread when replying.
 import type { Db } from "../../db.ts";
 import { parseSingleAddress } from "../../mail/address.ts";
+import type { OutgoingFile } from "../attachment-bytes.ts";
 import { errors } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { findMailbox, type Mailbox } from "../mailboxes.ts";
@@ -28,6 +29,24 @@ export type ResolvedOutgoing = {
   reply: ReplyContext | null;
 };
 
+/** A message ready to compose and send: what dispatch.ts is given, or reads from a claimed draft. */
+export type DispatchContent = {
+  mailbox: Mailbox;
+  to: string;
+  subject: string;
+  text: string;
+  threadId: string;
+  inReplyTo: string | null;
+  references: string[];
+  draftId: string | null;
+  /** Files sent after the text; recorded with the message as its attachments. */
+  attachments?: OutgoingFile[];
+  /** An iMIP part (an RSVP's REPLY), sent as text/calendar beside the text. */
+  calendar?: { method: string; content: string } | null;
+  /** True when it answers automatic mail (a human let it through the loop guard): Auto-Submitted: auto-replied. */
+  answersAutomatic?: boolean;
+};
+
 const LINE_BREAK = /[\r\n]/;
 // Control characters render as nothing or as garbage in a mail client, and the bidi overrides
 // (U+202D, U+202E) reorder what a human sees ("invoice\u202Efdp.exe" shows as "invoiceexe.pdf"):
@@ -37,7 +56,7 @@ const TEXT_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202d\u202e
 
 /** The body checks every send and draft-create shares (400 errors). */
 function validateOutgoingRequest(body: OutgoingRequest, options: { recipientRequired: boolean }): string | null {
-  if (body.client_id !== undefined && body.client_id.startsWith("draft:")) {
+  if (body.client_id?.startsWith("draft:")) {
     throw errors.validation("client_id must not start with 'draft:' (reserved)");
   }
   if (body.subject !== undefined) validateSubject(body.subject);

@@ -10,15 +10,16 @@
 //  - 'retry' (a draft's transient failure, known not delivered): deliver again, up to
 //    DELIVERY_RETRY_LIMIT attempts, then give the draft back to its author with the error.
 //  - 'unknown' (a draft left in 'sending' after a 502 delivery_outcome_unknown): give it back.
-// Every outcome goes through recordOutcome (dispatch.ts), the one place outcomes are written.
-import type { Tx } from "../../db.ts";
+// Every outcome goes through recordOutcome (record-outcome.ts), the one place outcomes are written: it
+// also stores the outcome for a client_id waiting on the message and moves the message's draft.
 import { enqueueJob } from "../jobs.ts";
 import type { Services } from "../services.ts";
 import type { DeliveryOutcome } from "../transport.ts";
-import { type DispatchResult, markFinalDot, type OutcomeRow, recordOutcome, recordOutcomeEvents } from "./dispatch.ts";
-import { finishByMessage, releaseByMessage } from "./idempotency.ts";
-import { outcomeResponse } from "./outcome.ts";
+import { markFinalDot } from "./dispatch.ts";
+import { finishByMessage } from "./idempotency.ts";
+import { type DispatchResult, sendOutcomeOf } from "./outcome.ts";
 import { releaseSend } from "./quota.ts";
+import { giveDraftBack, type OutcomeRow, recordOutcome, recordOutcomeEvents } from "./record-outcome.ts";
 
 /** What a draft says when its delivery outcome stays unknown. */
 const UNKNOWN_DRAFT_ERROR =
@@ -51,7 +52,7 @@ export async function reconcileDelivery(svc: Services, messageId: string): Promi
     await sql.begin(async (tx) => {
       await giveDraftBack(tx, message.draft_id, UNKNOWN_DRAFT_ERROR);
       // A claim left waiting by an older version of the service gets its answer.
-      await finishByMessage(tx, message.id, "failed_terminal", outcomeResponse(resultOf(message, message.delivery_attempts, unknown())));
+      await finishByMessage(tx, message.id, sendOutcomeOf(resultOf(message, message.delivery_attempts, unknown())));
     });
     return;
   }
@@ -62,19 +63,12 @@ export async function reconcileDelivery(svc: Services, messageId: string): Promi
       if (waitMs > 0) return void (await later(waitMs));
       // The attempt wrote its final dot (or was about to) and its reply was never recorded.
       const result = resultOf(message, message.delivery_attempts, unknown());
-      const applied = await recordOutcome(
-        svc,
-        result,
-        { accountId: message.account_id },
-        {
-          keepForRetry: false,
-          async onOutcome(tx) {
-            await finishByMessage(tx, message.id, "failed_terminal", outcomeResponse(result));
-            await giveDraftBack(tx, message.draft_id, UNKNOWN_DRAFT_ERROR);
-          },
-        },
-      );
-      if (applied) log.warn("reconcile.outcome_unknown", { message_id: message.id, draft_id: message.draft_id });
+      const applied = await recordOutcome(svc, result, { accountId: message.account_id }, { keepForRetry: false });
+      if (!applied) return;
+      // The outcome is final now: the draft goes back at once. Should this process stop first, the
+      // job recordOutcome left for the draft gives it back (the 'unknown' branch above).
+      await giveDraftBack(svc.sql, message.draft_id, UNKNOWN_DRAFT_ERROR);
+      log.warn("reconcile.outcome_unknown", { message_id: message.id, draft_id: message.draft_id });
       return;
     }
     const waitMs = config.reconcileGraceSeconds * 1000 - Number(message.attempt_age_ms);
@@ -135,31 +129,12 @@ async function redeliver(svc: Services, message: MessageRow, attempt: number): P
     messageId: String(message.rfc_message_id).replace(/^<|>$/g, ""),
     beforeFinalDot: () => markFinalDot(svc.sql, message.id, attempt),
   });
-  const result = resultOf(message, attempt, outcome);
+  // A draft's transient failure is retried by the service; a send's goes back to its client.
   await recordOutcome(
     svc,
-    result,
+    resultOf(message, attempt, outcome),
     { accountId: message.account_id },
-    {
-      // A draft's transient failure is retried by the service; a send's goes back to its client.
-      keepForRetry: message.draft_id !== null,
-      async onOutcome(tx) {
-        const response = outcomeResponse(result);
-        if (outcome.kind === "sent") {
-          await finishByMessage(tx, message.id, "completed", response);
-          if (message.draft_id) {
-            await tx`update drafts set status = 'sent', sent_message_id = ${message.id}, updated_at = now() where id = ${message.draft_id} and status = 'sending'`;
-          }
-        } else if (outcome.kind === "permanent") {
-          await finishByMessage(tx, message.id, "failed_terminal", response);
-          await giveDraftBack(tx, message.draft_id, outcome.error);
-        } else if (outcome.kind === "unknown") {
-          await finishByMessage(tx, message.id, "failed_terminal", response);
-        } else if (!message.draft_id) {
-          await releaseByMessage(tx, message.id);
-        }
-      },
-    },
+    { keepForRetry: message.draft_id !== null },
   );
   svc.log.info("reconcile.redelivered", { message_id: message.id, attempt, outcome: outcome.kind });
 }
@@ -174,9 +149,4 @@ function unknown(): DeliveryOutcome {
     error: "the delivering process stopped after the final dot, before the reply was recorded; it is not sent again",
     stage: "final",
   };
-}
-
-async function giveDraftBack(tx: Tx, draftId: string | null, error: string): Promise<void> {
-  if (!draftId) return;
-  await tx`update drafts set status = 'draft', last_error = ${error}, updated_at = now() where id = ${draftId} and status = 'sending'`;
 }

@@ -9,7 +9,7 @@ import { calendarParts } from "../calendar.ts";
 import { errors } from "../errors.ts";
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
-import type { StoredResponse } from "./idempotency.ts";
+import type { SendOutcome } from "./outcome.ts";
 import { resolveMailbox, validateRecipient, validateText } from "./outgoing.ts";
 import { sendOutgoing } from "./send.ts";
 
@@ -22,8 +22,8 @@ const VERB: Record<RsvpResponse, { subject: string; text: string }> = {
 };
 const UNSAFE_IN_SUBJECT = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]+/g;
 
-export async function rsvpToMessage(svc: Services, principal: Principal, messageId: string, body: RsvpRequest): Promise<StoredResponse> {
-  if (body.client_id !== undefined && body.client_id.startsWith("draft:")) {
+export async function rsvpToMessage(svc: Services, principal: Principal, messageId: string, body: RsvpRequest): Promise<SendOutcome> {
+  if (body.client_id?.startsWith("draft:")) {
     throw errors.validation("client_id must not start with 'draft:' (reserved)");
   }
   if (body.comment !== undefined) validateText(body.comment);

@@ -19,7 +19,8 @@ import { findMailbox } from "../mailboxes.ts";
 import type { Principal, Tenant } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { recordLifecycleEvent } from "../webhooks/index.ts";
-import { conflictOrMissing, type DraftRow, deliverDraft, draftEventBase, findDraft, holdForApproval, visibleDraft } from "./drafts.ts";
+import { type DraftRow, draftEventBase } from "./draft-rows.ts";
+import { conflictOrMissing, deliverDraft, findDraft, holdForApproval, visibleDraft } from "./drafts.ts";
 import { loopGuardReason } from "./loop-guard.ts";
 import { assertSendingEntitled, resolveMailbox } from "./outgoing.ts";
 
@@ -190,7 +191,7 @@ export async function sendScheduledDraft(svc: Services, draftId: string, at: str
       }
     }
     const result = await deliverDraft(svc, draftId, { accountId: row.account_id }, "draft", row.approved_at ? row.decided_by : null);
-    svc.log.info("draft.scheduled_sent", { draft_id: draftId, status: result.status });
+    svc.log.info("draft.scheduled_sent", { draft_id: draftId, outcome: result.kind });
   } catch (error) {
     if (!(error instanceof CoreError)) throw error; // the job retries
     const reason = `scheduled send refused: ${explain(error)}`;

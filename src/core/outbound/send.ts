@@ -10,20 +10,13 @@ import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
 import { dispatchMessage } from "./dispatch.ts";
 import { createForcedDraft, holdReasonOf } from "./drafts.ts";
-import {
-  claimIdempotencyKey,
-  finishIdempotencyKey,
-  type IdempotencyClaim,
-  payloadHash,
-  releaseIdempotencyKey,
-  type StoredResponse,
-} from "./idempotency.ts";
+import { claimIdempotencyKey, finishIdempotencyKey, type IdempotencyClaim, payloadHash, releaseIdempotencyKey } from "./idempotency.ts";
 import { loopGuardReason } from "./loop-guard.ts";
-import { outcomeResponse, QUOTA_EXHAUSTED_ANSWER } from "./outcome.ts";
+import type { SendOutcome } from "./outcome.ts";
 import { assertSendingEntitled, type OutgoingRequest, type ResolvedOutgoing, resolveOutgoing } from "./outgoing.ts";
 import { checkRecipientPolicy } from "./policy.ts";
 
-export async function sendMessage(svc: Services, principal: Principal, body: OutgoingRequest): Promise<StoredResponse> {
+export async function sendMessage(svc: Services, principal: Principal, body: OutgoingRequest): Promise<SendOutcome> {
   const checks = sendStageDuration.startTimer({ stage: "checks" });
   const outgoing = await resolveOutgoing(svc.sql, principal, body);
   return sendOutgoing(svc, principal, outgoing, { clientId: body.client_id ?? null, payload: body }, checks);
@@ -52,7 +45,7 @@ export async function sendOutgoing(
   outgoing: ResolvedOutgoing,
   extras: SendExtras,
   checks: () => void = sendStageDuration.startTimer({ stage: "checks" }),
-): Promise<StoredResponse> {
+): Promise<SendOutcome> {
   assertSendingEntitled(principal.plan, outgoing.mailbox);
   const clientId = extras.clientId;
 
@@ -60,8 +53,8 @@ export async function sendOutgoing(
   if (clientId) {
     const key = { accountId: principal.accountId, mailboxId: outgoing.mailbox.id, clientId };
     const result = await claimIdempotencyKey(svc.sql, key, await payloadHash(extras.payload));
-    // A completed send is replayed as 200 with its stored body; other stored answers as they were.
-    if (!result.claimed) return { status: result.replay.status === 201 ? 200 : result.replay.status, body: result.replay.body };
+    // The stored outcome, given again (a delivered send marked as replayed).
+    if (!result.claimed) return result.replay;
     claim = result.claim;
   }
 
@@ -84,13 +77,13 @@ export async function sendOutgoing(
       return await svc.sql.begin(async (tx) => {
         const draft = await createForcedDraft(tx, principal, outgoing, clientId, heldReason);
         if (extras.onHeld) await extras.onHeld(tx, draft.id);
-        const response = { status: 202, body: { draft_id: draft.id, status: "pending_approval" } };
-        if (claim) await finishIdempotencyKey(tx, claim, "completed", response);
-        return response;
+        const held: SendOutcome = { kind: "pending_approval", draftId: draft.id };
+        if (claim) await finishIdempotencyKey(tx, claim, held);
+        return held;
       });
     }
 
-    const result = await dispatchMessage(svc, {
+    return await dispatchMessage(svc, {
       accountId: principal.accountId,
       content: {
         mailbox: outgoing.mailbox,
@@ -104,17 +97,16 @@ export async function sendOutgoing(
         attachments: extras.attachments,
         calendar: extras.calendar,
       },
-      // The claim is tied to the message when it is recorded, and the outcome becomes its stored
-      // answer in the outcome's transaction (outcome.ts, storeOutcome).
+      // The claim is tied to the message when it is recorded; the outcome's transaction stores
+      // the outcome for it (record-outcome.ts, recordOutcome).
       claim: claim ?? undefined,
     });
-    return outcomeResponse(result);
   } catch (error) {
     if (claim && isCoreError(error, "quota_exhausted")) {
-      // 402 is terminal for this client_id: a retry returns 402 again.
-      await finishIdempotencyKey(svc.sql, claim, "failed_terminal", QUOTA_EXHAUSTED_ANSWER).catch(() => {});
+      // The quota is final for this client_id: a retry is refused the same way.
+      await finishIdempotencyKey(svc.sql, claim, { kind: "quota_exhausted" }).catch(() => {});
     } else if (claim) {
-      // Policy refusals (403, 422) and failures before delivery are evaluated again on retry.
+      // Policy refusals (send lists, suppression) and failures before delivery are evaluated again on retry.
       await releaseIdempotencyKey(svc.sql, claim).catch(() => {});
     }
     throw error;

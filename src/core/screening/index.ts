@@ -12,8 +12,10 @@
 // - comprehend.ts: step 4, classification and extraction, unless an earlier verdict rules it out.
 // - record.ts: step 5, the verdicts and the message.received event in one transaction.
 // - feedback.ts: an account's corrections of verdicts, and what it learns from them.
+// - models.ts: reads the scoring models once, as a worker starts.
 // Other modules import this file only.
 
 export type { FeedbackAxis, FeedbackVerdict } from "./feedback.ts";
 export { AXIS_OF, accountCorrections, FEEDBACK_VERDICTS, feedbackOfMessage, giveFeedback, undoFeedback } from "./feedback.ts";
+export { loadScreeningModels } from "./models.ts";
 export { screenMessage } from "./screen.ts";

@@ -2,7 +2,9 @@
 // message already processed is left alone (a retried job), and only a deliverable verdict
 // notifies: never a virus, spam only when the mailbox sets deliver_spam. The search document is
 // computed here, after the SMTP 250 and after the attachments' text was stored (injection step),
-// not in the accept transaction (sql/0020): the message becomes searchable once screened.
+// not in the accept transaction (sql/0020): the message becomes searchable once screened. It is
+// built from the whole body_clean screening read, so a body whose row keeps only a prefix (the
+// object store's threshold) is indexed as far as one kept in its row (the function's own cap).
 import type { AuthOutcome } from "../../mail/authenticate.ts";
 import { replyText } from "../../mail/reply-text.ts";
 import type { Services } from "../services.ts";
@@ -36,7 +38,7 @@ export async function recordAndNotify(
       update messages set auth_results = ${auth.results ? tx.json(auth.results) : null}, spam_risk = ${spamRisk}, virus_risk = ${virusRisk},
         comprehension = ${tx.json(comprehension as never)}, processed_at = now(),
         reply_text = ${replyText({ bodyClean: message.body_clean, bodyRaw: message.body_raw, maxChars: config.bodyCleanMaxChars })},
-        search = message_search_document(subject, from_addr, body_clean, attachment_text)
+        search = message_search_document(subject, from_addr, ${message.body_clean}, attachment_text)
       where id = ${message.id} and processed_at is null returning id`;
     if (updated.length === 0 || !deliver) return null;
     const recorded = await createMessageReceivedEvent(

@@ -6,7 +6,8 @@
 
 import { errorFields } from "../../log.ts";
 import { type AuthOutcome, authenticateInbound } from "../../mail/authenticate.ts";
-import { contentBytes } from "../content.ts";
+import { fullContent, smallContent } from "../bytea-slices.ts";
+import { contentBytes, fullBodies, type StoredBodies } from "../content.ts";
 import { applyDeliveryReports } from "../inbound/index.ts";
 import type { Services } from "../services.ts";
 import { stopwatch } from "../stage-times.ts";
@@ -48,11 +49,12 @@ export async function screenMessage(
 ): Promise<void> {
   const { sql, config, log } = svc;
   const watch = stopwatch();
-  const [message] = await watch.time(
+  const [stored] = await watch.time(
     "load",
-    () => sql<ScreeningRow[]>`
+    () => sql<(ScreeningRow & StoredBodies)[]>`
     select m.id, m.account_id, m.mailbox_id, m.thread_id, m.from_addr, m.subject, m.body_clean, m.body_raw, m.hidden_text, m.truncated,
-      m.sanitization, m.processed_at, m.unread_content, m.headers, r.content, r.blob_key, r.sha256 as raw_sha256, r.remote_ip, r.helo, r.mail_from, r.received_at,
+      m.body_raw_key, m.body_raw_sha256, m.body_clean_key, m.body_clean_sha256,
+      m.sanitization, m.processed_at, m.unread_content, m.headers, ${smallContent(sql, "r.content")}, r.id as raw_id, r.blob_key, r.sha256 as raw_sha256, r.remote_ip, r.helo, r.mail_from, r.received_at,
       b.address as mailbox_address, b.deliver_spam, s.schema as extraction_schema
     from messages m
       left join raw_messages r on r.id = m.raw_message_id
@@ -60,11 +62,14 @@ export async function screenMessage(
       left join extraction_schemas s on s.id = b.extraction_schema_id
     where m.id = ${messageId}`,
   );
-  if (!message) return log.warn("inbound.missing", { message_id: messageId });
-  if (message.processed_at) return;
-  // From the object store when it holds the bytes; a store that cannot be read fails the job, which
-  // Graphile Worker retries later.
-  const raw: Uint8Array = await contentBytes(svc, { content: message.content, blob_key: message.blob_key, sha256: message.raw_sha256 });
+  if (!stored) return log.warn("inbound.missing", { message_id: messageId });
+  if (stored.processed_at) return;
+  // From the object store when it holds the bytes (or a body above its threshold); a store that
+  // cannot be read fails the job, which Graphile Worker retries later. Every step reads the whole
+  // body, the search document included (record.ts).
+  const message: ScreeningRow = await fullBodies(svc, stored);
+  const content = message.raw_id ? await fullContent(sql, "raw_messages", message.raw_id, message) : null;
+  const raw: Uint8Array = await contentBytes(svc, { content, blob_key: message.blob_key, sha256: message.raw_sha256 });
   const attempt: Attempt = { messageId, lastChance: jobAttempt >= SCANNER_ATTEMPTS };
 
   // The scanners first: their failures retry the job, so they run before work that should not

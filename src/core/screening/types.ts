@@ -25,7 +25,10 @@ export type ScreeningRow = {
   unread_content: string | null;
   headers: Record<string, string> | null;
   received_at: Date | null;
+  /** The raw message's bytes when small; a large one is read by its size (core/bytea-slices.ts). */
   content: Uint8Array | null;
+  content_size: number | null;
+  raw_id: string | null;
   /** The raw message's object in the store (BLOB_STORE_URL), when it is not in `content`. */
   blob_key: string | null;
   raw_sha256: string | null;

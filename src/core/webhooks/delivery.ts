@@ -86,7 +86,7 @@ export async function attemptWebhookDelivery(
   let retryAfter: number | null = null;
   const url: string = endpoint?.url ?? "";
 
-  if (!endpoint || !endpoint.enabled) {
+  if (!endpoint?.enabled) {
     error = "webhook is not configured or disabled";
   } else {
     try {

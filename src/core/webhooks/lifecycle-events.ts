@@ -3,7 +3,7 @@
 // appended to the event log in the caller's transaction, the one that makes the state change the
 // event reports, and posted to the account's webhook when a human chose that type for it.
 //
-// Each transition has one writer, and it calls this: recordOutcome (src/core/outbound/dispatch.ts) for a
+// Each transition has one writer, and it calls this: recordOutcome (src/core/outbound/record-outcome.ts) for a
 // send's outcome, the draft transition functions (src/core/outbound/drafts.ts) for review, and
 // applyDeliveryReports (src/core/inbound/bounces.ts) for reports that arrive later as mail.
 import type { Db, Tx } from "../../db.ts";

@@ -32,7 +32,7 @@ export function validateWebhookUrl(raw: string): URL {
 /** True when a webhook may never go to this address text (private networks not allowed). */
 export function isBlockedAddress(address: string): boolean {
   const read = readHostAddress(address);
-  return !read || !read.canonical || refusalOf(read.address, false) !== null;
+  return !read?.canonical || refusalOf(read.address, false) !== null;
 }
 
 /** Resolves and checks the URL's host; throws UnsafeTargetError with a reason fit for the attempt log. */

@@ -10,9 +10,10 @@ import {
   reasonText,
   rejectDraft,
   type ScheduledRow,
-  type StoredResponse,
+  type SendOutcome,
 } from "../../core/outbound/index.ts";
 import { answerOf, errorText, statusOf } from "../../request/error-answers.ts";
+import { answerOfOutcome } from "../../request/send-answers.ts";
 import { doneUrl, flash } from "../flash.ts";
 import type { ActionContext, PageContext } from "../guard.ts";
 import { type Html, html, path, reveal, when } from "../html.ts";
@@ -101,22 +102,33 @@ ${scheduledTable(scheduled, addresses)}`;
   return htmlResponse(layout("Approvals", body, c.session, notice ?? flash(c.url)), status);
 }
 
-/** What the send pipeline answered, in words, and the page status that goes with it. */
-export function describeOutcome(result: StoredResponse): { notice: Notice; status: number } {
-  const body = result.body as Record<string, unknown>;
-  if (result.status === 201) return { notice: { kind: "ok", text: `Approved and sent (message ${String(body.id)}).` }, status: 200 };
-  if (result.status === 202 && body.status === "scheduled")
-    return { notice: { kind: "ok", text: `Approved; it will be sent at its scheduled time (${String(body.scheduled_at)}).` }, status: 200 };
-  if (result.status === 400)
-    return {
-      notice: { kind: "error", text: `Not sent: ${String(body.error)}. The draft went back to draft for the agent to fix.` },
-      status: 400,
-    };
-  // 502: transient or unknown outcome; the service retries or reconciles it by itself.
-  return {
-    notice: { kind: "error", text: `Approved, but not delivered yet: ${String(body.error)}. The service will retry or reconcile it.` },
-    status: 202,
-  };
+/** What the send pipeline ended in, in words, and the page status that goes with it. */
+export function describeOutcome(outcome: SendOutcome): { notice: Notice; status: number } {
+  switch (outcome.kind) {
+    case "sent":
+      return { notice: { kind: "ok", text: `Approved and sent (message ${outcome.messageId}).` }, status: 200 };
+    case "scheduled":
+      return { notice: { kind: "ok", text: `Approved; it will be sent at its scheduled time (${outcome.scheduledAt}).` }, status: 200 };
+    case "refused":
+      return {
+        notice: { kind: "error", text: `Not sent: ${deliveryError(outcome)}. The draft went back to draft for the agent to fix.` },
+        status: 400,
+      };
+    default:
+      // Not delivered yet (a temporary failure or an unknown outcome): the service retries or reconciles it by itself.
+      return {
+        notice: {
+          kind: "error",
+          text: `Approved, but not delivered yet: ${deliveryError(outcome)}. The service will retry or reconcile it.`,
+        },
+        status: 202,
+      };
+  }
+}
+
+/** The API's wording of a failed delivery, as the agent reads it. */
+function deliveryError(outcome: SendOutcome): string {
+  return String(answerOfOutcome(outcome).body.error);
 }
 
 export function describeRefusal(error: CoreError): string {
@@ -138,7 +150,8 @@ export const approvalsPage = {
   async approve(c: ActionContext): Promise<Response> {
     try {
       const result = await approveDraft(c.svc, decider(c), c.params.id ?? "");
-      c.audit.delivery_status = result.status;
+      // The audit keeps the status the API would have answered.
+      c.audit.delivery_status = answerOfOutcome(result).status;
       const { notice, status } = describeOutcome(result);
       return render(c, notice, status);
     } catch (error) {

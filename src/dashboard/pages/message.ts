@@ -224,7 +224,7 @@ export async function messagePage(c: PageContext, notice: Notice | null = null, 
   const id = c.params.id ?? "";
   const principal = await dashboardPrincipal(c.svc.sql, c.session);
   // getMessage's 404 and messageExtras' 404 both become the one not-found page.
-  const m = await getMessage(c.svc.sql, principal, id);
+  const m = await getMessage(c.svc, principal, id);
   const extras = await messageExtras(c.svc.sql, c.session.accountId, id);
   const labels = await getMessageLabels(c.svc.sql, principal, id);
   const body = html`<p><a href="/dashboard/mail?mailbox_id=${encodeURIComponent(m.mailbox_id)}">← ${m.direction === "in" ? "Inbox" : "Mailbox"}</a></p>

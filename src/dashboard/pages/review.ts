@@ -8,6 +8,7 @@ import type { Services } from "../../core/services.ts";
 import { errorFields } from "../../log.ts";
 import type { ClientAddressOf } from "../../request/client-address.ts";
 import { answerOf } from "../../request/error-answers.ts";
+import { answerOfOutcome } from "../../request/send-answers.ts";
 import { logAction, outcomeOf } from "../audit.ts";
 import { recordAction } from "../audit-trail.ts";
 import { sameOrigin } from "../csrf.ts";
@@ -128,7 +129,7 @@ export function makeReviewPages(svc: Services, clientAddressOf: ClientAddressOf)
         return resultPage(answer.subject, { kind: "error", text: describeRefusal(answer.error) }, refusal.status);
       }
       const { notice, status } = describeOutcome(answer.result);
-      await audit(state, action, status, { delivery_status: answer.result.status }, request);
+      await audit(state, action, status, { delivery_status: answerOfOutcome(answer.result).status }, request);
       return resultPage(answer.subject, notice, status);
     },
   };

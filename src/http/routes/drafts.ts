@@ -22,6 +22,7 @@ import {
   PermanentRejection,
   SendBlocked,
 } from "../../request/outgoing-models.ts";
+import { answerOfOutcome } from "../../request/send-answers.ts";
 import { apiRoutes } from "../route-kit.ts";
 import { HistoryResponse } from "./events.ts";
 
@@ -140,7 +141,7 @@ export const draftRoutes = (svc: Services) =>
     .post(
       "/drafts/:id/send",
       async ({ principal, params, set }) => {
-        const response = await sendDraft(svc, principal, params.id);
+        const response = answerOfOutcome(await sendDraft(svc, principal, params.id));
         set.status = response.status;
         return response.body as never;
       },

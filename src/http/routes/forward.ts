@@ -4,13 +4,14 @@ import { forwardMessage } from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
 import { PathId, strictObject } from "../../request/models.ts";
 import { clientId, sendAnswers } from "../../request/outgoing-models.ts";
+import { answerOfOutcome } from "../../request/send-answers.ts";
 import { apiRoutes } from "../route-kit.ts";
 
 export const forwardRoutes = (svc: Services) =>
   apiRoutes(svc, "forward").post(
     "/messages/:id/forward",
     async ({ principal, params, body, set }) => {
-      const response = await forwardMessage(svc, principal, params.id, body);
+      const response = answerOfOutcome(await forwardMessage(svc, principal, params.id, body));
       set.status = response.status;
       return response.body as never;
     },

@@ -201,7 +201,7 @@ export const messageRoutes = (svc: Services) =>
         },
       },
     )
-    .get("/messages/:id", ({ principal, params }) => getMessage(svc.sql, principal, params.id), {
+    .get("/messages/:id", ({ principal, params }) => getMessage(svc, principal, params.id), {
       auth: "read",
       params: t.Object({ id: PathId }),
       response: { 200: MessageDetail, ...authErrors, 404: ErrorBody },

@@ -4,13 +4,14 @@ import { rsvpToMessage } from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
 import { PathId, strictObject } from "../../request/models.ts";
 import { clientId, sendAnswers } from "../../request/outgoing-models.ts";
+import { answerOfOutcome } from "../../request/send-answers.ts";
 import { apiRoutes } from "../route-kit.ts";
 
 export const rsvpRoutes = (svc: Services) =>
   apiRoutes(svc, "rsvp").post(
     "/messages/:id/rsvp",
     async ({ principal, params, body, set }) => {
-      const response = await rsvpToMessage(svc, principal, params.id, body);
+      const response = answerOfOutcome(await rsvpToMessage(svc, principal, params.id, body));
       set.status = response.status;
       return response.body as never;
     },

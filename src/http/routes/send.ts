@@ -3,6 +3,7 @@ import { sendMessage } from "../../core/outbound/index.ts";
 import type { Services } from "../../core/services.ts";
 import { strictObject } from "../../request/models.ts";
 import { clientId, OutgoingFields, sendAnswers } from "../../request/outgoing-models.ts";
+import { answerOfOutcome } from "../../request/send-answers.ts";
 import { apiRoutes } from "../route-kit.ts";
 
 const SendBody = strictObject({ ...OutgoingFields, client_id: clientId("idempotency key; must not start with `draft:`") });
@@ -11,7 +12,7 @@ export const sendRoutes = (svc: Services) =>
   apiRoutes(svc, "send").post(
     "/send",
     async ({ principal, body, set }) => {
-      const response = await sendMessage(svc, principal, body);
+      const response = answerOfOutcome(await sendMessage(svc, principal, body));
       set.status = response.status;
       return response.body as never;
     },

@@ -80,7 +80,7 @@ export const threadRoutes = (svc: Services) =>
         },
       },
     )
-    .get("/threads/:id", ({ principal, params }) => getThread(svc.sql, principal, params.id), {
+    .get("/threads/:id", ({ principal, params }) => getThread(svc, principal, params.id), {
       auth: "read",
       params: t.Object({ id: PathId }),
       response: { 200: ThreadDetail, ...authErrors, 404: ErrorBody },

@@ -106,7 +106,7 @@ function transformedAway(d: Declarations): boolean {
     if (Math.abs(Math.abs(quarter) - 1) < 1e-6) return true;
   }
   const scale = d.get("scale");
-  if (scale !== undefined && scale.split(/\s+/).some((t) => /^[+-]?0*\.?0*%?$/.test(t))) return true;
+  if (scale?.split(/\s+/).some((t) => /^[+-]?0*\.?0*%?$/.test(t))) return true;
   const shifts: Array<string | undefined> = (d.get("translate") ?? "").split(/\s+/);
   for (const m of transform.matchAll(/translate(3d|x|y)?\(([^)]*)\)/g)) shifts.push(...(m[2] ?? "").split(/\s*,\s*/));
   return shifts.some((v) => {

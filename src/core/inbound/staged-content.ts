@@ -1,0 +1,51 @@
+// A content column's value for the accept statement (store.ts). A small content goes into the
+// statement itself, as hex built a slice at a time (bytea-hex.ts). A large one is first written to
+// inbound_content_slices one slice per statement, the event loop free between them, and the accept
+// statement assembles it there and deletes the slices: postgres.js encodes a statement's
+// parameters and writes them in one synchronous step, which for a message of many megabytes held
+// every request of the process (`/readyz` too).
+import type { Db } from "../../db.ts";
+import { newId } from "../ids.ts";
+import { hexInSlices } from "./bytea-hex.ts";
+
+const SLICE_BYTES = 1024 * 1024;
+
+/** Slices of an accept that never ran are deleted by a later one after this long. */
+const ORPHAN_HOURS = 1;
+
+export type ContentValue = { expression: ReturnType<Db>; stagedId: string | null };
+
+/** The SQL expression giving `bytes` in the accept statement, staging them first when large. */
+export async function contentValue(sql: Db, bytes: Uint8Array): Promise<ContentValue> {
+  if (bytes.byteLength <= SLICE_BYTES) return { expression: sql`decode(${await hexInSlices(bytes)}, 'hex')`, stagedId: null };
+  const stagedId = newId("stg");
+  try {
+    for (let at = 0, seq = 0; at < bytes.byteLength; at += SLICE_BYTES, seq++) {
+      const slice = bytes.subarray(at, Math.min(at + SLICE_BYTES, bytes.byteLength));
+      await sql`insert into inbound_content_slices (staged_id, seq, bytes) values (${stagedId}, ${seq}, decode(${await hexInSlices(slice)}, 'hex'))`;
+    }
+  } catch (error) {
+    dropStaged(sql, [stagedId]);
+    throw error;
+  }
+  return {
+    expression: sql`(select string_agg(bytes, ''::bytea order by seq) from inbound_content_slices where staged_id = ${stagedId})`,
+    stagedId,
+  };
+}
+
+/**
+ * A common table expression for the accept statement: deletes these staged contents (their
+ * values were read in the same statement's snapshot) and any left over from accepts that never ran.
+ */
+export function unstage(sql: Db, stagedIds: string[]) {
+  return sql`unstaged as (
+    delete from inbound_content_slices
+    where staged_id = any(${stagedIds}::text[]) or staged_at < now() - make_interval(hours => ${ORPHAN_HOURS}))`;
+}
+
+/** After a failed accept statement: its slices go now rather than in an hour. */
+export function dropStaged(sql: Db, stagedIds: string[]): void {
+  if (stagedIds.length === 0) return;
+  void sql`delete from inbound_content_slices where staged_id = any(${stagedIds}::text[])`.catch(() => {});
+}
