@@ -2,7 +2,8 @@
 // (s3rver, as in content-store.test.ts): the row keeps a prefix of the threshold's size, the API,
 // MCP and threads return the whole body byte for byte (the same as a copy stored without the
 // store), lists and search work from the prefix, a store down at read time is a 503, retention
-// deletes the objects, and the move command carries bodies to the store and back.
+// deletes the objects, the move command carries bodies to the store and back, and a forward
+// carries the whole text.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -272,4 +273,17 @@ test("retention deletes the body objects with the content", async () => {
   for (const key of keys) expect((await object(key)).status).toBe(404);
   expect(await row(id)).toMatchObject({ body_raw: null, body_clean: null, body_raw_key: null, body_clean_key: null });
   expect(await ctx.sql`select key from blob_deletions`).toHaveLength(0);
+});
+
+test("forwarding a long body forwards all of it, read from the store", async () => {
+  const original = (await ctx.request("GET", `/api/v1/messages/${storedId}`, { key: owner.key })).body;
+  // To one of our own mailboxes: the local transport delivers it through the same accept path.
+  const sent = await ctx.request("POST", `/api/v1/messages/${storedId}/forward`, {
+    key: owner.key,
+    body: { to: plainInbox.address, text: "For the record." },
+  });
+  expect(sent.status).toBe(201);
+  const forwarded = (await ctx.request("GET", `/api/v1/messages/${sent.body.id}`, { key: owner.key })).body;
+  expect(forwarded.body_clean).toContain("For the record.");
+  expect(forwarded.body_clean).toContain(original.body_clean);
 });
