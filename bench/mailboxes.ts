@@ -120,7 +120,7 @@ async function serve(databaseUrl: string, accountId: string, logLevel: string, r
 
   // The same statement listMailboxes runs, written out: the baseline is the SQL and nothing else.
   const list = (account: string, mailboxId: string | null) => sql`
-    select id, address, display_name, created_at from mailboxes
+    select id, address, display_name, created_at, paused_at is not null as paused from mailboxes
     where account_id = ${account}
       and (${mailboxId}::text is null or id = ${mailboxId})
     order by created_at desc, id desc
