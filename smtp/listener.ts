@@ -82,8 +82,9 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
     },
 
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (error?: Error | null, message?: string) => void) {
-      // The message is checked as it arrives and gathered into blocks of a MiB, so that its end
-      // costs one copy of the blocks and no pass over every byte.
+      // The message is checked as it arrives and gathered into blocks of a MiB, which are kept as
+      // they are to the end (hashing, parsing and staging read them in turn): joining them into
+      // one buffer copied the whole message at once.
       const blocks: Uint8Array[] = [];
       let chunks: Uint8Array[] = [];
       let pending = 0;
@@ -97,8 +98,11 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
         chunks.push(chunk);
         pending += chunk.byteLength;
         if (pending >= BLOCK_BYTES) {
-          blocks.push(Buffer.concat(chunks, pending));
-          [chunks, pending] = [[], 0];
+          // Exactly a MiB (concat truncates to the length given); the rest of the last chunk starts the next block.
+          blocks.push(Buffer.concat(chunks, BLOCK_BYTES));
+          const over = pending - BLOCK_BYTES;
+          chunks = over > 0 ? [chunk.subarray(chunk.byteLength - over)] : [];
+          pending = over;
         }
       });
       stream.on("error", (error) => callback(error));
@@ -108,8 +112,8 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
         }
         const violation = limits.violation();
         if (violation) return callback(reject("limits", 552, `5.3.4 Message refused: ${violation}`));
-        const raw = Buffer.concat([...blocks, ...chunks]);
-        store(raw, session).then(
+        if (pending > 0 || blocks.length === 0) blocks.push(Buffer.concat(chunks, pending));
+        store(blocks, session).then(
           (ids) => {
             smtpMessages.inc({ result: "accepted", reason: "stored" });
             // The session id ties this line to smtp.session; the message ids follow into the worker and webhook lines.
@@ -131,7 +135,7 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
     },
   });
 
-  async function store(raw: Uint8Array, session: SMTPServerSession): Promise<string[]> {
+  async function store(raw: Uint8Array[], session: SMTPServerSession): Promise<string[]> {
     // What RCPT found (receiveForLookedUp says why that cannot have gone stale); anything not
     // found there is looked up now.
     const found = await Promise.all(

@@ -4,19 +4,23 @@
 // them, it does the same work in short stretches. A message that fits in one slice is handed over
 // whole: a stream of one slice only added a stream, a generator and a turn of the loop after it.
 import { Readable } from "node:stream";
+import { type Bytes, byteLengthOf, joined, viewsOf } from "../byte-blocks.ts";
 
 /** How much of the message the parser gets before the event loop may run other work. */
 const PARSE_SLICE_BYTES = 64 * 1024;
 
+const asBuffer = (view: Uint8Array) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+
 /** The message as a stream of slices (views of its bytes, no copies), a turn of the event loop between them. */
-export function inSlices(bytes: Uint8Array): Readable | Buffer {
-  const view = (at: number) => Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(PARSE_SLICE_BYTES, bytes.byteLength - at));
-  if (bytes.byteLength <= PARSE_SLICE_BYTES) return view(0);
+export function inSlices(bytes: Bytes): Readable | Buffer {
+  if (byteLengthOf(bytes) <= PARSE_SLICE_BYTES) return asBuffer(joined(bytes));
   return Readable.from(
     (async function* () {
-      for (let at = 0; at < bytes.byteLength; at += PARSE_SLICE_BYTES) {
-        if (at > 0) await new Promise((resolve) => setImmediate(resolve));
-        yield view(at);
+      let first = true;
+      for (const view of viewsOf(bytes, PARSE_SLICE_BYTES)) {
+        if (!first) await new Promise((resolve) => setImmediate(resolve));
+        first = false;
+        yield asBuffer(view);
       }
     })(),
     { objectMode: false },

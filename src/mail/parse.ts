@@ -1,6 +1,7 @@
 // Parses a received message with mailparser into the fields we store. Hostile or broken MIME
 // never throws out of here: whatever cannot be parsed is recorded as a warning and left empty.
 import { type AddressObject, type ParsedMail, simpleParser } from "mailparser";
+import { type Bytes, joined } from "../byte-blocks.ts";
 import { sha256HexInSlices } from "../sha256-in-slices.ts";
 import { inSlices } from "./in-slices.ts";
 import { MAX_MIME_PARTS, readablePrefix } from "./readable-prefix.ts";
@@ -47,7 +48,7 @@ const PARSE_OPTIONS = {
 
 const describe = (error: unknown) => String((error as Error)?.message ?? error).slice(0, 200);
 
-export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
+export async function parseInbound(raw: Bytes): Promise<ParsedInbound> {
   const warnings: string[] = [];
   let unread: string | null = null;
   let mail: ParsedMail | null = null;
@@ -56,7 +57,7 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
   } catch (error) {
     warnings.push(`unparsable message: ${describe(error)}`);
     // The parser gives up on the whole message at its first limit: read the parts before it.
-    const prefix = await readablePrefix(raw);
+    const prefix = await readablePrefix(joined(raw));
     unread =
       prefix.stoppedBy === "part_limit"
         ? `the message has more than ${MAX_MIME_PARTS} MIME parts; only the first ${MAX_MIME_PARTS} were read`
@@ -91,7 +92,9 @@ export async function parseInbound(raw: Uint8Array): Promise<ParsedInbound> {
 
   const attachments: ParsedAttachment[] = [];
   for (const attachment of mail.attachments ?? []) {
-    const content = new Uint8Array(attachment.content ?? new Uint8Array());
+    // A view of the parser's buffer, not a copy: an attachment can be many megabytes.
+    const bytes = attachment.content ?? new Uint8Array();
+    const content = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     attachments.push({
       filename: attachment.filename ? storable(attachment.filename).slice(0, 255) : null,
       contentType: (attachment.contentType || "application/octet-stream").slice(0, 255),

@@ -103,3 +103,26 @@ test("small content goes into the statement whole and comes back whole", async (
   expect(Buffer.from(file!.content).equals(attachment)).toBe(true);
   expect(await fullContent(ctx.sql, "attachments", file!.id, file as never)).toBe(file!.content);
 });
+
+test("a message handed over as blocks (as the SMTP listener keeps it) is stored as the same bytes and is the same copy", async () => {
+  const raw = await compose("blocks-1@example.org", pattern(2300 * 1024, 11));
+  // Uneven blocks, the first ending inside the header section (copyStart then reads past it).
+  const cuts = [40, 1024 * 1024 + 40, 1024 * 1024 + 41, 2 * 1024 * 1024 + 99, raw.byteLength];
+  const blocks = cuts.map((end, i) => raw.subarray(i === 0 ? 0 : cuts[i - 1], end));
+  const [id] = await acceptInbound(ctx.svc, blocks, [mailbox], envelope);
+  const [stored] = await ctx.sql`
+    select r.id as raw_id, r.size, r.sha256, ${smallContent(ctx.sql, "r.content")}
+    from messages m join raw_messages r on r.id = m.raw_message_id where m.id = ${id!}`;
+  expect({ size: stored!.size, sha256: stored!.sha256 }).toEqual({ size: raw.byteLength, sha256: sha256(raw) });
+  const rawBack = await fullContent(ctx.sql, "raw_messages", stored!.raw_id, stored as never);
+  expect(Buffer.from(rawBack!).equals(raw)).toBe(true);
+  // The whole buffer with a trace field above it is a copy of the blocks: both digests agree.
+  const again = Buffer.concat([Buffer.from("Received: from backup.example by mx.example; Tue, 24 Nov 2026 10:00:01 +0000\r\n"), raw]);
+  expect(await acceptInbound(ctx.svc, again, [mailbox], envelope)).toEqual([id!]);
+  // And in blocks of a MiB, the header section within the first, as the listener gathers them.
+  const mib = 1024 * 1024;
+  const inMiBs = Array.from({ length: Math.ceil(again.byteLength / mib) }, (_, i) => again.subarray(i * mib, (i + 1) * mib));
+  expect(await acceptInbound(ctx.svc, inMiBs, [mailbox], envelope)).toEqual([id!]);
+  const [{ left }] = await ctx.sql`select count(*)::int as left from inbound_content_slices`;
+  expect(left).toBe(0);
+});

@@ -3,6 +3,7 @@
 // the same Message-ID with the same bytes (SHA-256, below the trace headers: see copyStart) within
 // the window; the same Message-ID with other bytes is a different message (a resend or a forgery)
 // and is stored. A message without a Message-ID is always stored.
+import { type Bytes, blocksOf, joined } from "../../byte-blocks.ts";
 import type { Db } from "../../db.ts";
 
 /** How long a first copy is remembered; documented in docs/recovery.md ("One message, one copy"). */
@@ -62,7 +63,13 @@ const TRACE_FIELDS = new Set([
  * line) was a different message and was stored twice. Only the leading block is skipped: a
  * Received field below the sender's own headers is content.
  */
-export function copyStart(raw: Uint8Array): number {
+export function copyStart(bytes: Bytes): number {
+  const blocks = blocksOf(bytes);
+  // The scan stops at the header section's end (an empty line) at the latest: when the first
+  // block holds that line, the other blocks are never read and need not be joined.
+  const head = blocks[0] ?? new Uint8Array();
+  const view = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  const raw = blocks.length <= 1 || view.includes("\n\n") || view.includes("\n\r\n") ? head : joined(bytes);
   let at = 0;
   for (;;) {
     const colon = raw.indexOf(0x3a, at);

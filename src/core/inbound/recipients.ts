@@ -4,6 +4,7 @@
 // Each caller decides what the last two mean for it: the listener refused them at RCPT already;
 // the local transport bounces the one and keeps the other in its outbox.
 
+import type { Bytes } from "../../byte-blocks.ts";
 import type { Mailbox } from "../mailboxes.ts";
 import { unsubscribeWithToken } from "../outbound/index.ts";
 import type { Services } from "../services.ts";
@@ -14,12 +15,7 @@ export type RecipientOutcome = "stored" | "unsubscribed" | "unknown_mailbox" | "
 /** `outcomes` is in the order of the addresses; `stored` holds acceptInbound's message ids. */
 export type Receipt = { stored: string[]; outcomes: RecipientOutcome[] };
 
-export async function receiveForRecipients(
-  svc: Services,
-  raw: Uint8Array,
-  addresses: string[],
-  envelope: InboundEnvelope,
-): Promise<Receipt> {
+export async function receiveForRecipients(svc: Services, raw: Bytes, addresses: string[], envelope: InboundEnvelope): Promise<Receipt> {
   const found: RecipientLookup[] = [];
   for (const address of addresses) found.push(await lookupRecipient(svc, address));
   return receiveForLookedUp(svc, raw, found, envelope);
@@ -30,12 +26,7 @@ export async function receiveForRecipients(
  * mailbox's columns that storing reads (id, account, address) never change, and a mailbox row is
  * never deleted (the message row's foreign key would refuse it, and the sender would retry).
  */
-export async function receiveForLookedUp(
-  svc: Services,
-  raw: Uint8Array,
-  found: RecipientLookup[],
-  envelope: InboundEnvelope,
-): Promise<Receipt> {
+export async function receiveForLookedUp(svc: Services, raw: Bytes, found: RecipientLookup[], envelope: InboundEnvelope): Promise<Receipt> {
   const mailboxes: Mailbox[] = [];
   const outcomes: RecipientOutcome[] = [];
   for (const recipient of found) {

@@ -1,12 +1,13 @@
 // A content column's value for the accept statement (store.ts). A small content goes into the
-// statement itself, as hex built a slice at a time (bytea-hex.ts). A large one is first written to
+// statement itself, as hex (bytea-hex.ts). A large one is first written to
 // inbound_content_slices one slice per statement, the event loop free between them, and the accept
 // statement assembles it there and deletes the slices: postgres.js encodes a statement's
 // parameters and writes them in one synchronous step, which for a message of many megabytes held
 // every request of the process (`/readyz` too).
+import { type Bytes, byteLengthOf, viewsOf } from "../../byte-blocks.ts";
 import type { Db } from "../../db.ts";
 import { newId } from "../ids.ts";
-import { hexInSlices } from "./bytea-hex.ts";
+import { hexOf } from "./bytea-hex.ts";
 
 const SLICE_BYTES = 1024 * 1024;
 
@@ -16,13 +17,15 @@ const ORPHAN_HOURS = 1;
 export type ContentValue = { expression: ReturnType<Db>; stagedId: string | null };
 
 /** The SQL expression giving `bytes` in the accept statement, staging them first when large. */
-export async function contentValue(sql: Db, bytes: Uint8Array): Promise<ContentValue> {
-  if (bytes.byteLength <= SLICE_BYTES) return { expression: sql`decode(${await hexInSlices(bytes)}, 'hex')`, stagedId: null };
+export async function contentValue(sql: Db, bytes: Bytes): Promise<ContentValue> {
+  if (byteLengthOf(bytes) <= SLICE_BYTES) return { expression: sql`decode(${hexOf(bytes)}, 'hex')`, stagedId: null };
   const stagedId = newId("stg");
   try {
-    for (let at = 0, seq = 0; at < bytes.byteLength; at += SLICE_BYTES, seq++) {
-      const slice = bytes.subarray(at, Math.min(at + SLICE_BYTES, bytes.byteLength));
-      await sql`insert into inbound_content_slices (staged_id, seq, bytes) values (${stagedId}, ${seq}, decode(${await hexInSlices(slice)}, 'hex'))`;
+    // A slice never spans two blocks (no copy to join them); the statements are awaited one by
+    // one, so the event loop runs between them.
+    let seq = 0;
+    for (const slice of viewsOf(bytes, SLICE_BYTES)) {
+      await sql`insert into inbound_content_slices (staged_id, seq, bytes) values (${stagedId}, ${seq++}, decode(${hexOf(slice)}, 'hex'))`;
     }
   } catch (error) {
     dropStaged(sql, [stagedId]);

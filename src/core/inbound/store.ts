@@ -2,6 +2,7 @@
 // message, one row per recipient mailbox and the processing job commit in one statement (one
 // transaction, one round trip); a caller answers success only after this returns.
 
+import { type Bytes, byteLengthOf, joined } from "../../byte-blocks.ts";
 import { parseInbound } from "../../mail/parse.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
 import { sha256HexInSlices } from "../../sha256-in-slices.ts";
@@ -52,8 +53,9 @@ export async function lookupRecipient(svc: Services, address: string): Promise<R
   return mailbox.id ? { kind: "mailbox", mailbox: mailbox as Mailbox } : { kind: "unknown_mailbox" };
 }
 
-export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: Mailbox[], envelope: InboundEnvelope): Promise<string[]> {
+export async function acceptInbound(svc: Services, raw: Bytes, mailboxes: Mailbox[], envelope: InboundEnvelope): Promise<string[]> {
   const watch = stopwatch();
+  const size = byteLengthOf(raw);
   const parsed = await watch.time("parse", () => parseInbound(raw));
   const body = await watch.time("sanitize", async () =>
     sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: svc.config.bodyCleanMaxChars }),
@@ -87,7 +89,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   if (blobs) {
     await watch.time("store_objects", () =>
       Promise.all([
-        blobs.put(rawKey(rawId), raw),
+        blobs.put(rawKey(rawId), joined(raw)),
         ...planned.flatMap(({ attachmentIds }) =>
           attachmentIds.map((id, i) => blobs.put(attachmentKey(id), parsed.attachments[i]!.content)),
         ),
@@ -129,7 +131,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
   const inserts = [
     sql`raw_row as (
       insert into raw_messages (id, size, sha256, content, remote_ip, helo, mail_from, blob_key)
-      select ${rawId}, ${raw.byteLength}, ${digest}, ${rawContent}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}, ${blobs ? rawKey(rawId) : null}
+      select ${rawId}, ${size}, ${digest}, ${rawContent}, ${envelope.remoteIp}, ${envelope.helo}, ${envelope.mailFrom}, ${blobs ? rawKey(rawId) : null}
       where ${storedIf(planned.map(({ id }) => id))})`,
   ];
   planned.forEach(({ mailbox, id, attachmentIds, bodies: { columns } }, m) => {
@@ -197,7 +199,7 @@ export async function acceptInbound(svc: Services, raw: Uint8Array, mailboxes: M
     raw_message_id: rawId,
     message_ids: ids,
     copies_of_earlier: copies,
-    size: raw.byteLength,
+    size,
     warnings: parsed.warnings.length,
     stages_ms: watch.times,
   });
