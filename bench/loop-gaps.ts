@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import { messageLimitCheck, messageLimitViolation } from "../smtp/limits.ts";
 import { fullContent, smallContent } from "../src/core/bytea-slices.ts";
-import { hexOf } from "../src/core/inbound/bytea-hex.ts";
+import { base64Of } from "../src/core/inbound/bytea-base64.ts";
 import { contentValue, unstage } from "../src/core/inbound/staged-content.ts";
 import { makeSql } from "../src/db.ts";
 import { sha256HexInSlices } from "../src/sha256-in-slices.ts";
@@ -66,7 +66,7 @@ export default async function loopGaps(args: string[]): Promise<void> {
       },
       {
         name: "bytes into the database",
-        before: async () => sql`insert into loop_gap_rows (id, content) values (${`w${n++}`}, decode(${hexOf(raw)}, 'hex'))`,
+        before: async () => sql`insert into loop_gap_rows (id, content) values (${`w${n++}`}, decode(${base64Of(raw)}, 'base64'))`,
         after: async () => {
           const value = await contentValue(sql, raw);
           await sql`with ${unstage(sql, [value.stagedId!])} insert into loop_gap_rows (id, content) select ${`w${n++}`}, ${value.expression}`;

@@ -3,7 +3,7 @@
 //   for the SMTP listener and the local transport alike.
 // - store.ts: the raw message, a row per mailbox and the screening job, in one transaction;
 //   dedupe.ts: a second copy of the same message to the same mailbox is stored once;
-//   threading.ts: which thread a message joins; staged-content.ts and bytea-hex.ts: how its bytes
+//   threading.ts: which thread a message joins; staged-content.ts and bytea-base64.ts: how its bytes
 //   reach the statement (large ones in slices before it).
 // - bounces.ts: delivery reports (bounces, complaints) about mail we sent, which suppress the
 //   recipient; screening calls it.

@@ -1,5 +1,5 @@
 // A content column's value for the accept statement (store.ts). A small content goes into the
-// statement itself, as hex (bytea-hex.ts). A large one is first written to
+// statement itself, as base64 text (bytea-base64.ts). A large one is first written to
 // inbound_content_slices one slice per statement, the event loop free between them, and the accept
 // statement assembles it there and deletes the slices: postgres.js encodes a statement's
 // parameters and writes them in one synchronous step, which for a message of many megabytes held
@@ -7,7 +7,7 @@
 import { type Bytes, byteLengthOf, viewsOf } from "../../byte-blocks.ts";
 import type { Db } from "../../db.ts";
 import { newId } from "../ids.ts";
-import { hexOf } from "./bytea-hex.ts";
+import { base64Of } from "./bytea-base64.ts";
 
 const SLICE_BYTES = 1024 * 1024;
 
@@ -18,14 +18,14 @@ export type ContentValue = { expression: ReturnType<Db>; stagedId: string | null
 
 /** The SQL expression giving `bytes` in the accept statement, staging them first when large. */
 export async function contentValue(sql: Db, bytes: Bytes): Promise<ContentValue> {
-  if (byteLengthOf(bytes) <= SLICE_BYTES) return { expression: sql`decode(${hexOf(bytes)}, 'hex')`, stagedId: null };
+  if (byteLengthOf(bytes) <= SLICE_BYTES) return { expression: sql`decode(${base64Of(bytes)}, 'base64')`, stagedId: null };
   const stagedId = newId("stg");
   try {
     // A slice never spans two blocks (no copy to join them); the statements are awaited one by
     // one, so the event loop runs between them.
     let seq = 0;
     for (const slice of viewsOf(bytes, SLICE_BYTES)) {
-      await sql`insert into inbound_content_slices (staged_id, seq, bytes) values (${stagedId}, ${seq++}, decode(${hexOf(slice)}, 'hex'))`;
+      await sql`insert into inbound_content_slices (staged_id, seq, bytes) values (${stagedId}, ${seq++}, decode(${base64Of(slice)}, 'base64'))`;
     }
   } catch (error) {
     dropStaged(sql, [stagedId]);
