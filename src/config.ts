@@ -158,6 +158,8 @@ function text(env: Env, name: string, fallback: string): string {
 }
 
 function blobStoreSetting(env: Env): Config["blobStore"] {
+  // Checked even without a store, so a mistyped value is refused before the store is turned on.
+  const bodyThreshold = integer(env, "BLOB_STORE_BODY_THRESHOLD", 65_536, 1_024, 64 * 1024 * 1024);
   const value = optionalText(env, "BLOB_STORE_URL");
   if (value === null) return null;
   let parsed: URL;
@@ -174,7 +176,7 @@ function blobStoreSetting(env: Env): Config["blobStore"] {
   return {
     url: value,
     region: text(env, "BLOB_STORE_REGION", "us-east-1"),
-    bodyThreshold: integer(env, "BLOB_STORE_BODY_THRESHOLD", 65_536, 1_024, 64 * 1024 * 1024),
+    bodyThreshold,
   };
 }
 
