@@ -103,6 +103,11 @@ export async function startSmtpListener(svc: Services, options: { port?: number;
           const over = pending - BLOCK_BYTES;
           chunks = over > 0 ? [chunk.subarray(chunk.byteLength - over)] : [];
           pending = over;
+          // A turn of the event loop between MiBs: data that arrived in a burst was otherwise read,
+          // unescaped and copied megabyte after megabyte in one synchronous stretch. While the
+          // stream is paused, smtp-server waits for it to drain and the socket is not read.
+          stream.pause();
+          setImmediate(() => stream.resume());
         }
       });
       stream.on("error", (error) => callback(error));
