@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "../support/context.ts";
 import { appendTestEvent } from "../support/events.ts";
-import { type ApiCall, expectEveryCall } from "../support/every-call.ts";
+import { type ApiCall, expectEveryCall, expectSameAsMissing } from "../support/every-call.ts";
 
 let ctx: TestContext;
 let owner: Fixture;
@@ -59,18 +59,13 @@ afterAll(async () => {
 describe("another account's consumer", () => {
   test("every route answers the missing consumer's 404, byte for byte, and the consumer is untouched", async () => {
     const before = await state("everything");
-    for (const [index, [method, path, body]] of byNameCalls("everything", strangerCursor).entries()) {
-      const [mMethod, mPath, mBody] = byNameCalls("nobody-at-all", strangerCursor)[index] as ApiCall;
-      const missing = await req(stranger.key, mMethod, mPath, mBody);
-      const response = await req(stranger.key, method, path, body);
-      expect({ call: `${method} ${path}`, status: response.status, text: response.text }).toEqual({
-        call: `${method} ${path}`,
-        status: 404,
-        text: NOT_FOUND,
-      });
-      expect(response.text).toBe(missing.text);
-      expect(response.headers.get("content-type")).toBe(missing.headers.get("content-type"));
-    }
+    await expectSameAsMissing(
+      req,
+      stranger.key,
+      byNameCalls("everything", strangerCursor),
+      byNameCalls("nobody-at-all", strangerCursor),
+      NOT_FOUND,
+    );
     expect(await state("everything")).toEqual(before);
     // The stranger's claim took no lease: the owner's first claim still gets the owner's event.
     const claimed = await req(owner.key, "POST", "/consumers/everything/claim", { limit: 10 });
@@ -106,16 +101,7 @@ describe("a key bound to one mailbox", () => {
   test("an account-wide consumer and another mailbox's consumer are the missing consumer's 404 on every route", async () => {
     const before = { everything: await state("everything"), inbox: await state("inbox-only") };
     for (const name of ["everything", "inbox-only"]) {
-      for (const [index, [method, path, body]] of byNameCalls(name, ownerCursor).entries()) {
-        const [mMethod, mPath, mBody] = byNameCalls("nobody-at-all", ownerCursor)[index] as ApiCall;
-        const missing = await req(boundKey, mMethod, mPath, mBody);
-        const response = await req(boundKey, method, path, body);
-        expect({ call: `${method} ${path}`, status: response.status, text: response.text }).toEqual({
-          call: `${method} ${path}`,
-          status: 404,
-          text: missing.text,
-        });
-      }
+      await expectSameAsMissing(req, boundKey, byNameCalls(name, ownerCursor), byNameCalls("nobody-at-all", ownerCursor), NOT_FOUND);
     }
     expect({ everything: await state("everything"), inbox: await state("inbox-only") }).toEqual(before);
   });

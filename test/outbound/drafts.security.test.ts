@@ -3,7 +3,7 @@
 // may not see must answer exactly as a missing id does, and a refused call must change nothing.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "../support/context.ts";
-import { type ApiCall, expectEveryCall } from "../support/every-call.ts";
+import { type ApiCall, expectEveryCall, expectSameAsMissing } from "../support/every-call.ts";
 
 let ctx: TestContext;
 let owner: Fixture;
@@ -65,16 +65,7 @@ const byIdCalls = (id: string): ApiCall[] => [
 describe("another account's drafts", () => {
   test("every by-id route answers the missing id's 404, byte for byte, and the draft is untouched", async () => {
     const before = await storedAs(stranger.key, foreignDraft);
-    const missingCalls = byIdCalls("drf_doesnotexist");
-    for (const [index, [method, path, body]] of byIdCalls(foreignDraft).entries()) {
-      const [missingMethod, missingPath, missingBody] = missingCalls[index] as ApiCall;
-      const missing = await req(owner.key, missingMethod, missingPath, missingBody);
-      const foreignAnswer = await req(owner.key, method, path, body);
-      expect({ call: `${method} ${path}`, status: foreignAnswer.status }).toEqual({ call: `${method} ${path}`, status: 404 });
-      expect(foreignAnswer.text).toBe(NOT_FOUND);
-      expect(foreignAnswer.text).toBe(missing.text);
-      expect(foreignAnswer.headers.get("content-type")).toBe(missing.headers.get("content-type"));
-    }
+    await expectSameAsMissing(req, owner.key, byIdCalls(foreignDraft), byIdCalls("drf_doesnotexist"), NOT_FOUND);
     expect(await storedAs(stranger.key, foreignDraft)).toEqual(before);
   });
 

@@ -3,7 +3,7 @@
 // keys without can_read, bootstrap and unknown keys, and the stranger's view of the owner's threads.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeKey } from "../support/context.ts";
-import { type ApiCall, expectEveryCall } from "../support/every-call.ts";
+import { type ApiCall, expectEveryCall, expectSameAsMissing } from "../support/every-call.ts";
 import { type MessagesWorld, makeMessagesWorld } from "../support/messages.ts";
 
 let w: MessagesWorld;
@@ -79,17 +79,7 @@ describe("a key bound to one mailbox", () => {
 
   test("a thread of another mailbox of its account is the missing id's 404 on every by-id route; labels unchanged", async () => {
     const before = await labelsOf(w.owner.key, inboxThread);
-    for (const [index, [method, path, body]] of byIdCalls(inboxThread).entries()) {
-      const [mMethod, mPath, mBody] = byIdCalls("thr_doesnotexist")[index] as ApiCall;
-      const missing = await req(boundKey, mMethod, mPath, mBody);
-      const response = await req(boundKey, method, path, body);
-      expect({ call: `${method} ${path}`, status: response.status, text: response.text }).toEqual({
-        call: `${method} ${path}`,
-        status: 404,
-        text: missing.text,
-      });
-      expect(response.text).toBe(NOT_FOUND);
-    }
+    await expectSameAsMissing(req, boundKey, byIdCalls(inboxThread), byIdCalls("thr_doesnotexist"), NOT_FOUND);
     expect(await labelsOf(w.owner.key, inboxThread)).toEqual(before);
     expect(before).not.toContain("hijacked");
   });
