@@ -11,7 +11,7 @@
 //   spamProbability(model, tokens)      -> the probability for a token set already extracted
 
 import { readFile } from "node:fs/promises";
-import { type SpamContext, spamFeatures } from "./features.ts";
+import { type SpamContext, type SpamFeatureOptions, spamFeatures } from "./features.ts";
 
 export const MODEL_FORMAT = "agent-mailbox/spam-logreg/1";
 
@@ -22,10 +22,12 @@ export type SpamModelFile = {
   threshold: number;
   bias: number;
   validation: Record<string, number | string>;
+  // Optional token kinds the model was trained with; absent in files written before them.
+  features?: SpamFeatureOptions;
   weights: Record<string, number>;
 };
 
-export type SpamModel = { threshold: number; bias: number; weights: Map<string, number> };
+export type SpamModel = { threshold: number; bias: number; weights: Map<string, number>; features?: SpamFeatureOptions };
 
 // score: the model's probability of spam, 0..1. `spam` is score >= the model's own threshold
 // (chosen for at most 1% of validation ham flagged); screening compares the score with
@@ -53,13 +55,14 @@ async function readModel(path: string | URL): Promise<SpamModel> {
   if (file.format !== MODEL_FORMAT || typeof file.threshold !== "number" || typeof file.weights !== "object") {
     throw new Error(`spam model ${String(path)}: not a ${MODEL_FORMAT} file`);
   }
-  return { threshold: file.threshold, bias: file.bias, weights: new Map(Object.entries(file.weights)) };
+  return { threshold: file.threshold, bias: file.bias, weights: new Map(Object.entries(file.weights)), features: file.features ?? {} };
 }
 
 // Throws when the message cannot be parsed or the model cannot be read; the caller records
 // that as a classifier error rather than guessing.
 export async function classifySpam(raw: Uint8Array | string, model?: SpamModel, context?: SpamContext): Promise<SpamVerdict> {
-  const [m, tokens] = await Promise.all([model ?? loadSpamModel(), spamFeatures(raw, context)]);
+  const m = model ?? (await loadSpamModel());
+  const tokens = await spamFeatures(raw, context, m.features);
   const logit = spamLogit(m, tokens);
   const score = sigmoid(logit);
   return { spam: score >= m.threshold, score: round(score), logit: round(logit), reasons: spamReasons(m, tokens) };

@@ -7,7 +7,7 @@
 import { type AddressObject, type ParsedMail, simpleParser } from "mailparser";
 import { readablePrefix } from "../../mail/readable-prefix.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
-import { charGrams, cueTokens, modernTokens } from "./modern.ts";
+import { charGrams, cueTokens, modernTokens, wordGrams } from "./modern.ts";
 import { bucket, registrable } from "./shapes.ts";
 
 // Parsing cost grows with size; spam content lives in the first part of a message anyway.
@@ -41,7 +41,15 @@ const PARSE_OPTIONS = {
 // stands in (in the training corpus that is the recipient's own server stamping arrival).
 export type SpamContext = { receivedAt?: Date };
 
-export async function spamFeatures(raw: Uint8Array | string, context: SpamContext = {}): Promise<Set<string>> {
+// Which optional token kinds a model was trained with (its file says; classifier.ts passes it on).
+// wordGrams: n for character n-grams of the words of every alphabet (0 or absent: none).
+export type SpamFeatureOptions = { wordGrams?: number };
+
+export async function spamFeatures(
+  raw: Uint8Array | string,
+  context: SpamContext = {},
+  options: SpamFeatureOptions = {},
+): Promise<Set<string>> {
   const input = toParserInput(raw);
   let parsed: ParsedMail;
   try {
@@ -55,7 +63,7 @@ export async function spamFeatures(raw: Uint8Array | string, context: SpamContex
   const tokens = new Set<string>();
   headerTokens(parsed, tokens);
   dateTokens(parsed, context.receivedAt ?? newestReceivedDate(parsed), tokens);
-  bodyTokens(parsed, tokens);
+  bodyTokens(parsed, tokens, options);
   modernTokens(parsed, tokens);
   return tokens;
 }
@@ -181,16 +189,21 @@ function received(mail: ParsedMail, out: Set<string>): void {
 // not read, only counted. The body's shape (HTML or not, tables, comments, attachments,
 // length) is left out: the training ham holds almost no HTML, so the model would read
 // "formatted like a newsletter" as spam, and legitimate newsletters are ham.
-function bodyTokens(mail: ParsedMail, out: Set<string>): void {
+function bodyTokens(mail: ParsedMail, out: Set<string>, options: SpamFeatureOptions): void {
   const html = typeof mail.html === "string" ? mail.html.slice(0, MAX_TEXT_CHARS * 4) : "";
   const text = (mail.text ?? "").slice(0, MAX_TEXT_CHARS);
   const visible = sanitizeBody({ text, html }, { maxChars: MAX_TEXT_CHARS });
   let body = visible.body_clean ?? "";
   if (isListMail(mail)) body = withoutListFooter(body);
-  for (const w of words(body)) {
+  const seen = new Set(words(body));
+  for (const w of seen) {
     out.add(w);
     // A five-letter prefix: one token for the inflections of a word in any language.
     if (w.length >= 7 && !w.startsWith("long:")) out.add(`st:${w.slice(0, 5)}`);
+  }
+  if (options.wordGrams) {
+    for (const w of words(mail.subject ?? "")) seen.add(w);
+    wordGrams(seen, options.wordGrams, out);
   }
   charGrams(body, out);
   cueTokens(`${mail.subject ?? ""}\n${body}`, out);

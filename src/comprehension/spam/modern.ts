@@ -156,6 +156,26 @@ export function charGrams(text: string, out: Set<string>): void {
   }
 }
 
+// Character n-grams of the words of every other script (Latin, Cyrillic, Greek, Arabic, ...),
+// each word framed by "_" so its start and end are grams too: the inflections, compounds and
+// misspellings of a word share most of its grams, in any language, without a stemmer per
+// language. Bounded per message.
+const GRAMS_PER_MESSAGE = 4000;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+
+export function wordGrams(words: Iterable<string>, n: number, out: Set<string>): void {
+  let added = 0;
+  for (const w of words) {
+    if (w.startsWith("long:") || UNSPACED.test(w)) continue;
+    const s = [...`_${w}_`];
+    for (let i = 0; i + n <= s.length; i++) {
+      out.add(`g:${s.slice(i, i + n).join("")}`);
+      if (++added >= GRAMS_PER_MESSAGE) return;
+    }
+  }
+}
+
+
 /**
  * A word of three letters or more mixing Latin with Cyrillic or Greek look-alikes. Word by word:
  * one regular expression with both conditions as look-aheads rescans the rest of the word from
