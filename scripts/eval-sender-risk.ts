@@ -91,17 +91,21 @@ async function judge(fixture: Fixture, account: AccountFixture): Promise<SenderR
   });
 }
 
-export type SenderRiskSet = "tuning" | "blind" | "blind-v2";
+export type SenderRiskSet = "tuning" | "train-v3" | "blind" | "blind-v2";
 
-/** The sets whose file is there: blind-v2 arrives later than the others. */
+/** Sets whose accounts are in a file of their own, merged over accounts.json. */
+const ACCOUNTS_OF_SET: Partial<Record<SenderRiskSet, string>> = { "blind-v2": "accounts-v2.json", "train-v3": "accounts-train-v3.json" };
+
+/** The sets whose file is there: later sets arrive after the first ones. */
 export function senderRiskSets(): SenderRiskSet[] {
-  return (["tuning", "blind", "blind-v2"] as const).filter((set) => existsSync(join(DIR, `${set}.json`)));
+  return (["tuning", "train-v3", "blind", "blind-v2"] as const).filter((set) => existsSync(join(DIR, `${set}.json`)));
 }
 
 async function accountsFor(set: SenderRiskSet): Promise<Record<string, AccountFixture>> {
   const read = async (file: string) => JSON.parse(await readFile(join(DIR, file), "utf8")) as Record<string, AccountFixture>;
   const base = await read("accounts.json");
-  return set === "blind-v2" && existsSync(join(DIR, "accounts-v2.json")) ? { ...base, ...(await read("accounts-v2.json")) } : base;
+  const own = ACCOUNTS_OF_SET[set];
+  return own && existsSync(join(DIR, own)) ? { ...base, ...(await read(own)) } : base;
 }
 
 export async function evaluateSenderRisk(set: SenderRiskSet): Promise<SenderRiskScores> {
