@@ -63,14 +63,20 @@ const OPTIONS = {
   keep: 0.02,
   maxHamFlagged: 0.01,
   dropout: Number(process.env.SPAM_DROPOUT ?? 0.6),
+  balance: process.env.SPAM_BALANCE ?? "class",
 };
 // Character n-grams of words (features.ts wordGrams): n, 0 for none. Written into the model
 // file, so scoring extracts the same tokens.
 const FEATURES: SpamFeatureOptions = { wordGrams: Number(process.env.SPAM_GRAMS ?? 0) };
 const COMPOSED_SEED = 1;
-const HAND_DIR = new URL("../test/fixtures/spam-modern/train/", import.meta.url).pathname;
+// SPAM_HAND_DIR: a frozen copy of the slice, so development runs compare like with like while it grows.
+const HAND_DIR = process.env.SPAM_HAND_DIR ?? new URL("../test/fixtures/spam-modern/train/", import.meta.url).pathname;
 const FOLDS = 5;
-const GROUP_WEIGHT: Record<string, number> = { spamassassin: 1, composed: 1, hand: Number(process.env.SPAM_HAND_WEIGHT ?? 8) };
+const GROUP_WEIGHT: Record<string, number> = {
+  spamassassin: 1,
+  composed: Number(process.env.SPAM_COMPOSED_WEIGHT ?? 1),
+  hand: Number(process.env.SPAM_HAND_WEIGHT ?? 8),
+};
 
 type Fitted = { bias: number; weights: Map<string, number> };
 
@@ -85,7 +91,20 @@ function fit(examples: Example[]): Fitted {
   const raw = examples.map((e) => GROUP_WEIGHT[e.group] ?? 1);
   const classTotal = (spam: boolean) => examples.reduce((sum, e, i) => sum + (e.spam === spam ? raw[i]! : 0), 0);
   const totals = { spam: classTotal(true), ham: classTotal(false) };
-  const weightOf = examples.map((e, i) => (raw[i]! * examples.length) / 2 / (e.spam ? totals.spam : totals.ham));
+  let weightOf = examples.map((e, i) => (raw[i]! * examples.length) / 2 / (e.spam ? totals.spam : totals.ham));
+  if (OPTIONS.balance === "group") {
+    // Within each group spam and ham weigh the same; a group weighs its messages times its
+    // GROUP_WEIGHT. No group's class mix then becomes a prior on the tokens all its messages
+    // share (the SpamAssassin corpus' relay headers, the hand-written slices' own formatting).
+    const groupTotal = new Map<string, number>();
+    const groupClass = new Map<string, number>();
+    examples.forEach((e, i) => {
+      groupTotal.set(e.group, (groupTotal.get(e.group) ?? 0) + raw[i]!);
+      groupClass.set(`${e.group}:${e.spam}`, (groupClass.get(`${e.group}:${e.spam}`) ?? 0) + 1);
+    });
+    const all = [...groupTotal.values()].reduce((a, b) => a + b, 0);
+    weightOf = examples.map((e) => ((groupTotal.get(e.group)! / all) * examples.length) / 2 / groupClass.get(`${e.group}:${e.spam}`)!);
+  }
   const w = new Float64Array(index.size);
   const g2 = new Float64Array(index.size).fill(1e-8);
   let bias = 0;
