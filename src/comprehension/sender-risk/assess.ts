@@ -78,7 +78,6 @@ export const HIGH = FITTED.high;
 const PAYMENT_NEAR =
   /remit|payment|pay\b|invoice|transfer|wire|bank|iban|proof|receipt|virement|paiement|facture|zahlung|rechnung|überweis|pago|factura|comprobante|transferencia|pagamento|bonifico|fattura|contabile|betaling|factuur|pagamento|fatura|comprovativo|przelew|faktur|送金|振込|請求/i;
 
-
 const normalizeName = (text: string) =>
   text
     .normalize("NFD")
@@ -275,7 +274,8 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
   }
 
   const score = Math.round(signals.reduce((sum, s) => sum + s.weight, 0) * 100) / 100;
-  const level: SenderRiskLevel = score >= HIGH ? "high" : score >= ELEVATED ? "elevated" : "low";
+  // A person's correction is not evidence to weigh: mail from an address the account reported as fraud is high.
+  const level: SenderRiskLevel = score >= HIGH || input.reportedFraud ? "high" : score >= ELEVATED ? "elevated" : "low";
   return { level, score, signals: signals.map(({ name, detail }) => ({ name, detail })) };
 }
 
