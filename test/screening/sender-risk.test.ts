@@ -99,7 +99,14 @@ describe("signals", () => {
       ...base,
       body: "Our bank details have changed. IBAN: GB29 NWBK 6016 1331 9268 19. Do not call the office.",
     });
-    expect(compromised.level).toBe("elevated");
+    // A compromised vendor mailbox: authenticated and known, but asking to skip the call back.
+    expect(compromised.level).not.toBe("low");
+    // The honest notice from the same sender, pointing back to the number on file, stays low.
+    const honest = assessSenderRisk({
+      ...base,
+      body: "We changed banks. Please verify by calling us on the number you already have on file before the next payment.",
+    });
+    expect(honest.level).toBe("low");
   });
 
   test("an IBAN counts only with a valid ISO 13616 checksum; secrecy counts only about money", async () => {
