@@ -73,7 +73,7 @@ const COMPOSED_SEED = 1;
 const HAND_DIR = process.env.SPAM_HAND_DIR ?? new URL("../test/fixtures/spam-modern/train/", import.meta.url).pathname;
 const FOLDS = 5;
 const GROUP_WEIGHT: Record<string, number> = {
-  spamassassin: 1,
+  spamassassin: Number(process.env.SPAM_SA_WEIGHT ?? 1),
   composed: Number(process.env.SPAM_COMPOSED_WEIGHT ?? 1),
   hand: Number(process.env.SPAM_HAND_WEIGHT ?? 8),
 };
@@ -219,18 +219,21 @@ type Scored = { spam: boolean; p: number; group: string; author?: string; id?: s
 // and, for the hand-written group, per author.
 function chooseThreshold(validation: Scored[]) {
   const groups = [...new Set(validation.map((v) => v.group))];
-  let threshold = 0.5;
-  for (let step = 1; step <= 999; step++) {
-    const t = step / 1000;
-    const ok = groups.every((g) => {
-      const ham = validation.filter((v) => !v.spam && v.group === g);
-      return ham.filter((v) => v.p >= t).length <= OPTIONS.maxHamFlagged * ham.length;
-    });
-    if (ok) {
-      threshold = t;
-      break;
-    }
+  // Per group, the highest ham score that may still be flagged is its (k+1)-th highest, k the
+  // allowed count; the threshold sits just above the largest of those, at the 4-decimal
+  // resolution scores are reported in (classifier.ts). A fixed grid of 0.001 steps was too
+  // coarse once hand-written ham pushed the threshold into the saturated top of the scale.
+  let threshold = 0;
+  for (const g of groups) {
+    const ham = validation
+      .filter((v) => !v.spam && v.group === g)
+      .map((v) => v.p)
+      .sort((a, b) => b - a);
+    const allowed = Math.floor(OPTIONS.maxHamFlagged * ham.length);
+    const highest = ham[allowed];
+    if (highest !== undefined) threshold = Math.max(threshold, Math.round(highest * 1e4) / 1e4 + 1e-4);
   }
+  threshold = Math.min(0.9999, Math.round(threshold * 1e4) / 1e4);
   const stats: Record<string, number> = {};
   const authors = [...new Set(validation.filter((v) => v.author).map((v) => v.author!))].sort();
   const parts: [string, Scored[]][] = [
@@ -258,12 +261,15 @@ export async function buildModel(log: (line: string) => void = () => {}, compose
   // Out-of-fold probabilities for every message, folds keeping a list or sender together.
   const fold = foldOf(examples);
   const validation: Scored[] = [];
+  const partials: Fitted[] = [];
   for (let k = 0; k < FOLDS; k++) {
     const partial = fit(examples.filter((e) => fold(e) !== k));
+    partials.push(partial);
     for (const e of examples)
       if (fold(e) === k) validation.push({ spam: e.spam, group: e.group, author: e.author, id: e.id, p: spamProbability(partial, e.tokens) });
   }
   const chosen = chooseThreshold(validation);
+  const authors = [...new Set(examples.map((e) => e.author).filter((a): a is string => a !== undefined))].sort();
   if (process.env.SPAM_DEV) {
     // Development figures: each part at the chosen threshold with counts, and the hand-written
     // group's spam caught at the lowest threshold that flags at most n of its ham.
@@ -287,7 +293,7 @@ export async function buildModel(log: (line: string) => void = () => {}, compose
     // Leave one author out: fitted without any of an author's files, that author's messages at
     // the chosen threshold (the nearest development figure to mail from a new writer).
     if (process.env.SPAM_LOAO) {
-      for (const author of [...new Set(examples.map((e) => e.author).filter(Boolean))].sort()) {
+      for (const author of authors) {
         const partial = fit(examples.filter((e) => e.author !== author));
         const of = examples.filter((e) => e.author === author).map((e) => ({ spam: e.spam, p: spamProbability(partial, e.tokens) }));
         const spam = of.filter((v) => v.spam);
@@ -299,12 +305,17 @@ export async function buildModel(log: (line: string) => void = () => {}, compose
     }
   }
   log(`validation (${validation.length} messages, grouped by source): threshold ${chosen.threshold}, ${JSON.stringify(chosen.stats)}`);
-  const model = fit(examples);
+  // SPAM_FINAL=average: the mean of the fold models, the models whose scores set the threshold.
+  const model = process.env.SPAM_FINAL === "average" ? average(partials) : fit(examples);
   const weights: Record<string, number> = {};
   for (const [t, w] of [...model.weights].sort((a, b) => (a[0] < b[0] ? -1 : 1))) weights[t] = w;
   return {
     format: MODEL_FORMAT,
-    trained_on: [...TRAIN_GROUPS, `composed modern slice (${composedCount}, seed ${COMPOSED_SEED})`],
+    trained_on: [
+      ...TRAIN_GROUPS,
+      `composed modern slice (${composedCount}, seed ${COMPOSED_SEED})`,
+      `hand-written slices (${authors.map((a) => `${a} ${examples.filter((e) => e.author === a).length}`).join(", ")})`,
+    ],
     messages: {
       spamassassin_ham: count("spamassassin", false),
       spamassassin_spam: count("spamassassin", true),
@@ -313,15 +324,24 @@ export async function buildModel(log: (line: string) => void = () => {}, compose
       hand_ham: count("hand", false),
       hand_spam: count("hand", true),
     },
+    options: { ...OPTIONS, groupWeight: GROUP_WEIGHT },
     threshold: chosen.threshold,
     bias: model.bias,
     ...(FEATURES.wordGrams ? { features: FEATURES } : {}),
     validation: {
-      method: `${FOLDS}-fold out-of-fold scores, folds by list, sender domain or message; threshold: <= 1% of each group's ham`,
+      method: `${FOLDS}-fold out-of-fold scores, folds by list, sender domain, composed message or hand-written file; threshold: <= 1% of each group's ham`,
       ...chosen.stats,
     },
     weights,
   };
+}
+
+function average(models: Fitted[]): Fitted {
+  const sum = new Map<string, number>();
+  for (const m of models) for (const [t, w] of m.weights) sum.set(t, (sum.get(t) ?? 0) + w);
+  const weights = new Map<string, number>();
+  for (const [t, w] of sum) if (Math.abs(w / models.length) >= OPTIONS.keep) weights.set(t, Math.round((w / models.length) * 1000) / 1000);
+  return { bias: Math.round((models.reduce((a, m) => a + m.bias, 0) / models.length) * 1000) / 1000, weights };
 }
 
 function fnv1a(text: string): number {

@@ -22,6 +22,8 @@ export type SpamModelFile = {
   threshold: number;
   bias: number;
   validation: Record<string, number | string>;
+  // The training options, for the record (not read when scoring).
+  options?: Record<string, unknown>;
   // Optional token kinds the model was trained with; absent in files written before them.
   features?: SpamFeatureOptions;
   weights: Record<string, number>;
