@@ -4,6 +4,7 @@
 // deadline. A file that makes a parser balloon takes down this process only, never the service.
 import { execFile } from "node:child_process";
 import { readdir, readFile, writeFile } from "node:fs/promises";
+import { setPriority } from "node:os";
 import { join } from "node:path";
 import { checkImageBudget, checkPdfBudget, checkZipBudget, OverBudget } from "./attachment-budget.ts";
 import { sanitizeBody } from "./sanitize.ts";
@@ -133,7 +134,20 @@ function run(command: string, args: string[]): Promise<string> {
   });
 }
 
+/**
+ * Reading an attachment is background work: at the lowest priority (niceness 19, inherited by
+ * poppler and tesseract) it takes only the CPU that the listener, the API and PostgreSQL leave,
+ * so a burst of bombs cannot slow their answers. Its deadline is wall-clock, so starved work ends
+ * as "timed out", never as a stuck job.
+ */
+const BACKGROUND_NICENESS = 19;
+
 async function main(): Promise<void> {
+  try {
+    setPriority(BACKGROUND_NICENESS);
+  } catch {
+    // A platform without priorities (or a sandbox that forbids them) still extracts.
+  }
   const job = JSON.parse(process.argv[2] ?? "{}") as ExtractJob;
   let outcome: ExtractOutcome;
   try {

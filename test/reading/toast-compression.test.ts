@@ -56,3 +56,9 @@ test("a message accepted afterwards is stored compressed and reads back byte for
   expect(row!.body_raw).toContain("line 599 of a long");
   expect(row!.method).toBe((await serverHasLz4()) ? "lz4" : "pglz");
 });
+
+test("staged slices are stored uncompressed: they live for one accept, and the assembled content is compressed once", async () => {
+  const [column] = await ctx.sql`
+    select attstorage from pg_attribute where attrelid = 'inbound_content_slices'::regclass and attname = 'bytes'`;
+  expect(column?.attstorage).toBe("e");
+});

@@ -35,8 +35,20 @@ export function percentile(sorted: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
 }
 
-/** Each direct child's tree (an extraction process with the tools it started): its resident memory and what it runs. */
-export function childTrees(pid: number): { rss: number; command: string }[] {
+/** A process's niceness (field 19 of /proc/PID/stat), or null when it is gone. */
+export function nicenessOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The fields after the command name, which is in parentheses and may hold spaces; the first of them is field 3.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[19 - 3]);
+  } catch {
+    return null;
+  }
+}
+
+/** Each direct child's tree (an extraction process with the tools it started): its resident memory, what it runs, its niceness. */
+export function childTrees(pid: number): { rss: number; command: string; niceness: number | null }[] {
   try {
     return readdirSync(`/proc/${pid}/task`)
       .flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean))
@@ -49,6 +61,7 @@ export function childTrees(pid: number): { rss: number; command: string }[] {
       })
       .map((child) => ({
         rss: treeRss(Number(child)),
+        niceness: nicenessOf(Number(child)),
         command: (() => {
           try {
             return readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0").join(" ").slice(0, 160);
