@@ -137,7 +137,7 @@ export async function evaluateSenderRisk(set: SenderRiskSet): Promise<SenderRisk
 export function formatSenderRisk(s: SenderRiskScores): string {
   const p = (x: number) => x.toFixed(3);
   return (
-    `sender risk (${s.set}: ${s.fraud} fraud, ${s.genuine} genuine): precision ${p(s.precision)} recall ${p(s.recall)} ` +
+    `sender risk (${s.set}${s.set === "tuning" || s.set === "train-v3" ? ", fitted on" : ""}: ${s.fraud} fraud, ${s.genuine} genuine): precision ${p(s.precision)} recall ${p(s.recall)} ` +
     `genuine flagged ${p(s.genuineFlagged)}; at high only: recall ${p(s.highRecall)} genuine flagged ${p(s.highGenuineFlagged)}`
   );
 }
