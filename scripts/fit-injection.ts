@@ -24,35 +24,43 @@
 // of real ham. The written model is fitted on all the data.
 //
 //   nice bun scripts/fit-injection.ts [--dry-run]
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { simpleParser } from "mailparser";
-import { type Combiner, combinedScore, evidence, noisyOrCombiner, sigmoid } from "../src/comprehension/injection/combiner.ts";
+import { COMBINER, type Combiner, combinedScore, evidence, noisyOrCombiner, sigmoid } from "../src/comprehension/injection/combiner.ts";
 import { shippedModel } from "../src/comprehension/injection/model.ts";
 import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
 import { WEIGHTS } from "../src/comprehension/injection/weights.ts";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
 import { composeInjection } from "./corpus/compose-injection.ts";
+import { HARD_LOOKALIKES_EN, HARD_LOOKALIKES_INTL } from "./corpus/fragments-injection-hard.ts";
 import { injectionInput, injectionRecords } from "./eval-modern.ts";
 import { loadCorpus } from "./train-spam.ts";
 
 export type Doc = { source: string; kind: "attack" | "benign" | "ham"; features: Map<string, number> };
 
 const FIT_HOLDOUTS = ["holdout-9.json", "holdout-10.json", "holdout-11.json"];
+const HAND_SLICES = ["train-v2", "train-v3"];
 const HAM_SAMPLE = 400;
 export const COMPOSED = { n: 1200, seed: 7 };
 const FOLDS = 5;
 const MAX_BENIGN_FLAGGED = 0.03;
 const MAX_HAM_FLAGGED = 0.005;
 const PRIORS = [4, 8];
-const PENALTIES = [0.003];
+const PENALTIES = [0.003, 0.001];
 const SHARES = [0.5, 0.4, 0.3, 0.2, 0.1]; // how much attacks weigh against benign mail in the loss
 const MIN_DOCS = 3; // a feature seen in fewer documents keeps the prior
 const ITERATIONS = 1500;
 // Candidate context factors (weights.json context): the damping of "> " reply lines, and of words
 // in quotation marks or code.
-const CONTEXTS: { timesReplyQuoted: number; timesQuoted: number }[] = [0.5, 0.75, 1].flatMap((timesReplyQuoted) =>
-  [0.5, 0.3, 0.15].map((timesQuoted) => ({ timesReplyQuoted, timesQuoted })),
-);
+// `--context 1,0.5` tries only that pair (the shipped one), a ninth of the time.
+const CONTEXT_ARG = process.argv.indexOf("--context");
+const CONTEXTS: { timesReplyQuoted: number; timesQuoted: number }[] =
+  CONTEXT_ARG > 0
+    ? [process.argv[CONTEXT_ARG + 1]!.split(",").map(Number)].map(([timesReplyQuoted, timesQuoted]) => ({
+        timesReplyQuoted: timesReplyQuoted!,
+        timesQuoted: timesQuoted!,
+      }))
+    : [0.5, 0.75, 1].flatMap((timesReplyQuoted) => [0.5, 0.3, 0.15].map((timesQuoted) => ({ timesReplyQuoted, timesQuoted })));
 
 type Input = Parameters<typeof scoreInjectionRisk>[0];
 type Labelled = { source: string; kind: Doc["kind"]; input: Input };
@@ -78,6 +86,13 @@ export async function loadInputs(): Promise<Labelled[]> {
   }
   for (const r of injectionRecords("train"))
     out.push({ source: `modern:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });
+  // The hand-written slices of other authors (train-v2, train-v3): the learned stage never trained
+  // on them, so they enter the fit directly. Each is held to the look-alike limit on its own.
+  for (const slice of HAND_SLICES) {
+    if (!existsSync(new URL(`../test/fixtures/injection-modern/${slice}`, import.meta.url))) continue;
+    for (const r of injectionRecords(slice))
+      out.push({ source: `${slice}:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });
+  }
   for (const r of composeInjection(COMPOSED.n, COMPOSED.seed))
     out.push({ source: `composed:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });
   const ham = await loadCorpus(["easy-ham-1"], (i) => i % 6 === 0);
@@ -157,14 +172,26 @@ function rates(docs: Doc[], p: number[], t: number) {
 
 // Look-alikes are held to the limit in each source on its own: the composed ones are easier than
 // the hand-written ones (holdouts and the modern slice), and pooled they would hide their false alarms.
-const group = (d: Doc) => (d.source.startsWith("composed:") ? "composed" : "hand-written");
+// The other authors' slices (train-v2, train-v3) are sources of their own.
+const group = (d: Doc) => {
+  const prefix = d.source.slice(0, d.source.indexOf(":"));
+  if (prefix === "composed" || HAND_SLICES.includes(prefix)) return prefix;
+  return "hand-written";
+};
 
-export function withinLimits(docs: Doc[], p: number[], t: number): boolean {
+/**
+ * At most 3% of each source's look-alikes flagged (a source of a few dozen may flag one), or, where
+ * that is more, as many as `floor` says for that source: the shipped combiner's count on the other
+ * authors' slices, which no setting brings under 3% (their false alarms are lone strong signals,
+ * which a non-negative weight with the bias held cannot silence), so a refit must not flag more
+ * of them than what it replaces. And at most 0.5% of real ham.
+ */
+export function withinLimits(docs: Doc[], p: number[], t: number, floor: Map<string, number> = new Map()): boolean {
   const groups = [...new Set(docs.filter((d) => d.kind === "benign").map(group))];
   const each = groups.every((g) => {
     const idx = docs.map((d, i) => [d, i] as const).filter(([d]) => d.kind === "benign" && group(d) === g);
-    // a source of a few dozen may flag one: 3% of 30 is less than one message
-    return idx.filter(([, i]) => p[i]! >= t).length <= Math.max(1, MAX_BENIGN_FLAGGED * idx.length);
+    const limit = Math.max(1, MAX_BENIGN_FLAGGED * idx.length, floor.get(g) ?? 0);
+    return idx.filter(([, i]) => p[i]! >= t).length <= limit;
   });
   return each && rates(docs, p, t).ham.flagged <= MAX_HAM_FLAGGED * rates(docs, p, t).ham.n;
 }
@@ -224,6 +251,15 @@ if (import.meta.main) {
     const unfitted = noisyOrCombiner(4);
     const plain = docs.map((d) => combinedScore(d.features, unfitted));
     console.log(`  unfitted: ${bySource(docs, plain, unfitted.threshold)}`);
+    const shipped = docs.map((d) => combinedScore(d.features, COMBINER));
+    const floor = new Map<string, number>();
+    docs.forEach((d, i) => {
+      if (d.kind === "benign" && HAND_SLICES.includes(group(d)) && shipped[i]! >= COMBINER.threshold)
+        floor.set(group(d), (floor.get(group(d)) ?? 0) + 1);
+    });
+    console.log(
+      `  shipped combiner (in-sample on the sources it was fitted on): ${fmt(rates(docs, shipped, COMBINER.threshold))}; ${bySource(docs, shipped, COMBINER.threshold)}`,
+    );
     console.log(
       `${JSON.stringify(context)}, noisy-OR at 0.5 (unfitted): ${fmt(
         rates(
@@ -240,7 +276,7 @@ if (import.meta.main) {
           const oof = outOfFold(docs, prior, penalty, share);
           const t = noisyOrCombiner(prior).threshold;
           const r = rates(docs, oof, t);
-          const ok = withinLimits(docs, oof, t);
+          const ok = withinLimits(docs, oof, t, floor);
           console.log(
             `  prior ${prior}, penalty ${penalty}, attack share ${share}: out-of-fold ${ok ? "within" : "over"} the limits: ${fmt(r)}`,
           );
@@ -256,9 +292,9 @@ if (import.meta.main) {
   if (best.caught < 0) throw new Error("no setting met the limits out of fold");
   const c = fit(docs, best.prior, best.penalty, best.share);
   c.method =
-    `scripts/fit-injection.ts: ${docs.length} documents (holdouts 9-11, modern training slice, composed slice ${COMPOSED.n} seed ${COMPOSED.seed}, ${HAM_SAMPLE} SpamAssassin easy-ham-1); ` +
+    `scripts/fit-injection.ts: ${docs.length} documents (holdouts 9-11, modern training slice, ${HAND_SLICES.filter((x) => docs.some((d) => d.source.startsWith(`${x}:`))).join(", ")}, composed slice ${COMPOSED.n} seed ${COMPOSED.seed}, ${HAM_SAMPLE} SpamAssassin easy-ham-1); ` +
     `logistic regression on noisy-OR evidence, bias and cut-off at the noisy-OR's 0.5, L2 ${best.penalty} toward the prior slope ${best.prior}, non-negative; ` +
-    `context.timesReplyQuoted and timesQuoted (weights.json), prior and attack share ${best.share} (the largest whose ${FOLDS}-fold out-of-fold scores flag <= ${MAX_BENIGN_FLAGGED * 100}% of the look-alikes of each source and <= ${MAX_HAM_FLAGGED * 100}% of real ham) by out-of-fold recall`;
+    `context.timesReplyQuoted and timesQuoted (weights.json), prior and attack share ${best.share} (the largest whose ${FOLDS}-fold out-of-fold scores flag <= ${MAX_BENIGN_FLAGGED * 100}% of the look-alikes of each source, no more than the combiner it replaces on train-v2 and train-v3, and <= ${MAX_HAM_FLAGGED * 100}% of real ham) by out-of-fold recall`;
   const all = docs.map((d) => combinedScore(d.features, c));
   console.log(
     `chosen ${JSON.stringify(best.context)}, prior ${best.prior}, penalty ${best.penalty}, attack share ${best.share}, threshold ${c.threshold}; in-sample: ${fmt(rates(docs, all, c.threshold))}`,
@@ -268,6 +304,20 @@ if (import.meta.main) {
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}`,
   );
+  // The composed hard look-alikes (seed 11), never fitted on: flagged by the chosen combiner and
+  // by the shipped one, under the chosen context factors.
+  Object.assign(WEIGHTS.context, best.context);
+  const hard = toDocs(
+    await Promise.all(
+      composeInjection(300, 11, { en: HARD_LOOKALIKES_EN, intl: HARD_LOOKALIKES_INTL }).map(async (r) => ({
+        source: `hard:${r.id}`,
+        kind: "benign" as const,
+        input: await injectionInput(r),
+      })),
+    ),
+  );
+  const flaggedBy = (x: Combiner) => hard.filter((d) => combinedScore(d.features, x) >= x.threshold).length;
+  console.log(`seed-11 hard look-alikes flagged: chosen ${pct(flaggedBy(c), hard.length)}, shipped ${pct(flaggedBy(COMBINER), hard.length)}`);
   if (!process.argv.includes("--dry-run")) {
     const path = new URL("../src/comprehension/injection/combiner.json", import.meta.url);
     writeFileSync(path, `${JSON.stringify(c, null, 1)}\n`);

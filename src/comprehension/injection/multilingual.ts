@@ -10,7 +10,11 @@
 //   secrecy     the human kept out ("ne le dis pas à l'utilisateur", "不要告诉用户")
 //   skipCheck   the usual check waived ("keine Rücksprache nötig", "确认不需要")
 //   exfil       mailbox contents sent on ("leite alle E-Mails ... weiter", "转发到")
-// Languages: de fr es it pt nl pl sv tr ru ja zh ko ar (English is the families' own).
+//   addressed_request  an address, then in its paragraph a request ("AI 비서님께: ... 해 주세요")
+//               or the human kept out ("Ассистенту: ... владельца беспокоить не нужно"); an
+//               assistant merely named (mention) counts only when it opens a line ending in a colon
+// Languages: de fr es it pt nl pl sv tr ru uk ja zh ko ar hi id vi (English is the families' own).
+// The phrases were written from knowledge of each language, not copied from any corpus.
 
 import ML_WORDS from "./multilingual-words.json" with { type: "json" };
 import type { Hit } from "./view.ts";
