@@ -40,14 +40,21 @@ export type Doc = { source: string; kind: "attack" | "benign" | "ham"; features:
 
 const FIT_HOLDOUTS = ["holdout-9.json", "holdout-10.json", "holdout-11.json"];
 const HAND_SLICES = ["train-v2", "train-v3"];
+// `--without-hand-slices`: the fitting set as before train-v2 (the two slices are then scored only)
+const WITH_HAND_SLICES = !process.argv.includes("--without-hand-slices");
 const HAM_SAMPLE = 400;
 export const COMPOSED = { n: 1200, seed: 7 };
 const FOLDS = 5;
 const MAX_BENIGN_FLAGGED = 0.03;
 const MAX_HAM_FLAGGED = 0.005;
-const PRIORS = [4, 8];
-const PENALTIES = [0.003, 0.001];
-const SHARES = [0.5, 0.4, 0.3, 0.2, 0.1]; // how much attacks weigh against benign mail in the loss
+// Prior 8 ranks first out-of-fold once train-v2 and train-v3 are in, but its steeper curve scores a
+// lone weak signal lower (a lone learned-stage 0.39 at 0.25 against 0.36), under the "raised"
+// bounds the detector's tests hold; `--priors 4,8` tries it.
+const PRIORS_ARG = process.argv.indexOf("--priors");
+const PRIORS = PRIORS_ARG > 0 ? process.argv[PRIORS_ARG + 1]!.split(",").map(Number) : [4];
+const PENALTY_ARG = process.argv.indexOf("--penalty"); // `--penalty 0.003`: that one only
+const PENALTIES = PENALTY_ARG > 0 ? [Number(process.argv[PENALTY_ARG + 1])] : [0.003, 0.002, 0.001];
+const SHARES = [0.6, 0.55, 0.5, 0.45, 0.4, 0.3, 0.2, 0.1]; // how much attacks weigh against benign mail in the loss
 const MIN_DOCS = 3; // a feature seen in fewer documents keeps the prior
 const ITERATIONS = 1500;
 // Candidate context factors (weights.json context): the damping of "> " reply lines, and of words
@@ -89,6 +96,7 @@ export async function loadInputs(): Promise<Labelled[]> {
   // The hand-written slices of other authors (train-v2, train-v3): the learned stage never trained
   // on them, so they enter the fit directly. Each is held to the look-alike limit on its own.
   for (const slice of HAND_SLICES) {
+    if (!WITH_HAND_SLICES) break;
     if (!existsSync(new URL(`../test/fixtures/injection-modern/${slice}`, import.meta.url))) continue;
     for (const r of injectionRecords(slice))
       out.push({ source: `${slice}:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });
@@ -180,17 +188,18 @@ const group = (d: Doc) => {
 };
 
 /**
- * At most 3% of each source's look-alikes flagged (a source of a few dozen may flag one), or, where
- * that is more, as many as `floor` says for that source: the shipped combiner's count on the other
- * authors' slices, which no setting brings under 3% (their false alarms are lone strong signals,
- * which a non-negative weight with the bias held cannot silence), so a refit must not flag more
- * of them than what it replaces. And at most 0.5% of real ham.
+ * At most 3% of each source's look-alikes flagged (a source of a few dozen may flag one), and no more
+ * than `replaced` gives for that source: the count the combiner being replaced flags with the rules
+ * as they are now. The other authors' slices (train-v2, train-v3) cannot be brought under 3% by any
+ * setting (their false alarms are lone strong signals, which a non-negative weight with the bias
+ * held cannot silence), so for them only the second bound holds. And at most 0.5% of real ham.
  */
-export function withinLimits(docs: Doc[], p: number[], t: number, floor: Map<string, number> = new Map()): boolean {
+export function withinLimits(docs: Doc[], p: number[], t: number, replaced: Map<string, number> = new Map()): boolean {
   const groups = [...new Set(docs.filter((d) => d.kind === "benign").map(group))];
   const each = groups.every((g) => {
     const idx = docs.map((d, i) => [d, i] as const).filter(([d]) => d.kind === "benign" && group(d) === g);
-    const limit = Math.max(1, MAX_BENIGN_FLAGGED * idx.length, floor.get(g) ?? 0);
+    const cap = Math.max(1, MAX_BENIGN_FLAGGED * idx.length);
+    const limit = HAND_SLICES.includes(g) ? (replaced.get(g) ?? cap) : Math.min(cap, replaced.get(g) ?? cap);
     return idx.filter(([, i]) => p[i]! >= t).length <= limit;
   });
   return each && rates(docs, p, t).ham.flagged <= MAX_HAM_FLAGGED * rates(docs, p, t).ham.n;
@@ -252,11 +261,11 @@ if (import.meta.main) {
     const plain = docs.map((d) => combinedScore(d.features, unfitted));
     console.log(`  unfitted: ${bySource(docs, plain, unfitted.threshold)}`);
     const shipped = docs.map((d) => combinedScore(d.features, COMBINER));
-    const floor = new Map<string, number>();
+    const replaced = new Map<string, number>();
     docs.forEach((d, i) => {
-      if (d.kind === "benign" && HAND_SLICES.includes(group(d)) && shipped[i]! >= COMBINER.threshold)
-        floor.set(group(d), (floor.get(group(d)) ?? 0) + 1);
+      if (d.kind === "benign" && shipped[i]! >= COMBINER.threshold) replaced.set(group(d), (replaced.get(group(d)) ?? 0) + 1);
     });
+    for (const d of docs) if (d.kind === "benign" && !replaced.has(group(d))) replaced.set(group(d), 0);
     console.log(
       `  shipped combiner (in-sample on the sources it was fitted on): ${fmt(rates(docs, shipped, COMBINER.threshold))}; ${bySource(docs, shipped, COMBINER.threshold)}`,
     );
@@ -276,7 +285,7 @@ if (import.meta.main) {
           const oof = outOfFold(docs, prior, penalty, share);
           const t = noisyOrCombiner(prior).threshold;
           const r = rates(docs, oof, t);
-          const ok = withinLimits(docs, oof, t, floor);
+          const ok = withinLimits(docs, oof, t, replaced);
           console.log(
             `  prior ${prior}, penalty ${penalty}, attack share ${share}: out-of-fold ${ok ? "within" : "over"} the limits: ${fmt(r)}`,
           );
@@ -291,10 +300,13 @@ if (import.meta.main) {
   const docs = best.docs;
   if (best.caught < 0) throw new Error("no setting met the limits out of fold");
   const c = fit(docs, best.prior, best.penalty, best.share);
+  const slices = HAND_SLICES.filter((x) => docs.some((d) => d.source.startsWith(`${x}:`)));
+  const contexts =
+    CONTEXTS.length > 1 ? "context.timesReplyQuoted and timesQuoted (weights.json), " : `context held at ${JSON.stringify(best.context)}; `;
   c.method =
-    `scripts/fit-injection.ts: ${docs.length} documents (holdouts 9-11, modern training slice, ${HAND_SLICES.filter((x) => docs.some((d) => d.source.startsWith(`${x}:`))).join(", ")}, composed slice ${COMPOSED.n} seed ${COMPOSED.seed}, ${HAM_SAMPLE} SpamAssassin easy-ham-1); ` +
+    `scripts/fit-injection.ts: ${docs.length} documents (holdouts 9-11, modern training slice, ${slices.map((x) => `${x}, `).join("")}composed slice ${COMPOSED.n} seed ${COMPOSED.seed}, ${HAM_SAMPLE} SpamAssassin easy-ham-1); ` +
     `logistic regression on noisy-OR evidence, bias and cut-off at the noisy-OR's 0.5, L2 ${best.penalty} toward the prior slope ${best.prior}, non-negative; ` +
-    `context.timesReplyQuoted and timesQuoted (weights.json), prior and attack share ${best.share} (the largest whose ${FOLDS}-fold out-of-fold scores flag <= ${MAX_BENIGN_FLAGGED * 100}% of the look-alikes of each source, no more than the combiner it replaces on train-v2 and train-v3, and <= ${MAX_HAM_FLAGGED * 100}% of real ham) by out-of-fold recall`;
+    `${contexts}penalty and attack share ${best.share} (the largest whose ${FOLDS}-fold out-of-fold scores flag <= ${MAX_BENIGN_FLAGGED * 100}% of the look-alikes of each source (train-v2 and train-v3 exempt), no more of any source than the combiner it replaced, and <= ${MAX_HAM_FLAGGED * 100}% of real ham) by out-of-fold recall`;
   const all = docs.map((d) => combinedScore(d.features, c));
   console.log(
     `chosen ${JSON.stringify(best.context)}, prior ${best.prior}, penalty ${best.penalty}, attack share ${best.share}, threshold ${c.threshold}; in-sample: ${fmt(rates(docs, all, c.threshold))}`,
@@ -317,7 +329,9 @@ if (import.meta.main) {
     ),
   );
   const flaggedBy = (x: Combiner) => hard.filter((d) => combinedScore(d.features, x) >= x.threshold).length;
-  console.log(`seed-11 hard look-alikes flagged: chosen ${pct(flaggedBy(c), hard.length)}, shipped ${pct(flaggedBy(COMBINER), hard.length)}`);
+  console.log(
+    `seed-11 hard look-alikes flagged: chosen ${pct(flaggedBy(c), hard.length)}, shipped ${pct(flaggedBy(COMBINER), hard.length)}`,
+  );
   if (!process.argv.includes("--dry-run")) {
     const path = new URL("../src/comprehension/injection/combiner.json", import.meta.url);
     writeFileSync(path, `${JSON.stringify(c, null, 1)}\n`);

@@ -13,7 +13,8 @@
 //   addressed_request  an address, then in its paragraph a request ("AI 비서님께: ... 해 주세요")
 //               or the human kept out ("Ассистенту: ... владельца беспокоить не нужно"); an
 //               assistant merely named (mention) counts only when it opens a line ending in a colon
-// Languages: de fr es it pt nl pl sv tr ru uk ja zh ko ar hi id vi (English is the families' own).
+// Languages: de fr es it pt nl pl sv tr ru uk ja zh ko ar hi id vi, and a line each for da/no cs
+// ro el he th fi (English is the families' own).
 // The phrases were written from knowledge of each language, not copied from any corpus.
 
 import ML_WORDS from "./multilingual-words.json" with { type: "json" };
@@ -50,6 +51,8 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
     /(?:सहायक|असिस्टेंट|एजेंट) के लिए|(?:सहायक|असिस्टेंट) से (?:अनुरोध|निवेदन)/u,
     /(?:gửi|nhờ) trợ lý/u,
     /\basystentowi\b|\bdrogi asystencie\b/iu,
+    // fewer mail in these, one line each: da/no, cs, ro, el, he, th, fi
+    /\btil (?:ai-)?assistenten\b|\basistentovi\b|\basistentului\b|στον? (?:ψηφιακό )?βοηθό|לעוזר|ถึงผู้ช่วย|\bavustajalle\b/iu,
     // the reader as whoever reads or handles this mail, or "if you are an AI"
     /\bwenn du (?:eine )?ki bist\b|\bsi (?:vous êtes|tu es) une ia\b|\bsi eres una ia\b|\bse sei un['’]\s?ia\b|\bse você é uma ia\b|\bals je een ai bent\b|\bom du är en ai\b|\bjeśli jesteś (?:ai|si|asystentem)\b/iu,
     /(?:если (?:вы|ты) (?:ии|ai|нейросеть|ассистент)|якщо (?:ви|ти) (?:ші|ai|асистент)|(?:ии|ассистент|помощник)\p{L}*,? (?:читающ|обрабатывающ)\p{L}*)/iu,
@@ -83,6 +86,7 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
     /(?:ai|एआई)\s?(?:सहायक|असिस्टेंट|एजेंट)/u,
     /trợ lý (?:ai|ảo|số|thông minh)|trợ lý đang (?:quản lý|xử lý)/u,
     /\basisten (?:ai|virtual|digital|email|surel)\b|\bai yang (?:mengelola|membaca|menyiapkan|membantu)\b/u,
+    /\bai-assistent(?:en)?\b|\b(?:ai )?asistent(?:a)? (?:ai|umělé inteligence)\b|\basistentul (?:ai|virtual)\b|βοηθός (?:ai|τεχνητής νοημοσύνης)|עוזר (?:ה-?)?(?:ai|בינה מלאכותית)|ผู้ช่วย\s?(?:ai|เอไอ)|\btekoälyavustaja\p{L}*/u,
   ],
   override: [
     /\b(?:ignorier|vergiss)\w*\s+(?:alle\s+)?(?:bisherigen|vorherigen|früheren)\s+(?:Anweisungen|Regeln)/iu,
@@ -124,6 +128,7 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
     /मत बता|न बताएं|न बताएँ|(?:ज़िक्र|जिक्र|उल्लेख) न/u,
     /đừng (?:nói|nhắc|báo|đề cập)|không (?:nhắc|đề cập) (?:đến|tới)/u,
     /\bjangan (?:beri ?tahu|memberi ?tahu|sebutkan|menyebutkan|sampaikan|cantumkan)\b|\brahasiakan\b/u,
+    /\bnævn (?:det )?ikke\b|\bnevn (?:det )?ikke\b|\bneříkej\b|\bnezmiňuj\b|\bnu (?:menționa|spune)\p{L}*|μην (?:αναφέρ|πεις|ενημερώσ)\p{L}*|אל ת(?:ספר|זכיר|ציין)|อย่า(?:บอก|แจ้ง)|\bälä (?:kerro|mainitse)\b/u,
     /\bkeep (?:this|it) between us\b|\brather keep this between us\b/iu,
   ],
   skipCheck: [
@@ -156,6 +161,7 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
     /(?:पूछने|पुष्टि) की (?:ज़रूरत|जरूरत|आवश्यकता) नहीं|बिना पूछे/u,
     /không cần (?:làm phiền|hỏi|xác nhận|báo|chờ|thông báo)/u,
     /\btanpa (?:menunggu|konfirmasi|persetujuan|bertanya)\b|\btidak perlu (?:menanyakan|bertanya|mengganggu|konfirmasi|memberi ?tahu|menunggu)\b/u,
+    /\buden at (?:spørge|vente|bekræfte)\b|\buten å (?:spørre|vente|bekrefte)\b|\bbez (?:potvrzení|ověření)\b|\bfără (?:confirmare|să (?:întrebați|aștepta))|χωρίς (?:επιβεβαίωση|να ρωτήσ)|ללא אישור|בלי לשאול|ไม่ต้อง(?:ยืนยัน|ถาม|แจ้ง)|\bkysymättä\b/u,
   ],
   // Verbs of sending, tested only in the stretch of text before an address (exfilHits).
   exfil: [
@@ -177,6 +183,7 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
     /(?:भेज|फ़ॉरवर्ड|फॉरवर्ड)/u,
     /\b(?:kirim|teruskan)\w*/u,
     /(?:gửi|chuyển tiếp)/u,
+    /\b(?:send|videresend|pošli|přepošli|trimite|redirecționează|lähetä)\p{L}*|(?:στείλ|προώθησ)\p{L}*|(?:שלח|העבר)|(?:ส่ง|ส่งต่อ)/u,
   ],
   // A request or order after the reader was addressed ("...: please sign", "…해 주세요"), tested
   // only in the stretch after an ml_addressed hit (addressedRequest).
@@ -199,6 +206,7 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
     /कृपया|भेज दें|भेजें|कर दें|करें|दीजिए|कीजिए/u,
     /vui lòng|hãy|làm ơn|đề nghị|(?<!\p{L})(?:nhờ|giúp)(?!\p{L})/u,
     /\b(?:mohon|tolong|silakan|harap|segera|langsung)\b/u,
+    /\bvenligst\b|\bvennligst\b|\bprosím\b|\bvă rugăm\b|\bte rog\b|παρακαλ|בבקשה|נא |กรุณา|\bole hyvä\b|\blähetä\b/u,
   ],
 };
 
