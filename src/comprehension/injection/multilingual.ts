@@ -64,6 +64,20 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
     /(?:あなたが|もしあなたが)(?:ai|ａｉ|アシスタント)|この(?:メール|メッセージ)を(?:読んで|処理して)いる(?:ai|ａｉ|アシスタント)/u,
     /(?:ai|인공지능)(?:라면|이라면)|이 (?:메일|이메일)을 (?:읽는|처리하는) (?:ai|비서|어시스턴트)/u,
     /(?:^|\n)\s*(?:untuk|kepada|bagi) asisten\b/u,
+    // the reader as the assistant that handles the mail, payments or orders ("Si c'est votre
+    // assistant qui gère vos mails", "Falls Ihre Post von einem digitalen Assistenten verwaltet wird")
+    /\b(?:post|e-?mails?|mails|postfach|nachrichten|korrespondenz)\p{L}* (?:von|durch) (?:einem|einer|einen|ihrem|ihren|dem|der)? ?(?:digitalen |virtuellen )?(?:ki-?)?(?:assistent|ki|agent)\p{L}* (?:verwaltet|bearbeitet|beantwortet|gelesen|(?:vor)?sortiert|betreut)/iu,
+    /\b(?:assistent|ki-assistent|agent)\p{L}*,? (?:der|die) (?:ihre|deine|die|das) (?:post|e-?mails?|mails|postfach|nachrichten|zahlungen|bestellungen)/iu,
+    /\b(?:assistant|ia|agent)\p{L}* (?:(?:ia|numérique|virtuel) )?qui (?:gère|traite|lit|trie|répond)|\bsi c['’]est votre (?:assistant|ia)\b|\b(?:messagerie|boîte mail|mails?|courriels?) (?:est |sont )?gérée?s? par (?:un|une|votre) (?:assistant|ia|agent)/iu,
+    /\b(?:asistente|ia|agente)\p{L}* (?:(?:de ia|virtual|digital) )?que (?:gestiona|lee|procesa|responde|administra)|\bpara la ia\b/iu,
+    /\b(?:assistente|assistenti|ia|agente)\p{L}* (?:(?:ai|ia|digitali?|virtuali?) )?che (?:gestisc|legg|elabor|rispond)|\bper (?:l['’]\s?|gli |la )(?:assistente|assistenti|ia)\b/iu,
+    /\b(?:assistente|ia|agente)\p{L}* (?:(?:de ia|virtual|digital) )?(?:que (?:gerencia|lê|processa|responde|cuida)|responsável pel)|\bpara a ia\b/iu,
+    /\b(?:assistent|ai)\p{L}* die (?:uw|je|de) (?:mail|e-?mail|inbox|post|berichten|betalingen)|\bals (?:uw|je) (?:mail|inbox|post) (?:door|wordt)/iu,
+    /\b(?:assistent|ai)\p{L}* som (?:hanterar|läser|sköter|svarar)/iu,
+    /\basystent\p{L}* (?:(?:ai|si) )?(?:który|która|obsługując)/iu,
+    /\b(?:hallo|liebe[rs]?|bonjour|cher|chère|hola|estimado|ciao|caro|gentile|olá|prezado|hej|beste|cześć|drogi|merhaba|sayın|привет|здравствуй\p{L}*|уважаем\p{L}*|привіт|шановн\p{L}*),? (?:\p{L}+ ){0,2}(?:ki-|ai-)?(?:assistent|assistant|asistente|assistente|asystent|asistan|ассистент|помощник|асистент|помічник)\p{L}*/iu,
+    /(?:просим|прошу|просимо|прошу) (?:ии-|ші-)?(?:ассистента|помощника|асистента|помічника)|(?:который|которая|який|яка) (?:ведёт|ведет|веде|обрабатывает|обробляє|разбирает|читает) (?:эту |вашу |цю |вашу )?(?:почту|пошту|переписку)/iu,
+    /(?:ai|ａｉ)?アシスタント(?:の方|宛)|(?:メール|受信メール|メールボックス)を(?:管理|処理|整理)(?:している|されている)(?:ai|ａｉ)?アシスタント/u,
   ],
   // An AI assistant or agent named, in any grammatical role: alone no signal (announcements and
   // news name them all the time); followed by a colon and a request, an address (addressedRequest).
@@ -122,6 +136,7 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
     /(?<!\p{L})не (?:сообщай|говори|упоминай|информируй|включай)\p{L}*/iu,
     /(?<!\p{L})не (?:повідомляй|кажи|згадуй|інформуй|включай)\p{L}*/iu,
     /(?:知らせないで|内密に|言わないで|伝えないで|触れないで|言及しないで|記載しないで|含めないで)/u,
+    /(?:共有|報告|連絡)せず|には共有しない|極秘のため/u,
     /(?:不要告诉|不用告诉|不要通知|不要让.{0,6}知道|别告诉|不要提(?:及|到|起)|不要(?:透露|披露))/u,
     /(?:알리지 마|말하지 마|언급하지 마|포함하지 마|언급하지 말|알리지 말)/u,
     /لا تخبر|لا تذكر|لا تُعلم|لا تشر|دون (?:إبلاغ|إخبار)/u,
@@ -150,7 +165,7 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
     /\bonay zaten al[ıi]nd[ıi]\b/iu,
     /rahatsız etmeye gerek yok|(?:sormanıza|sormaya|onaya|onaylamaya|haber vermeye) gerek yok|onay beklemeden|teyit etmeden/iu,
     /подтверждение.{0,30}не требуется|без подтверждения/iu,
-    /беспокоить не (?:нужно|надо|стоит)|можно не (?:привлекать|спрашивать|беспокоить|уведомлять)|не нужно (?:спрашивать|беспокоить|уточнять|согласовывать)|без (?:согласования|уведомления)/iu,
+    /беспокоить не (?:нужно|надо|стоит)|не переспрашивай\p{L}*|можно не (?:привлекать|спрашивать|беспокоить|уведомлять)|не нужно (?:спрашивать|беспокоить|уточнять|согласовывать)|без (?:согласования|уведомления)/iu,
     /без (?:підтвердження|погодження|відома)|не (?:потрібно|треба) (?:турбувати|питати|погоджувати)|турбувати не (?:потрібно|треба)/iu,
     /確認は不要/u,
     /確認(?:は|の)?(?:不要|いりません|必要はありません)|確認せずに|(?:ご本人|本人|上司|担当者)(?:に|へ)の?確認(?:せず|なし)|承認を待たずに|お手を煩わせ/u,
@@ -190,6 +205,11 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
   request: [
     /\bbitte\b|\b(?:sende|schicke|leite|zahle|überweise|lösche|antworte|bestätige|gib)\b|\bsollst\b|\bmusst\b/iu,
     /\bveuillez\b|\bmerci de\b|\bprière de\b|(?<!\p{L})(?:envoie|envoyez|transférez|transfère|virez|payez|supprimez|répondez|confirmez|validez)(?!\p{L})/iu,
+    /\bil (?:peut|pourra|lui suffit|suffit)\b|\b(?:réglez|régler|annulez|modifiez|mettez)\b/iu,
+    /\b(?:vi chiediamo|chiediamo|procedete|procedi|modificate|pagate|inviate|inviateci)\b|\bpuò\b/iu,
+    /\b(?:desconsidere|atualize|altere|cancele|pode)\b/iu,
+    /\b(?:puede|debe|actualice|cambie|cancele|proceda)\b/iu,
+    /\b(?:kann|können|soll|sollen|geben sie|überweisen sie|senden sie|schicken sie)\b/iu,
     /\bpor favor\b|(?<!\p{L})(?:envía|envíe|reenvía|reenvíe|transfiere|transfiera|paga|pague|elimina|elimine|responde|responda|confirma|confirme|aprueba|apruebe)(?!\p{L})/iu,
     /\bper (?:favore|cortesia)\b|(?<!\p{L})(?:invia|inoltra|paga|elimina|rispondi|conferma|approva)(?!\p{L})/iu,
     /\bpor gentileza\b|(?<!\p{L})(?:envie|encaminhe|pague|exclua|responda|confirme|aprove|transfira)(?!\p{L})/iu,
@@ -200,7 +220,7 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
     /пожалуйста|просим|(?<!\p{L})\p{L}{3,}(?:ите|йте|ьте)(?!\p{L})/iu,
     /будь ласка|просимо|(?<!\p{L})\p{L}{3,}(?:іть|йте|ьте)(?!\p{L})/iu,
     /ください|下さい|お願い(?:します|いたします|致します)|してほしい/u,
-    /请|麻烦|帮忙|务必|直接|立即/u,
+    /请(?!大家|各位|您|注意)|麻烦|帮忙|务必|直接|立即/u, // "请大家": everyone, the people, is asked
     /주세요|주십시오|하십시오|하세요|바랍니다|해 줘|해줘/u,
     /يرجى|الرجاء|من فضلك|نرجو|(?<!\p{L})[وف]?(?:أرسل|ارسل|حوّل|ادفع|احجز|وافق|اذكر|احذف|قم|شارك|اعتمد)(?!\p{L})/u,
     /कृपया|भेज दें|भेजें|कर दें|करें|दीजिए|कीजिए/u,
@@ -284,10 +304,12 @@ function addressedRequest(text: string, hits: Hit[]): void {
       const window = text.slice(end, Math.min(end + REQUEST_REACH, paragraph < 0 ? text.length : paragraph));
       // A request counts after the opening of a line addressed to the reader ("AI 비서님께:",
       // "Ассистенту, который обрабатывает почту:"); after an address in the dative, the human
-      // kept out ("no need to ask the owner", "do not mention it") counts anywhere in the paragraph.
+      // kept out ("no need to ask the owner", "do not mention it") counts anywhere in the paragraph,
+      // and a request in its own sentence.
       const vocative = VOCATIVE.test(text.slice(end, end + VOCATIVE_REACH));
       const r =
         (vocative ? JOINED.request.exec(window) : null) ??
+        (idea === "addressed" ? sameSentence(JOINED.request.exec(window), window) : null) ??
         (idea === "addressed" ? (JOINED.skipCheck.exec(window) ?? JOINED.secrecy.exec(window)) : null);
       if (r === null) continue;
       const at = end + r.index;
@@ -298,6 +320,13 @@ function addressedRequest(text: string, hits: Hit[]): void {
       return;
     }
   }
+}
+
+// A request in the sentence of the address itself ("AIアシスタントへ直接お願いします", "просим
+// ассистента ... выгрузить"): an address in the dative needs no colon.
+function sameSentence(r: RegExpExecArray | null, window: string): RegExpExecArray | null {
+  if (r === null) return null;
+  return /[.!?。！？\n]/.test(window.slice(0, r.index)) ? null : r;
 }
 
 // The damping of a match: quoted (an opening quote mark before it in its sentence, not closed
