@@ -23,6 +23,8 @@ import { attachmentBombs } from "../test/support/attachment-bombs.ts";
 import { percentile, treeRss } from "../test/support/process-tree.ts";
 import { deliverRaw } from "../test/support/smtp-client.ts";
 import { startBenchService } from "./stream-service.ts";
+import { backendCpu, cpuBetween } from "./support/cpu.ts";
+import { cpuOf, cpuOfTree } from "./support/process-cpu.ts";
 import { culprits } from "./support/profile-stalls.ts";
 
 const MB = 1024 * 1024;
@@ -151,6 +153,9 @@ async function run(options: Options, index: number, checkout: string | null): Pr
     const probeOutput = new Response(prober.stdout).text();
     const loadBefore = load();
     await Bun.sleep(500);
+    // Where the CPU goes, whatever the machine's load does to the wall clock: the service, the
+    // extraction processes it started (reaped children), its database's backends.
+    const cpuBefore = { tree: cpuOfTree(service.pid), own: cpuOf([service.pid]), backends: await backendCpu(sql) };
 
     const started = Date.now();
     const send = async (message: { name: string; raw: Buffer }) => {
@@ -167,6 +172,7 @@ async function run(options: Options, index: number, checkout: string | null): Pr
       await Bun.sleep(100);
     }
     const screened = Date.now();
+    const cpuAfter = { tree: cpuOfTree(service.pid), own: cpuOf([service.pid]), backends: await backendCpu(sql) };
     await Bun.sleep(300);
     sampling = false;
     prober.kill("SIGTERM");
@@ -190,6 +196,11 @@ async function run(options: Options, index: number, checkout: string | null): Pr
     console.log(
       `  /readyz: ${times.length} probes, p50 ${percentile(times, 0.5).toFixed(1)} ms, p99 ${percentile(times, 0.99).toFixed(1)} ms, ` +
         `max ${(times.at(-1) ?? NaN).toFixed(1)} ms; ${times.filter((ms) => ms > 100).length} over 100 ms; ${failed} not 200`,
+    );
+    const ownCpu = cpuAfter.own - cpuBefore.own;
+    console.log(
+      `  CPU from the first send to the last verdict: service ${ownCpu.toFixed(2)} s, its extraction processes ` +
+        `${(cpuAfter.tree - cpuBefore.tree - ownCpu).toFixed(2)} s, its database's backends ${cpuBetween(cpuBefore.backends, cpuAfter.backends).toFixed(2)} s`,
     );
     console.log(`  memory: service and children peak ${Math.round((peak - idle) / MB)} MB over idle (idle ${Math.round(idle / MB)} MB)`);
     const during = stalls.filter((stall) => stall.endedAt >= started);

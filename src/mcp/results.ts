@@ -57,6 +57,48 @@ export function successReplyJson(success: ToolSuccess, id: string | number): str
   return `{"result":{"structuredContent":${success.text},"content":${content}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
 
+const encoder = new TextEncoder();
+/** A reply at most this long (in UTF-8) is built in the shared buffer; a longer one as text. */
+const MAX_BUILT_REPLY = 64 * 1024;
+const scratch = new Uint8Array(MAX_BUILT_REPLY);
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const REPLY_HEAD = '{"result":{"structuredContent":';
+const CONTENT_HEAD = ',"content":[{"type":"text","text":"';
+
+/**
+ * The bytes of successReplyJson's text in UTF-8, built in one shared buffer: the body's JSON text is
+ * encoded once and its escaped copy (the text block) is made from those bytes, so no escaped
+ * string, joined reply string or conversion of it is allocated per call. The escaping is
+ * JSON.stringify's for this input: a JSON text holds no control character and no lone surrogate
+ * (JSON.stringify escaped them), so only `"` and `\` are escaped, and neither byte occurs inside
+ * a multi-byte UTF-8 sequence. Returns a view of the shared buffer, valid until the next call:
+ * hand it at once to something that copies it (a Response does: the Fetch standard's body
+ * extraction copies a BufferSource). A reply that may not fit is returned as successReplyJson's text.
+ */
+export function successReplyBytes(success: ToolSuccess, id: string | number): Uint8Array<ArrayBuffer> | string {
+  const { text } = success;
+  const tail =
+    `"}${success.notes.map((note) => `,${JSON.stringify({ type: "text", text: note })}`).join("")}]},"jsonrpc":"2.0",` +
+    `"id":${JSON.stringify(id)}}`;
+  // UTF-8 takes at most 3 bytes per UTF-16 unit, and escaping at most doubles the copy.
+  if (REPLY_HEAD.length + CONTENT_HEAD.length + 9 * text.length + 3 * tail.length > MAX_BUILT_REPLY) {
+    return successReplyJson(success, id);
+  }
+  let at = encoder.encodeInto(REPLY_HEAD, scratch).written;
+  const bodyStart = at;
+  at += encoder.encodeInto(text, scratch.subarray(at)).written;
+  const bodyEnd = at;
+  at += encoder.encodeInto(CONTENT_HEAD, scratch.subarray(at)).written;
+  for (let i = bodyStart; i < bodyEnd; i++) {
+    const byte = scratch[i]!;
+    if (byte === QUOTE || byte === BACKSLASH) scratch[at++] = BACKSLASH;
+    scratch[at++] = byte;
+  }
+  at += encoder.encodeInto(tail, scratch.subarray(at)).written;
+  return scratch.subarray(0, at);
+}
+
 function toolFailure(answer: { status: number; body: Record<string, unknown> }): CallToolResult {
   const body = { status: answer.status, ...answer.body };
   return { isError: true, structuredContent: body, content: [{ type: "text", text: JSON.stringify(body) }] };

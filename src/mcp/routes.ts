@@ -59,7 +59,7 @@ async function handlePost(svc: Services, servers: McpServerPool, request: Reques
   if (direct) {
     const refused = checkPlainPost(request);
     if (refused) return refused;
-    return new Response(await callDirect(svc, principal, direct), { status: 200, headers: { "content-type": "application/json" } });
+    return callDirect(svc, principal, direct);
   }
   const invalid = invalidParams(body.message);
   if (invalid) return invalid;

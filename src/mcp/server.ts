@@ -28,7 +28,7 @@ import { forwardMessageTool } from "./forward-tools.ts";
 import { changeLabelsTool, getLabelsTool } from "./label-tools.ts";
 import { createMailboxTool, listMailboxesTool } from "./mailbox-tools.ts";
 import { correctVerdictTool, getMessageTool, listMessagesTool } from "./message-tools.ts";
-import { successReplyJson, successResult, type ToolSuccess, toolError, toolSuccessOf } from "./results.ts";
+import { successReplyBytes, successResult, type ToolSuccess, toolError, toolSuccessOf } from "./results.ts";
 import { scheduleDraftTool, unscheduleDraftTool } from "./schedule-tools.ts";
 import { searchMessagesTool } from "./search-tools.ts";
 import { sendEmailTool } from "./send-tools.ts";
@@ -127,13 +127,19 @@ export function directToolCall(message: unknown): DirectToolCall | null {
   return tool ? { id: message.id, tool, args } : null;
 }
 
-/** The reply to a direct call, as JSON text (the same text the SDK server's reply serializes to). */
-export async function callDirect(svc: Services, principal: Principal, call: DirectToolCall): Promise<string> {
+/** The 200 answering a direct call: the same JSON text the SDK server's reply serializes to. */
+export async function callDirect(svc: Services, principal: Principal, call: DirectToolCall): Promise<Response> {
   const answer = await runTool(svc, principal, call.tool, call.args);
-  return "failure" in answer
-    ? JSON.stringify({ result: answer.failure, jsonrpc: "2.0", id: call.id })
-    : successReplyJson(answer.success, call.id);
+  // Built and handed to the Response in one synchronous stretch: the bytes are a view of a
+  // buffer the next call reuses, and the Response copies them.
+  const body =
+    "failure" in answer
+      ? JSON.stringify({ result: answer.failure, jsonrpc: "2.0", id: call.id })
+      : successReplyBytes(answer.success, call.id);
+  return new Response(body, { status: 200, headers: JSON_HEADERS });
 }
+
+const JSON_HEADERS = { "content-type": "application/json" };
 
 async function callTool(svc: Services, principal: Principal, tool: CompiledTool, args: unknown): Promise<CallToolResult> {
   const answer = await runTool(svc, principal, tool, args);

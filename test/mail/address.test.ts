@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { domainOf, parseSingleAddress } from "../../src/mail/address.ts";
+import { domainOf, parseList, parseSingleAddress, plainAddrSpec } from "../../src/mail/address.ts";
 
 describe("parseSingleAddress accepts one mailbox", () => {
   const valid: [string, string][] = [
@@ -88,5 +88,54 @@ describe("domainOf", () => {
     expect(domainOf("Alice@Example.COM")).toBe("example.com");
     expect(domainOf('"a@b"@c.example')).toBe("c.example");
     expect(domainOf("no-at-sign")).toBe("");
+  });
+});
+
+describe("a plain addr-spec, answered without the parser", () => {
+  // Every input the shortcut takes must be read by the RFC 5322 parser exactly as the shortcut reads it.
+  const atext = "abcXYZ019!#$%&'*+/=?^_`{|}~-";
+  const labelChars = "abzAZ09-";
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const run = (chars: string, max: number) => Array.from({ length: 1 + random(max) }, () => chars[random(chars.length)]).join("");
+  const generated = Array.from({ length: 3000 }, () => {
+    const local = Array.from({ length: 1 + random(3) }, () => run(atext, 8)).join(".");
+    const domain = Array.from({ length: 1 + random(4) }, () => run(labelChars, 10)).join(".");
+    return `${local}@${domain}`;
+  });
+  const fixed = ["reader@example.org", "A.B@Example.COM", "a@192.0.2.1", "a@-bad.example", "a@x", `${"a".repeat(70)}@example.com`];
+
+  test("the parser reads every such input as one mailbox with the same local part and domain", () => {
+    for (const input of [...fixed, ...generated]) {
+      const fast = plainAddrSpec(input);
+      expect(fast).not.toBeNull();
+      const parsed = parseList(input, ",");
+      expect(parsed?.length).toBe(1);
+      const [only] = parsed as { type: string; local: string; domain: string }[];
+      expect({ type: only!.type, local: only!.local, domain: only!.domain }).toEqual(fast![0]);
+    }
+  });
+
+  test("anything else goes to the parser", () => {
+    for (const input of [
+      " a@example.com",
+      "a@example.com ",
+      "Alice <a@example.com>",
+      '"a"@example.com',
+      "a..b@example.com",
+      ".a@example.com",
+      "a@example.com.",
+      "a@under_score.example",
+      "a@[192.0.2.1]",
+      "a@example.com (work)",
+      "a@example.com,b@example.com",
+      "jöhn@example.com",
+      "a@münchen.example",
+    ]) {
+      expect(plainAddrSpec(input)).toBeNull();
+    }
   });
 });

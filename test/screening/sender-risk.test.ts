@@ -80,17 +80,33 @@ describe("signals", () => {
       "Le nostre coordinate bancarie sono variate.",
       "Onze bankgegevens zijn gewijzigd.",
       "振込先口座を変更いたしました。",
+      "Banka hesap bilgilerimiz değişmiştir, yeni IBAN aşağıdadır.",
+      "Наши банковские реквизиты изменились.",
+      "我们的收款账户已变更。",
+      "입금 계좌가 변경되었습니다.",
+      "Oznamujeme změnu bankovního účtu.",
+      "Vi har nytt bankgiro från och med 1 mars.",
+      "Nomor rekening kami telah berubah.",
     ])
       expect(names({ body })).toContain("payment_change");
     expect(names({ body: "We changed banks. Please verify by calling us on the number you already have on file." })).toEqual([
       "payment_change_verified",
     ]);
     expect(names({ body: "Buy 5 Apple gift cards now and keep this between us." })).toEqual(["money_request", "pressure"]);
+    expect(names({ body: "5 adet hediye kartı alın ve bunu gizli tutun." })).toEqual(["money_request", "pressure"]);
+    expect(names({ body: "Купите подарочные карты, это конфиденциально." })).toEqual(["money_request", "pressure"]);
     const compromised = assessSenderRisk({
       ...base,
       body: "Our bank details have changed. IBAN: GB29 NWBK 6016 1331 9268 19. Do not call the office.",
     });
-    expect(compromised.level).toBe("elevated");
+    // A compromised vendor mailbox: authenticated and known, but asking to skip the call back.
+    expect(compromised.level).not.toBe("low");
+    // The honest notice from the same sender, pointing back to the number on file, stays low.
+    const honest = assessSenderRisk({
+      ...base,
+      body: "We changed banks. Please verify by calling us on the number you already have on file before the next payment.",
+    });
+    expect(honest.level).toBe("low");
   });
 
   test("an IBAN counts only with a valid ISO 13616 checksum; secrecy counts only about money", async () => {

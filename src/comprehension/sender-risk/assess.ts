@@ -3,11 +3,11 @@
 // someone the account knows, a domain made to look like a known one, first contact, links whose
 // text and target differ) and from what a payment fraud must ask (bank details changed, money or
 // gift cards now, the usual checks skipped). Each finding is a named signal with a weight; the
-// level is `elevated` at ELEVATED points and `high` at HIGH. Content alone (a payment change from
-// an authenticated, known correspondent) never passes `low` unless it also asks to skip checks:
-// an honest change notice looks the same, and the signals still list what was seen.
-// The weights were set on test/fixtures/sender-risk/tuning.json only; blind.json scores them
-// (scripts/eval-sender-risk.ts).
+// level is `elevated` at ELEVATED points and `high` at HIGH. The weights and both cut-offs are
+// fitted (scripts/fit-sender-risk.ts writes weights.json) on the training parts of
+// test/fixtures/sender-risk, starting from and pulled toward the weights each rule was written
+// with (PRIOR_WEIGHTS); the blind parts score them (scripts/eval-sender-risk.ts).
+import { readFileSync } from "node:fs";
 import { type Domain, domainOfAddress, imitation, isFreemail } from "./domains.ts";
 import { linkMismatches } from "./links.ts";
 import { readWording } from "./wording.ts";
@@ -47,7 +47,8 @@ export type SenderRiskInput = {
   reportedFraud?: boolean;
 };
 
-export const WEIGHTS = {
+/** The weight each rule was written with: the fit's starting point and what it is pulled toward. */
+export const PRIOR_WEIGHTS = {
   reported_fraud_sender: 4,
   dmarc_fail: 2.5,
   dmarc_fail_list: 1.5,
@@ -67,11 +68,15 @@ export const WEIGHTS = {
   link_mismatch: 1,
   link_mismatch_known: 3,
 } as const;
+type SignalName = keyof typeof PRIOR_WEIGHTS;
+type FittedWeights = { elevated: number; high: number; weights: Record<SignalName, number> };
+const FITTED = JSON.parse(readFileSync(new URL("./weights.json", import.meta.url), "utf8")) as FittedWeights;
+export const WEIGHTS: Record<SignalName, number> = { ...PRIOR_WEIGHTS, ...FITTED.weights };
+export const ELEVATED = FITTED.elevated;
+export const HIGH = FITTED.high;
+
 const PAYMENT_NEAR =
   /remit|payment|pay\b|invoice|transfer|wire|bank|iban|proof|receipt|virement|paiement|facture|zahlung|rechnung|überweis|pago|factura|comprobante|transferencia|pagamento|bonifico|fattura|contabile|betaling|factuur|pagamento|fatura|comprovativo|przelew|faktur|送金|振込|請求/i;
-
-export const ELEVATED = 2;
-export const HIGH = 4;
 
 const normalizeName = (text: string) =>
   text
@@ -269,7 +274,8 @@ export function assessSenderRisk(input: SenderRiskInput): SenderRisk {
   }
 
   const score = Math.round(signals.reduce((sum, s) => sum + s.weight, 0) * 100) / 100;
-  const level: SenderRiskLevel = score >= HIGH ? "high" : score >= ELEVATED ? "elevated" : "low";
+  // A person's correction is not evidence to weigh: mail from an address the account reported as fraud is high.
+  const level: SenderRiskLevel = score >= HIGH || input.reportedFraud ? "high" : score >= ELEVATED ? "elevated" : "low";
   return { level, score, signals: signals.map(({ name, detail }) => ({ name, detail })) };
 }
 
