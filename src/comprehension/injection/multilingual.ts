@@ -25,6 +25,11 @@ import { WEIGHTS as W } from "./weights.ts";
 // scripts are bounded with (?<!\p{L}) / (?!\p{L}) instead.
 const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" | "exfil" | "request", RegExp[]> = {
   addressed: [
+    // English, where the families miss it: a note to the assistant, the assistant that handles the
+    // mail named as the one to act, "if an assistant drafts your reply"
+    /\b(?:note|p\.?\s?s\.?|message|instructions?|reminder)s? (?:for|to) (?:the |any |all )?(?:summari[sz]ing |email |inbox |mail )?(?:ai|assistants?|agents?)\b/iu,
+    /\b(?:ai|assistant|agent|bot) (?:that|which|who) (?:manages|handles|reads|sorts|triages|answers|drafts|processes|summari[sz]es|runs) (?:your|this|the|[a-z]+['’]s) (?:inbox|mail|mailbox|email|emails|messages|replies|reply|correspondence)\b/iu,
+    /\bif (?:an |your |the )?(?:ai|assistant|agent|bot|email assistant) (?:is )?(?:reads?|reading|drafts?|drafting|handles?|handling|manages?|managing|processes|processing|summari[sz]es|summari[sz]ing)\b/iu,
     /\b(?:an den|an die|liebe[rs]?|hallo|hinweis an den|für den)\s+(?:KI|E-Mail|Mail|Post(?:fach)?)[- ]?(?:Assistent(?:en)?|Agent(?:en)?)\b/iu,
     /\b(?:KI|E-Mail)-Assistent(?:en)?\b.{0,40}\b(?:bitte|sollst|musst)\b/iu,
     /\b(?:(?:note|remarque|message|instruction)s?\s+(?:pour|à)\s+l['’]\s*assistant|à l['’]assistant|assistant(?:e)? (?:IA|de messagerie|virtuel))\b/iu,
@@ -212,6 +217,7 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
   // A request or order after the reader was addressed ("...: please sign", "…해 주세요"), tested
   // only in the stretch after an ml_addressed hit (addressedRequest).
   request: [
+    /\bplease\b|\bkindly\b|\b(?:could|can|should|must) (?:it|you)\b|\bhave it\b|\b(?:send|forward|reply|report|include|move|pay|approve|export|share|delete|recommend|mark|list)\b/iu,
     /\bbitte\b|\b(?:sende|schicke|leite|zahle|überweise|lösche|antworte|bestätige|gib)\b|\bsollst\b|\bmusst\b/iu,
     /\bveuillez\b|\bmerci de\b|\bprière de\b|(?<!\p{L})(?:envoie|envoyez|transférez|transfère|virez|payez|supprimez|répondez|confirmez|validez)(?!\p{L})/iu,
     /\bil (?:peut|pourra|lui suffit|suffit)\b|\b(?:réglez|régler|annulez|modifiez|mettez)\b/iu,
