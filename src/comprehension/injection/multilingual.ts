@@ -27,11 +27,11 @@ const P: Record<"addressed" | "mention" | "override" | "secrecy" | "skipCheck" |
   addressed: [
     // English, where the families miss it: a note to the assistant, the assistant that handles the
     // mail named as the one to act, "if an assistant drafts your reply"
-    /\b(?:note|p\.?\s?s\.?|message|instructions?|reminder)s? (?:for|to) (?:the |any |all )?(?:summari[sz]ing |email |inbox |mail )?(?:ai|assistants?|agents?)\b/iu,
+    /\b(?:note|p\.?\s?s\.?|message|instructions?|reminder)s? (?:for|to) (?:the |any |all )?(?:ai\b|(?:ai|summari[sz]ing|email|inbox|mail|automated) (?:assistants?|agents?|tools?)\b|assistants? (?:that|which|who)\b)/iu,
     /\b(?:ai|assistant|agent|bot) (?:that|which|who) (?:manages|handles|reads|sorts|triages|answers|drafts|processes|summari[sz]es|runs) (?:your|this|the|[a-z]+['’]s) (?:inbox|mail|mailbox|email|emails|messages|replies|reply|correspondence)\b/iu,
     /(?:^|\n)\s*(?:for|to|attention:?) (?:any |all |the )?(?:automated|ai|llm|ai-powered|ai-based) [a-z -]{0,30}(?:tools?|systems?|assistants?|agents?|readers?|parsers?|models?)\s*[:,]/iu,
-    /\b(?:agents?|assistants?|bots?) (?:creating|reading|processing|handling|acting|signing)\b[^.\n]{0,60}:|@(?:email|mail|inbox|ai)[-_]?(?:assistant|agent|bot)\b/iu,
-    /\b(?:hello|hi|dear|greetings),? (?:[a-z]+ ){0,2}(?:agent|assistant|ai|bot)\b/iu,
+    /\b(?:agents?|assistants?) (?:creating|acting|signing up|registering)\b[^.\n:]{0,40}\bon behalf of\b[^.\n:]{0,30}:|@(?:email|mail|inbox|ai)[-_]?(?:assistant|agent|bot)\b/iu,
+    /\b(?:hello|hi|dear|greetings),? (?:ai|ai assistant|ai agent|email assistant|inbox assistant|counterpart agent)\b/iu,
     /\bif (?:an |your |the )?(?:ai|assistant|agent|bot|email assistant) (?:is )?(?:reads?|reading|drafts?|drafting|handles?|handling|manages?|managing|processes|processing|summari[sz]es|summari[sz]ing)\b/iu,
     /\b(?:an den|an die|liebe[rs]?|hallo|hinweis an den|für den)\s+(?:KI|E-Mail|Mail|Post(?:fach)?)[- ]?(?:Assistent(?:en)?|Agent(?:en)?)\b/iu,
     /\b(?:KI|E-Mail)-Assistent(?:en)?\b.{0,40}\b(?:bitte|sollst|musst)\b/iu,
