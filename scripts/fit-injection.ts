@@ -8,22 +8,29 @@
 //   - test/fixtures/injection-modern/train: the hand-written modern training slice;
 //   - the composed slice (scripts/corpus/compose-injection.ts, 1,200 messages, seed 7): covers
 //     of every kind with payloads in many voices and placements, and look-alikes;
-//   - 400 real ham from the SpamAssassin easy-ham-1 group, as benign.
-// The blind slice (test/fixtures/injection-modern/blind) is never read here.
+//   - 400 real ham from the SpamAssassin easy-ham-1 group, as benign;
+//   - test/fixtures/injection-modern/train-v2 and train-v3 (other authors' hand-written slices),
+//     unless --without-hand-slices: then they are only scored, by the combiner it replaces.
+// The blind slices (test/fixtures/injection-modern/blind, blind-v2) are never read here.
 //
 // Also fitted, by the same out-of-fold recall: how much a "> " reply line and words in quotation
 // marks or code damp a rule's hit (weights.json context.timesReplyQuoted, timesQuoted), tried on
-// a small grid with every signal recomputed.
+// a small grid with every signal recomputed (--context 1,0.5 holds them).
 //
 // Fit: logistic regression over the signals' noisy-OR evidence (combiner.ts). The bias and the
 // cut-off stay where the noisy-OR at 0.5 puts them and the L2 penalty pulls each weight toward the
 // prior slope, so a signal the data never show keeps its rule's meaning; weights are kept
 // non-negative (a rule is evidence for an attack, never against). Chosen by 5-fold out-of-fold
-// recall: the prior slope and the attack share of the loss, the largest whose out-of-fold scores
-// flag at most 3% of the look-alikes of each source (hand-written and composed apart) and 0.5%
-// of real ham. The written model is fitted on all the data.
+// recall: the attack share of the loss (and the prior slope and penalty when given several), the
+// largest whose out-of-fold scores flag at most 3% of the look-alikes of each source (composed,
+// hand-written, each other author's slice apart; train-v2/v3 exempt from the 3%, which no setting
+// reaches), no more look-alikes of any source than the combiner it replaces (combiner.json as it
+// stands when the fit starts), and 0.5% of real ham. The written model is fitted on all the data.
+// Per source it prints attacks caught and look-alikes flagged out of fold, and the composed hard
+// look-alikes (seed 11, never fitted on) flagged by the chosen and by the replaced combiner.
 //
-//   nice bun scripts/fit-injection.ts [--dry-run]
+//   nice -n 19 npx bun scripts/fit-injection.ts [--dry-run] [--context 1,0.5] [--without-hand-slices]
+//     [--priors 4,8] [--penalties 0.003,0.001]
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { simpleParser } from "mailparser";
 import { COMBINER, type Combiner, combinedScore, evidence, noisyOrCombiner, sigmoid } from "../src/comprehension/injection/combiner.ts";
@@ -52,8 +59,10 @@ const MAX_HAM_FLAGGED = 0.005;
 // bounds the detector's tests hold; `--priors 4,8` tries it.
 const PRIORS_ARG = process.argv.indexOf("--priors");
 const PRIORS = PRIORS_ARG > 0 ? process.argv[PRIORS_ARG + 1]!.split(",").map(Number) : [4];
-const PENALTY_ARG = process.argv.indexOf("--penalty"); // `--penalty 0.003`: that one only
-const PENALTIES = PENALTY_ARG > 0 ? [Number(process.argv[PENALTY_ARG + 1])] : [0.003, 0.002, 0.001];
+// `--penalties 0.003,0.001` tries others (0.001 and 0.002 rank higher out of fold with train-v2 and
+// train-v3 in the fit, but each flags one look-alike more of some source than the combiner it replaces)
+const PENALTY_ARG = process.argv.indexOf("--penalties");
+const PENALTIES = PENALTY_ARG > 0 ? process.argv[PENALTY_ARG + 1]!.split(",").map(Number) : [0.003];
 const SHARES = [0.6, 0.55, 0.5, 0.45, 0.4, 0.3, 0.2, 0.1]; // how much attacks weigh against benign mail in the loss
 const MIN_DOCS = 3; // a feature seen in fewer documents keeps the prior
 const ITERATIONS = 1500;
