@@ -58,9 +58,9 @@ export function successReplyJson(success: ToolSuccess, id: string | number): str
 }
 
 const encoder = new TextEncoder();
-/** A reply at most this long (in UTF-8) is built in the shared buffer; a longer one as text. */
-const MAX_BUILT_REPLY = 64 * 1024;
-const scratch = new Uint8Array(MAX_BUILT_REPLY);
+/** A reply that may need more than this (in UTF-8) is built as text; the shared buffer grows up to it. */
+const MAX_BUILT_REPLY = 1024 * 1024;
+let scratch = new Uint8Array(64 * 1024);
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const REPLY_HEAD = '{"result":{"structuredContent":';
@@ -82,9 +82,9 @@ export function successReplyBytes(success: ToolSuccess, id: string | number): Ui
     `"}${success.notes.map((note) => `,${JSON.stringify({ type: "text", text: note })}`).join("")}]},"jsonrpc":"2.0",` +
     `"id":${JSON.stringify(id)}}`;
   // UTF-8 takes at most 3 bytes per UTF-16 unit, and escaping at most doubles the copy.
-  if (REPLY_HEAD.length + CONTENT_HEAD.length + 9 * text.length + 3 * tail.length > MAX_BUILT_REPLY) {
-    return successReplyJson(success, id);
-  }
+  const bound = REPLY_HEAD.length + CONTENT_HEAD.length + 9 * text.length + 3 * tail.length;
+  if (bound > MAX_BUILT_REPLY) return successReplyJson(success, id);
+  if (bound > scratch.length) scratch = new Uint8Array(Math.min(MAX_BUILT_REPLY, 2 ** Math.ceil(Math.log2(bound))));
   let at = encoder.encodeInto(REPLY_HEAD, scratch).written;
   const bodyStart = at;
   at += encoder.encodeInto(text, scratch.subarray(at)).written;

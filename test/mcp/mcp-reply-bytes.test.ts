@@ -55,6 +55,13 @@ test("the bytes are the UTF-8 of successReplyJson, for any body, notes and id", 
   }
 });
 
+test("a larger reply grows the shared buffer and is still the same bytes", () => {
+  const success = toolSuccessOf({ items: Array.from({ length: 2000 }, (_, i) => ({ id: `item_${i}`, note: 'a "quoted" \\ line é€' })) });
+  const reply = successReplyBytes(success, "big");
+  expect(typeof reply).not.toBe("string");
+  expect(asBytes(reply).equals(Buffer.from(successReplyJson(success, "big")))).toBe(true);
+});
+
 test("a reply too long for the shared buffer comes back as the text itself", () => {
   const success = toolSuccessOf({ body: 'x"y'.repeat(40_000) });
   const reply = successReplyBytes(success, 1);
