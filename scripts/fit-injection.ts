@@ -8,51 +8,75 @@
 //   - test/fixtures/injection-modern/train: the hand-written modern training slice;
 //   - the composed slice (scripts/corpus/compose-injection.ts, 1,200 messages, seed 7): covers
 //     of every kind with payloads in many voices and placements, and look-alikes;
-//   - 400 real ham from the SpamAssassin easy-ham-1 group, as benign.
-// The blind slice (test/fixtures/injection-modern/blind) is never read here.
+//   - 400 real ham from the SpamAssassin easy-ham-1 group, as benign;
+//   - test/fixtures/injection-modern/train-v2 and train-v3 (other authors' hand-written slices),
+//     unless --without-hand-slices: then they are only scored, by the combiner it replaces.
+// The blind slices (test/fixtures/injection-modern/blind, blind-v2) are never read here.
 //
 // Also fitted, by the same out-of-fold recall: how much a "> " reply line and words in quotation
 // marks or code damp a rule's hit (weights.json context.timesReplyQuoted, timesQuoted), tried on
-// a small grid with every signal recomputed.
+// a small grid with every signal recomputed (--context 1,0.5 holds them).
 //
 // Fit: logistic regression over the signals' noisy-OR evidence (combiner.ts). The bias and the
 // cut-off stay where the noisy-OR at 0.5 puts them and the L2 penalty pulls each weight toward the
 // prior slope, so a signal the data never show keeps its rule's meaning; weights are kept
 // non-negative (a rule is evidence for an attack, never against). Chosen by 5-fold out-of-fold
-// recall: the prior slope and the attack share of the loss, the largest whose out-of-fold scores
-// flag at most 3% of the look-alikes of each source (hand-written and composed apart) and 0.5%
-// of real ham. The written model is fitted on all the data.
+// recall: the attack share of the loss (and the prior slope and penalty when given several), the
+// largest whose out-of-fold scores flag at most 3% of the look-alikes of each source (composed,
+// hand-written, each other author's slice apart; train-v2/v3 exempt from the 3%, which no setting
+// reaches), no more look-alikes of any source than the combiner it replaces (combiner.json as it
+// stands when the fit starts), and 0.5% of real ham. The written model is fitted on all the data.
+// Per source it prints attacks caught and look-alikes flagged out of fold, and the composed hard
+// look-alikes (seed 11, never fitted on) flagged by the chosen and by the replaced combiner.
 //
-//   nice bun scripts/fit-injection.ts [--dry-run]
-import { readFileSync, writeFileSync } from "node:fs";
+//   nice -n 19 npx bun scripts/fit-injection.ts [--dry-run] [--context 1,0.5] [--without-hand-slices]
+//     [--priors 4,8] [--penalties 0.003,0.001]
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { simpleParser } from "mailparser";
-import { type Combiner, combinedScore, evidence, noisyOrCombiner, sigmoid } from "../src/comprehension/injection/combiner.ts";
+import { COMBINER, type Combiner, combinedScore, evidence, noisyOrCombiner, sigmoid } from "../src/comprehension/injection/combiner.ts";
 import { shippedModel } from "../src/comprehension/injection/model.ts";
 import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
 import { WEIGHTS } from "../src/comprehension/injection/weights.ts";
 import { sanitizeBody } from "../src/mail/sanitize.ts";
 import { composeInjection } from "./corpus/compose-injection.ts";
+import { HARD_LOOKALIKES_EN, HARD_LOOKALIKES_INTL } from "./corpus/fragments-injection-hard.ts";
 import { injectionInput, injectionRecords } from "./eval-modern.ts";
 import { loadCorpus } from "./train-spam.ts";
 
 export type Doc = { source: string; kind: "attack" | "benign" | "ham"; features: Map<string, number> };
 
 const FIT_HOLDOUTS = ["holdout-9.json", "holdout-10.json", "holdout-11.json"];
+const HAND_SLICES = ["train-v2", "train-v3"];
+// `--without-hand-slices`: the fitting set as before train-v2 (the two slices are then scored only)
+const WITH_HAND_SLICES = !process.argv.includes("--without-hand-slices");
 const HAM_SAMPLE = 400;
 export const COMPOSED = { n: 1200, seed: 7 };
 const FOLDS = 5;
 const MAX_BENIGN_FLAGGED = 0.03;
 const MAX_HAM_FLAGGED = 0.005;
-const PRIORS = [4, 8];
-const PENALTIES = [0.003];
-const SHARES = [0.5, 0.4, 0.3, 0.2, 0.1]; // how much attacks weigh against benign mail in the loss
+// Prior 8 ranks first out-of-fold once train-v2 and train-v3 are in, but its steeper curve scores a
+// lone weak signal lower (a lone learned-stage 0.39 at 0.25 against 0.36), under the "raised"
+// bounds the detector's tests hold; `--priors 4,8` tries it.
+const PRIORS_ARG = process.argv.indexOf("--priors");
+const PRIORS = PRIORS_ARG > 0 ? process.argv[PRIORS_ARG + 1]!.split(",").map(Number) : [4];
+// `--penalties 0.003,0.001` tries others (0.001 and 0.002 rank higher out of fold with train-v2 and
+// train-v3 in the fit, but each flags one look-alike more of some source than the combiner it replaces)
+const PENALTY_ARG = process.argv.indexOf("--penalties");
+const PENALTIES = PENALTY_ARG > 0 ? process.argv[PENALTY_ARG + 1]!.split(",").map(Number) : [0.003];
+const SHARES = [0.6, 0.55, 0.5, 0.45, 0.4, 0.3, 0.2, 0.1]; // how much attacks weigh against benign mail in the loss
 const MIN_DOCS = 3; // a feature seen in fewer documents keeps the prior
 const ITERATIONS = 1500;
 // Candidate context factors (weights.json context): the damping of "> " reply lines, and of words
 // in quotation marks or code.
-const CONTEXTS: { timesReplyQuoted: number; timesQuoted: number }[] = [0.5, 0.75, 1].flatMap((timesReplyQuoted) =>
-  [0.5, 0.3, 0.15].map((timesQuoted) => ({ timesReplyQuoted, timesQuoted })),
-);
+// `--context 1,0.5` tries only that pair (the shipped one), a ninth of the time.
+const CONTEXT_ARG = process.argv.indexOf("--context");
+const CONTEXTS: { timesReplyQuoted: number; timesQuoted: number }[] =
+  CONTEXT_ARG > 0
+    ? [process.argv[CONTEXT_ARG + 1]!.split(",").map(Number)].map(([timesReplyQuoted, timesQuoted]) => ({
+        timesReplyQuoted: timesReplyQuoted!,
+        timesQuoted: timesQuoted!,
+      }))
+    : [0.5, 0.75, 1].flatMap((timesReplyQuoted) => [0.5, 0.3, 0.15].map((timesQuoted) => ({ timesReplyQuoted, timesQuoted })));
 
 type Input = Parameters<typeof scoreInjectionRisk>[0];
 type Labelled = { source: string; kind: Doc["kind"]; input: Input };
@@ -78,6 +102,14 @@ export async function loadInputs(): Promise<Labelled[]> {
   }
   for (const r of injectionRecords("train"))
     out.push({ source: `modern:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });
+  // The hand-written slices of other authors (train-v2, train-v3): the learned stage never trained
+  // on them, so they enter the fit directly. Each is held to the look-alike limit on its own.
+  for (const slice of HAND_SLICES) {
+    if (!WITH_HAND_SLICES) break;
+    if (!existsSync(new URL(`../test/fixtures/injection-modern/${slice}`, import.meta.url))) continue;
+    for (const r of injectionRecords(slice))
+      out.push({ source: `${slice}:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });
+  }
   for (const r of composeInjection(COMPOSED.n, COMPOSED.seed))
     out.push({ source: `composed:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });
   const ham = await loadCorpus(["easy-ham-1"], (i) => i % 6 === 0);
@@ -157,14 +189,27 @@ function rates(docs: Doc[], p: number[], t: number) {
 
 // Look-alikes are held to the limit in each source on its own: the composed ones are easier than
 // the hand-written ones (holdouts and the modern slice), and pooled they would hide their false alarms.
-const group = (d: Doc) => (d.source.startsWith("composed:") ? "composed" : "hand-written");
+// The other authors' slices (train-v2, train-v3) are sources of their own.
+const group = (d: Doc) => {
+  const prefix = d.source.slice(0, d.source.indexOf(":"));
+  if (prefix === "composed" || HAND_SLICES.includes(prefix)) return prefix;
+  return "hand-written";
+};
 
-export function withinLimits(docs: Doc[], p: number[], t: number): boolean {
+/**
+ * At most 3% of each source's look-alikes flagged (a source of a few dozen may flag one), and no more
+ * than `replaced` gives for that source: the count the combiner being replaced flags with the rules
+ * as they are now. The other authors' slices (train-v2, train-v3) cannot be brought under 3% by any
+ * setting (their false alarms are lone strong signals, which a non-negative weight with the bias
+ * held cannot silence), so for them only the second bound holds. And at most 0.5% of real ham.
+ */
+export function withinLimits(docs: Doc[], p: number[], t: number, replaced: Map<string, number> = new Map()): boolean {
   const groups = [...new Set(docs.filter((d) => d.kind === "benign").map(group))];
   const each = groups.every((g) => {
     const idx = docs.map((d, i) => [d, i] as const).filter(([d]) => d.kind === "benign" && group(d) === g);
-    // a source of a few dozen may flag one: 3% of 30 is less than one message
-    return idx.filter(([, i]) => p[i]! >= t).length <= Math.max(1, MAX_BENIGN_FLAGGED * idx.length);
+    const cap = Math.max(1, MAX_BENIGN_FLAGGED * idx.length);
+    const limit = HAND_SLICES.includes(g) ? (replaced.get(g) ?? cap) : Math.min(cap, replaced.get(g) ?? cap);
+    return idx.filter(([, i]) => p[i]! >= t).length <= limit;
   });
   return each && rates(docs, p, t).ham.flagged <= MAX_HAM_FLAGGED * rates(docs, p, t).ham.n;
 }
@@ -224,6 +269,15 @@ if (import.meta.main) {
     const unfitted = noisyOrCombiner(4);
     const plain = docs.map((d) => combinedScore(d.features, unfitted));
     console.log(`  unfitted: ${bySource(docs, plain, unfitted.threshold)}`);
+    const shipped = docs.map((d) => combinedScore(d.features, COMBINER));
+    const replaced = new Map<string, number>();
+    docs.forEach((d, i) => {
+      if (d.kind === "benign" && shipped[i]! >= COMBINER.threshold) replaced.set(group(d), (replaced.get(group(d)) ?? 0) + 1);
+    });
+    for (const d of docs) if (d.kind === "benign" && !replaced.has(group(d))) replaced.set(group(d), 0);
+    console.log(
+      `  shipped combiner (in-sample on the sources it was fitted on): ${fmt(rates(docs, shipped, COMBINER.threshold))}; ${bySource(docs, shipped, COMBINER.threshold)}`,
+    );
     console.log(
       `${JSON.stringify(context)}, noisy-OR at 0.5 (unfitted): ${fmt(
         rates(
@@ -240,7 +294,7 @@ if (import.meta.main) {
           const oof = outOfFold(docs, prior, penalty, share);
           const t = noisyOrCombiner(prior).threshold;
           const r = rates(docs, oof, t);
-          const ok = withinLimits(docs, oof, t);
+          const ok = withinLimits(docs, oof, t, replaced);
           console.log(
             `  prior ${prior}, penalty ${penalty}, attack share ${share}: out-of-fold ${ok ? "within" : "over"} the limits: ${fmt(r)}`,
           );
@@ -255,10 +309,13 @@ if (import.meta.main) {
   const docs = best.docs;
   if (best.caught < 0) throw new Error("no setting met the limits out of fold");
   const c = fit(docs, best.prior, best.penalty, best.share);
+  const slices = HAND_SLICES.filter((x) => docs.some((d) => d.source.startsWith(`${x}:`)));
+  const contexts =
+    CONTEXTS.length > 1 ? "context.timesReplyQuoted and timesQuoted (weights.json), " : `context held at ${JSON.stringify(best.context)}; `;
   c.method =
-    `scripts/fit-injection.ts: ${docs.length} documents (holdouts 9-11, modern training slice, composed slice ${COMPOSED.n} seed ${COMPOSED.seed}, ${HAM_SAMPLE} SpamAssassin easy-ham-1); ` +
+    `scripts/fit-injection.ts: ${docs.length} documents (holdouts 9-11, modern training slice, ${slices.map((x) => `${x}, `).join("")}composed slice ${COMPOSED.n} seed ${COMPOSED.seed}, ${HAM_SAMPLE} SpamAssassin easy-ham-1); ` +
     `logistic regression on noisy-OR evidence, bias and cut-off at the noisy-OR's 0.5, L2 ${best.penalty} toward the prior slope ${best.prior}, non-negative; ` +
-    `context.timesReplyQuoted and timesQuoted (weights.json), prior and attack share ${best.share} (the largest whose ${FOLDS}-fold out-of-fold scores flag <= ${MAX_BENIGN_FLAGGED * 100}% of the look-alikes of each source and <= ${MAX_HAM_FLAGGED * 100}% of real ham) by out-of-fold recall`;
+    `${contexts}penalty and attack share ${best.share} (the largest whose ${FOLDS}-fold out-of-fold scores flag <= ${MAX_BENIGN_FLAGGED * 100}% of the look-alikes of each source (train-v2 and train-v3 exempt), no more of any source than the combiner it replaced, and <= ${MAX_HAM_FLAGGED * 100}% of real ham) by out-of-fold recall`;
   const all = docs.map((d) => combinedScore(d.features, c));
   console.log(
     `chosen ${JSON.stringify(best.context)}, prior ${best.prior}, penalty ${best.penalty}, attack share ${best.share}, threshold ${c.threshold}; in-sample: ${fmt(rates(docs, all, c.threshold))}`,
@@ -267,6 +324,22 @@ if (import.meta.main) {
     `weights: bias ${c.bias}, ${Object.entries(c.weights)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}`,
+  );
+  // The composed hard look-alikes (seed 11), never fitted on: flagged by the chosen combiner and
+  // by the shipped one, under the chosen context factors.
+  Object.assign(WEIGHTS.context, best.context);
+  const hard = toDocs(
+    await Promise.all(
+      composeInjection(300, 11, { en: HARD_LOOKALIKES_EN, intl: HARD_LOOKALIKES_INTL }).map(async (r) => ({
+        source: `hard:${r.id}`,
+        kind: "benign" as const,
+        input: await injectionInput(r),
+      })),
+    ),
+  );
+  const flaggedBy = (x: Combiner) => hard.filter((d) => combinedScore(d.features, x) >= x.threshold).length;
+  console.log(
+    `seed-11 hard look-alikes flagged: chosen ${pct(flaggedBy(c), hard.length)}, shipped ${pct(flaggedBy(COMBINER), hard.length)}`,
   );
   if (!process.argv.includes("--dry-run")) {
     const path = new URL("../src/comprehension/injection/combiner.json", import.meta.url);

@@ -31,6 +31,9 @@ const DANGLING = /[?&][A-Za-z0-9_-]{1,20}=$/;
 const TEMPLATE_SLOT =
   /\{\{?[ \t]{0,2}(?:system|user|assistant|prompt|system_prompt|system_message|user_message|user_input|query|input|content|message|instruction|bos_token|eos_token)[ \t]{0,2}\}\}?/gi;
 
+// Words that name a special token as such, within a few words of it.
+const NAMED_TOKEN = /\b(?:tokens?|literal|escap(?:e|es|ed|ing)|strip(?:s|ped|ping)?|formatter|tokeni[sz]er)\b|токен|トークン|令牌|토큰/i;
+
 const USER_ROLES = new Set(STRUCTURE_WORDS.USER_ROLES);
 const AI_ROLES = new Set(STRUCTURE_WORDS.AI_ROLES);
 
@@ -41,7 +44,9 @@ export function structureHits(text: string, links: Span[]): Hit[] {
   const slots = [...text.matchAll(TEMPLATE_SLOT)].slice(0, 50).map((m) => m.index);
   for (const m of text.matchAll(SPECIAL_TOKEN)) {
     // Beside a slot such as {system} or {{ user_message }} the token is part of a template being shown.
-    const shown = slots.some((at) => Math.abs(at - m.index) < 200);
+    // Named as a token ("[INST] tokens not stripped", "a literal `<|im_end|>`", "Token [/INST]"): talked about.
+    const named = NAMED_TOKEN.test(text.slice(Math.max(0, m.index - 30), m.index + m[0].length + 30));
+    const shown = named || slots.some((at) => Math.abs(at - m.index) < 200);
     add("role_marker", shown ? W.structure.specialTokenInTemplate : W.structure.specialToken, m.index, m.index + m[0].length);
   }
   for (const m of text.matchAll(ROLE_BRACKET)) add("role_marker", W.structure.roleBracket, m.index, m.index + m[0].length);

@@ -178,6 +178,7 @@ export type RuleWeights = {
     secrecy: number;
     skipCheck: number;
     exfil: number;
+    addressedRequest: number;
   };
   invisible: {
     tagsMany: number;
