@@ -21,8 +21,8 @@
 //   (group | class), SPAM_HAND_WEIGHT, SPAM_SA_WEIGHT, SPAM_COMPOSED_WEIGHT, SPAM_GRAMS (character
 //   n-grams of words) and SPAM_FINAL (average | refit) override the options.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { relative } from "node:path";
 import { readFile, writeFile } from "node:fs/promises";
+import { relative } from "node:path";
 import { MODEL_FORMAT, type SpamModelFile, spamProbability } from "../src/comprehension/spam/classifier.ts";
 import { type SpamFeatureOptions, spamFeatures } from "../src/comprehension/spam/features.ts";
 import { composeSlice } from "./corpus/compose-spam.ts";
@@ -271,7 +271,8 @@ export async function buildModel(log: (line: string) => void = () => {}, compose
     const partial = fit(examples.filter((e) => fold(e) !== k));
     partials.push(partial);
     for (const e of examples)
-      if (fold(e) === k) validation.push({ spam: e.spam, group: e.group, author: e.author, id: e.id, p: spamProbability(partial, e.tokens) });
+      if (fold(e) === k)
+        validation.push({ spam: e.spam, group: e.group, author: e.author, id: e.id, p: spamProbability(partial, e.tokens) });
   }
   const chosen = chooseThreshold(validation);
   const authors = [...new Set(examples.map((e) => e.author).filter((a): a is string => a !== undefined))].sort();
@@ -292,7 +293,9 @@ export async function buildModel(log: (line: string) => void = () => {}, compose
       .sort((x, y) => y - x);
     for (const n of [0, 1, 2, 4, 8]) {
       const t = (hamScores[n] ?? 0) + 1e-9;
-      console.log(`  hand, ${n} ham flagged: spam ${hand.filter((v) => v.spam && v.p >= t).length}/${hand.filter((v) => v.spam).length} at ${t.toFixed(3)}`);
+      console.log(
+        `  hand, ${n} ham flagged: spam ${hand.filter((v) => v.spam && v.p >= t).length}/${hand.filter((v) => v.spam).length} at ${t.toFixed(3)}`,
+      );
     }
     if (process.env.SPAM_OOF) writeFileSync(process.env.SPAM_OOF, JSON.stringify(validation));
     // Leave one author out: fitted without any of an author's files, that author's messages at

@@ -175,7 +175,6 @@ export function wordGrams(words: Iterable<string>, n: number, out: Set<string>):
   }
 }
 
-
 /**
  * A word of three letters or more mixing Latin with Cyrillic or Greek look-alikes. Word by word:
  * one regular expression with both conditions as look-aheads rescans the rest of the word from
