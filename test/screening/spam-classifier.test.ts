@@ -178,6 +178,17 @@ describe("modern features (modern.ts)", () => {
     expect(tokens.has("c2:包裹")).toBe(true);
   });
 
+  test("character n-grams of words only when a model asks for them (its file's features)", async () => {
+    const message = mail(["From: a@example.org", "Subject: Überweisung"], "Bitte bestätigen 您的包裹");
+    const plain = await spamFeatures(message);
+    expect([...plain].some((t) => t.startsWith("g:"))).toBe(false);
+    const grams = await spamFeatures(message, {}, { wordGrams: 4 });
+    for (const t of ["g:_bit", "g:itte", "g:tte_", "g:_übe", "g:ung_", "g:täti"]) expect(grams.has(t)).toBe(true);
+    // Unspaced scripts keep their bigrams and give no word grams.
+    expect(grams.has("c2:包裹")).toBe(true);
+    expect([...grams].some((t) => t.startsWith("g:") && /\p{Script=Han}/u.test(t))).toBe(false);
+  });
+
   test("one long run of digits, letters or look-alike letters costs linear work", async () => {
     // 100,000 characters on one line: the money cue and the mixed-script check each took
     // seconds of CPU (quadratic) before; linear, each is milliseconds.
