@@ -58,8 +58,8 @@ function fit(examples: Example[], penalty: number): Model {
     }
     bias -= (rate * biasGrad) / examples.length;
     for (let i = 0; i < weights.length; i++) {
-      const step = grad[i]! / examples.length + 2 * penalty * (weights[i]! - prior[i]!);
-      weights[i] = Math.max(0, weights[i]! - rate * step);
+      const slope = grad[i]! / examples.length + 2 * penalty * (weights[i]! - prior[i]!);
+      weights[i] = Math.max(0, weights[i]! - rate * slope);
     }
   }
   return { bias, weights };

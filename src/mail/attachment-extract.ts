@@ -136,9 +136,9 @@ function run(command: string, args: string[]): Promise<string> {
 
 /**
  * Reading an attachment is background work: at the lowest priority (niceness 19, inherited by
- * poppler and tesseract) it takes only the CPU that the listener, the API and PostgreSQL leave,
- * so a burst of bombs cannot slow their answers. Its deadline is wall-clock, so starved work ends
- * as "timed out", never as a stuck job.
+ * poppler and tesseract) it takes only the CPU that the listener, the API and PostgreSQL leave
+ * rather than competing with their answers. Its deadline is wall-clock, so starved work ends as
+ * "timed out", never as a stuck job.
  */
 const BACKGROUND_NICENESS = 19;
 
