@@ -310,11 +310,20 @@ export function multilingualHits(text: string, hits: Hit[]): void {
   exfilHits(sample, hits);
 }
 
+// Global copies for addressedRequest's walk over every address, compiled once: compiling these
+// joined patterns took 40-50 ms a call. Shared, so each walk starts by resetting lastIndex (the
+// walk is synchronous: no other call can interleave).
+const EVERY = {
+  addressed: new RegExp(JOINED.addressed.source, "gu"),
+  mention: new RegExp(JOINED.mention.source, "gu"),
+};
+
 // The reader addressed, then asked or ordered to do something in the same paragraph ("Ассистенту,
 // который обрабатывает почту: ... подпишите ..."): damped as its address is (quoted, reported on).
 function addressedRequest(text: string, hits: Hit[]): void {
   for (const idea of ["addressed", "mention"] as const) {
-    const every = new RegExp(JOINED[idea].source, "gu");
+    const every = EVERY[idea];
+    every.lastIndex = 0;
     let n = 0;
     for (let m = every.exec(text); m !== null && n < MAX_ADDRESSES; m = every.exec(text), n++) {
       if (m[0].length === 0) every.lastIndex++;
