@@ -5,11 +5,6 @@
 // deletes the objects, the move command carries bodies to the store and back, and a forward
 // carries the whole text.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { AwsClient } from "aws4fetch";
-import S3rver from "s3rver";
 import { type SmtpListener, startSmtpListener } from "../../smtp/listener.ts";
 import { moveBodies, utf8Prefix } from "../../src/core/body-objects.ts";
 import { acceptInbound } from "../../src/core/inbound/store.ts";
@@ -18,6 +13,7 @@ import { startWorker } from "../../worker/runner.ts";
 import { purgeExpiredContentTask } from "../../worker/tasks/purge_expired_content.ts";
 import { type Fixture, makeAccount, makeKey, makeMailbox, makeTestContext, type TestContext } from "../support/context.ts";
 import { mailboxRow } from "../support/mailbox-row.ts";
+import { type S3Server, startS3Server } from "../support/s3-server.ts";
 import { deliverRaw, reusableDataDir, servicesWith, waitFor } from "../support/smtp-client.ts";
 
 // Screening a 200 KiB body takes its time on a loaded machine; no test here measures it.
@@ -25,31 +21,22 @@ setDefaultTimeout(600_000);
 
 const BUCKET = "bodies";
 const THRESHOLD = 65_536;
-let s3: S3rver;
-let s3Port: number;
-let s3Dir: string;
+let s3: S3Server;
 let ctx: TestContext;
 let smtp: SmtpListener;
 let owner: Fixture;
 let mcpKey: string;
 let inbox: { id: string; address: string };
 let plainInbox: { id: string; address: string };
-const aws = new AwsClient({ accessKeyId: "S3RVER", secretAccessKey: "S3RVER", service: "s3", region: "us-east-1" });
-const object = (key: string) => aws.fetch(`http://127.0.0.1:${s3Port}/${BUCKET}/${key}`);
+const object = (key: string) => s3.object(key);
 const encoder = new TextEncoder();
 
-async function startS3(port = 0): Promise<number> {
-  s3 = new S3rver({ port, address: "127.0.0.1", silent: true, directory: s3Dir, configureBuckets: [{ name: BUCKET, configs: [] }] });
-  return (await s3.run()).port;
-}
-
 beforeAll(async () => {
-  s3Dir = await mkdtemp(join(tmpdir(), "s3rver-bodies-"));
-  s3Port = await startS3();
+  s3 = await startS3Server(BUCKET);
   // body_clean is cut at BODY_CLEAN_MAX_CHARS (50,000 by default): raised so that it, too, is long.
   ctx = await makeTestContext({
     DATA_DIR: reusableDataDir,
-    BLOB_STORE_URL: `http://S3RVER:S3RVER@127.0.0.1:${s3Port}/${BUCKET}`,
+    BLOB_STORE_URL: s3.url,
     BODY_CLEAN_MAX_CHARS: "1000000",
   });
   smtp = await startSmtpListener(ctx.svc, { port: 0, host: "127.0.0.1" });
@@ -62,8 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await smtp.close();
   await ctx.close();
-  await s3.close().catch(() => {});
-  await rm(s3Dir, { recursive: true, force: true });
+  await s3.close();
 });
 
 /** A plain-text mail of about 200 KiB with two- to four-byte characters throughout, so cuts fall inside them. */
@@ -206,7 +192,7 @@ test("lists and search work from the prefix, even with the store down; a whole-b
   // Past the prefix the search document does not reach (docs/scaling.md).
   expect(await found("tailonlyword")).not.toContain(storedId);
 
-  await s3.close();
+  await s3.stop();
   try {
     expect(await listed()).toContain(storedId);
     expect(await found("openingword")).toContain(storedId);
@@ -227,7 +213,7 @@ test("lists and search work from the prefix, even with the store down; a whole-b
     // A message whose bodies fit its row does not need the store.
     expect((await ctx.request("GET", `/api/v1/messages/${plainId}`, { key: owner.key })).status).toBe(200);
   } finally {
-    await startS3(s3Port);
+    await s3.restart();
   }
   expect((await ctx.request("GET", `/api/v1/messages/${storedId}`, { key: owner.key })).status).toBe(200);
 });

@@ -5,11 +5,6 @@
 // (nothing lost) and a read answer 503 (not 500); retention deletes the objects; and the move
 // command carries existing content to the store and back.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { AwsClient } from "aws4fetch";
-import S3rver from "s3rver";
 import { type SmtpListener, startSmtpListener } from "../../smtp/listener.ts";
 import { moveContent } from "../../src/core/content.ts";
 import { acceptInbound } from "../../src/core/inbound/store.ts";
@@ -19,29 +14,20 @@ import { type Fixture, makeAccount, makeMailbox, makeTestContext, type TestConte
 import { mailboxRow } from "../support/mailbox-row.ts";
 import { closedPort, runWorkerUntil } from "../support/outbound.ts";
 import { refusal } from "../support/refusal.ts";
+import { type S3Server, startS3Server } from "../support/s3-server.ts";
 import { deliverRaw, reusableDataDir, servicesWith } from "../support/smtp-client.ts";
 
 const BUCKET = "mail";
-let s3: S3rver;
-let s3Port: number;
-let s3Dir: string;
+let s3: S3Server;
 let ctx: TestContext;
 let smtp: SmtpListener;
 let owner: Fixture;
 let inbox: { id: string; address: string };
-const storeUrl = (port: number) => `http://S3RVER:S3RVER@127.0.0.1:${port}/${BUCKET}`;
-const aws = new AwsClient({ accessKeyId: "S3RVER", secretAccessKey: "S3RVER", service: "s3", region: "us-east-1" });
-const object = (key: string) => aws.fetch(`http://127.0.0.1:${s3Port}/${BUCKET}/${key}`);
-
-async function startS3(port = 0): Promise<number> {
-  s3 = new S3rver({ port, address: "127.0.0.1", silent: true, directory: s3Dir, configureBuckets: [{ name: BUCKET, configs: [] }] });
-  return (await s3.run()).port;
-}
+const object = (key: string) => s3.object(key);
 
 beforeAll(async () => {
-  s3Dir = await mkdtemp(join(tmpdir(), "s3rver-"));
-  s3Port = await startS3();
-  ctx = await makeTestContext({ DATA_DIR: reusableDataDir, BLOB_STORE_URL: storeUrl(s3Port) });
+  s3 = await startS3Server(BUCKET);
+  ctx = await makeTestContext({ DATA_DIR: reusableDataDir, BLOB_STORE_URL: s3.url });
   smtp = await startSmtpListener(ctx.svc, { port: 0, host: "127.0.0.1" });
   owner = await makeAccount(ctx);
   inbox = await makeMailbox(ctx, owner, "stored");
@@ -50,8 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await smtp.close();
   await ctx.close();
-  await s3.close().catch(() => {});
-  await rm(s3Dir, { recursive: true, force: true });
+  await s3.close();
 });
 
 function mail(subject: string, attachment: string): string {
@@ -112,7 +97,7 @@ test("accepted into the store: the rows name objects, the bytes are there, and e
 });
 
 test("the store down at accept time: 451 and nothing stored; the sender's retry is stored once it is back", async () => {
-  const down = servicesWith(ctx, { BLOB_STORE_URL: storeUrl(await closedPort()) });
+  const down = servicesWith(ctx, { BLOB_STORE_URL: s3.urlAt(await closedPort()) });
   const listener = await startSmtpListener(down, { port: 0, host: "127.0.0.1" });
   try {
     const raw = mail("store down at accept", "Kept until the store is back.");
@@ -184,7 +169,7 @@ test("the store down at read time: 503 with a clear error, never 500", async () 
   const raw = mail("store down at read", "Unreadable for a while.");
   expect((await deliverRaw(smtp.port, { from: "lee@example.org", to: [inbox.address] }, raw)).data?.code).toBe(250);
   const { message, attachments } = await rows("store down at read");
-  await s3.close();
+  await s3.stop();
   const path = `/api/v1/messages/${message!.id}/attachments/${attachments[0]!.id}`;
   const response = await ctx.request("GET", path, { key: owner.key });
   expect(response.status).toBe(503);
@@ -192,6 +177,6 @@ test("the store down at read time: 503 with a clear error, never 500", async () 
   // The dashboard's original view says the same as a page (a 503, not its 500 page).
   expect(await refusal(rawMessage(ctx.svc, owner.accountId, message!.id))).toMatchObject({ status: 503 });
   // Back up: the same read works.
-  await startS3(s3Port);
+  await s3.restart();
   expect((await ctx.request("GET", path, { key: owner.key })).text).toBe("Unreadable for a while.");
 });
