@@ -51,18 +51,10 @@ async function main(): Promise<void> {
   let s3: { close(): Promise<void> } | null = null;
   const env: Record<string, string> = {};
   if (values.store) {
-    const { default: S3rver } = await import("s3rver");
-    const { mkdtemp } = await import("node:fs/promises");
-    const server = new S3rver({
-      port: 0,
-      address: "127.0.0.1",
-      silent: true,
-      directory: await mkdtemp("/tmp/growth-s3-"),
-      configureBuckets: [{ name: "mail", configs: [] }],
-    });
-    const { port } = await server.run();
+    const { startS3Server } = await import("../test/support/s3-server.ts");
+    const server = await startS3Server("mail");
     s3 = server;
-    env.BLOB_STORE_URL = `http://S3RVER:S3RVER@127.0.0.1:${port}/mail`;
+    env.BLOB_STORE_URL = server.url;
     if (values["body-threshold"]) env.BLOB_STORE_BODY_THRESHOLD = values["body-threshold"];
   }
   const ctx = await makeTestContext(env);

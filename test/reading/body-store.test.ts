@@ -1,5 +1,5 @@
 // Bodies above BLOB_STORE_BODY_THRESHOLD in the object store, against a real S3-protocol server
-// (s3rver, as in content-store.test.ts): the row keeps a prefix of the threshold's size, the API,
+// (s3rver, test/support/s3-server.ts): the row keeps a prefix of the threshold's size, the API,
 // MCP and threads return the whole body byte for byte (the same as a copy stored without the
 // store), lists and search work from the prefix, a store down at read time is a 503, retention
 // deletes the objects, the move command carries bodies to the store and back, and a forward
