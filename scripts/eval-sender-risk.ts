@@ -11,7 +11,7 @@
 // blind-v2.json is a second blind part by another author (its accounts in accounts-v2.json when
 // that file exists, beside those of accounts.json); it is scored only when present, and of the
 // blind parts only aggregates are printed, never which message was missed.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -77,21 +77,32 @@ async function judge(fixture: Fixture, account: AccountFixture): Promise<SenderR
   })
     .compile()
     .build();
-  const parsed = await parseInbound(new Uint8Array(raw));
+  return assessRaw(new Uint8Array(raw), fixture.auth, contextOf(account));
+}
+
+/** A raw message parsed and sanitized as inbound mail is, then judged with the given authentication results and context. */
+async function assessRaw(raw: Uint8Array, auth: Fixture["auth"], context: SenderContext): Promise<SenderRisk> {
+  const parsed = await parseInbound(raw);
   const clean = sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: 100_000 });
   return assessSenderRisk({
-    fromHeader: parsed.headerValues.from ?? fixture.from,
+    fromHeader: parsed.headerValues.from ?? "",
     fromAddr: parsed.fromAddr ?? "",
     replyTo: parsed.headerValues["reply-to"] ?? null,
-    listId: listHeader(new Uint8Array(raw)),
+    listId: listHeader(raw),
     subject: parsed.subject,
     body: clean.body_clean ?? "",
-    auth: fixture.auth,
-    context: contextOf(account),
+    auth,
+    context,
   });
 }
 
 export type SenderRiskSet = "tuning" | "train-v3" | "blind" | "blind-v2";
+
+/** The sets the shipped weights were fitted on, as their file records it (scripts/fit-sender-risk.ts). */
+const FITTED_ON = new Set<string>(
+  (JSON.parse(readFileSync(new URL("../src/comprehension/sender-risk/weights.json", import.meta.url), "utf8")) as { trained_on?: string[] })
+    .trained_on ?? [],
+);
 
 /** Sets whose accounts are in a file of their own, merged over accounts.json. */
 const ACCOUNTS_OF_SET: Partial<Record<SenderRiskSet, string>> = { "blind-v2": "accounts-v2.json", "train-v3": "accounts-train-v3.json" };
@@ -137,7 +148,7 @@ export async function evaluateSenderRisk(set: SenderRiskSet): Promise<SenderRisk
 export function formatSenderRisk(s: SenderRiskScores): string {
   const p = (x: number) => x.toFixed(3);
   return (
-    `sender risk (${s.set}${s.set === "tuning" || s.set === "train-v3" ? ", fitted on" : ""}: ${s.fraud} fraud, ${s.genuine} genuine): precision ${p(s.precision)} recall ${p(s.recall)} ` +
+    `sender risk (${s.set}${FITTED_ON.has(s.set) ? ", fitted on" : ""}: ${s.fraud} fraud, ${s.genuine} genuine): precision ${p(s.precision)} recall ${p(s.recall)} ` +
     `genuine flagged ${p(s.genuineFlagged)}; at high only: recall ${p(s.highRecall)} genuine flagged ${p(s.highGenuineFlagged)}`
   );
 }
@@ -148,22 +159,7 @@ export async function corpusHamRisks(groups: readonly string[]): Promise<SenderR
   const ham = (await loadCorpus(groups)).filter((m) => !m.spam);
   const context: SenderContext = { accountDomains: [], people: [], mailboxes: [], correspondents: [] };
   const out: SenderRisk[] = [];
-  for (const message of ham) {
-    const parsed = await parseInbound(message.raw);
-    const clean = sanitizeBody({ text: parsed.text, html: parsed.html }, { maxChars: 100_000 });
-    out.push(
-      assessSenderRisk({
-        fromHeader: parsed.headerValues.from ?? "",
-        fromAddr: parsed.fromAddr ?? "",
-        replyTo: parsed.headerValues["reply-to"] ?? null,
-        listId: listHeader(message.raw),
-        subject: parsed.subject,
-        body: clean.body_clean ?? "",
-        auth: null,
-        context,
-      }),
-    );
-  }
+  for (const message of ham) out.push(await assessRaw(message.raw, null, context));
   return out;
 }
 
