@@ -34,7 +34,7 @@ const OUT = new URL("../src/comprehension/sender-risk/weights.json", import.meta
 type Signal = keyof typeof PRIOR_WEIGHTS;
 const SIGNALS = Object.keys(PRIOR_WEIGHTS) as Signal[];
 type Group = "fraud" | "lookalike" | "ordinary";
-type Example = { id: string; group: Group; fraud: boolean; counts: number[] };
+type Example = { id: string; group: Group; counts: number[] };
 type Model = { bias: number; weights: number[] };
 
 function fit(examples: Example[], penalty: number): Model {
@@ -50,7 +50,7 @@ function fit(examples: Example[], penalty: number): Model {
     let biasGrad = 0;
     for (const e of examples) {
       const z = bias + e.counts.reduce((sum, c, i) => sum + c * weights[i]!, 0);
-      const g = (1 / (1 + Math.exp(-z)) - (e.fraud ? 1 : 0)) * weightOf(e);
+      const g = (1 / (1 + Math.exp(-z)) - (e.group === "fraud" ? 1 : 0)) * weightOf(e);
       biasGrad += g;
       e.counts.forEach((c, i) => {
         grad[i]! += g * c;
@@ -83,8 +83,9 @@ function folds(examples: Example[]): Example[][] {
 
 function outOfFold(examples: Example[], penalty: number): { example: Example; score: number }[] {
   return folds(examples).flatMap((held) => {
+    const heldOut = new Set(held);
     const model = fit(
-      examples.filter((e) => !held.includes(e)),
+      examples.filter((e) => !heldOut.has(e)),
       penalty,
     );
     return held.map((example) => ({ example, score: scoreOf(model, example) }));
@@ -124,12 +125,11 @@ if (import.meta.main) {
       examples.push({
         id: row.id,
         group: row.label === "fraud" ? "fraud" : "lookalike",
-        fraud: row.label === "fraud",
         counts: countsOf(row.risk.signals),
       });
   }
   for (const [i, risk] of (await corpusHamRisks(ORDINARY_MAIL)).entries())
-    examples.push({ id: `ordinary-${i}`, group: "ordinary", fraud: false, counts: countsOf(risk.signals) });
+    examples.push({ id: `ordinary-${i}`, group: "ordinary", counts: countsOf(risk.signals) });
   const count = (group: Group) => examples.filter((e) => e.group === group).length;
   console.log(
     `${examples.length} training messages: ${count("fraud")} fraud, ${count("lookalike")} genuine look-alikes (${TRAINING_SETS.join(", ")}), ` +
