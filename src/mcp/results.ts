@@ -54,8 +54,11 @@ function successContent(text: string, notes: string[]): CallToolResult["content"
  */
 export function successReplyJson(success: ToolSuccess, id: string | number): string {
   const content = JSON.stringify(successContent(success.text, success.notes));
-  return `{"result":{"structuredContent":${success.text},"content":${content}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+  return `${REPLY_HEAD}${success.text},"content":${content}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
+
+/** How both replies open: the body's JSON text follows. */
+const REPLY_HEAD = '{"result":{"structuredContent":';
 
 const encoder = new TextEncoder();
 /** A reply that may need more than this (in UTF-8) is built as text; the shared buffer grows up to it. */
@@ -63,7 +66,6 @@ const MAX_BUILT_REPLY = 1024 * 1024;
 let scratch = new Uint8Array(64 * 1024);
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const REPLY_HEAD = '{"result":{"structuredContent":';
 const CONTENT_HEAD = ',"content":[{"type":"text","text":"';
 
 /**

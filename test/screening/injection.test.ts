@@ -447,7 +447,7 @@ describe("cost", () => {
   const body50k = para.repeat(Math.ceil(50_000 / para.length)).slice(0, 50_000);
 
   // A guard against accidental super-linear scanning, not a benchmark: CPU time, best of several
-  // runs, with a bound far above the ~3 ms it costs, so a shared, loaded machine cannot fail it.
+  // runs, with a bound far above the 15-30 ms it costs, so a shared, loaded machine cannot fail it.
   test("a 50 KB body costs milliseconds, not seconds", () => {
     for (let i = 0; i < 20; i++) score(body50k);
     let best = Number.POSITIVE_INFINITY;
