@@ -3,9 +3,9 @@
 // what it writes read back by mailparser, headers, bodies and attachments intact.
 import { describe, expect, test } from "bun:test";
 import { Readable } from "node:stream";
-import MailComposer from "nodemailer/lib/mail-composer";
 import { simpleParser } from "mailparser";
-import { type ComposeInput, composeUnsigned, composerFor } from "../../src/mail/compose.ts";
+import MailComposer from "nodemailer/lib/mail-composer";
+import { type ComposeInput, composerFor, composeUnsigned } from "../../src/mail/compose.ts";
 import { mimeBytes } from "../../src/mail/mime-bytes.ts";
 
 const base: ComposeInput = {
@@ -27,7 +27,12 @@ const cases: [string, ComposeInput][] = [
   ["a reply with References", { ...base, inReplyTo: "<parent@other.example>", references: ["root@other.example", "<mid@other.example>"] }],
   [
     "UTF-8 subject, display name and body (encoded words, quoted-printable)",
-    { ...base, fromName: 'Zoë "Q" Brontë, Jr.', subject: "Grüße aus Köln — 日本語 ✓ ".repeat(4), text: "Ça marche très bien ✓\n".repeat(20) },
+    {
+      ...base,
+      fromName: 'Zoë "Q" Brontë, Jr.',
+      subject: "Grüße aus Köln — 日本語 ✓ ".repeat(4),
+      text: "Ça marche très bien ✓\n".repeat(20),
+    },
   ],
   ["a subject ending in spaces and a long unbroken word", { ...base, subject: `${"w".repeat(1100)}   ` }],
   [
@@ -44,7 +49,11 @@ const cases: [string, ComposeInput][] = [
       attachments: [
         { filename: "bytes.bin", contentType: "application/octet-stream", content: everyByte },
         { filename: "notes.txt", contentType: "text/plain", content: new TextEncoder().encode("a\r\nb\rc\nd") },
-        { filename: "Überweisung März 2024 — ein sehr langer Dateiname.pdf", contentType: "application/pdf", content: everyByte.slice(0, 100) },
+        {
+          filename: "Überweisung März 2024 — ein sehr langer Dateiname.pdf",
+          contentType: "application/pdf",
+          content: everyByte.slice(0, 100),
+        },
         { filename: "empty.dat", contentType: "application/octet-stream", content: new Uint8Array(0) },
       ],
     },
