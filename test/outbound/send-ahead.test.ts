@@ -75,7 +75,7 @@ describe("composing ahead of the checks", () => {
   });
 });
 
-describe("the policy read beside the mailbox", () => {
+describe("the policy read with the mailbox", () => {
   test("an unknown mailbox is 404 even for a suppressed recipient", async () => {
     const response = await o.send({ mailbox_id: "mbx_nonexistent", to: "gone@example.org", text: "Hi" }, key);
     expect(response.status).toBe(404);

@@ -3,7 +3,6 @@
 // quota, delivery. A blocked or suppressed recipient never reaches the queue.
 
 import type { Tx } from "../../db.ts";
-import { parseSingleAddress } from "../../mail/address.ts";
 import { sendStageDuration } from "../../metrics.ts";
 import type { OutgoingFile } from "../attachment-bytes.ts";
 import { isCoreError } from "../errors.ts";
@@ -15,17 +14,13 @@ import { claimIdempotencyKey, finishIdempotencyKey, type IdempotencyClaim, paylo
 import { loopGuardReason } from "./loop-guard.ts";
 import type { SendOutcome } from "./outcome.ts";
 import { assertSendingEntitled, type OutgoingRequest, type ResolvedOutgoing, resolveOutgoing } from "./outgoing.ts";
-import { assertRecipientAllowed, type RecipientPolicy, readRecipientPolicy } from "./policy.ts";
+import { assertRecipientAllowed, readRecipientPolicy } from "./policy.ts";
 
 export async function sendMessage(svc: Services, principal: Principal, body: OutgoingRequest): Promise<SendOutcome> {
   const checks = sendStageDuration.startTimer({ stage: "checks" });
-  // The recipient's policy is read beside the mailbox when the request names both (one round
-  // trip less); it is still decided after the mailbox checks, in the order docs/api.md lists.
-  const named = typeof body.to === "string" ? parseSingleAddress(body.to, "to") : null;
-  const policy = named?.ok ? readRecipientPolicy(svc.sql, principal, body.mailbox_id, named.address) : undefined;
-  policy?.catch(() => {});
-  const outgoing = await resolveOutgoing(svc.sql, principal, body);
-  return sendOutgoing(svc, principal, outgoing, { clientId: body.client_id ?? null, payload: body, policy }, checks);
+  // The recipient's policy is read with the mailbox when the request names the recipient.
+  const outgoing = await resolveOutgoing(svc.sql, principal, body, { withPolicy: true });
+  return sendOutgoing(svc, principal, outgoing, { clientId: body.client_id ?? null, payload: body }, checks);
 }
 
 /**
@@ -42,8 +37,6 @@ export type SendExtras = {
   /** why holdForHuman holds it (drafts.held_reason, shown to the reviewer) */
   heldReason?: string;
   onHeld?(tx: Tx, draftId: string): Promise<void>;
-  /** The recipient's policy, read ahead; used when it is for this mailbox and recipient, else read again. */
-  policy?: Promise<RecipientPolicy>;
 };
 
 /** The checks and delivery of POST /send after body validation, for any resolved outgoing message. */
@@ -85,11 +78,11 @@ export async function sendOutgoing(
   }
 
   try {
-    // A read ahead that failed is made again here, where its error belongs.
-    const ahead = extras.policy ? await extras.policy.catch(() => null) : null;
+    // Read with the mailbox (resolveOutgoing's withPolicy) when it is this mailbox's and recipient's.
+    const { policy } = outgoing;
     assertRecipientAllowed(
-      ahead?.mailboxId === outgoing.mailbox.id && ahead.recipient === to
-        ? ahead
+      policy?.mailboxId === outgoing.mailbox.id && policy.recipient === to
+        ? policy
         : await readRecipientPolicy(svc.sql, principal, outgoing.mailbox.id, to),
     );
     checks();
