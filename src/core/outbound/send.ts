@@ -62,9 +62,9 @@ export async function sendOutgoing(
     attachments: extras.attachments,
     calendar: extras.calendar,
   };
-  // Composed and signed while the claim and the checks below wait on the database, unless the
-  // mailbox or the caller already says it will be held (the loop guard may still hold a reply:
-  // its bytes are then dropped). Nothing it does is visible before dispatchMessage records it.
+  // Composed and signed while a client_id's claim (and a reply's loop guard) wait on the database,
+  // unless the mailbox or the caller already says it will be held (the loop guard may still hold a
+  // reply: its bytes are then dropped). Nothing it does is visible before dispatchMessage records it.
   const pause = holdReasonOf(outgoing.mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
   const composed = pause || outgoing.mailbox.require_approval || extras.holdForHuman ? undefined : composeAhead(svc, content);
 
