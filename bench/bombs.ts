@@ -4,16 +4,19 @@
 // children took over idle. Each run starts a fresh service and waits until every bomb is screened.
 //
 //   npm run bench -- bombs [--runs 3] [--at-once] [--interval 10] [--stall-ms 40] [--profile DIR]
-//                          [--compare DIR]
+//                          [--compare DIR] [--control MS]
 //
 // Per run: the load average before and after; /readyz probes, p50, p99 and max latency, how many
-// took over 100 ms or failed; peak resident memory of the service and all its children over idle;
-// the service's own event-loop stalls (EVENT_LOOP_STALL_LOG_MS, each with its time from the first
-// send). --at-once sends the six together (default: one after another, as the test does).
+// took over 100 ms or failed, and when the slowest were answered; what became of each attachment;
+// peak resident memory of the service and all its children over idle; the service's own event-loop
+// stalls (EVENT_LOOP_STALL_LOG_MS, each with its time from the first send), so that a slow probe
+// can be set beside the stall that held it, or found to have none. --at-once sends the six together (default: one after another, as the test does).
 // --profile DIR runs the service under `bun --cpu-prof` and names, for each stall, the functions
 // the profile caught inside it (where the loop was held); the profile adds its own overhead.
 // --compare DIR alternates each run with one of the service in DIR, another checkout of this
 // repository (with node_modules), e.g. the commit before a change: before and after side by side.
+// --control MS first probes the same service for MS with no mail arriving and reports those probes
+// apart: what the machine's load alone does to /readyz at that moment, the baseline for the rest.
 import { mkdirSync, readdirSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
@@ -28,7 +31,8 @@ import { cpuOf, cpuOfTree } from "./support/process-cpu.ts";
 import { culprits } from "./support/profile-stalls.ts";
 
 const MB = 1024 * 1024;
-const USAGE = "usage: npm run bench -- bombs [--runs N] [--at-once] [--interval MS] [--stall-ms MS] [--profile DIR] [--compare DIR]";
+const USAGE =
+  "usage: npm run bench -- bombs [--runs N] [--at-once] [--interval MS] [--stall-ms MS] [--profile DIR] [--compare DIR] [--control MS]";
 
 type Options = {
   runs: number;
@@ -37,11 +41,12 @@ type Options = {
   stallMs: number;
   profileDir: string | null;
   compare: string | null;
+  controlMs: number;
 };
 type Stall = { ms: number; cpuMs: number; endedAt: number };
 
 function parse(args: string[]): Options {
-  const options: Options = { runs: 1, atOnce: false, intervalMs: 10, stallMs: 40, profileDir: null, compare: null };
+  const options: Options = { runs: 1, atOnce: false, intervalMs: 10, stallMs: 40, profileDir: null, compare: null, controlMs: 0 };
   for (let i = 0; i < args.length; i++) {
     const [flag, value] = [args[i], args[i + 1] ?? ""];
     if (flag === "--at-once") options.atOnce = true;
@@ -50,6 +55,7 @@ function parse(args: string[]): Options {
     else if (flag === "--stall-ms" && /^\d+$/.test(value)) [options.stallMs, i] = [Number(value), i + 1];
     else if (flag === "--profile" && value) [options.profileDir, i] = [resolve(value), i + 1];
     else if (flag === "--compare" && value) [options.compare, i] = [resolve(value), i + 1];
+    else if (flag === "--control" && /^\d+$/.test(value)) [options.controlMs, i] = [Number(value), i + 1];
     else throw new Error(`${USAGE}; bad argument ${flag}`);
   }
   return options;
@@ -151,6 +157,9 @@ async function run(options: Options, index: number, checkout: string | null): Pr
       },
     );
     const probeOutput = new Response(prober.stdout).text();
+    const controlFrom = Date.now();
+    if (options.controlMs > 0) await Bun.sleep(options.controlMs);
+    const controlTo = Date.now();
     const loadBefore = load();
     await Bun.sleep(500);
     // Where the CPU goes, whatever the machine's load does to the wall clock: the service, the
@@ -179,12 +188,18 @@ async function run(options: Options, index: number, checkout: string | null): Pr
     await Promise.all([sampler, prober.exited]);
     const loadAfter = load();
 
-    const probes = (await probeOutput)
+    const all = (await probeOutput)
       .trim()
       .split("\n")
       .filter(Boolean)
       .map((line) => line.split(" ").map(Number) as [number, number, number]);
+    const probes = all.filter(([at]) => at >= controlTo);
     const times = probes.map(([, ms]) => ms).sort((a, b) => a - b);
+    // When the slowest probes were answered (from the first send), to set beside the stalls below.
+    const slow = [...probes]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8)
+      .map(([at, ms]) => `${ms.toFixed(0)} ms @ ${((at + ms - started) / 1000).toFixed(2)} s`);
     const failed = probes.filter(([, , status]) => status !== 200).length;
     const [statuses] = await sql`
       select count(*)::int as messages, count(*) filter (where comprehension->>'status' = 'partial')::int as partial from messages`;
@@ -196,6 +211,23 @@ async function run(options: Options, index: number, checkout: string | null): Pr
     console.log(
       `  /readyz: ${times.length} probes, p50 ${percentile(times, 0.5).toFixed(1)} ms, p99 ${percentile(times, 0.99).toFixed(1)} ms, ` +
         `max ${(times.at(-1) ?? NaN).toFixed(1)} ms; ${times.filter((ms) => ms > 100).length} over 100 ms; ${failed} not 200`,
+    );
+    console.log(`    slowest (answered @ from the first send): ${slow.join(", ")}`);
+    if (options.controlMs > 0) {
+      const control = all
+        .filter(([at]) => at >= controlFrom && at < controlTo)
+        .map(([, ms]) => ms)
+        .sort((a, b) => a - b);
+      console.log(
+        `  /readyz before the first send, no mail arriving (control, ${(options.controlMs / 1000).toFixed(1)} s): ${control.length} probes, ` +
+          `p50 ${percentile(control, 0.5).toFixed(1)} ms, p99 ${percentile(control, 0.99).toFixed(1)} ms, max ${(control.at(-1) ?? NaN).toFixed(1)} ms; ` +
+          `${control.filter((ms) => ms > 100).length} over 100 ms`,
+      );
+    }
+    const attachments = await sql<{ filename: string; text_status: string; text_error: string | null }[]>`
+      select filename, text_status, text_error from attachments order by filename`;
+    console.log(
+      `  attachments: ${attachments.map((a) => `${a.filename} ${a.text_status}${a.text_error ? ` (${a.text_error})` : ""}`).join("; ")}`,
     );
     const ownCpu = cpuAfter.own - cpuBefore.own;
     console.log(

@@ -10,6 +10,7 @@
 //   1b, 3b. the second blind slices (spam-modern/blind-v2, injection-modern/blind-v2), written by
 //      an author who never read this code, when they are there: the same aggregates and the
 //      counts flagged per label and language;
+//   1c. the development slice spam-modern/dev (scams with no spam wording, never trained on);
 //   4. sender risk: scripts/eval-sender-risk.ts, when that file exists;
 //   5. classification: where its rule weights come from (classify-weights.json);
 //   6. extraction: scripts/eval-extraction.ts, as before.
@@ -59,6 +60,14 @@ if (existsSync(fixture("spam-modern/blind-v2"))) {
   const v2 = await scoreSpam(spamRecords("blind-v2"), threshold);
   console.log(formatScore("default start (our classifier)", v2.score));
   console.log(perKey("flagged per label/language", v2.byLanguage));
+}
+if (existsSync(fixture("spam-modern/dev"))) {
+  // Scams with no spam wording beside genuine twins (author qf): kept out of training because
+  // their text alone cannot tell them apart, so they show where a content model stops.
+  console.log("\n## Spam: development slice (no spam wording; never trained on)");
+  const dev = await scoreSpam(spamRecords("dev"), threshold);
+  console.log(formatScore("default start (our classifier)", dev.score));
+  console.log(perKey("flagged per label/family", dev.byFamily));
 }
 
 let spamdAddress = args["spamd-address"] ?? config.screening.spamdAddress;

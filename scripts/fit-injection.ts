@@ -10,7 +10,8 @@
 //     of every kind with payloads in many voices and placements, and look-alikes;
 //   - 400 real ham from the SpamAssassin easy-ham-1 group, as benign;
 //   - test/fixtures/injection-modern/train-v2 and train-v3 (other authors' hand-written slices),
-//     unless --without-hand-slices: then they are only scored, by the combiner it replaces.
+//     unless --without-hand-slices (then they are only scored, by the combiner it replaces), and
+//     only while the learned stage has not trained on them (it has since change 6).
 // The blind slices (test/fixtures/injection-modern/blind, blind-v2) are never read here.
 //
 // Also fitted, by the same out-of-fold recall: how much a "> " reply line and words in quotation
@@ -46,7 +47,14 @@ import { loadCorpus } from "./train-spam.ts";
 export type Doc = { source: string; kind: "attack" | "benign" | "ham"; features: Map<string, number> };
 
 const FIT_HOLDOUTS = ["holdout-9.json", "holdout-10.json", "holdout-11.json"];
-const HAND_SLICES = ["train-v2", "train-v3"];
+// Other authors' slices enter the fit only while the learned stage has not trained on them (its
+// signal on mail it trained on would be too good; train-injection.ts AUTHOR_SLICES, model.json
+// trained_on): once it has, they are judged leave-one-author-out by scripts/loao-injection.ts.
+const TRAINED_ON = Object.keys(
+  (JSON.parse(readFileSync(new URL("../src/comprehension/injection/model.json", import.meta.url), "utf8")) as { trained_on: object })
+    .trained_on,
+);
+const HAND_SLICES = ["train-v2", "train-v3"].filter((x) => !TRAINED_ON.includes(x));
 // `--without-hand-slices`: the fitting set as before train-v2 (the two slices are then scored only)
 const WITH_HAND_SLICES = !process.argv.includes("--without-hand-slices");
 const HAM_SAMPLE = 400;
@@ -81,7 +89,7 @@ const CONTEXTS: { timesReplyQuoted: number; timesQuoted: number }[] =
 type Input = Parameters<typeof scoreInjectionRisk>[0];
 type Labelled = { source: string; kind: Doc["kind"]; input: Input };
 
-export async function loadInputs(): Promise<Labelled[]> {
+export async function loadInputs(withHandSlices = WITH_HAND_SLICES): Promise<Labelled[]> {
   const out: Labelled[] = [];
   const dir = new URL("../test/fixtures/injection/", import.meta.url);
   for (const file of FIT_HOLDOUTS) {
@@ -102,10 +110,10 @@ export async function loadInputs(): Promise<Labelled[]> {
   }
   for (const r of injectionRecords("train"))
     out.push({ source: `modern:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });
-  // The hand-written slices of other authors (train-v2, train-v3): the learned stage never trained
-  // on them, so they enter the fit directly. Each is held to the look-alike limit on its own.
+  // The hand-written slices of other authors (train-v2, train-v3) the learned stage has not
+  // trained on enter the fit directly. Each is held to the look-alike limit on its own.
   for (const slice of HAND_SLICES) {
-    if (!WITH_HAND_SLICES) break;
+    if (!withHandSlices) break;
     if (!existsSync(new URL(`../test/fixtures/injection-modern/${slice}`, import.meta.url))) continue;
     for (const r of injectionRecords(slice))
       out.push({ source: `${slice}:${r.id}`, kind: r.label === "injection" ? "attack" : "benign", input: await injectionInput(r) });

@@ -13,6 +13,8 @@
 // unrelated dependency cannot change the model, and a drifted install stops training with an
 // error. The SpamAssassin ham is never trained on, so `eval-injection.ts --ham` stays unseen.
 // A holdout not listed in HOLDOUT_FILES is never read: a new blind set stays blind until added.
+// Since change 6 also the independent authors' hand-written slices named in AUTHOR_SLICES
+// (test/fixtures/injection-modern/train-v2, train-v3); no other slice there is read.
 //
 // Model: logistic regression, one example per window (injection/features.ts). A malicious
 // message's positive example is its most suspicious window under a first model trained on whole
@@ -26,6 +28,7 @@ import { readdir } from "node:fs/promises";
 import { interner, ruleFeatures, windows } from "../src/comprehension/injection/features.ts";
 import { MODEL_FORMAT, namesLogit, parseModel } from "../src/comprehension/injection/model.ts";
 import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
+import { injectionInput, injectionRecords } from "./eval-modern.ts";
 import { docFiles } from "./injection-corpus-docs.ts";
 
 type Window = { names: string[] };
@@ -43,6 +46,19 @@ export const HOLDOUT_FILES = [
   "holdout-7.json",
   "holdout-8.json",
 ];
+// Hand-written slices of independent authors (test/fixtures/injection-modern/<slice>, each with a
+// README saying how it was written), trained on as sources named after the slice, so
+// `--leave-out train-v3` leaves one author out. The combiner's fitting data (holdouts 9-11, the
+// modern slice `train`, the composed slice) stay out, so its learned-stage signal stays honest.
+export const AUTHOR_SLICES = ["train-v2", "train-v3"];
+// An author's attack counts 3 times a written attack, each window of an author's benign mail 100
+// times a written benign window (so the authors' look-alikes carry most of the "written" share):
+// a few hundred hand-written messages would otherwise barely move a weight. Chosen leave-one-
+// author-out (scripts/loao-injection.ts, docs/judgement.md change 6) among attack weights 1-8 and
+// benign weights 1-100, with the sharpen exponent below and L2; the environment variables exist
+// for that grid.
+const AUTHOR_WEIGHT = Number(process.env.INJ_AUTHOR_WEIGHT ?? 3);
+const AUTHOR_BENIGN_WEIGHT = Number(process.env.INJ_AUTHOR_BENIGN_WEIGHT ?? 100);
 const SPAM_WINDOWS_PER_MESSAGE = 12; // long spam would otherwise outweigh everything written
 const PROSE_WINDOWS_PER_FILE = 24;
 const MIN_COUNT = 3; // a feature seen once is more likely noise than a pattern
@@ -51,11 +67,12 @@ const MIN_COUNT = 3; // a feature seen once is more likely noise than a pattern
 // of the weights; 0.05 already added a false alarm on holdout-6.
 const PRUNE = 0.03;
 const EPOCHS = 12;
+// INJ_L2 overrides it for the leave-one-author-out grid (7.5e-3 and 3e-2 did worse there).
 // Strong: weaker settings (1e-4..3e-3) flagged 0.1-0.4% of real ham at the same recall. Once
 // holdouts 7-8 joined the data, 1e-2 flagged 2 of the 4,150 real ham and more look-alikes on the
 // holdout-7/8 folds (3.3% / 5.0% against 1.7% / 3.3% here); 2e-2, tried on an earlier variant
 // of that round, lost recall on the holdout-6 fold.
-const L2 = 1.5e-2;
+const L2 = Number(process.env.INJ_L2 ?? 1.5e-2);
 const RATE = 0.2;
 
 // Shares of the total training weight. Written benign mail weighs as much as the written
@@ -65,9 +82,11 @@ const RATE = 0.2;
 const SHARE = { attack: 0.3, written: 0.3, real: 0.4 };
 const REAL_SOURCES = new Set(["spam-1", "spam-2", "package-docs"]);
 // How the probability becomes a signal weight (injection/model.ts): p^SHARPEN, left out
-// under FLOOR. Chosen on the leave-one-holdout-out runs of eval-injection.ts --loo against
-// the benign sets and real ham: with p itself 6% of real ham was flagged.
-const SHARPEN = 4;
+// under FLOOR. FLOOR and the first SHARPEN (4) were chosen on the leave-one-holdout-out runs of
+// eval-injection.ts --loo against the benign sets and real ham (with p itself 6% of real ham was
+// flagged). 8 since change 6, leave-one-author-out: the learned stage alone at p 0.8-0.9 was the
+// commonest false alarm on the other authors' look-alikes (docs/judgement.md).
+const SHARPEN = 8;
 const FLOOR = 0.05;
 
 export function docFor(item: Labelled, source: string, malicious: boolean): Doc {
@@ -98,7 +117,20 @@ export async function loadDocs(): Promise<Doc[]> {
     for (const item of await load(file)) docs.push(docFor(item, file, label));
   }
   for (const file of HOLDOUT_FILES) for (const item of await load(file)) docs.push(docFor(item, file, item.malicious === true));
+  docs.push(...(await authorDocs(AUTHOR_SLICES)));
   docs.push(...(await spamDocs()), ...(await proseDocs()));
+  return docs;
+}
+
+/** The independent authors' slices, parsed and sanitized as live mail is. */
+export async function authorDocs(slices: string[]): Promise<Doc[]> {
+  const docs: Doc[] = [];
+  for (const slice of slices)
+    for (const r of injectionRecords(slice)) {
+      const x = await injectionInput(r);
+      const item = { subject: x.subject, body_clean: x.bodyClean, hidden_text: x.hiddenText, report: x.report };
+      docs.push(docFor(item, slice, r.label === "injection"));
+    }
   return docs;
 }
 
@@ -196,14 +228,15 @@ function argmax(d: Doc, model: ReturnType<typeof parseModel>): Window {
 function examples(docs: Doc[], positive: (d: Doc) => Window): Example[] {
   const out: (Example & { group: keyof typeof SHARE })[] = [];
   for (const d of docs) {
-    if (d.malicious) out.push({ names: [...positive(d).names], rules: d.rules, y: 1, weight: 1, group: "attack" });
+    const m = !AUTHOR_SLICES.includes(d.source) ? 1 : d.malicious ? AUTHOR_WEIGHT : AUTHOR_BENIGN_WEIGHT;
+    if (d.malicious) out.push({ names: [...positive(d).names], rules: d.rules, y: 1, weight: m, group: "attack" });
     else
       for (const w of d.windows)
-        out.push({ names: [...w.names], rules: d.rules, y: 0, weight: 1, group: REAL_SOURCES.has(d.source) ? "real" : "written" });
+        out.push({ names: [...w.names], rules: d.rules, y: 0, weight: m, group: REAL_SOURCES.has(d.source) ? "real" : "written" });
   }
   const size = { attack: 0, written: 0, real: 0 };
-  for (const e of out) size[e.group]++;
-  for (const e of out) e.weight = (SHARE[e.group] * out.length) / size[e.group];
+  for (const e of out) size[e.group] += e.weight;
+  for (const e of out) e.weight = (e.weight * SHARE[e.group] * out.length) / size[e.group];
   return out;
 }
 
@@ -259,7 +292,7 @@ function fit(data: Example[]): ModelFile {
 
 if (import.meta.main) {
   const at = process.argv.indexOf("--leave-out");
-  const leaveOut = at > 0 ? [process.argv[at + 1]] : [];
+  const leaveOut = at > 0 ? process.argv[at + 1]!.split(",") : [];
   const started = performance.now();
   const docs = await loadDocs();
   const model = train(docs, leaveOut);

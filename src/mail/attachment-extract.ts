@@ -7,7 +7,6 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { setPriority } from "node:os";
 import { join } from "node:path";
 import { checkImageBudget, checkPdfBudget, checkZipBudget, OverBudget } from "./attachment-budget.ts";
-import { sanitizeBody } from "./sanitize.ts";
 
 export type ExtractKind = "pdf" | "docx" | "html" | "image";
 
@@ -45,6 +44,9 @@ async function extract(job: ExtractJob): Promise<{ text: string; method: string 
       return { text: await ocrPdf(input, job), method: "ocr" };
     }
     case "html": {
+      // Loaded here, as the parsers above are: the sanitizer's modules cost every extraction
+      // process about 80 ms of CPU at start-up, and most attachments are not HTML.
+      const { sanitizeBody } = await import("./sanitize.ts");
       const html = new TextDecoder("utf-8", { fatal: false }).decode(content);
       return { text: sanitizeBody({ html }, { maxChars: job.maxChars }).body_clean ?? "", method: "html" };
     }

@@ -13,10 +13,10 @@ import { type RuleFeature, ruleFeatures, type Window, type Windows, windows } fr
 
 export const MODEL_FORMAT = "injection-logreg-v1";
 
-// sharpen: the signal's weight is p^sharpen, so the model alone flags a message (weight 0.5)
-// only when confident (p >= 0.84 for 4) and below that adds evidence to rule hits; floor: a
-// weight under it is not reported. Both were chosen by leave-one-holdout-out runs, see
-// scripts/eval-injection.ts.
+// sharpen: the signal's weight is p^sharpen, so the model alone flags a message (weight ~0.5)
+// only when confident (p >= 0.90 for 8) and below that adds evidence to rule hits; floor: a
+// weight under it is not reported. The floor was chosen by leave-one-holdout-out runs
+// (scripts/eval-injection.ts), the exponent leave-one-author-out (scripts/loao-injection.ts).
 export type InjectionModel = { bias: number; weights: Map<string, number>; sharpen: number; floor: number };
 type ModelFile = { format: string; bias: number; sharpen: number; floor: number; weights: Record<string, number> };
 

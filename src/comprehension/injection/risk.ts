@@ -91,9 +91,9 @@ function strongestByName(found: Signal[]): InjectionSignal[] {
 }
 
 // The model sees the rule signals as features, so its probability already accounts for them.
-// It joins the combination as one more signal, sharpened (p^4, the exponent in the model file)
-// because some windows of real mail still reach p 0.7: alone it flags only when confident,
-// beside a rule hit it tips the balance. Under the floor it is left out, so ordinary mail
+// It joins the combination as one more signal, sharpened (p^sharpen, the exponent in the model
+// file) because windows of benign look-alikes still reach p 0.8-0.9: alone it flags only when
+// confident, beside a rule hit it tips the balance. Under the floor it is left out, so ordinary mail
 // carries no trail of it.
 function learnedSignal(model: InjectionModel, text: string, hidden: string, rules: Signal[]): Signal[] {
   const verdict = modelVerdict(model, text, hidden, rules);

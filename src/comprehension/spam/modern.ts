@@ -5,6 +5,7 @@
 // mathematical letters), image-heavy HTML with little text, and list headers. Every feature is
 // a presence token like the rest; the model (classifier.ts) fits its weight.
 import type { AddressObject, ParsedMail } from "mailparser";
+import { readWording } from "../sender-risk/wording.ts";
 import WORDS from "./modern-words.json" with { type: "json" };
 import { bucket, registrable } from "./shapes.ts";
 
@@ -136,6 +137,11 @@ export function cueTokens(text: string, out: Set<string>): void {
   const present: string[] = [];
   const sample = text.slice(0, MAX_SCAN);
   for (const [name, re] of Object.entries(CUES)) if (re.test(sample)) present.push(name);
+  // Social engineering without spam words (a bank change, a request for money, secrecy or
+  // pressure, payment details, an offer to verify by phone): sender risk's wording in 26
+  // languages, as cues of their own so their pairs with the rest are tokens too.
+  const wording = readWording("", sample);
+  for (const [name, hit] of Object.entries(wording)) if (hit) present.push(`se-${name}`);
   for (const p of present) out.add(`cue:${p}`);
   for (let i = 0; i < present.length; i++) for (let j = i + 1; j < present.length; j++) out.add(`cue:${present[i]}+${present[j]}`);
   out.add(`cue:n:${present.length}`);
