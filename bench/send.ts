@@ -15,17 +15,23 @@
 // round, warmed up once before the first): on a shared machine whose load drifts, each target
 // sees the same mix of quiet and busy moments.
 //
-//   npm run bench -- send [--duration 8] [--warmup 2] [--concurrency 10] [--rounds 4] [--profile DIR]   (or npx bun bench/send.ts ...)
+//   npm run bench -- send [--duration 8] [--warmup 2] [--concurrency 10] [--rounds 4] [--profile DIR] [--compare DIR]
+//   (or npx bun bench/send.ts ...)
+//
+// --compare DIR also runs the API of another checkout of this repository (DIR, with the same
+// schema) against the same database and sink, as a fourth target in the same turns: a change and
+// the code before it, each against the same bare writes, under the same load.
 //
 // Below the figures, a table of where one send's time goes inside the API process, from the
 // service's own mailbox_send_stage_seconds histogram (sums over the measured run). --profile DIR
-// runs the API and the sink under `bun --cpu-prof-md` and leaves their profiles in DIR.
+// runs the API and the sink under `bun --cpu-prof --cpu-prof-md` (250 µs) and leaves their profiles
+// in DIR; `npx bun bench/support/cpuprofile-summary.ts DIR/<file>.cpuprofile` counts the samples.
 //
 // The API runs in one child process and the SMTP sink in another, so that the load generator, the
 // server and the "relay" do not share one event loop. The database is a fresh one, dropped after.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { createAccount } from "../src/core/accounts/accounts.ts";
 import { createKey } from "../src/core/accounts/keys.ts";
@@ -46,17 +52,19 @@ import { createTestDatabase } from "../test/support/database.ts";
 import { startSmtpSink } from "../test/support/smtp-sink.ts";
 import { apiPrincipal } from "./support/principal.ts";
 
-type Options = { duration: number; warmup: number; concurrency: number; rounds: number; profile: string | null };
+type Options = { duration: number; warmup: number; concurrency: number; rounds: number; profile: string | null; compare: string | null };
 type Stats = { count: number; failures: number; seconds: number; perSecond: number; p50: number; p99: number; mean: number };
 
 const TEXT = "Hello,\n\nthis is a benchmark message of ordinary length, one paragraph of plain text.\n\nRegards,\nthe bench\n";
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { duration: 8, warmup: 2, concurrency: 10, rounds: 4, profile: null };
+  const options: Options = { duration: 8, warmup: 2, concurrency: 10, rounds: 4, profile: null, compare: null };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
     if (flag === "--profile" && value) {
       options.profile = value;
+    } else if (flag === "--compare" && value) {
+      options.compare = resolve(value);
     } else if (
       (flag === "--duration" || flag === "--warmup" || flag === "--concurrency" || flag === "--rounds") &&
       value &&
@@ -65,13 +73,14 @@ function parseOptions(args: string[]): Options {
       options[flag.slice(2) as "duration" | "warmup" | "concurrency" | "rounds"] = Number(value);
     } else {
       throw new Error(
-        `usage: npm run bench -- send [--duration S] [--warmup S] [--concurrency N] [--rounds N] [--profile DIR]; bad argument ${flag}`,
+        `usage: npm run bench -- send [--duration S] [--warmup S] [--concurrency N] [--rounds N] [--profile DIR] [--compare DIR]; bad argument ${flag}`,
       );
     }
   }
   if (options.rounds < 1) throw new Error("--rounds must be at least 1");
-  // Three measured targets plus set-up: keep the whole run under a minute.
-  if (3 * (options.duration + options.warmup) > 45) throw new Error("3 × (duration + warmup) must stay within 45 s");
+  // Three measured targets (four with --compare) plus set-up: keep the whole run near a minute.
+  const targets = options.compare ? 4 : 3;
+  if (targets * (options.duration + options.warmup) > 60) throw new Error(`${targets} × (duration + warmup) must stay within 60 s`);
   if (options.duration < 1 || options.concurrency < 1) throw new Error("--duration and --concurrency must be at least 1");
   return options;
 }
@@ -109,7 +118,7 @@ async function sinkMain(): Promise<void> {
   const sink = await startSmtpSink();
   process.send?.({ port: sink.port });
   process.on("message", (message) => {
-    // A clean exit, so that a --cpu-prof-md profile is written.
+    // A clean exit, so that the profiles are written.
     if (message === "exit") process.exit(0);
     if (message === "stats") {
       const sizes = sink.messages.map((m) => m.raw.length);
@@ -218,11 +227,14 @@ function spawnChild(
   args: string[],
   stdout: "ignore" | "inherit",
   profileDir: string | null,
+  script: string = import.meta.path,
 ): { child: ReturnType<typeof Bun.spawn>; next: () => Promise<any> } {
   const inbox: unknown[] = [];
   const waiting: ((message: unknown) => void)[] = [];
-  const profile = profileDir ? ["--cpu-prof-md", `--cpu-prof-dir=${profileDir}`] : [];
-  const child = Bun.spawn([process.execPath, ...profile, import.meta.path, ...args], {
+  // The Markdown table weighs functions by wall time (idle gaps charged to whatever ran last); the
+  // .cpuprofile's samples are counted per function by bench/support/cpuprofile-summary.ts.
+  const profile = profileDir ? ["--cpu-prof", "--cpu-prof-md", "--cpu-prof-interval=250", `--cpu-prof-dir=${profileDir}`] : [];
+  const child = Bun.spawn([process.execPath, ...profile, script, ...args], {
     stdout,
     stderr: "inherit",
     ipc: (message) => {
@@ -336,6 +348,7 @@ export default async function run(args: string[]): Promise<void> {
     const svcForFixtures = { sql, config: fixturesConfig, log: makeLogger("silent"), transport: { name: "smtp" } } as unknown as Services;
     const mailbox = await createMailbox(svcForFixtures, principal, { slug: "bench-sender" });
     const baselineMailbox = await createMailbox(svcForFixtures, principal, { slug: "bench-baseline" });
+    const comparedMailbox = options.compare ? await createMailbox(svcForFixtures, principal, { slug: "bench-compared" }) : null;
 
     const sink = spawnChild(["--sink"], "inherit", options.profile);
     children.push(sink.child);
@@ -344,19 +357,30 @@ export default async function run(args: string[]): Promise<void> {
     const api = spawnChild(["--serve", database.url, String(sinkPort)], "ignore", options.profile);
     children.push(api.child);
     const { port: apiPort } = await api.next();
+    // The other checkout's API, started by its own copy of this file.
+    const compared = options.compare
+      ? spawnChild(["--serve", database.url, String(sinkPort)], "ignore", null, join(options.compare, "bench", "send.ts"))
+      : null;
+    if (compared) children.push(compared.child);
+    const comparedPort = compared ? (await compared.next()).port : null;
 
-    const url = `http://127.0.0.1:${apiPort}/api/v1/send`;
-    const body = JSON.stringify({ mailbox_id: mailbox.id, to: "reader@example.org", subject: "Bench", text: TEXT });
     const headers = { authorization: `Bearer ${secret}`, "content-type": "application/json" };
-    const send = async () => {
-      const response = await fetch(url, { method: "POST", headers, body });
-      await response.arrayBuffer();
-      return response.status === 201;
+    const sender = async (port: number, mailboxId: string) => {
+      const url = `http://127.0.0.1:${port}/api/v1/send`;
+      const body = JSON.stringify({ mailbox_id: mailboxId, to: "reader@example.org", subject: "Bench", text: TEXT });
+      const probe = await fetch(url, { method: "POST", headers, body });
+      if (probe.status !== 201) throw new Error(`POST ${url} answered ${probe.status}: ${await probe.text()}`);
+      return async () => {
+        const response = await fetch(url, { method: "POST", headers, body });
+        await response.arrayBuffer();
+        return response.status === 201;
+      };
     };
-    const probe = await fetch(url, { method: "POST", headers, body });
-    if (probe.status !== 201) throw new Error(`POST /api/v1/send answered ${probe.status}: ${await probe.text()}`);
+    const send = await sender(apiPort, mailbox.id);
+    const sendCompared = compared ? await sender(comparedPort!, comparedMailbox!.id) : null;
 
     if (options.warmup > 0) await drive(options.concurrency, options.warmup, send);
+    if (sendCompared && options.warmup > 0) await drive(options.concurrency, options.warmup, sendCompared);
     sink.child.send("stats");
     const sinkBefore = await sink.next();
     // The baselines write a message of the size the sink actually received.
@@ -365,8 +389,13 @@ export default async function run(args: string[]): Promise<void> {
     if (options.warmup > 0) await drive(options.concurrency, options.warmup, writes);
     if (options.warmup > 0) await drive(options.concurrency, options.warmup, allWrites);
 
-    const [before] = await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id} and delivery_status = 'sent'`;
-    const samples = { send: emptySamples(), bare: emptySamples(), bareAll: emptySamples() };
+    const sentIn = async (mailboxIds: string[]) =>
+      (await sql`select count(*)::int as n from messages where mailbox_id = any(${mailboxIds}) and delivery_status = 'sent'`)[0]!
+        .n as number;
+    const sendMailboxes = [mailbox.id, ...(comparedMailbox ? [comparedMailbox.id] : [])];
+    const before = await sentIn(sendMailboxes);
+    const samples = { send: emptySamples(), bare: emptySamples(), bareAll: emptySamples(), compared: emptySamples() };
+    const comparedStages: StageTotals = {};
     // The API's stage sums and CPU over the send's slices only (it idles while the baselines run).
     const stages: StageTotals = {};
     // This process's CPU while it runs the "now" writes: their client-side cost (postgres.js).
@@ -386,17 +415,30 @@ export default async function run(args: string[]): Promise<void> {
         bareClientCpuMicros += cpuMicros() - from;
       },
       () => drive(options.concurrency, slice, allWrites, samples.bareAll),
+      ...(compared
+        ? [
+            async () => {
+              compared.child.send("stages");
+              const from: StageTotals = await compared.next();
+              await drive(options.concurrency, slice, sendCompared!, samples.compared);
+              compared.child.send("stages");
+              addStages(comparedStages, from, await compared.next());
+            },
+          ]
+        : []),
     ];
     for (let round = 0; round < options.rounds; round++) {
       for (let i = 0; i < targets.length; i++) await targets[(round + i) % targets.length]!();
     }
-    const [after] = await sql`select count(*)::int as n from messages where mailbox_id = ${mailbox.id} and delivery_status = 'sent'`;
+    const after = await sentIn(sendMailboxes);
     sink.child.send("stats");
     const sinkAfter = await sink.next();
     const [http, bare, bareAll] = [statsOf(samples.send), statsOf(samples.bare), statsOf(samples.bareAll)];
+    const other = compared ? statsOf(samples.compared) : null;
 
     const delivered = sinkAfter.received - sinkBefore.received;
-    const stored = after!.n - before!.n;
+    const stored = after - before;
+    const answered = http.count - http.failures + (other ? other.count - other.failures : 0);
     const row = (name: string, s: Stats) =>
       `${name.padEnd(46)}${fixed(s.perSecond).padStart(10)}${fixed(s.p50, 2).padStart(10)}${fixed(s.p99, 2).padStart(10)}${String(s.count).padStart(8)}${String(s.failures).padStart(9)}`;
     console.log(
@@ -410,20 +452,34 @@ export default async function run(args: string[]): Promise<void> {
         row("POST /api/v1/send (full pipeline)", http),
         row("bare SQL now: record, final dot, outcome", bare),
         row("bare SQL before: usage, token+message+job, outcome", bareAll),
+        ...(other ? [row(`POST /api/v1/send, --compare checkout`, other)] : []),
         "",
         `send / bare writes now:          throughput ${fixed(http.perSecond / bare.perSecond, 2)}x   p50 ${fixed(http.p50 / bare.p50, 2)}x   p99 ${fixed(http.p99 / bare.p99, 2)}x`,
         `send / bare writes before:       throughput ${fixed(http.perSecond / bareAll.perSecond, 2)}x   p50 ${fixed(http.p50 / bareAll.p50, 2)}x   p99 ${fixed(http.p99 / bareAll.p99, 2)}x`,
-        `delivered at the sink during the measured run: ${delivered}; stored as sent: ${stored}; 201 answers: ${http.count - http.failures}`,
+        ...(other
+          ? [
+              `compared / bare writes now:      throughput ${fixed(other.perSecond / bare.perSecond, 2)}x   p50 ${fixed(other.p50 / bare.p50, 2)}x   p99 ${fixed(other.p99 / bare.p99, 2)}x   (${options.compare})`,
+              `send / compared:                 throughput ${fixed(http.perSecond / other.perSecond, 2)}x   p50 ${fixed(http.p50 / other.p50, 2)}x   p99 ${fixed(http.p99 / other.p99, 2)}x`,
+            ]
+          : []),
+        `delivered at the sink during the measured run: ${delivered}; stored as sent: ${stored}; 201 answers: ${answered}`,
         "",
-        ...stageTable(stages, http.mean, http.count, (sinkAfter.cpuMicros - sinkBefore.cpuMicros) / 1000),
+        // With --compare the sink served both APIs: its CPU is given per send of both.
+        ...stageTable(
+          stages,
+          http.mean,
+          http.count,
+          (sinkAfter.cpuMicros - sinkBefore.cpuMicros) / 1000 / (answered / Math.max(1, http.count)),
+        ),
+        ...(other ? ["", "the --compare checkout:", ...stageTable(comparedStages, other.mean, other.count, 0).slice(1, -1)] : []),
         `${"CPU per op: bare SQL now, client process".padEnd(46)}${fixed(bareClientCpuMicros / 1000 / Math.max(1, bare.count), 2).padStart(10)}  the bench's own process (postgres.js), all threads`,
         `total time ${fixed((performance.now() - started) / 1000)} s`,
         "",
       ].join("\n"),
     );
-    if (http.failures > 0 || bare.failures > 0 || bareAll.failures > 0)
+    if (http.failures > 0 || bare.failures > 0 || bareAll.failures > 0 || (other?.failures ?? 0) > 0)
       throw new Error("some operations failed: the figures above are not comparable");
-    if (delivered !== http.count || stored !== http.count) throw new Error("the sink or the store does not match the 201 answers");
+    if (delivered !== answered || stored !== answered) throw new Error("the sink or the store does not match the 201 answers");
   } finally {
     await sql.end();
     for (const child of children) {

@@ -1,6 +1,7 @@
 import MailComposer from "nodemailer/lib/mail-composer";
 import { encodeWord, foldLines } from "nodemailer/lib/mime-funcs";
 import { type DkimKey, dkimSignMessage } from "./dkim-sign.ts";
+import { mimeBytes } from "./mime-bytes.ts";
 
 export type ComposeInput = {
   from: string;
@@ -70,6 +71,13 @@ export async function composeMessage(m: ComposeInput): Promise<Uint8Array> {
 
 /** The message of composeMessage before signing (its `dkim` is ignored); sign it with signMessage. */
 export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
+  // Written synchronously (mime-bytes.ts); nodemailer's stream build() for anything it does not write.
+  const root = composerFor(m).compile();
+  return new Uint8Array(mimeBytes(root) ?? (await root.build()));
+}
+
+/** nodemailer's composer for `m`, after every check (exported for test/mail/mime-bytes.test.ts). */
+export function composerFor(m: ComposeInput): MailComposer {
   // Every value below lands in a header; a line break there is header injection.
   for (const [name, value] of Object.entries({
     from: m.from,
@@ -118,7 +126,7 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
   const references = trimReferences(m.references ?? [], inReplyTo);
   const encodedSubject = subjectNeedingEncoding(m.subject);
   if (encodedSubject) headers.Subject = { prepared: true, value: encodedSubject };
-  const composer = new MailComposer({
+  return new MailComposer({
     from: m.fromName ? { name: m.fromName, address: m.from } : { address: m.from },
     to: { address: m.to },
     subject: encodedSubject ? undefined : m.subject,
@@ -143,7 +151,6 @@ export async function composeUnsigned(m: ComposeInput): Promise<Uint8Array> {
     disableFileAccess: true,
     disableUrlAccess: true,
   });
-  return new Uint8Array(await composer.compile().build());
 }
 
 /** Prepends the DKIM-Signature for `key`, covering the headers a receiver needs (SIGNED_HEADERS). */

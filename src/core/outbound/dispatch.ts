@@ -11,10 +11,10 @@
 // A crash between the two leaves the message and its job: the reconcile task resolves it.
 // dispatchMessage returns the send's outcome (outcome.ts); the caller has nothing left to record.
 //
-// What is sent is known before any write for POST /send: it is composed and signed first, and a
-// send without a claim records itself in one statement (outbound-record.ts) with no transaction
-// around it. A draft is known only once its row is locked (draft-claim.ts), so it is composed
-// inside that transaction.
+// What is sent is known before any write for POST /send: it is composed and signed first (begun
+// by the caller while a client_id's claim is taken: composeAhead), and a send without a claim
+// records itself in one statement (outbound-record.ts) with no transaction around it. A draft is
+// known only once its row is locked (draft-claim.ts), so it is composed inside that transaction.
 
 import type { Db, Tx } from "../../db.ts";
 import { composeUnsigned, signMessage } from "../../mail/compose.ts";
@@ -46,6 +46,8 @@ export type Dispatch = {
        * transaction stores the outcome for it (record-outcome.ts).
        */
       claim?: IdempotencyClaim;
+      /** `content` composed and signed already, by composeAhead. */
+      composed?: Promise<Composed>;
       draft?: undefined;
     }
   | {
@@ -53,18 +55,32 @@ export type Dispatch = {
       draft: DraftClaim;
       content?: undefined;
       claim?: undefined;
+      composed?: undefined;
     }
 );
 
-type Composed = { content: DispatchContent; raw: Uint8Array; rfcMessageId: string; unsubscribeTokenId: string };
+export type Composed = { messageId: string; content: DispatchContent; raw: Uint8Array; rfcMessageId: string; unsubscribeTokenId: string };
 
 const stage = (name: string) => sendStageDuration.startTimer({ stage: name });
 
+/**
+ * Composes and signs `content` before its send is decided, so that the work runs while the
+ * caller's remaining checks wait on the database; handed to dispatchMessage as `composed`. It writes
+ * nothing (an unsubscribe token is stored with the record), so a send refused or held after it
+ * only drops the bytes. Its failure surfaces where dispatchMessage awaits it, after the checks,
+ * as it did when composing came after them.
+ */
+export function composeAhead(svc: Services, content: DispatchContent): Promise<Composed> {
+  const composed = compose(svc, svc.sql, newId("msg"), content);
+  composed.catch(() => {});
+  return composed;
+}
+
 export async function dispatchMessage(svc: Services, input: Dispatch): Promise<SendOutcome> {
   const { sql, config } = svc;
-  const messageId = newId("msg");
+  const known = input.content ? await (input.composed ?? compose(svc, sql, newId("msg"), input.content)) : null;
+  const messageId = known?.messageId ?? newId("msg");
 
-  const known = input.content ? await compose(svc, sql, messageId, input.content) : null;
   const record = async (db: Db): Promise<Composed> => {
     const composed = known ?? (await compose(svc, db, messageId, await claimDraft(db as Tx, input.draft!, messageId)));
     const { content } = composed;
@@ -152,7 +168,7 @@ async function compose(svc: Services, db: Db, messageId: string, content: Dispat
   const signing = stage("sign");
   const raw = await signMessage(unsigned, dkim);
   signing();
-  return { content, raw, rfcMessageId, unsubscribeTokenId: tokenId };
+  return { messageId, content, raw, rfcMessageId, unsubscribeTokenId: tokenId };
 }
 
 /**

@@ -8,17 +8,18 @@ import type { OutgoingFile } from "../attachment-bytes.ts";
 import { isCoreError } from "../errors.ts";
 import type { Principal } from "../principal.ts";
 import type { Services } from "../services.ts";
-import { dispatchMessage } from "./dispatch.ts";
+import { composeAhead, dispatchMessage } from "./dispatch.ts";
 import { createForcedDraft, holdReasonOf } from "./drafts.ts";
 import { claimIdempotencyKey, finishIdempotencyKey, type IdempotencyClaim, payloadHash, releaseIdempotencyKey } from "./idempotency.ts";
 import { loopGuardReason } from "./loop-guard.ts";
 import type { SendOutcome } from "./outcome.ts";
 import { assertSendingEntitled, type OutgoingRequest, type ResolvedOutgoing, resolveOutgoing } from "./outgoing.ts";
-import { checkRecipientPolicy } from "./policy.ts";
+import { assertRecipientAllowed, readRecipientPolicy } from "./policy.ts";
 
 export async function sendMessage(svc: Services, principal: Principal, body: OutgoingRequest): Promise<SendOutcome> {
   const checks = sendStageDuration.startTimer({ stage: "checks" });
-  const outgoing = await resolveOutgoing(svc.sql, principal, body);
+  // The recipient's policy is read with the mailbox when the request names the recipient.
+  const outgoing = await resolveOutgoing(svc.sql, principal, body, { withPolicy: true });
   return sendOutgoing(svc, principal, outgoing, { clientId: body.client_id ?? null, payload: body }, checks);
 }
 
@@ -48,6 +49,24 @@ export async function sendOutgoing(
 ): Promise<SendOutcome> {
   assertSendingEntitled(principal.plan, outgoing.mailbox);
   const clientId = extras.clientId;
+  const to = outgoing.to!;
+  const content = {
+    mailbox: outgoing.mailbox,
+    to,
+    subject: outgoing.subject,
+    text: outgoing.text,
+    threadId: outgoing.threadId,
+    inReplyTo: outgoing.reply?.inReplyTo ?? null,
+    references: outgoing.reply?.references ?? [],
+    draftId: null,
+    attachments: extras.attachments,
+    calendar: extras.calendar,
+  };
+  // Composed and signed while a client_id's claim (and a reply's loop guard) wait on the database,
+  // unless the mailbox or the caller already says it will be held (the loop guard may still hold a
+  // reply: its bytes are then dropped). Nothing it does is visible before dispatchMessage records it.
+  const pause = holdReasonOf(outgoing.mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
+  const composed = pause || outgoing.mailbox.require_approval || extras.holdForHuman ? undefined : composeAhead(svc, content);
 
   let claim: IdempotencyClaim | null = null;
   if (clientId) {
@@ -59,8 +78,13 @@ export async function sendOutgoing(
   }
 
   try {
-    const to = outgoing.to!;
-    await checkRecipientPolicy(svc.sql, principal, outgoing.mailbox.id, to);
+    // Read with the mailbox (resolveOutgoing's withPolicy) when it is this mailbox's and recipient's.
+    const { policy } = outgoing;
+    assertRecipientAllowed(
+      policy?.mailboxId === outgoing.mailbox.id && policy.recipient === to
+        ? policy
+        : await readRecipientPolicy(svc.sql, principal, outgoing.mailbox.id, to),
+    );
     checks();
 
     // The loop guard (src/core/outbound/loop-guard.ts): a reply to automatic mail, or a thread where the
@@ -71,7 +95,6 @@ export async function sendOutgoing(
       ? await loopGuardReason(svc.sql, principal, { messageId: outgoing.reply.messageId, threadId: outgoing.threadId })
       : null;
     // A pause first (the operator's stop: no reviewer email), then the loop guard, then the caller's reason.
-    const pause = holdReasonOf(outgoing.mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
     if (pause || outgoing.mailbox.require_approval || extras.holdForHuman || loopReason) {
       const heldReason = pause ?? loopReason ?? (extras.holdForHuman ? (extras.heldReason ?? "risky_forward") : null);
       return await svc.sql.begin(async (tx) => {
@@ -85,18 +108,8 @@ export async function sendOutgoing(
 
     return await dispatchMessage(svc, {
       accountId: principal.accountId,
-      content: {
-        mailbox: outgoing.mailbox,
-        to,
-        subject: outgoing.subject,
-        text: outgoing.text,
-        threadId: outgoing.threadId,
-        inReplyTo: outgoing.reply?.inReplyTo ?? null,
-        references: outgoing.reply?.references ?? [],
-        draftId: null,
-        attachments: extras.attachments,
-        calendar: extras.calendar,
-      },
+      content,
+      composed,
       // The claim is tied to the message when it is recorded; the outcome's transaction stores
       // the outcome for it (record-outcome.ts, recordOutcome).
       claim: claim ?? undefined,
