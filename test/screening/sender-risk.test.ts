@@ -110,7 +110,7 @@ describe("signals", () => {
   });
 
   test("an IBAN counts only with a valid ISO 13616 checksum; secrecy counts only about money", async () => {
-    const { ibanValid } = await import("../../src/comprehension/sender-risk/wording.ts");
+    const { ibanValid } = await import("../../src/mail/payment-wording.ts");
     expect(ibanValid("GB29 NWBK 6016 1331 9268 19")).toBe(true);
     expect(ibanValid("DE89 3704 0044 0532 0130 00")).toBe(true);
     expect(ibanValid("GB29 NWBK 6016 1331 9268 18")).toBe(false);

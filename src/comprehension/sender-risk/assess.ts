@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { type Domain, domainOfAddress, imitation, isFreemail } from "./domains.ts";
 import { linkMismatches } from "./links.ts";
-import { readWording } from "./wording.ts";
+import { readWording } from "../../mail/payment-wording.ts";
 
 export type SenderRiskLevel = "low" | "elevated" | "high";
 export type SenderRiskSignal = { name: string; detail: string };

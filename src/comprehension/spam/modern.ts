@@ -5,7 +5,7 @@
 // mathematical letters), image-heavy HTML with little text, and list headers. Every feature is
 // a presence token like the rest; the model (classifier.ts) fits its weight.
 import type { AddressObject, ParsedMail } from "mailparser";
-import { readWording } from "../sender-risk/wording.ts";
+import { readWording } from "../../mail/payment-wording.ts";
 import WORDS from "./modern-words.json" with { type: "json" };
 import { bucket, registrable } from "./shapes.ts";
 

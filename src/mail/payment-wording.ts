@@ -1,3 +1,5 @@
+// Read by sender risk (comprehension/sender-risk/assess.ts) and, as cues, by the spam model
+// (comprehension/spam/modern.ts); it lives here, below both, because the two are siblings.
 // What the text asks for, in the languages business mail to our users comes in (English, French,
 // German, Spanish, Italian, Dutch, Portuguese, Polish, Swedish, Danish, Norwegian, Finnish, Czech,
 // Romanian, Hungarian, Greek, Turkish, Russian, Ukrainian, Arabic, Hindi, Indonesian, Vietnamese,
