@@ -9,7 +9,10 @@
 // fold (5 folds) on the fitting data.
 //
 //   npx bun scripts/loao-injection-report.ts [--dir /tmp/inj-loao] [--sharpen 4,6,8] [--refit]
-//     [--share 0.5] [--penalty 0.003] [--languages]
+//     [--share 0.5] [--penalty 0.003] [--languages] [--authors train-v2,train-v3,train-v4,train-v5]
+//
+// `--authors` (default AUTHOR_SLICES): the slices to score, each from <slice>.json in DIR (a fold
+// that left it out, or loao-injection.ts --held-out).
 //
 // `--dir` holds <slice>.json per fold and all.json, or shipped.json (the shipped learned stage on
 // everything: it trained on no author's slice, so every figure of it is held out), or the control
@@ -33,7 +36,8 @@ export function features(x: Seen, sharpen: number, floor = 0.05): Map<string, nu
 }
 
 const prefix = (x: Seen) => x.source.slice(0, x.source.indexOf(":"));
-const isAuthor = (x: Seen) => AUTHOR_SLICES.includes(prefix(x));
+const AUTHORS = process.argv.includes("--authors") ? process.argv[process.argv.indexOf("--authors") + 1].split(",") : AUTHOR_SLICES;
+const isAuthor = (x: Seen) => AUTHORS.includes(prefix(x));
 const isFitting = (x: Seen) => !isAuthor(x) && prefix(x) !== "hard";
 /** The fitting data's sources as fit-injection.ts groups them, the rest by prefix. */
 const group = (x: Seen) => (prefix(x).startsWith("holdout") || prefix(x) === "modern" ? "hand-written" : prefix(x));
@@ -83,6 +87,7 @@ if (import.meta.main) {
       penalty: { type: "string", default: "0.003" },
       refit: { type: "boolean", default: false },
       languages: { type: "boolean", default: false },
+      authors: { type: "string" },
     },
   });
   const load = (name: string): Seen[] | null => {
@@ -93,7 +98,7 @@ if (import.meta.main) {
   // that leaves all of them out (what retraining alone does).
   const shipped = load("shipped") ?? load(AUTHOR_SLICES.join("+"));
   // Held-out records per author (its own fold, or the shipped stage), and the all-slices records.
-  const heldOut = AUTHOR_SLICES.map((a) => ({ author: a, items: (shipped ?? load(a) ?? []).filter((x) => prefix(x) === a) }));
+  const heldOut = AUTHORS.map((a) => ({ author: a, items: (shipped ?? load(a) ?? []).filter((x) => prefix(x) === a) }));
   const all = shipped?.filter((x) => !isAuthor(x)) ?? load("all") ?? [];
   const t = COMBINER.threshold;
   const [share, penalty] = [Number(values.share), Number(values.penalty)];

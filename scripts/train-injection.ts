@@ -50,7 +50,8 @@ export const HOLDOUT_FILES = [
 // README saying how it was written), trained on as sources named after the slice, so
 // `--leave-out train-v3` leaves one author out. The combiner's fitting data (holdouts 9-11, the
 // modern slice `train`, the composed slice) stay out, so its learned-stage signal stays honest.
-export const AUTHOR_SLICES = ["train-v2", "train-v3"];
+// INJ_AUTHOR_SLICES (comma-separated) overrides the list for leave-one-author-out grids only.
+export const AUTHOR_SLICES = process.env.INJ_AUTHOR_SLICES?.split(",") ?? ["train-v2", "train-v3"];
 // An author's attack counts 3 times a written attack, each window of an author's benign mail 100
 // times a written benign window (so the authors' look-alikes carry most of the "written" share):
 // a few hundred hand-written messages would otherwise barely move a weight. Chosen leave-one-
