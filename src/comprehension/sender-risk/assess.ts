@@ -8,9 +8,9 @@
 // test/fixtures/sender-risk, starting from and pulled toward the weights each rule was written
 // with (PRIOR_WEIGHTS); the blind parts score them (scripts/eval-sender-risk.ts).
 import { readFileSync } from "node:fs";
+import { readWording } from "../../mail/payment-wording.ts";
 import { type Domain, domainOfAddress, imitation, isFreemail } from "./domains.ts";
 import { linkMismatches } from "./links.ts";
-import { readWording } from "../../mail/payment-wording.ts";
 
 export type SenderRiskLevel = "low" | "elevated" | "high";
 export type SenderRiskSignal = { name: string; detail: string };
