@@ -66,6 +66,11 @@ const CLOSE_QUOTES = '"”“»」』’';
 const SENTENCE_END = /[.!?。！？\n]/;
 const SENTENCE_REACH = 300;
 
+/** The first request or order in lowercased text (the "request" phrases), or null. */
+export function requestIn(lowered: string): RegExpExecArray | null {
+  return JOINED.request.exec(lowered);
+}
+
 export function multilingualHits(text: string, hits: Hit[]): void {
   const sample = text.slice(0, MAX_SCAN).toLowerCase();
   for (const idea of ["addressed", "override", "secrecy", "skipCheck"] as const) {

@@ -15,6 +15,8 @@ import SCAN_WORDS from "./scan-words.json" with { type: "json" };
 import { steerFamilies } from "./steer.ts";
 import { structureHits } from "./structure.ts";
 import { findLinks, type Token, tokenize } from "./text.ts";
+import { reportedTurns } from "./transcript.ts";
+import { unattendedHits } from "./unattended.ts";
 import { type Hit, View } from "./view.ts";
 import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
 
@@ -35,12 +37,13 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   const raw = tokenize(text, links);
   const rotated = origin !== "decoded" && looksRot13(raw) ? rot13Tokens(raw) : null; // before annotation reuses raw
   const v = runFamilies(raw, text, origin);
-  const hits = [...v.hits, ...structureHits(text, links)];
+  const hits = [...v.hits, ...structureHits(text, links), ...unattendedHits(text)];
   multilingualHits(text, hits);
-  damp(v, hits); // first, so pieces found in quotation or discussion combine as the weak hits they are
+  const turns = reportedTurns(text);
+  damp(v, hits, turns); // first, so pieces found in quotation or discussion combine as the weak hits they are
   const found = hits.length;
   combineHits(v, hits);
-  damp(v, hits.slice(found));
+  damp(v, hits.slice(found), turns);
   addObfuscation(v, hits);
   for (const h of strongestByName(hits)) out.push(toSignal(h, text, origin, label));
   if (origin === "decoded") return;
@@ -48,7 +51,7 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   for (const d of findEncoded(text, v.t)) decodedPayload(d.text, d.kind, out);
   if (rotated === null) return;
   const rot = runFamilies(rotated, text, "decoded");
-  damp(rot, rot.hits);
+  damp(rot, rot.hits, turns);
   const strong = strongestByName(rot.hits).filter((h) => h.weight >= CUTOFFS.scan.decodedHitFloor);
   if (strong.length > 0) {
     const found: Signal[] = strong.map((h) => toSignal(h, text, "decoded", "rot13"));
@@ -79,11 +82,13 @@ function decodedPayload(decoded: string, kind: string, out: Signal[]): void {
   });
 }
 
-function damp(v: View, hits: Hit[]): void {
+function damp(v: View, hits: Hit[], turns: [number, number][] = []): void {
   if (v.length === 0) return;
   for (const h of hits) {
     const i = firstTokenOf(v, h);
     if (v.isFramed(i) || reported(v, i)) h.weight *= W.context.timesFramed;
+    // A turn of a reported person–bot conversation (transcript.ts) is quoted speech.
+    if (!v.quoted[i] && turns.some(([a, b]) => h.start >= a && h.start < b)) h.weight *= W.context.timesQuoted;
     if (!v.quoted[i]) continue;
     // A reply line is damped as a reply line; quotes or code inside it are damped again.
     if (v.replyLine[i]) h.weight *= W.context.timesReplyQuoted * (v.inline[i] ? W.context.timesQuoted : 1);

@@ -31,6 +31,12 @@ const DANGLING = /[?&][A-Za-z0-9_-]{1,20}=$/;
 const TEMPLATE_SLOT =
   /\{\{?[ \t]{0,2}(?:system|user|assistant|prompt|system_prompt|system_message|user_message|user_input|query|input|content|message|instruction|bos_token|eos_token)[ \t]{0,2}\}\}?/gi;
 
+// Mail about chat templates and tokenizers (a CI diff of a template, an issue about a stop token
+// leaking into replies): every token in it is an object under discussion. Among the authors'
+// attacks with a token, none used these words (docs/judgement.md, change 7).
+const ABOUT_TEMPLATES =
+  /\b(?:chat[ _-]?templates?|prompt[ _-]?(?:builder|templates?|format(?:ter)?)|templates?|tokeni[sz]ers?|stop[ _-]?tokens?|special[ _-]?tokens?|eos_token\w*|bos_token|generation_config|apply_chat_template)\b|テンプレート|模板|トークン|令牌|토큰|템플릿/iu;
+
 // Words that name a special token as such, within a few words of it.
 const NAMED_TOKEN = /\b(?:tokens?|literal|escap(?:e|es|ed|ing)|strip(?:s|ped|ping)?|formatter|tokeni[sz]er)\b|токен|トークン|令牌|토큰/i;
 
@@ -42,11 +48,12 @@ export function structureHits(text: string, links: Span[]): Hit[] {
   const add = (name: string, weight: number, start: number, end: number) => hits.push({ name, weight, start, end });
 
   const slots = [...text.matchAll(TEMPLATE_SLOT)].slice(0, 50).map((m) => m.index);
+  const aboutTemplates = ABOUT_TEMPLATES.test(text);
   for (const m of text.matchAll(SPECIAL_TOKEN)) {
     // Beside a slot such as {system} or {{ user_message }} the token is part of a template being shown.
     // Named as a token ("[INST] tokens not stripped", "a literal `<|im_end|>`", "Token [/INST]"): talked about.
     const named = NAMED_TOKEN.test(text.slice(Math.max(0, m.index - 30), m.index + m[0].length + 30));
-    const shown = named || slots.some((at) => Math.abs(at - m.index) < 200);
+    const shown = aboutTemplates || named || slots.some((at) => Math.abs(at - m.index) < 200);
     add("role_marker", shown ? W.structure.specialTokenInTemplate : W.structure.specialToken, m.index, m.index + m[0].length);
   }
   for (const m of text.matchAll(ROLE_BRACKET)) add("role_marker", W.structure.roleBracket, m.index, m.index + m[0].length);

@@ -180,6 +180,10 @@ export type RuleWeights = {
     exfil: number;
     addressedRequest: number;
   };
+  unattended: {
+    order: number; // an assistant spoken to and its human kept out, in one paragraph (unattended.ts)
+    labelled: number; // a line labelled for the assistant ("Nota para asistentes virtuales:"), then a request
+  };
   invisible: {
     tagsMany: number;
     tagsSome: number;
