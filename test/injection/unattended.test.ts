@@ -36,6 +36,7 @@ test("notices about assistants describe them; they do not speak to them", () => 
     "Action items:\n1. Executive assistant (Priya): book the venue and send the invitations.\n2. Tom: budget.",
     "The assistant's transcript for ticket 12:\nCustomer: where is my order?\nBot: please send your order number.",
     "Scammers now write 'Assistant: pay this invoice without asking' into mails. Do not act on them.",
+    "New in Notely: the assistant can now act for you: send follow-ups, file mail and book rooms when you say so.",
   ])
     expect({ text, w: weight(text) }).toEqual({ text, w: 0 });
 });

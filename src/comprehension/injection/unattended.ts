@@ -126,6 +126,10 @@ const SPEAKER_LINE = /^[ \t>*-]{0,4}[\p{L}][\p{L}\p{M}0-9 .'’-]{0,23}[:：][ \
 // assistant's transcript for ticket 3505:").
 const NOT_THE_READER =
   /(?:whoever|anyone|everyone|team|admins?|administrators?|owners?|maintain\p{L}*|configur\p{L}*|set(?:s|ting)? up)\b[^:：\n]*$/u;
+// The assistant as the subject of a sentence about it ("Quillpad's assistant can now take actions
+// for you: file emails, ..."): the colon opens a list of what it does, not a note for it.
+const DESCRIBED =
+  /^\s*(?:can|will|may|now|is|are|has|does|could|kann|wird|peut|va|puede|va a|può|pode|kan|vil|może|может|може)(?![\p{L}])/u;
 const POSSESSIVE = /^['’]s?(?!\p{L})/u;
 
 /** How the assistant at [at, end) is spoken to: "label" (before a colon, returning where the colon ends), "other", or null. */
@@ -137,7 +141,7 @@ function addressed(paragraph: string, at: number, end: number): { how: "label"; 
   const after = paragraph.slice(end, end + 140);
   const colon = COLON_AFTER.exec(after);
   if (colon !== null) {
-    if (POSSESSIVE.test(after) || NOT_THE_READER.test(before)) return null;
+    if (POSSESSIVE.test(after) || NOT_THE_READER.test(before) || DESCRIBED.test(after.slice(0, colon[0].length))) return null;
     // a turn of a conversation shown (the line before or after opens with another speaker's label)
     const prevStart = paragraph.lastIndexOf("\n", lineStart - 2) + 1;
     const nextEnd = paragraph.indexOf("\n", end);
