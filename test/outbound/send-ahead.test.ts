@@ -1,4 +1,4 @@
-// POST /send composes and signs while its checks read the database, and reads the recipient's
+// POST /send composes and signs once its checks have passed (while a reply's loop guard reads), and reads the recipient's
 // policy beside the mailbox (src/core/outbound/send.ts): the answers stay those of the checks in
 // the order docs/api.md lists, and what was composed ahead for a send that does not go out is
 // neither delivered nor stored.

@@ -12,7 +12,7 @@
 // dispatchMessage returns the send's outcome (outcome.ts); the caller has nothing left to record.
 //
 // What is sent is known before any write for POST /send: it is composed and signed first (begun
-// by the caller while a client_id's claim is taken: composeAhead), and a send without a claim
+// by the caller once its checks have passed, while a reply's loop guard reads: composeAhead), and a send without a claim
 // records itself in one statement (outbound-record.ts) with no transaction around it. A draft is
 // known only once its row is locked (draft-claim.ts), so it is composed inside that transaction.
 
@@ -64,8 +64,9 @@ export type Composed = { messageId: string; content: DispatchContent; raw: Uint8
 const stage = (name: string) => sendStageDuration.startTimer({ stage: name });
 
 /**
- * Composes and signs `content` before its send is decided, so that the work runs while the
- * caller's remaining checks wait on the database; handed to dispatchMessage as `composed`. It writes
+ * Composes and signs `content` before its send is decided (the checks that can refuse it have
+ * passed; a reply's loop guard may still hold it), so that the work runs while the loop guard
+ * waits on the database; handed to dispatchMessage as `composed`. It writes
  * nothing (an unsubscribe token is stored with the record), so a send refused or held after it
  * only drops the bytes. Its failure surfaces where dispatchMessage awaits it, after the checks,
  * as it did when composing came after them.

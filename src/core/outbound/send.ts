@@ -62,11 +62,8 @@ export async function sendOutgoing(
     attachments: extras.attachments,
     calendar: extras.calendar,
   };
-  // Composed and signed while a client_id's claim (and a reply's loop guard) wait on the database,
-  // unless the mailbox or the caller already says it will be held (the loop guard may still hold a
-  // reply: its bytes are then dropped). Nothing it does is visible before dispatchMessage records it.
   const pause = holdReasonOf(outgoing.mailbox) === "mailbox_paused" ? "mailbox_paused" : null;
-  const composed = pause || outgoing.mailbox.require_approval || extras.holdForHuman ? undefined : composeAhead(svc, content);
+  let composed: ReturnType<typeof composeAhead> | undefined;
 
   let claim: IdempotencyClaim | null = null;
   if (clientId) {
@@ -86,6 +83,13 @@ export async function sendOutgoing(
         : await readRecipientPolicy(svc.sql, principal, outgoing.mailbox.id, to),
     );
     checks();
+    // Composed and signed while a reply's loop guard waits on the database, only once every check
+    // that can refuse the send has passed: a replayed or refused request (a client polling its
+    // client_id, a blocked recipient) costs no composing or RSA signature, and a forward's large
+    // attachments are not encoded again for each retry. Not for a send the mailbox or the caller
+    // already holds; the loop guard may still hold a reply, and its bytes are then dropped.
+    // Nothing it does is visible before dispatchMessage records it.
+    if (!pause && !outgoing.mailbox.require_approval && !extras.holdForHuman) composed = composeAhead(svc, content);
 
     // The loop guard (src/core/outbound/loop-guard.ts): a reply to automatic mail, or a thread where the
     // agent keeps answering it, waits for a human whatever the mailbox says.
