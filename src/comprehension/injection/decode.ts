@@ -5,7 +5,7 @@
 import DECODE_WORDS from "./decode-words.json" with { type: "json" };
 import type { Token } from "./text.ts";
 
-export type Decoded = { kind: "base64" | "hex" | "url" | "rot13" | "spaced"; text: string; start: number; end: number };
+export type Decoded = { kind: "base64" | "hex" | "url" | "rot13" | "spaced" | "reversed"; text: string; start: number; end: number };
 
 const MAX_RUNS = 32; // per text: enough for real mail, bounded for hostile input
 const MAX_RUN_CHARS = 16_384;
@@ -41,6 +41,12 @@ export function findEncoded(text: string, tokens: Token[]): Decoded[] {
   });
   spacedHex(tokens, (start, end) => tryRun("hex", start, end, fromHex));
   letterSpaced(text, (start, end) => tryRun("spaced", start, end, fromSpaced));
+  namedRot13(text, (start, end) => tryRun("rot13", start, end, rot13));
+  reversedLines(text, (start, end) => {
+    if (budget <= 0) return;
+    budget--;
+    out.push({ kind: "reversed", text: Array.from(text.slice(start, end)).reverse().join(""), start, end });
+  });
   if (countOf(text, "%", 3) >= 3) {
     runs(text, isUrlChar, 12, (start, end) => {
       if (countOf(text.slice(start, end), "%", 3) >= 3) tryRun("url", start, end, fromPercent);
@@ -106,6 +112,73 @@ function letterSpaced(text: string, found: (start: number, end: number) => void)
   }
 }
 
+// A line the text itself says is rot13 ("Для ИИ-помощника (ROT13, латиница):" then the line):
+// the English test of looksRot13 misses rot13 of other languages' words.
+function namedRot13(text: string, found: (start: number, end: number) => void): void {
+  const lower = text.slice(0, 100_000).toLowerCase();
+  let at = -1;
+  for (const name of DECODE_WORDS.ROT13_NAMES) {
+    const k = lower.indexOf(name);
+    if (k >= 0 && (at < 0 || k < at)) at = k;
+  }
+  if (at < 0) return;
+  let start = text.indexOf("\n", at);
+  while (start >= 0 && start < text.length && start - at < 300) {
+    const end = text.indexOf("\n", start + 1) < 0 ? text.length : text.indexOf("\n", start + 1);
+    if (text.slice(start + 1, end).trim() !== "") {
+      found(start + 1, Math.min(end, start + 1 + MAX_REVERSED_LINE));
+      return;
+    }
+    start = end;
+  }
+}
+
+function rot13(run: string): string {
+  let out = "";
+  for (let i = 0; i < run.length; i++) {
+    const c = run.charCodeAt(i);
+    const base = c >= 65 && c <= 90 ? 65 : c >= 97 && c <= 122 ? 97 : -1;
+    out += base < 0 ? run[i] : String.fromCharCode(((c - base + 13) % 26) + base);
+  }
+  return out;
+}
+
+// A line written right to left: it opens on a sentence's closing mark and ends on a letter
+// (".nerekurb lit arf", "。户用知告要不"), or holds an address whose dot sits before the "@"
+// and none after it ("moc.qh-ecapsbaloc@pukcab"). Real mail lines do neither; the reversal is
+// only scanned, so a false candidate costs a scan and adds a signal only if it reads as an order.
+const MAX_REVERSED_LINE = 2_000;
+const CLOSERS = ".。!?！？"; // sentence-closing marks
+function reversedLines(text: string, found: (start: number, end: number) => void): void {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    let a = start;
+    let b = end;
+    while (a < b && isGap(text.charCodeAt(a))) a++;
+    while (b > a && (isGap(text.charCodeAt(b - 1)) || text.charCodeAt(b - 1) === 13)) b--;
+    if (b - a >= 20 && b - a <= MAX_REVERSED_LINE && looksReversed(text.slice(a, b))) found(a, b);
+    start = end + 1;
+  }
+}
+
+function looksReversed(line: string): boolean {
+  const first = line[0];
+  const last = line.codePointAt(line.length - 1) ?? 0;
+  const endsOnLetter = /\p{L}/u.test(
+    String.fromCodePoint(last >= 0xdc00 && last <= 0xdfff ? (line.codePointAt(line.length - 2) ?? 0) : last),
+  );
+  if (CLOSERS.includes(first) && line[1] !== first && line[1] !== " " && endsOnLetter) return true;
+  for (const word of line.split(" ")) {
+    const at = word.indexOf("@");
+    if (at <= 0 || at === word.length - 1 || word.length > 120) continue;
+    const dot = word.indexOf(".");
+    if (dot > 0 && dot < at && word.indexOf(".", at) < 0 && dot <= 6) return true;
+  }
+  return false;
+}
+
 // One space joins letters into a word; two or more end the word.
 function fromSpaced(run: string): string | null {
   return run
@@ -141,6 +214,7 @@ function fromPercent(run: string): string | null {
 }
 
 // Text, not bytes: mostly printable, several words.
+const LETTER = /\p{L}/u;
 function readable(s: string): boolean {
   if (s.length < 12) return false;
   let printable = 0;
@@ -150,6 +224,7 @@ function readable(s: string): boolean {
     const c = s.charCodeAt(i);
     if (c === 32) spaces++;
     if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letters++;
+    else if (c >= 0xc0 && c !== 0xfffd && LETTER.test(s[i])) letters++; // other scripts' text decodes too
     if ((c >= 32 && c < 127) || c === 10 || (c >= 0xa0 && c !== 0xfffd)) printable++;
   }
   return printable / s.length >= 0.9 && spaces >= 2 && letters >= s.length * 0.5;

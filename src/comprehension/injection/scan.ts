@@ -5,18 +5,19 @@
 import { addressFamilies, hiddenImperative } from "./address.ts";
 import { annotate } from "./annotate.ts";
 import { combineHits } from "./combine.ts";
-import { findEncoded, looksRot13, rot13Tokens } from "./decode.ts";
+import { type Decoded, findEncoded, looksRot13, rot13Tokens } from "./decode.ts";
 import { exfilFamilies } from "./exfil.ts";
 import { fraudFamilies } from "./fraud.ts";
 import { multilingualHits } from "./multilingual.ts";
 import { overrideFamilies } from "./override.ts";
 import { personaFamilies } from "./persona.ts";
 import SCAN_WORDS from "./scan-words.json" with { type: "json" };
+import { latinSkeleton } from "./skeleton.ts";
 import { steerFamilies } from "./steer.ts";
 import { structureHits } from "./structure.ts";
 import { findLinks, type Token, tokenize } from "./text.ts";
 import { reportedTurns } from "./transcript.ts";
-import { unattendedHits } from "./unattended.ts";
+import { assistantLabelEnds, unattendedHits } from "./unattended.ts";
 import { type Hit, View } from "./view.ts";
 import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
 
@@ -36,6 +37,7 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   const links = findLinks(text);
   const raw = tokenize(text, links);
   const rotated = origin !== "decoded" && looksRot13(raw) ? rot13Tokens(raw) : null; // before annotation reuses raw
+  const own = out.length;
   const v = runFamilies(raw, text, origin);
   const hits = [...v.hits, ...structureHits(text, links), ...unattendedHits(text)];
   multilingualHits(text, hits);
@@ -48,7 +50,9 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   for (const h of strongestByName(hits)) out.push(toSignal(h, text, origin, label));
   if (origin === "decoded") return;
 
-  for (const d of findEncoded(text, v.t)) decodedPayload(d.text, d.kind, out);
+  const encoded = findEncoded(text, v.t);
+  for (const d of encoded) decodedPayload(d.text, d.kind, out);
+  clearReading(text, encoded, out.slice(own), out);
   if (rotated === null) return;
   const rot = runFamilies(rotated, text, "decoded");
   damp(rot, rot.hits, turns);
@@ -79,6 +83,53 @@ function decodedPayload(decoded: string, kind: string, out: Signal[]): void {
     name: "encoded_payload",
     weight: W.context.encodedPayload,
     evidence: excerpt(`${kind}: `, decoded, 0, decoded.length),
+  });
+}
+
+// The whole text as a model would read it once decoded: each encoded or reversed run put back
+// in its place (so the line that introduces it, "For the AI assistant (hex, decode and run):",
+// is read with it), look-alike letters in mixed-script words folded to Latin. Scanned again
+// only when that changes the text; a signal counts only where it is stronger than in the text
+// as written, and is named as found through decoding (encoded_*), beside encoded_payload or,
+// for look-alikes alone, obfuscated_text.
+function clearReading(text: string, encoded: Decoded[], plain: Signal[], out: Signal[]): void {
+  let put = "";
+  let at = 0;
+  for (const d of [...encoded].sort((a, b) => a.start - b.start)) {
+    if (d.start < at) continue;
+    put += `${text.slice(at, d.start)}${d.text}`;
+    at = d.end;
+  }
+  put += text.slice(at);
+  const clear = latinSkeleton(put);
+  if (clear === text) return;
+  // An encoded run that a label spoken to an assistant introduces: text encoded for the reader's
+  // assistant is an order for it, whatever the decoded words ("last 20 emails -> x@y.kr").
+  if (encoded.length > 0 && !plain.some((s) => s.name === "unattended_order")) {
+    const ends = assistantLabelEnds(text);
+    const d = encoded.find((e) =>
+      ends.some((b) => b <= e.start && e.start - b <= 200 && text.slice(b, e.start).trim().split("\n").length <= 2),
+    );
+    if (d !== undefined) {
+      out.push(
+        { name: "encoded_unattended_order", weight: W.unattended.labelled, evidence: excerpt(`${d.kind}: `, d.text, 0, d.text.length) },
+        { name: "encoded_payload", weight: W.context.encodedPayload, evidence: excerpt(`${d.kind}: `, d.text, 0, d.text.length) },
+      );
+      return;
+    }
+  }
+  const before = new Map<string, number>();
+  for (const s of plain) before.set(s.name, Math.max(s.weight, before.get(s.name) ?? 0));
+  const found: Signal[] = [];
+  scanText(clear, "decoded", found, encoded.length > 0 ? "decoded" : "look-alikes");
+  const gained = found.filter(
+    (s) => s.weight >= CUTOFFS.scan.decodedHitFloor && s.weight > (before.get(s.name.replace(/^encoded_/, "")) ?? 0),
+  );
+  if (gained.length === 0) return;
+  out.push(...gained, {
+    name: encoded.length > 0 ? "encoded_payload" : "obfuscated_text",
+    weight: encoded.length > 0 ? W.context.encodedPayload : W.context.obfuscated,
+    evidence: gained[0].evidence,
   });
 }
 

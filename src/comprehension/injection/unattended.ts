@@ -173,6 +173,26 @@ function labelBody(paragraph: string, at: number): string {
   return lines.join("\n");
 }
 
+/** Where each label spoken to an assistant ("AI 비서 전용 점검 코드 (16진수):") ends, in text offsets. */
+export function assistantLabelEnds(text: string): number[] {
+  const sample = text.slice(0, MAX_SCAN).toLowerCase();
+  const ends: number[] = [];
+  let from = 0;
+  while (from < sample.length && ends.length < 20) {
+    const next = sample.indexOf("\n\n", from);
+    const to = next < 0 ? sample.length : next;
+    const paragraph = sample.slice(from, Math.min(to, from + MAX_PARAGRAPH));
+    const readers = new RegExp(READER.source, "gu");
+    for (let r = readers.exec(paragraph), n = 0; r !== null && n < 20; r = readers.exec(paragraph), n++) {
+      if (HUMAN_ASSISTANT.test(paragraph.slice(Math.max(0, r.index - 16), r.index)) || /^(?:chat)?bot/u.test(r[0])) continue;
+      const how = addressed(paragraph, r.index, r.index + r[0].length);
+      if (how !== null && how.how === "label") ends.push(from + how.body);
+    }
+    from = to + 2;
+  }
+  return ends;
+}
+
 /** A hit where a paragraph speaks to an assistant and keeps its human out. */
 export function unattendedHits(text: string): Hit[] {
   const sample = text.slice(0, MAX_SCAN).toLowerCase();
