@@ -16,6 +16,7 @@ import { latinSkeleton } from "./skeleton.ts";
 import { steerFamilies } from "./steer.ts";
 import { structureHits } from "./structure.ts";
 import { findLinks, type Token, tokenize } from "./text.ts";
+import { attackTopicSpans } from "./topic.ts";
 import { reportedTurns } from "./transcript.ts";
 import { assistantLabelEnds, unattendedHits } from "./unattended.ts";
 import { type Hit, View } from "./view.ts";
@@ -42,10 +43,12 @@ export function scanText(text: string, origin: Origin, out: Signal[], label = ""
   const hits = [...v.hits, ...structureHits(text, links), ...unattendedHits(text)];
   multilingualHits(text, hits);
   const turns = reportedTurns(text);
-  damp(v, hits, turns); // first, so pieces found in quotation or discussion combine as the weak hits they are
+  // Paragraphs reporting on attacks (topic.ts): the visible body only, hidden or encoded text never.
+  const topic = origin === "body" ? attackTopicSpans(text) : [];
+  damp(v, hits, turns, topic); // first, so pieces found in quotation or discussion combine as the weak hits they are
   const found = hits.length;
   combineHits(v, hits);
-  damp(v, hits.slice(found), turns);
+  damp(v, hits.slice(found), turns, topic);
   addObfuscation(v, hits);
   for (const h of strongestByName(hits)) out.push(toSignal(h, text, origin, label));
   if (origin === "decoded") return;
@@ -133,11 +136,12 @@ function clearReading(text: string, encoded: Decoded[], plain: Signal[], out: Si
   });
 }
 
-function damp(v: View, hits: Hit[], turns: [number, number][] = []): void {
+function damp(v: View, hits: Hit[], turns: [number, number][] = [], topic: [number, number][] = []): void {
   if (v.length === 0) return;
   for (const h of hits) {
     const i = firstTokenOf(v, h);
-    if (v.isFramed(i) || reported(v, i)) h.weight *= W.context.timesFramed;
+    const inTopic = topic.some(([a, b]) => h.start >= a && h.start < b);
+    if (v.isFramed(i) || reported(v, i) || inTopic) h.weight *= W.context.timesFramed;
     // A turn of a reported person–bot conversation (transcript.ts) is quoted speech.
     if (!v.quoted[i] && turns.some(([a, b]) => h.start >= a && h.start < b)) h.weight *= W.context.timesQuoted;
     if (!v.quoted[i]) continue;
