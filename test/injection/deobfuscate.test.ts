@@ -73,10 +73,18 @@ test("a line the text calls rot13 is decoded even when it is not English", () =>
 });
 
 test("the de-obfuscation is bounded on hostile input", () => {
+  // Look-alikes are folded in the first 100,000 characters only; the rest is returned unread.
   const line = `${"Аssistаnt ".repeat(2_000)}\n`;
   const big = line.repeat(20);
-  const t0 = performance.now();
-  latinSkeleton(big);
-  signals(`${".a ".repeat(10_000)}\n`.repeat(40));
-  expect(performance.now() - t0).toBeLessThan(5_000);
+  const folded = latinSkeleton(big);
+  expect(folded.length).toBe(big.length);
+  expect(folded.slice(0, 100_000)).not.toContain("А");
+  expect(folded.slice(100_001)).toBe(big.slice(100_001));
+  // A hundred lines that each look reversed: the decoder stops at its budget of 32 runs; a
+  // line longer than 2,000 characters is not read as reversed at all.
+  const hostile = `${".a ".repeat(600)}\n`.repeat(100);
+  expect(findEncoded(hostile, tokenize(hostile)).filter((r) => r.kind === "reversed")).toHaveLength(32);
+  const long = `${".a ".repeat(10_000)}\n`.repeat(40);
+  expect(findEncoded(long, tokenize(long)).filter((r) => r.kind === "reversed")).toEqual([]);
+  expect(signals(long)).toBeDefined();
 });

@@ -133,6 +133,7 @@ function namedRot13(text: string, found: (start: number, end: number) => void): 
   }
 }
 
+/** Latin letters, either case, turned 13 places; everything else as it is. */
 function rot13(run: string): string {
   let out = "";
   for (let i = 0; i < run.length; i++) {
@@ -230,8 +231,6 @@ function readable(s: string): boolean {
   return printable / s.length >= 0.9 && spaces >= 2 && letters >= s.length * 0.5;
 }
 
-const A = 97;
-
 // Words every rot13'd English sentence contains ("the", "and", "you", "all", "to", "is").
 const ROT13_COMMON = new Set(DECODE_WORDS.ROT13_COMMON);
 
@@ -251,9 +250,7 @@ export function rot13Tokens(tokens: Token[]): Token[] {
       out.push({ ...t, w: t.link ? t.w : "", alt: "", obf: false, cls: 0 });
       continue;
     }
-    let w = "";
-    for (let i = 0; i < t.w.length; i++) w += String.fromCharCode(((t.w.charCodeAt(i) - A + 13) % 26) + A);
-    out.push({ ...t, w, alt: "", conf: false, mixed: false, obf: false, cls: 0 });
+    out.push({ ...t, w: rot13(t.w), alt: "", conf: false, mixed: false, obf: false, cls: 0 });
   }
   return out;
 }
