@@ -7,7 +7,7 @@
 import { type AddressObject, type ParsedMail, simpleParser } from "mailparser";
 import { readablePrefix } from "../../mail/readable-prefix.ts";
 import { sanitizeBody } from "../../mail/sanitize.ts";
-import { charGrams, cueTokens, modernTokens, wordGrams } from "./modern.ts";
+import { charGrams, cueTokens, modernTokens, senderCuePairs, wordGrams } from "./modern.ts";
 import { bucket, registrable } from "./shapes.ts";
 
 // Parsing cost grows with size; spam content lives in the first part of a message anyway.
@@ -67,17 +67,6 @@ export async function spamFeatures(
   modernTokens(parsed, tokens);
   senderCuePairs(tokens);
   return tokens;
-}
-
-// A free-mail sender is ordinary and so is each cue; together (a stranger's Gmail asking to move
-// to WhatsApp, a "director" on Gmail asking for a transfer) they are how scams without spam
-// words read. Each pair is a token, so the model weighs the pair apart from its parts.
-function senderCuePairs(tokens: Set<string>): void {
-  if (!tokens.has("from:freemail") && !tokens.has("replyto:freemail")) return;
-  const cues = [...tokens].filter((t) => t.startsWith("cue:") && !t.includes("+") && !t.startsWith("cue:n:"));
-  for (const cue of cues) tokens.add(`freemail+${cue}`);
-  if (!tokens.has("url:all-from-domain") && !tokens.has("url:some-from-domain") && !tokens.has("url:none-from-domain"))
-    tokens.add("freemail+no-link");
 }
 
 function toParserInput(raw: Uint8Array | string): Buffer | string {

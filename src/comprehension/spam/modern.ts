@@ -147,6 +147,17 @@ export function cueTokens(text: string, out: Set<string>): void {
   out.add(`cue:n:${present.length}`);
 }
 
+// A free-mail sender is ordinary and so is each cue; together (a stranger's Gmail asking to move
+// to WhatsApp, a "director" on Gmail asking for a transfer) they are how scams without spam
+// words read. Each pair is a token, so the model weighs the pair apart from its parts.
+export function senderCuePairs(tokens: Set<string>): void {
+  if (!tokens.has("from:freemail") && !tokens.has("replyto:freemail")) return;
+  const cues = [...tokens].filter((t) => t.startsWith("cue:") && !t.includes("+") && !t.startsWith("cue:n:"));
+  for (const cue of cues) tokens.add(`freemail+${cue}`);
+  if (!tokens.has("url:all-from-domain") && !tokens.has("url:some-from-domain") && !tokens.has("url:none-from-domain"))
+    tokens.add("freemail+no-link");
+}
+
 // Scripts written without spaces (CJK, kana, Thai) give no words; their character bigrams are
 // the language-neutral stand-in.
 export function charGrams(text: string, out: Set<string>): void {
