@@ -1,84 +1,12 @@
 // Look-alike letters folded to the Latin ones they imitate, in words that mix scripts: an
 // attacker writes "Аsistentulе АI" with Cyrillic А and е so that phrase rules reading the raw
-// text miss it. The table lists the Greek and Cyrillic letters that render like a Latin letter
-// (a fact of Unicode's confusables data; written here for the letters that matter, both cases).
+// text miss it. The table (src/mail/lookalike-letters.ts) lists the Greek and Cyrillic letters
+// that render like a Latin letter.
 // Only words that mix a look-alike with Latin letters are folded, and, on a line holding such a
 // word, words made only of look-alikes when the line reads as Latin; Greek and Russian mail,
 // whose words are all of their own script, stay as written.
 
-const LOOKALIKE: Record<string, string> = {
-  // Cyrillic
-  а: "a",
-  А: "A",
-  в: "b",
-  В: "B",
-  е: "e",
-  Е: "E",
-  ё: "e",
-  Ё: "E",
-  к: "k",
-  К: "K",
-  м: "m",
-  М: "M",
-  н: "h",
-  Н: "H",
-  о: "o",
-  О: "O",
-  р: "p",
-  Р: "P",
-  с: "c",
-  С: "C",
-  т: "t",
-  Т: "T",
-  у: "y",
-  У: "Y",
-  х: "x",
-  Х: "X",
-  і: "i",
-  І: "I",
-  ї: "i",
-  Ї: "I",
-  ј: "j",
-  Ј: "J",
-  ѕ: "s",
-  Ѕ: "S",
-  ԁ: "d",
-  ԛ: "q",
-  ԝ: "w",
-  Ԝ: "W",
-  һ: "h",
-  Һ: "H",
-  ӏ: "l",
-  Ӏ: "I",
-  ԑ: "e",
-  // Greek
-  α: "a",
-  Α: "A",
-  Β: "B",
-  β: "b",
-  ε: "e",
-  Ε: "E",
-  Ζ: "Z",
-  Η: "H",
-  ι: "i",
-  Ι: "I",
-  κ: "k",
-  Κ: "K",
-  Μ: "M",
-  ν: "v",
-  Ν: "N",
-  ο: "o",
-  Ο: "O",
-  ρ: "p",
-  Ρ: "P",
-  τ: "t",
-  Τ: "T",
-  υ: "u",
-  Υ: "Y",
-  χ: "x",
-  Χ: "X",
-  ς: "s",
-};
+import { LATIN_LOOKALIKES as LOOKALIKE } from "../../mail/lookalike-letters.ts";
 
 const MAX_TEXT = 100_000;
 

@@ -8,6 +8,7 @@
 // (northwind-supplies.com.remit-center.net).
 import { domainToUnicode } from "node:url";
 import { parse } from "tldts";
+import { LATIN_LOOKALIKES } from "../../mail/lookalike-letters.ts";
 import WORDS from "./domains-words.json" with { type: "json" };
 
 export type Domain = { host: string; registrable: string; label: string; suffix: string };
@@ -30,34 +31,9 @@ export function domainOfAddress(address: string): Domain | null {
 // Letters of other scripts that render like Latin ones, and digit-for-letter swaps. The upper-case
 // I is read as l before lower-casing: in "suppIies" it stands for an l.
 const CONFUSABLE: Record<string, string> = {
-  а: "a",
-  в: "b",
-  е: "e",
-  к: "k",
-  м: "m",
-  н: "h",
-  о: "o",
-  р: "p",
-  с: "c",
-  т: "t",
-  у: "y",
-  х: "x",
-  ѕ: "s",
-  і: "i",
-  ј: "j",
-  ԁ: "d",
+  // lower case only: the skeleton lower-cases first
+  ...Object.fromEntries(Object.entries(LATIN_LOOKALIKES).filter(([from]) => from === from.toLowerCase())),
   ɡ: "g",
-  α: "a",
-  β: "b",
-  ε: "e",
-  ι: "i",
-  κ: "k",
-  ν: "v",
-  ο: "o",
-  ρ: "p",
-  τ: "t",
-  υ: "u",
-  χ: "x",
   "0": "o",
   "1": "l",
   "3": "e",
