@@ -6,6 +6,7 @@
 
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
+import { base64 } from "../secrets.ts";
 
 export type DkimKey = { domainName: string; keySelector: string; privateKey: string };
 
@@ -70,7 +71,7 @@ export async function dkimSignMessage(message: Uint8Array, key: DkimKey, headerN
     ` h=${names.join(":")};\r\n b=`;
   const data = signed.map((raw) => `${canonicalHeader(raw)}\r\n`).join("") + canonicalHeader(unsignedHeader);
   const signature = await crypto.subtle.sign(ALGORITHM, await importedKey(key.privateKey), latin1Bytes(data));
-  const header = `${unsignedHeader}${foldBase64(Buffer.from(signature).toString("base64"))}\r\n`;
+  const header = `${unsignedHeader}${foldBase64(base64(new Uint8Array(signature)))}\r\n`;
 
   const out = new Uint8Array(header.length + message.length);
   out.set(latin1Bytes(header), 0);
