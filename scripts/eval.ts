@@ -21,6 +21,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { COMBINER } from "../src/comprehension/injection/combiner.ts";
+import { shippedDocumentModel } from "../src/comprehension/injection/document.ts";
 import { checkWithSpamd } from "../src/comprehension/scanners/spamd.ts";
 import { classifySpam, loadSpamModel } from "../src/comprehension/spam/classifier.ts";
 import { CLASSIFY_WEIGHTS, classifyMessage, WEIGHTED_RULES } from "../src/comprehension/understanding/classify.ts";
@@ -168,6 +169,14 @@ if (existsSync(fixture("injection-modern/blind-v2"))) {
   console.log(perKey("flagged per label/language", v2.byLanguage));
 }
 
+// train-v7 (author ql) was written for change 11 and trained on by no stage: held out like the
+// blind slices, but a development set once a change is tuned on it.
+if (existsSync(fixture("injection-modern/train-v7"))) {
+  console.log("\n## Injection: held-out slice train-v7 (author ql, trained on by no stage)");
+  const v7 = await scoreInjection(injectionRecords("train-v7"));
+  console.log(formatScore("injection detector", v7.score, "benign flagged"));
+}
+
 console.log("\n## Injection: training slices (the combiner's fit data; in-sample)");
 for (const [name, records] of [
   ["modern hand-written training slice", injectionRecords("train")],
@@ -185,6 +194,10 @@ console.log(
   `hard look-alikes (composed 300, seed 11; not in the fit): benign flagged ${((100 * hard.fp) / hard.neg).toFixed(1)}% (${hard.fp}/${hard.neg})`,
 );
 console.log(`combiner: ${COMBINER.method}`);
+const stage = shippedDocumentModel().stack;
+console.log(
+  `document stage: k ${stage.k}, bounds -${stage.down}/+${stage.up}, margin ${stage.margin}, cut ${stage.cut} (scripts/train-injection-document.ts)`,
+);
 
 console.log("\n## Sender risk");
 const senderRisk = new URL("./eval-sender-risk.ts", import.meta.url).pathname;
