@@ -1,28 +1,42 @@
-// DKIM signing (RFC 6376: rsa-sha256, relaxed/relaxed) with Web Crypto, rather than nodemailer's
-// signer, which parses the PEM key anew for every message and streams the body through several
-// Transforms (its cost per message: docs/performance.md). Here the key is imported once and kept
-// as a CryptoKey, the body hash is one SHA-256 over the canonical body, and the RSA operation runs
-// in Bun's native Web Crypto. test/mail/dkim-sign.test.ts checks the output with mailauth's verifier.
+// DKIM signing (RFC 6376: rsa-sha256, relaxed/relaxed), rather than nodemailer's signer, which
+// parses the PEM key anew for every message and streams the body through several Transforms (its
+// cost per message: docs/performance.md). Here the key is imported once per PEM, the body hash is
+// one SHA-256 over the canonical body, and the RSA operation runs in OpenSSL on a thread of its own
+// where Bun can reach it (rsa-openssl.ts, rsa-openssl-thread.ts: half the CPU of Bun's own RSA),
+// in Web Crypto otherwise. test/mail/dkim-sign.test.ts checks the output with mailauth's verifier.
 
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { base64 } from "../secrets.ts";
+import { rsaSha256ThreadSigner } from "./rsa-openssl-thread.ts";
 
 export type DkimKey = { domainName: string; keySelector: string; privateKey: string };
 
 const ALGORITHM = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
 
+/** RSASSA-PKCS1-v1_5 over SHA-256 of `data` with one imported key. */
+type KeySigner = (data: Uint8Array<ArrayBuffer>) => Promise<Uint8Array>;
+
 // Imported keys by PEM text. A rotated key is a new PEM, so it is imported anew; the bound keeps
 // a service with many custom domains from holding every key it ever used.
-const importedKeys = new Map<string, Promise<CryptoKey>>();
+const importedKeys = new Map<string, Promise<KeySigner>>();
 const MAX_IMPORTED_KEYS = 256;
 
-function importedKey(pem: string): Promise<CryptoKey> {
+async function signerFor(pem: string): Promise<KeySigner> {
+  const der = pemToDer(pem);
+  // A thread that cannot start or load the key leaves the key to Web Crypto.
+  const native = await rsaSha256ThreadSigner(der).catch(() => null);
+  if (native) return native;
+  const key = await crypto.subtle.importKey("pkcs8", der, ALGORITHM, false, ["sign"]);
+  return async (data) => new Uint8Array(await crypto.subtle.sign(ALGORITHM, key, data));
+}
+
+function importedKey(pem: string): Promise<KeySigner> {
   let key = importedKeys.get(pem);
   if (!key) {
     if (importedKeys.size >= MAX_IMPORTED_KEYS) importedKeys.delete(importedKeys.keys().next().value!);
     key = Promise.resolve()
-      .then(() => crypto.subtle.importKey("pkcs8", pemToDer(pem), ALGORITHM, false, ["sign"]))
+      .then(() => signerFor(pem))
       .catch((error) => {
         throw new Error(`DKIM signing failed: check the private key (${String(error)})`);
       });
@@ -70,8 +84,13 @@ export async function dkimSignMessage(message: Uint8Array, key: DkimKey, headerN
     ` q=dns/txt; s=${key.keySelector}; bh=${bodyHash};\r\n` +
     ` h=${names.join(":")};\r\n b=`;
   const data = signed.map((raw) => `${canonicalHeader(raw)}\r\n`).join("") + canonicalHeader(unsignedHeader);
-  const signature = await crypto.subtle.sign(ALGORITHM, await importedKey(key.privateKey), latin1Bytes(data));
-  const header = `${unsignedHeader}${foldBase64(base64(new Uint8Array(signature)))}\r\n`;
+  const signer = importedKey(key.privateKey);
+  const signature = await (await signer)(latin1Bytes(data)).catch((error) => {
+    // A key whose signing thread died is imported again by the next send.
+    if (importedKeys.get(key.privateKey) === signer) importedKeys.delete(key.privateKey);
+    throw error;
+  });
+  const header = `${unsignedHeader}${foldBase64(base64(signature))}\r\n`;
 
   const out = new Uint8Array(header.length + message.length);
   out.set(latin1Bytes(header), 0);
