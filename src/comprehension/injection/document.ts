@@ -8,17 +8,19 @@
 // hard look-alikes (scripts/train-injection-document.ts), tells those apart better than any one
 // window can; alone it misses attacks buried in long benign mail, so it never flags on its own.
 //
-// stacked z = clip(document logit, -down, +up) + k × logit(combined score); flagged when z ≥ cut.
-// Its say is bounded, more tightly upwards: it is there to let go of look-alikes, and a short
-// message gives it few words to go on. k, the bounds and cut are chosen leave-one-author-out
-// (docs/judgement.md, change 11). Mail where no signal fired is never read by this stage: its
+// stacked z = say + k × logit(combined score); flagged when z ≥ cut, where say is the document
+// logit bounded to [-down, +up] and counted upwards only past a margin: it is there to let go of
+// look-alikes, and a short message gives it few words to go on. The cut is where a document the
+// model finds neutral keeps the combiner's verdict; a combined score of `sure` or more is never
+// lowered. k and the margin are chosen leave-one-author-out (docs/judgement.md, change 11), the
+// bounds and `sure` fixed there. Mail where no signal fired is never read by this stage: its
 // combined score is 0 and stays 0.
 
 import { readFileSync } from "node:fs";
 
 export const DOCUMENT_FORMAT = "injection-document-logreg-v1";
 
-export type Stack = { k: number; up: number; down: number; margin: number; cut: number };
+export type Stack = { k: number; up: number; down: number; margin: number; sure: number; cut: number };
 export type DocumentModel = { bias: number; weights: Map<string, number>; stack: Stack };
 type DocumentFile = { format: string; bias: number; weights: Record<string, number>; stack: Stack };
 
@@ -37,7 +39,7 @@ export function parseDocumentModel(file: DocumentFile): DocumentModel {
     file?.format !== DOCUMENT_FORMAT ||
     typeof file.bias !== "number" ||
     typeof file.weights !== "object" ||
-    ![s?.k, s?.up, s?.down, s?.margin, s?.cut].every((x) => typeof x === "number")
+    ![s?.k, s?.up, s?.down, s?.margin, s?.sure, s?.cut].every((x) => typeof x === "number")
   ) {
     throw new Error(`injection document model: not a ${DOCUMENT_FORMAT} file`);
   }
@@ -45,48 +47,102 @@ export function parseDocumentModel(file: DocumentFile): DocumentModel {
 }
 
 // Bounds: the first 50,000 characters of the visible text and 10,000 of the hidden text are
-// read, at most 6,000 distinct tokens; a long newsletter is judged by its opening as a reader is.
+// read, in at most 64 parts of at most 2,000 distinct tokens each, 6,000 for the whole visible
+// text and 2,000 for the hidden text; a long newsletter is judged by its opening, as a reader
+// judges it, and hidden text always has its own share.
 const MAX_VISIBLE = 50_000;
 const MAX_HIDDEN = 10_000;
-const MAX_TOKENS = 6_000;
+const MAX_PARTS = 64;
+const MAX_PART_TOKENS = 2_000;
+const MAX_WHOLE_TOKENS = 6_000;
+const MAX_HIDDEN_TOKENS = 2_000;
 const MAX_WORD = 30;
+// A part is a paragraph, merged with the next ones until it has this many words: a greeting or
+// a signature alone says too little to be judged.
+const PART_MIN_WORDS = 30;
+const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]+/gu;
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** A message read by the document stage: all of it, and its parts (paragraphs, hidden text). */
+export type DocumentView = { whole: Set<string>; parts: Set<string>[] };
 
 /**
- * Presence tokens of a message: words ("w:"), word pairs ("b:"), character pairs of scripts
- * written without spaces ("c:"); words on "> " reply lines carry "q" and hidden text "h" in front,
- * so an attack quoted in a newsletter and one hidden from the human are features of their own.
+ * Presence tokens: words ("w:"), word pairs ("b:"), character pairs of scripts written without
+ * spaces ("c:"); words on "> " reply lines carry "q" and hidden text "h" in front, so an attack
+ * quoted in a newsletter and one hidden from the human are features of their own.
  */
-export function documentTokens(subject: string, body: string, hidden: string): Set<string> {
-  const out = new Set<string>();
-  const add = (text: string, prefix: string) => {
-    for (const line of text.split("\n")) {
-      const where = /^\s*>/.test(line) ? `${prefix}q` : prefix;
-      const words = wordsOf(line);
-      for (let i = 0; i < words.length && out.size < MAX_TOKENS; i++) {
-        const w = words[i]!;
-        if (UNSPACED.test(w)) {
-          const chars = [...w];
-          for (let k = 0; k + 1 < chars.length; k++) out.add(`${where}c:${chars[k]}${chars[k + 1]}`);
-          continue;
-        }
-        out.add(`${where}w:${w}`);
-        if (i + 1 < words.length) out.add(`${where}b:${w}_${words[i + 1]}`);
+export function documentView(subject: string, body: string, hidden: string): DocumentView {
+  const visible = paragraphs(`${subject.slice(0, 1_000)}\n\n${body.slice(0, MAX_VISIBLE)}`).map((p) => tokens(p, "", MAX_PART_TOKENS));
+  const hiddenParts = paragraphs(hidden.slice(0, MAX_HIDDEN)).map((p) => tokens(p, "h", MAX_PART_TOKENS));
+  const whole = new Set<string>();
+  const fill = (parts: Set<string>[], cap: number) => {
+    let added = 0;
+    for (const part of parts)
+      for (const t of part) {
+        if (added >= cap) return;
+        if (!whole.has(t)) whole.add(t), added++;
       }
-    }
   };
-  add(`${subject}\n${body.slice(0, MAX_VISIBLE)}`, "");
-  add(hidden.slice(0, MAX_HIDDEN), "h");
+  fill(visible, MAX_WHOLE_TOKENS);
+  fill(hiddenParts, MAX_HIDDEN_TOKENS);
+  return { whole, parts: [...visible, ...hiddenParts].slice(0, MAX_PARTS) };
+}
+
+/** The whole message's tokens (what the trainer fits on). */
+export function documentTokens(subject: string, body: string, hidden: string): Set<string> {
+  return documentView(subject, body, hidden).whole;
+}
+
+function paragraphs(text: string): string[] {
+  const out: string[] = [];
+  let current = "";
+  for (const paragraph of text.split(/\n\s*\n/)) {
+    current = current === "" ? paragraph : `${current}\n${paragraph}`;
+    if (current.split(/\s+/, PART_MIN_WORDS + 1).length > PART_MIN_WORDS) out.push(current), (current = "");
+  }
+  if (current.trim() !== "") {
+    if (out.length > 0 && current.split(/\s+/, PART_MIN_WORDS + 1).length <= PART_MIN_WORDS / 2) out[out.length - 1] += `\n${current}`;
+    else out.push(current);
+  }
   return out;
 }
 
-// Split on whitespace, trimmed of punctuation, case folded; words of one letter and runs longer
-// than a word (encoded payloads, keys) are left to the rules that decode them.
+function tokens(text: string, prefix: string, cap: number): Set<string> {
+  const out = new Set<string>();
+  for (const line of text.split("\n")) {
+    const where = /^\s*>/.test(line) ? `${prefix}q` : prefix;
+    const words = wordsOf(line);
+    for (let i = 0; i < words.length && out.size < cap; i++) {
+      const w = words[i]!;
+      if (UNSPACED.test(w)) {
+        for (const run of w.matchAll(UNSPACED_RUN)) {
+          const chars = [...run[0]];
+          for (let k = 0; k + 1 < chars.length && out.size < cap; k++) out.add(`${where}c:${chars[k]}${chars[k + 1]}`);
+        }
+        continue;
+      }
+      if (w.length > MAX_WORD) continue;
+      out.add(`${where}w:${w}`);
+      const next = words[i + 1];
+      if (next !== undefined && next.length <= MAX_WORD && !UNSPACED.test(next)) out.add(`${where}b:${w}_${next}`);
+    }
+  }
+  return out;
+}
+
+// Split on whitespace, trimmed of punctuation at both ends (by a scan, not a regular expression,
+// which backtracks on long runs of punctuation), case folded; words of one letter are left out,
+// and runs longer than a word (encoded payloads, keys) are left to the rules that decode them,
+// unless written in a script without spaces, whose character pairs are read.
 function wordsOf(line: string): string[] {
   const out: string[] = [];
   for (const piece of line.split(/\s+/)) {
-    const w = piece.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "").toLowerCase();
-    if (w.length >= 2 && w.length <= MAX_WORD) out.push(w);
+    let a = 0;
+    let b = piece.length;
+    while (a < b && !LETTER_OR_DIGIT.test(piece[a]!)) a++;
+    while (b > a && !LETTER_OR_DIGIT.test(piece[b - 1]!)) b--;
+    if (b - a >= 2) out.push(piece.slice(a, b).toLowerCase());
   }
   return out;
 }
@@ -97,6 +153,17 @@ export function documentLogit(model: Pick<DocumentModel, "bias" | "weights">, to
   return z;
 }
 
+/**
+ * The message's logit for the stack: the whole message's, or its most attack-like part's if that
+ * is higher, so an attack cannot be let go by padding it with ordinary mail, whose words lean
+ * the other way.
+ */
+export function viewLogit(model: Pick<DocumentModel, "bias" | "weights">, view: DocumentView): number {
+  let z = documentLogit(model, view.whole);
+  for (const part of view.parts) z = Math.max(z, documentLogit(model, part));
+  return z;
+}
+
 const logit = (p: number) => {
   const q = Math.min(1 - 1e-4, Math.max(1e-4, p));
   return Math.log(q / (1 - q));
@@ -104,6 +171,7 @@ const logit = (p: number) => {
 
 /** The stacked value of a message whose rules and learned stage combined to `combined`. */
 export function stacked(stack: Stack, docLogit: number, combined: number): number {
+  if (combined >= stack.sure) return Math.max(stack.cut, stack.k * logit(combined));
   const say = docLogit < 0 ? Math.max(-stack.down, docLogit) : Math.min(stack.up, Math.max(0, docLogit - stack.margin));
   return say + stack.k * logit(combined);
 }

@@ -45,7 +45,7 @@
 // `npx bun scripts/eval-injection.ts` and `bun run eval`, not quoted here, so no comment can go stale.
 
 import { COMBINER, type Combiner, combinedScore, evidence } from "./combiner.ts";
-import { type DocumentModel, documentLogit, documentTokens, shippedDocumentModel, stackedScore } from "./document.ts";
+import { type DocumentModel, documentView, shippedDocumentModel, stackedScore, viewLogit } from "./document.ts";
 import { type InjectionModel, modelVerdict, shippedModel } from "./model.ts";
 import { type Signal, scanText } from "./scan.ts";
 import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
@@ -88,7 +88,7 @@ export function scoreInjectionRisk(
   // (its authors' look-alikes include people asking people to pay), so it is left to the rules.
   const fraud = signals.some((s) => s.name.startsWith("fraud_"));
   if (document === null || combined === 0 || fraud) return verdict(combined, combiner.threshold, signals);
-  const docLogit = documentLogit(document, documentTokens(subject, body, input.hiddenText ?? ""));
+  const docLogit = viewLogit(document, documentView(subject, body, input.hiddenText ?? ""));
   const score = round(stackedScore(document.stack, docLogit, combined, combiner.threshold));
   const p = 1 / (1 + Math.exp(-docLogit));
   const read = {
