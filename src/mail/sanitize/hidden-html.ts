@@ -109,7 +109,6 @@ export function visibleHtml(source: string): VisibleHtml {
         removeHidden(node);
         continue;
       }
-      attributeSentences(node, hidden);
       const inner = inherit(ctx, node, decls, vars, opacity);
       if (node.attribs["aria-hidden"]?.trim().toLowerCase() === "true" && isWeaklyHidden(decls, inner, node)) {
         removeHidden(node);
@@ -141,20 +140,6 @@ export function visibleHtml(source: string): VisibleHtml {
   for (const origin of origins) if (!hasVisible.has(origin)) removed.add(origin);
 
   return { html: serializeVisible(doc, removed, hasVisible), counts, hiddenText: hidden.chunks };
-}
-
-// Alt text and titles are read by a model given the HTML, while a person sees the image or
-// nothing: a sentence there is text hidden from the human. Short labels ("Logo", "View
-// online") are what these attributes ordinarily hold and stay out.
-const ATTRIBUTE_MIN_WORDS = 5;
-const ATTRIBUTES_READ = ["alt", "title"] as const;
-
-function attributeSentences(el: Element, hidden: HiddenText): void {
-  for (const name of ATTRIBUTES_READ) {
-    const text = el.attribs[name];
-    if (text === undefined || !VISIBLE_CONTENT.test(text)) continue;
-    if (text.trim().split(/\s+/, ATTRIBUTE_MIN_WORDS).length >= ATTRIBUTE_MIN_WORDS) hidden.add(text.slice(0, HIDDEN_TEXT_BUDGET));
-  }
 }
 
 function pushChildren(stack: Array<[AnyNode, InheritedStyle, number]>, node: AnyNode, ctx: InheritedStyle, depth: number): void {
