@@ -154,14 +154,17 @@ export function documentLogit(model: Pick<DocumentModel, "bias" | "weights">, to
 }
 
 /**
- * The message's logit for the stack: the whole message's, or its most attack-like part's if that
- * is higher, so an attack cannot be let go by padding it with ordinary mail, whose words lean
- * the other way.
+ * The message's logit for the stack. It raises a verdict by the whole message's logit, as trained;
+ * it lowers one only as far as its most attack-like part allows (paragraphs, hidden text), and not
+ * at all if any part leans to an attack: padding an attack with ordinary mail, whose words lean the
+ * other way, cannot clear it, and an ordinary mail's one odd paragraph cannot raise it.
  */
 export function viewLogit(model: Pick<DocumentModel, "bias" | "weights">, view: DocumentView): number {
-  let z = documentLogit(model, view.whole);
-  for (const part of view.parts) z = Math.max(z, documentLogit(model, part));
-  return z;
+  const whole = documentLogit(model, view.whole);
+  if (whole >= 0) return whole;
+  let most = whole;
+  for (const part of view.parts) most = Math.max(most, documentLogit(model, part));
+  return Math.min(0, most);
 }
 
 const logit = (p: number) => {
