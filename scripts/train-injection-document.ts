@@ -55,7 +55,7 @@ const DROPOUT = 0.5;
 const RATE = 0.1;
 const MIN_DOCS = 2;
 const KEEP = 0.005; // smaller weights are left out of the file
-const SHARPEN = 8; // the learned stage's exponent (model.json), as the detector applies it
+const SHARPEN = shippedModel().sharpen; // the learned stage's exponent, as the detector applies it
 const KS = [0.25, 0.35, 0.5, 0.7];
 const MARGINS = [0, 0.25, 0.5];
 // The document logit's bounds. Down: on five authors 3 and more scored the same, 2 lost 5 attacks,
@@ -92,7 +92,7 @@ async function load(author: string): Promise<Doc[]> {
 
 type Fitted = { bias: number; weights: Map<string, number> };
 
-export function fit(train: Doc[]): Fitted {
+function fit(train: Doc[]): Fitted {
   const df = new Map<string, number>();
   for (const d of train) for (const t of d.view.whole) df.set(t, (df.get(t) ?? 0) + 1);
   const index = new Map<string, number>();

@@ -8,9 +8,10 @@
 // spaced-out letters), decoded and scanned again. Hidden text (removed by sanitization) is
 // scanned too and its hits weigh more (weights.ts, context.timesHidden).
 //
-// Score: a fitted logistic regression over the strongest signal of each name, each entering as
-// its noisy-OR evidence -ln(1 - w) (combiner.ts). A single family hit stays under the threshold
-// unless it is unambiguous ("ignore all previous instructions",
+// Combined score: a fitted logistic regression over the strongest signal of each name, each
+// entering as its noisy-OR evidence -ln(1 - w) (combiner.ts); the score reported is the document
+// stage's reading of it (below). A single family hit stays under the threshold unless it is
+// unambiguous ("ignore all previous instructions",
 // chat-template tokens, a markdown image carrying a data placeholder, a Unicode-tag payload);
 // what pushes ordinary words over is context: addressing an AI reader, hidden placement,
 // secrecy, credentials or an outside address as the target.
@@ -41,8 +42,10 @@
 // A document stage (injection/document.ts) reads the whole message once more when any signal
 // fired, and its opinion is stacked on the combined score: a report, a policy or a developer's
 // question that one rule or window took for an attack is let go, an attack whose signals were
-// weak is tipped over. It reports itself as the signal "document_model". What they score on every fixture set is printed by
-// `npx bun scripts/eval-injection.ts` and `bun run eval`, not quoted here, so no comment can go stale.
+// weak is tipped over. It reports itself as the signal "document_model".
+//
+// What they score on every fixture set is printed by `npx bun scripts/eval-injection.ts` and
+// `bun run eval`, not quoted here, so no comment can go stale.
 
 import { COMBINER, type Combiner, combinedScore, evidence } from "./combiner.ts";
 import { type DocumentModel, documentView, shippedDocumentModel, stackedScore, viewLogit } from "./document.ts";
@@ -80,12 +83,11 @@ export function scoreInjectionRisk(
   const rules = strongestByName(found);
   // The model reads the rule signals exactly as the trainer saw them: one per name, rounded.
   const learned = model === null ? [] : strongestByName(learnedSignal(model, text, input.hiddenText ?? "", rules));
-  const signals = [...rules, ...learned]
-    .filter((s) => s.weight >= CUTOFFS.risk.signalFloor)
-    .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
+  const signals = [...rules, ...learned].filter((s) => s.weight >= CUTOFFS.risk.signalFloor).sort(byWeight);
   const combined = round(combinedScore(evidence(signals), combiner));
-  // Business-email fraud written to a person is not what the document stage learned to judge
-  // (its authors' look-alikes include people asking people to pay), so it is left to the rules.
+  // Business-email fraud written to a person (visible fraud_ signals) is not what the document
+  // stage learned to judge (its authors' look-alikes include people asking people to pay), so it
+  // is left to the rules; fraud hidden from the person is the stage's to read like any attack.
   const fraud = signals.some((s) => s.name.startsWith("fraud_"));
   if (document === null || combined === 0 || fraud) return verdict(combined, combiner.threshold, signals);
   const docLogit = viewLogit(document, documentView(subject, body, input.hiddenText ?? ""));
@@ -94,9 +96,13 @@ export function scoreInjectionRisk(
   const read = {
     name: "document_model",
     weight: round(p),
-    evidence: `p ${p.toFixed(2)}: the whole message read as ${p >= 0.5 ? "an attack" : "ordinary mail"}; signals alone scored ${combined}`,
+    evidence: `p ${p.toFixed(2)}: the message read whole ${p >= 0.5 ? "leans to an attack" : "leans to ordinary mail"}; signals alone scored ${combined}`,
   };
-  return verdict(score, combiner.threshold, [...signals, read]);
+  return verdict(score, combiner.threshold, [...signals, read].sort(byWeight));
+}
+
+function byWeight(a: InjectionSignal, b: InjectionSignal): number {
+  return b.weight - a.weight || a.name.localeCompare(b.name);
 }
 
 function verdict(score: number, threshold: number, signals: InjectionSignal[]): InjectionRisk {
@@ -110,9 +116,7 @@ function strongestByName(found: Signal[]): InjectionSignal[] {
     const seen = strongest.get(s.name);
     if (seen === undefined || s.weight > seen.weight) strongest.set(s.name, s);
   }
-  return [...strongest.values()]
-    .map((s) => ({ name: s.name, weight: round(s.weight), evidence: s.evidence }))
-    .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
+  return [...strongest.values()].map((s) => ({ name: s.name, weight: round(s.weight), evidence: s.evidence })).sort(byWeight);
 }
 
 // The model sees the rule signals as features, so its probability already accounts for them.
