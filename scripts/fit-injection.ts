@@ -141,7 +141,11 @@ export async function loadInputs(withHandSlices = WITH_HAND_SLICES): Promise<Lab
 /** Each document's features under the rule strengths WEIGHTS holds now. */
 export function toDocs(inputs: Labelled[]): Doc[] {
   const model = shippedModel();
-  return inputs.map((x) => ({ source: x.source, kind: x.kind, features: evidence(scoreInjectionRisk(x.input, model, undefined, null).signals) }));
+  return inputs.map((x) => ({
+    source: x.source,
+    kind: x.kind,
+    features: evidence(scoreInjectionRisk(x.input, model, undefined, null).signals),
+  }));
 }
 
 /** Class-balanced, L2 toward the noisy-OR prior, non-negative weights; full-batch gradient descent. */
