@@ -14,7 +14,8 @@
 // scores its messages; those scores and the records' combined scores choose the stack's k (the
 // weight of the combined score's logit) and margin (how confident the document must be to raise
 // a verdict): the most attacks caught, pooled over the authors, with at most 3% of their pooled
-// benign mail flagged; ties to fewer flagged. The cut is where a document the model finds neutral
+// benign mail flagged, ties to fewer flagged; if no setting keeps to 3%, the fewest flagged among
+// those catching at least what the combined score alone catches. The cut is where a document the model finds neutral
 // (logit 0) keeps the combiner's own verdict. The shipped model is then fitted on every author,
 // and each `--held-out` slice (trained on by neither stage) is scored once with it. `--write`
 // saves it to document-model.json.
@@ -25,12 +26,14 @@ import {
   DOCUMENT_FORMAT,
   type DocumentView,
   documentView,
+  leftToRules,
   type Stack,
   stacked,
   viewLogit,
 } from "../src/comprehension/injection/document.ts";
 import { shippedModel } from "../src/comprehension/injection/model.ts";
 import { scoreInjectionRisk } from "../src/comprehension/injection/risk.ts";
+import { CUTOFFS } from "../src/comprehension/injection/weights.ts";
 import { injectionInput, injectionRecords } from "./eval-modern.ts";
 import type { Records } from "./loao-injection.ts";
 import { features } from "./loao-injection-report.ts";
@@ -70,9 +73,9 @@ const BENIGN_LIMIT = 0.03;
 // (725 and 729 of 936 attacks); 0.3 for the ordinary mail's sake.
 const ORDINARY_WEIGHT = 0.3;
 
-// fraud: a business-email-fraud signal fired, and the detector leaves the verdict to the combined
-// score alone (risk.ts); the stack is judged the same way here.
-type Doc = { author: string; id: string; attack: boolean; view: DocumentView; combined: number; fraud: boolean; weight?: number };
+// ruled: a signal the detector leaves to the rules fired (document.ts leftToRules: business-email
+// fraud, invisible payloads), and the verdict is the combined score's alone; judged the same here.
+type Doc = { author: string; id: string; attack: boolean; view: DocumentView; combined: number; ruled: boolean; weight?: number };
 
 async function load(author: string): Promise<Doc[]> {
   const recs = (JSON.parse(readFileSync(`${values.records}/${author}.json`, "utf8")) as Records).items;
@@ -84,8 +87,8 @@ async function load(author: string): Promise<Doc[]> {
     if (!x) throw new Error(`${author}:${r.id} has no record in ${values.records}`);
     const combined = Math.round(combinedScore(features(x, SHARPEN), COMBINER) * 1000) / 1000;
     const view = documentView(input.subject, input.bodyClean, input.hiddenText ?? "");
-    const fraud = x.rules.some((s) => s.name.startsWith("fraud_"));
-    docs.push({ author, id: r.id, attack: r.label === "injection", view, combined, fraud });
+    const ruled = leftToRules(x.rules.filter((s) => s.weight >= CUTOFFS.risk.signalFloor));
+    docs.push({ author, id: r.id, attack: r.label === "injection", view, combined, ruled });
   }
   return docs;
 }
@@ -147,7 +150,7 @@ type Scored = { doc: Doc; logit: number };
 /** The stacked value the detector compares with the cut (risk.ts): ±∞ where it decides without the stack. */
 function value(stack: Stack, s: Scored): number {
   if (s.doc.combined === 0) return -Infinity;
-  if (s.doc.fraud) return s.doc.combined >= COMBINER.threshold ? Infinity : -Infinity;
+  if (s.doc.ruled) return s.doc.combined >= COMBINER.threshold ? Infinity : -Infinity;
   return stacked(stack, s.logit, s.doc.combined);
 }
 
@@ -198,15 +201,16 @@ async function ordinary(weight: number): Promise<Doc[]> {
     attack: false,
     view: documentView(m.subject, m.body, m.hidden),
     combined: 0,
-    fraud: false,
+    ruled: false,
     weight,
   }));
 }
 
 /**
- * Every author's attacks appended to a held-out ordinary message (easy-ham-2, in turn), scored by
- * that author's fold: padding an attack with ordinary mail must not let it go. Returns the padded
- * attacks flagged by the combined score alone and by the stack.
+ * Every author's attacks padded with a held-out ordinary message (easy-ham-2, in turn), once
+ * before it and once after, scored by that author's fold: padding an attack with ordinary mail
+ * must not let it go. Returns the padded attacks, and how many the combined score alone and the
+ * stack flag.
  */
 async function padded(authors: string[], folds: Map<string, Fitted>, stack: Stack): Promise<[number, number, number]> {
   const ham = await spamAssassin("easy-ham-2");
@@ -215,26 +219,25 @@ async function padded(authors: string[], folds: Map<string, Fitted>, stack: Stac
     for (const r of injectionRecords(a)) {
       if (r.label !== "injection") continue;
       const input = await injectionInput(r);
-      const pad = ham[n % ham.length]!;
-      const body = `${pad.body}\n\n${input.bodyClean}`;
-      const hidden = `${pad.hidden}\n\n${input.hiddenText ?? ""}`;
-      const risk = scoreInjectionRisk(
-        { ...input, subject: pad.subject, bodyClean: body, hiddenText: hidden },
-        shippedModel(),
-        undefined,
-        null,
-      );
-      const doc: Doc = {
-        author: a,
-        id: r.id,
-        attack: true,
-        view: documentView(pad.subject, body, hidden),
-        combined: risk.score,
-        fraud: risk.signals.some((s) => s.name.startsWith("fraud_")),
-      };
-      n++;
-      if (risk.risky) alone++;
-      if (value(stack, { doc, logit: viewLogit(folds.get(a)!, doc.view) }) >= stack.cut) stackedToo++;
+      for (const before of [true, false]) {
+        const pad = ham[n % ham.length]!;
+        const join = (x: string, y: string) => (before ? `${y}\n\n${x}` : `${x}\n\n${y}`);
+        const body = join(input.bodyClean, pad.body);
+        const hidden = join(input.hiddenText ?? "", pad.hidden);
+        const risk = scoreInjectionRisk({ ...input, bodyClean: body, hiddenText: hidden }, shippedModel(), undefined, null);
+        const ruled = leftToRules(risk.signals);
+        const doc: Doc = {
+          author: a,
+          id: r.id,
+          attack: true,
+          view: documentView(input.subject, body, hidden),
+          combined: risk.score,
+          ruled,
+        };
+        n++;
+        if (risk.risky) alone++;
+        if (value(stack, { doc, logit: viewLogit(folds.get(a)!, doc.view) }) >= stack.cut) stackedToo++;
+      }
     }
   return [n, alone, stackedToo];
 }
@@ -255,16 +258,22 @@ if (import.meta.main) {
   // A neutral document (logit 0) keeps the combiner's verdict: z = k × logit(threshold).
   const neutral = (k: number) => Math.round(k * Math.log(COMBINER.threshold / (1 - COMBINER.threshold)) * 1000) / 1000;
   const limit = Math.floor(scored.filter((s) => !s.doc.attack).length * BENIGN_LIMIT);
-  let best: { stack: Stack; caught: number; benign: number } | undefined;
+  const before = scored.filter((s) => s.doc.attack && s.doc.combined >= COMBINER.threshold).length;
+  const grid: { stack: Stack; caught: number; benign: number }[] = [];
   for (const k of KS)
     for (const margin of MARGINS) {
       const stack = { k, margin, ...BOUNDS, cut: neutral(k) };
       const { caught, benign } = counts(scored, stack);
       console.log(`k ${k}, margin ${margin}: ${caught}/${scored.filter((s) => s.doc.attack).length} attacks, ${benign} benign flagged`);
-      if (benign <= limit && (!best || caught > best.caught || (caught === best.caught && benign < best.benign)))
-        best = { stack, caught, benign };
+      grid.push({ stack, caught, benign });
     }
-  if (!best) throw new Error(`no stack flags at most ${limit} benign messages`);
+  // The most attacks within the limit; if no setting keeps to it, the fewest benign flagged among
+  // those that catch at least what the combined score alone catches (ties to more attacks).
+  const within = grid.filter((g) => g.benign <= limit).sort((a, b) => b.caught - a.caught || a.benign - b.benign);
+  const noWorse = grid.filter((g) => g.caught >= before).sort((a, b) => a.benign - b.benign || b.caught - a.caught);
+  const best = within[0] ?? noWorse[0];
+  if (!best) throw new Error(`no setting flags at most ${limit} benign messages or catches ${before} attacks`);
+  if (!within[0]) console.log(`no setting flags at most ${limit} benign messages: the fewest flagged of those catching ${before} or more`);
   const stack = best.stack;
   console.log(
     `chosen k ${stack.k}, margin ${stack.margin}, bounds -${stack.down} +${stack.up}, cut ${stack.cut}; each author left out:\n${table(scored, stack, authors)}`,

@@ -47,18 +47,20 @@ export function parseDocumentModel(file: DocumentFile): DocumentModel {
 }
 
 // Bounds: the first 50,000 characters of the visible text and 10,000 of the hidden text are
-// read, in at most 64 parts of at most 2,000 distinct tokens each, 6,000 for the whole visible
+// read, in at most 128 parts of at most 2,000 distinct tokens each, 6,000 for the whole visible
 // text and 2,000 for the hidden text; a long newsletter is judged by its opening, as a reader
 // judges it, and hidden text always has its own share.
 const MAX_VISIBLE = 50_000;
 const MAX_HIDDEN = 10_000;
-const MAX_PARTS = 64;
+const MAX_PARTS = 128;
 const MAX_PART_TOKENS = 2_000;
 const MAX_WHOLE_TOKENS = 6_000;
 const MAX_HIDDEN_TOKENS = 2_000;
 const MAX_WORD = 30;
-// A part is a paragraph, merged with the next ones until it has this many words: a greeting or
-// a signature alone says too little to be judged.
+// A part is a paragraph merged with the next ones until it has this many pieces between spaces
+// (a greeting or a signature alone says too little), and also every paragraph on its own: an
+// attack of one line, or in a script written without spaces, is a part of its own however
+// ordinary the paragraphs it was merged with.
 const PART_MIN_WORDS = 30;
 const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]+/gu;
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
@@ -73,8 +75,10 @@ export type DocumentView = { whole: Set<string>; parts: Set<string>[] };
  * quoted in a newsletter and one hidden from the human are features of their own.
  */
 export function documentView(subject: string, body: string, hidden: string): DocumentView {
-  const visible = paragraphs(`${subject.slice(0, 1_000)}\n\n${body.slice(0, MAX_VISIBLE)}`).map((p) => tokens(p, "", MAX_PART_TOKENS));
-  const hiddenParts = paragraphs(hidden.slice(0, MAX_HIDDEN)).map((p) => tokens(p, "h", MAX_PART_TOKENS));
+  const hiddenParts = parts(hidden.slice(0, MAX_HIDDEN)).map((p) => tokens(p, "h", MAX_PART_TOKENS));
+  const visible = parts(`${subject.slice(0, 1_000)}\n\n${body.slice(0, MAX_VISIBLE)}`)
+    .slice(0, Math.max(MAX_PARTS / 2, MAX_PARTS - hiddenParts.length))
+    .map((p) => tokens(p, "", MAX_PART_TOKENS));
   const whole = new Set<string>();
   const fill = (parts: Set<string>[], cap: number) => {
     let added = 0;
@@ -86,12 +90,19 @@ export function documentView(subject: string, body: string, hidden: string): Doc
   };
   fill(visible, MAX_WHOLE_TOKENS);
   fill(hiddenParts, MAX_HIDDEN_TOKENS);
-  return { whole, parts: [...visible, ...hiddenParts].slice(0, MAX_PARTS) };
+  return { whole, parts: [...visible, ...hiddenParts.slice(0, MAX_PARTS / 2)] };
 }
 
 /** The whole message's tokens (what the trainer fits on). */
 export function documentTokens(subject: string, body: string, hidden: string): Set<string> {
   return documentView(subject, body, hidden).whole;
+}
+
+/** The merged paragraphs first (the whole message in order), then each paragraph not already one. */
+function parts(text: string): string[] {
+  const merged = paragraphs(text);
+  const seen = new Set(merged);
+  return [...merged, ...text.split(/\n\s*\n/).filter((p) => p.trim() !== "" && !seen.has(p))];
 }
 
 function paragraphs(text: string): string[] {
@@ -165,6 +176,16 @@ export function viewLogit(model: Pick<DocumentModel, "bias" | "weights">, view: 
   let most = whole;
   for (const part of view.parts) most = Math.max(most, documentLogit(model, part));
   return Math.min(0, most);
+}
+
+/**
+ * Verdicts the stage leaves to the rules: business-email fraud written to a person (visible
+ * fraud_ signals), which its authors' look-alikes do not tell apart (people asking people to pay),
+ * and payloads it cannot read (Unicode tags and other invisible characters, of which sanitization
+ * keeps only counts). Fraud hidden from the person is the stage's to read like any attack.
+ */
+export function leftToRules(signals: readonly { name: string }[]): boolean {
+  return signals.some((s) => s.name.startsWith("fraud_") || s.name.startsWith("invisible_"));
 }
 
 const logit = (p: number) => {

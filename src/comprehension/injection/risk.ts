@@ -48,7 +48,7 @@
 // `bun run eval`, not quoted here, so no comment can go stale.
 
 import { COMBINER, type Combiner, combinedScore, evidence } from "./combiner.ts";
-import { type DocumentModel, documentView, shippedDocumentModel, stackedScore, viewLogit } from "./document.ts";
+import { type DocumentModel, documentView, leftToRules, shippedDocumentModel, stackedScore, viewLogit } from "./document.ts";
 import { type InjectionModel, modelVerdict, shippedModel } from "./model.ts";
 import { type Signal, scanText } from "./scan.ts";
 import { CUTOFFS, WEIGHTS as W } from "./weights.ts";
@@ -85,20 +85,25 @@ export function scoreInjectionRisk(
   const learned = model === null ? [] : strongestByName(learnedSignal(model, text, input.hiddenText ?? "", rules));
   const signals = [...rules, ...learned].filter((s) => s.weight >= CUTOFFS.risk.signalFloor).sort(byWeight);
   const combined = round(combinedScore(evidence(signals), combiner));
-  // Business-email fraud written to a person (visible fraud_ signals) is not what the document
-  // stage learned to judge (its authors' look-alikes include people asking people to pay), so it
-  // is left to the rules; fraud hidden from the person is the stage's to read like any attack.
-  const fraud = signals.some((s) => s.name.startsWith("fraud_"));
-  if (document === null || combined === 0 || fraud) return verdict(combined, combiner.threshold, signals);
+  if (document === null || combined === 0 || leftToRules(signals)) return verdict(combined, combiner.threshold, signals);
   const docLogit = viewLogit(document, documentView(subject, body, input.hiddenText ?? ""));
-  const score = round(stackedScore(document.stack, docLogit, combined, combiner.threshold));
+  const exact = stackedScore(document.stack, docLogit, combined, combiner.threshold);
   const p = 1 / (1 + Math.exp(-docLogit));
   const read = {
     name: "document_model",
     weight: round(p),
     evidence: `p ${p.toFixed(2)}: the message read whole ${p >= 0.5 ? "leans to an attack" : "leans to ordinary mail"}; signals alone scored ${combined}`,
   };
-  return verdict(score, combiner.threshold, [...signals, read].sort(byWeight));
+  // Risky by the exact stack (as the trainer judges it); a score rounded up to the threshold from
+  // just under it is reported one step under, so score and verdict never disagree.
+  const risky = exact >= combiner.threshold;
+  const score = risky ? round(exact) : Math.min(round(exact), stepUnder(combiner.threshold));
+  return { score, risky, threshold: combiner.threshold, signals: [...signals, read].sort(byWeight) };
+}
+
+// The largest score of three decimals under the threshold.
+function stepUnder(threshold: number): number {
+  return (Math.ceil(threshold * 1000) - 1) / 1000;
 }
 
 function byWeight(a: InjectionSignal, b: InjectionSignal): number {
