@@ -4,17 +4,20 @@
 // Why: on mail by authors the detector never saw, most false alarms were one strong signal (a
 // role marker in a bug report, a learned-stage window of a note about an inbox assistant) in mail
 // that, read as a whole, is plainly a report, a policy or a developer's question. A logistic
-// regression over the message's words and word pairs, trained on independent authors' attacks and
-// hard look-alikes (scripts/train-injection-document.ts), tells those apart better than any one
-// window can; alone it misses attacks buried in long benign mail, so it never flags on its own.
+// regression over the message's words, word pairs and character pairs, trained on independent
+// authors' attacks and hard look-alikes (scripts/train-injection-document.ts), tells those apart
+// better than any one window can; alone it misses attacks buried in long benign mail, so it never
+// flags on its own.
 //
 // stacked z = say + k × logit(combined score); flagged when z ≥ cut, where say is the document
 // logit bounded to [-down, +up] and counted upwards only past a margin: it is there to let go of
-// look-alikes, and a short message gives it few words to go on. The cut is where a document the
-// model finds neutral keeps the combiner's verdict; a combined score of `sure` or more is never
-// lowered. k and the margin are chosen leave-one-author-out (docs/judgement.md, change 11), the
-// bounds and `sure` fixed there. Mail where no signal fired is never read by this stage: its
-// combined score is 0 and stays 0.
+// look-alikes, and a short message gives it few words to go on. It lowers a verdict only as far as
+// the message's most attack-like paragraph allows (viewLogit), so padding cannot clear an attack
+// any more than the stage lets go of it unpadded. The cut is where a document the model finds
+// neutral keeps the combiner's verdict; a combined score of `sure` or more is never lowered. k and
+// the margin are chosen leave-one-author-out (docs/judgement.md, change 11), the bounds and `sure`
+// fixed there. Mail where no signal fired is never read by this stage: its combined score is 0 and
+// stays 0.
 
 import { readFileSync } from "node:fs";
 
