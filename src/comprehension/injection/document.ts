@@ -78,10 +78,11 @@ export type DocumentView = { whole: Set<string>; parts: Set<string>[] };
  * quoted in a newsletter and one hidden from the human are features of their own.
  */
 export function documentView(subject: string, body: string, hidden: string): DocumentView {
-  const hiddenParts = parts(hidden.slice(0, MAX_HIDDEN)).map((p) => tokens(p, "h", MAX_PART_TOKENS));
-  const visible = parts(`${subject.slice(0, 1_000)}\n\n${body.slice(0, MAX_VISIBLE)}`)
-    .slice(0, Math.max(MAX_PARTS / 2, MAX_PARTS - hiddenParts.length))
-    .map((p) => tokens(p, "", MAX_PART_TOKENS));
+  const hiddenParts = parts(hidden.slice(0, MAX_HIDDEN), "h");
+  const visible = parts(`${subject.slice(0, 1_000)}\n\n${body.slice(0, MAX_VISIBLE)}`, "").slice(
+    0,
+    Math.max(MAX_PARTS / 2, MAX_PARTS - hiddenParts.length),
+  );
   const whole = new Set<string>();
   const fill = (parts: Set<string>[], cap: number) => {
     let added = 0;
@@ -101,24 +102,41 @@ export function documentTokens(subject: string, body: string, hidden: string): S
   return documentView(subject, body, hidden).whole;
 }
 
-/** The merged paragraphs first (the whole message in order), then each paragraph not already one. */
-function parts(text: string): string[] {
-  const merged = paragraphs(text);
-  const seen = new Set(merged);
-  return [...merged, ...text.split(/\n\s*\n/).filter((p) => p.trim() !== "" && !seen.has(p))];
+/**
+ * The token sets of the merged paragraphs first (the whole text in order), then of each paragraph
+ * that is not a part already. Each paragraph is read once; a merged part is the union of its
+ * paragraphs' tokens (tokens never span lines, so none span paragraphs).
+ */
+function parts(text: string, prefix: string): Set<string>[] {
+  const paragraphs = text.split(/\n\s*\n/).filter((p) => p.trim() !== "");
+  const read = paragraphs.map((p) => tokens(p, prefix, MAX_PART_TOKENS));
+  const runs = mergedRuns(paragraphs);
+  const merged = runs.map((run) => (run.length === 1 ? read[run[0]!]! : union(run.map((i) => read[i]!))));
+  const single = new Set(runs.filter((run) => run.length === 1).map((run) => run[0]!));
+  return [...merged, ...read.filter((_, i) => !single.has(i))];
 }
 
-function paragraphs(text: string): string[] {
-  const out: string[] = [];
-  let current = "";
-  for (const paragraph of text.split(/\n\s*\n/)) {
-    current = current === "" ? paragraph : `${current}\n${paragraph}`;
-    if (current.split(/\s+/, PART_MIN_WORDS + 1).length > PART_MIN_WORDS) out.push(current), (current = "");
+/** Runs of paragraph indexes merged until each has over PART_MIN_WORDS pieces; a short tail joins the last. */
+function mergedRuns(paragraphs: string[]): number[][] {
+  const pieces = (p: string) => p.split(/\s+/, PART_MIN_WORDS + 1).filter(Boolean).length;
+  const runs: number[][] = [];
+  let current: number[] = [];
+  let count = 0;
+  paragraphs.forEach((p, i) => {
+    current.push(i);
+    count += pieces(p);
+    if (count > PART_MIN_WORDS) runs.push(current), (current = []), (count = 0);
+  });
+  if (current.length > 0) {
+    if (runs.length > 0 && count <= PART_MIN_WORDS / 2) runs[runs.length - 1]!.push(...current);
+    else runs.push(current);
   }
-  if (current.trim() !== "") {
-    if (out.length > 0 && current.split(/\s+/, PART_MIN_WORDS + 1).length <= PART_MIN_WORDS / 2) out[out.length - 1] += `\n${current}`;
-    else out.push(current);
-  }
+  return runs;
+}
+
+function union(sets: Set<string>[]): Set<string> {
+  const out = new Set<string>();
+  for (const set of sets) for (const t of set) if (out.size < MAX_PART_TOKENS) out.add(t);
   return out;
 }
 
