@@ -3,16 +3,9 @@ import { generateKeyPairSync } from "node:crypto";
 import { dkimVerify } from "mailauth/lib/dkim/verify";
 import { simpleParser } from "mailparser";
 import { type ComposeInput, composeMessage } from "../../src/mail/compose.ts";
+import { BASE_COMPOSE_INPUT } from "../support/compose-input.ts";
 
-const base: ComposeInput = {
-  from: "agent-bot@mail.example.com",
-  fromName: "Support Bot",
-  to: "alice@example.org",
-  subject: "Hello there",
-  text: "Line one\nLine two\n",
-  messageId: "msg_123@mail.example.com",
-  date: new Date("2024-05-01T10:00:00Z"),
-};
+const base: ComposeInput = BASE_COMPOSE_INPUT;
 
 const text = (raw: Uint8Array) => Buffer.from(raw).toString("utf8");
 const headerBlock = (raw: Uint8Array) => text(raw).split("\r\n\r\n")[0]!;

@@ -7,15 +7,10 @@ import { simpleParser } from "mailparser";
 import MailComposer from "nodemailer/lib/mail-composer";
 import { type ComposeInput, composerFor, composeUnsigned } from "../../src/mail/compose.ts";
 import { mimeBytes } from "../../src/mail/mime-bytes.ts";
+import { BASE_COMPOSE_INPUT } from "../support/compose-input.ts";
 
 const base: ComposeInput = {
-  from: "agent-bot@mail.example.com",
-  fromName: "Support Bot",
-  to: "alice@example.org",
-  subject: "Hello there",
-  text: "Line one\nLine two\n",
-  messageId: "msg_123@mail.example.com",
-  date: new Date("2024-05-01T10:00:00Z"),
+  ...BASE_COMPOSE_INPUT,
   unsubscribe: { url: "https://mail.example.com/u/tok_abc", mailto: "unsubscribe+tok_abc@mail.example.com" },
   autoSubmitted: "auto-generated",
 };
