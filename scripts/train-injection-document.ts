@@ -37,6 +37,7 @@ import { CUTOFFS } from "../src/comprehension/injection/weights.ts";
 import { injectionInput, injectionRecords } from "./eval-modern.ts";
 import type { Records } from "./loao-injection.ts";
 import { features } from "./loao-injection-report.ts";
+import { fitLogistic, indexTokens } from "./logistic-fit.ts";
 
 const { values } = parseArgs({
   options: {
@@ -96,46 +97,24 @@ async function load(author: string): Promise<Doc[]> {
 type Fitted = { bias: number; weights: Map<string, number> };
 
 function fit(train: Doc[]): Fitted {
-  const df = new Map<string, number>();
-  for (const d of train) for (const t of d.view.whole) df.set(t, (df.get(t) ?? 0) + 1);
-  const index = new Map<string, number>();
-  for (const [t, n] of [...df].sort((a, b) => (a[0] < b[0] ? -1 : 1))) if (n >= MIN_DOCS) index.set(t, index.size);
-  const rows = train.map((d) => Int32Array.from([...d.view.whole].map((t) => index.get(t) ?? -1).filter((i) => i >= 0)));
+  const { index, rows } = indexTokens(
+    train.map((d) => d.view.whole),
+    MIN_DOCS,
+  );
   // Attacks and benign mail weigh the same in total; within benign mail, ordinary mail (weight < 1)
   // counts for less than an author's look-alikes.
   const raw = train.map((d) => d.weight ?? 1);
   const total = (attack: boolean) => train.reduce((sum, d, i) => sum + (d.attack === attack ? raw[i]! : 0), 0);
   const [attacks, benign] = [total(true), total(false)];
   const weightOf = train.map((d, i) => (raw[i]! * train.length) / 2 / (d.attack ? attacks : benign));
-  const w = new Float64Array(index.size);
-  const g2 = new Float64Array(index.size).fill(1e-8);
-  let bias = 0;
-  let biasG2 = 1e-8;
-  let seed = 7;
-  const next = () => {
-    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-    return seed;
-  };
-  const order = train.map((_, i) => i);
-  for (let epoch = 0; epoch < EPOCHS; epoch++) {
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = next() % (i + 1);
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
-    for (const k of order) {
-      const row = rows[k]!.filter(() => next() / 4294967296 >= DROPOUT);
-      let z = bias;
-      for (const i of row) z += w[i]!;
-      const g = (1 / (1 + Math.exp(-z)) - (train[k]!.attack ? 1 : 0)) * weightOf[k]!;
-      biasG2 += g * g;
-      bias -= (RATE * g) / Math.sqrt(biasG2);
-      for (const i of row) {
-        const gi = g + L2 * w[i]! * train.length;
-        g2[i]! += gi * gi;
-        w[i]! -= (RATE * gi) / Math.sqrt(g2[i]!);
-      }
-    }
-  }
+  const options = { epochs: EPOCHS, rate: RATE, l2: L2, dropout: DROPOUT, seed: 7 };
+  const { w, bias } = fitLogistic(
+    rows,
+    train.map((d) => d.attack),
+    weightOf,
+    index.size,
+    options,
+  );
   // Trained on a (1 - dropout) part of each message, applied to all of it: scale to match.
   const weights = new Map<string, number>();
   for (const [t, i] of index) {

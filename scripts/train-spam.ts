@@ -27,6 +27,7 @@ import { MODEL_FORMAT, type SpamModelFile, spamProbability } from "../src/compre
 import { type SpamFeatureOptions, spamFeatures } from "../src/comprehension/spam/features.ts";
 import { composeSlice } from "./corpus/compose-spam.ts";
 import { loadMailDir, toRaw } from "./corpus/mail-file.ts";
+import { fitLogistic, indexTokens } from "./logistic-fit.ts";
 
 export const TRAIN_GROUPS = ["easy-ham-1", "spam-1"] as const;
 export const HELD_OUT_GROUPS = ["easy-ham-2", "spam-2", "hard-ham-1"] as const;
@@ -86,11 +87,10 @@ const GROUP_WEIGHT: Record<string, number> = {
 type Fitted = { bias: number; weights: Map<string, number> };
 
 function fit(examples: Example[]): Fitted {
-  const docs = new Map<string, number>();
-  for (const e of examples) for (const t of e.tokens) docs.set(t, (docs.get(t) ?? 0) + 1);
-  const index = new Map<string, number>();
-  for (const [t, n] of [...docs].sort((a, b) => (a[0] < b[0] ? -1 : 1))) if (n >= OPTIONS.minDocs) index.set(t, index.size);
-  const rows = examples.map((e) => Int32Array.from(e.tokens.map((t) => index.get(t) ?? -1).filter((i) => i >= 0)));
+  const { index, rows } = indexTokens(
+    examples.map((e) => e.tokens),
+    OPTIONS.minDocs,
+  );
   // A message of group g counts GROUP_WEIGHT[g] times. SPAM_BALANCE=class (up to model 5):
   // spam and ham weigh the same in total.
   const raw = examples.map((e) => GROUP_WEIGHT[e.group] ?? 1);
@@ -110,42 +110,16 @@ function fit(examples: Example[]): Fitted {
     const all = [...groupTotal.values()].reduce((a, b) => a + b, 0);
     weightOf = examples.map((e) => ((groupTotal.get(e.group)! / all) * examples.length) / 2 / groupClass.get(`${e.group}:${e.spam}`)!);
   }
-  const w = new Float64Array(index.size);
-  const g2 = new Float64Array(index.size).fill(1e-8);
-  let bias = 0;
-  let biasG2 = 1e-8;
-  const order = examples.map((_, i) => i);
-  let seed = 12345;
-  for (let epoch = 0; epoch < OPTIONS.epochs; epoch++) {
-    for (let i = order.length - 1; i > 0; i--) {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      const j = seed % (i + 1);
-      [order[i], order[j]] = [order[j]!, order[i]!];
-    }
-    for (const k of order) {
-      // Token dropout: each pass sees a random part of each message, so no handful of tokens
-      // (a composed fragment's words) can carry a verdict alone and the structural features
-      // (links, cues, obfuscation) earn weight of their own.
-      let row = rows[k]!;
-      if (OPTIONS.dropout > 0) {
-        row = row.filter(() => {
-          seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-          return seed / 4294967296 >= OPTIONS.dropout;
-        });
-      }
-      let z = bias;
-      for (const i of row) z += w[i]!;
-      const p = 1 / (1 + Math.exp(-z));
-      const g = (p - (examples[k]!.spam ? 1 : 0)) * weightOf[k]!;
-      biasG2 += g * g;
-      bias -= (OPTIONS.rate * g) / Math.sqrt(biasG2);
-      for (const i of row) {
-        const gi = g + OPTIONS.l2 * w[i]! * examples.length;
-        g2[i]! += gi * gi;
-        w[i]! -= (OPTIONS.rate * gi) / Math.sqrt(g2[i]!);
-      }
-    }
-  }
+  // Token dropout: each pass sees a random part of each message, so no handful of tokens (a
+  // composed fragment's words) can carry a verdict alone and the structural features (links,
+  // cues, obfuscation) earn weight of their own.
+  const { w, bias } = fitLogistic(
+    rows,
+    examples.map((e) => e.spam),
+    weightOf,
+    index.size,
+    { epochs: OPTIONS.epochs, rate: OPTIONS.rate, l2: OPTIONS.l2, dropout: OPTIONS.dropout, seed: 12345 },
+  );
   const weights = new Map<string, number>();
   for (const [t, i] of index) if (Math.abs(w[i]!) >= OPTIONS.keep) weights.set(t, Math.round(w[i]! * 1000) / 1000);
   return { bias: Math.round(bias * 1000) / 1000, weights };
