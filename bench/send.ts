@@ -23,7 +23,10 @@
 // the code before it, each against the same bare writes, under the same load.
 //
 // Below the figures, a table of where one send's time goes inside the API process, from the
-// service's own mailbox_send_stage_seconds histogram (sums over the measured run). --profile DIR
+// service's own mailbox_send_stage_seconds histogram (sums over the measured run), then the CPU one
+// operation costs the whole machine in every process it goes through (API, sink, the bench's HTTP
+// client, and PostgreSQL when it runs on this machine) for a send and for the bare writes: on 2
+// cores with nothing else running the targets are bound by CPU, and the ratio follows those sums. --profile DIR
 // runs the API and the sink under `bun --cpu-prof --cpu-prof-md` (250 µs) and leaves their profiles
 // in DIR; `npx bun bench/support/cpuprofile-summary.ts DIR/<file>.cpuprofile` counts the samples.
 //
@@ -50,6 +53,7 @@ import { makeResolver } from "../src/mail/resolver.ts";
 import { httpRequestDuration, sendStageDuration } from "../src/metrics.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { startSmtpSink } from "../test/support/smtp-sink.ts";
+import { postgresCpuReader } from "./support/postgres-cpu.ts";
 import { apiPrincipal } from "./support/principal.ts";
 
 type Options = { duration: number; warmup: number; concurrency: number; rounds: number; profile: string | null; compare: string | null };
@@ -320,6 +324,46 @@ function currentWrites(svc: Services, accountId: string, mailbox: { id: string; 
   };
 }
 
+type Budget = {
+  sends: number;
+  apiCpuMs: number;
+  sinkCpuMs: number;
+  httpClientCpuMs: number;
+  sendServerMs: number | null;
+  bareOps: number;
+  bareClientCpuMs: number;
+  bareServerMs: number | null;
+  comparedServerMs: { ms: number; sends: number } | null;
+};
+
+/**
+ * The CPU one operation costs the whole machine, in every process it goes through, PostgreSQL
+ * included (when it runs here). When the machine's cores are the limit, as on 2 cores with
+ * nothing else running, the throughput ratio follows bare / send of these sums, not the API's
+ * share alone.
+ */
+function machineBudget(b: Budget): string[] {
+  const per = (ms: number, ops: number) => ms / Math.max(1, ops);
+  const line = (name: string, value: number, note: string) => `${name.padEnd(46)}${fixed(value, 2).padStart(10)}  ${note}`;
+  const lines = [line("CPU per send: the bench's HTTP client", per(b.httpClientCpuMs, b.sends), "the bench's own process while it sends")];
+  if (b.sendServerMs === null || b.bareServerMs === null) return [...lines, "PostgreSQL's CPU: not a process on this machine, not counted"];
+  const sendServer = per(b.sendServerMs, b.sends);
+  const bareServer = per(b.bareServerMs, b.bareOps);
+  const sendTotal = per(b.apiCpuMs + b.sinkCpuMs + b.httpClientCpuMs, b.sends) + sendServer;
+  const bareTotal = per(b.bareClientCpuMs, b.bareOps) + bareServer;
+  return [
+    ...lines,
+    line("CPU per send: PostgreSQL (all its processes)", sendServer, "the server's CPU in the send's turns"),
+    ...(b.comparedServerMs
+      ? [line("CPU per send: PostgreSQL, --compare checkout", per(b.comparedServerMs.ms, b.comparedServerMs.sends), "")]
+      : []),
+    line("CPU per op: PostgreSQL, bare SQL now", bareServer, "the server's CPU in the bare writes' turns"),
+    line("CPU per send, whole machine", sendTotal, "API + sink + HTTP client + PostgreSQL"),
+    line("CPU per op, bare SQL now, whole machine", bareTotal, "client + PostgreSQL"),
+    `bare / send in CPU: ${fixed(bareTotal / sendTotal, 2)}x  (the throughput ratio when the cores are the limit)`,
+  ];
+}
+
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 const emptySamples = (): Samples => ({ latencies: [], failures: 0, seconds: 0 });
 
@@ -400,18 +444,30 @@ export default async function run(args: string[]): Promise<void> {
     const stages: StageTotals = {};
     // This process's CPU while it runs the "now" writes: their client-side cost (postgres.js).
     let bareClientCpuMicros = 0;
+    // And while it drives the sends: the HTTP client's cost, part of a send on this machine.
+    let sendClientCpuMicros = 0;
+    // The database server's CPU seconds in each target's turns, when it runs on this machine.
+    const serverCpu = await postgresCpuReader(sql);
+    const serverSeconds = { send: 0, bare: 0, compared: 0 };
+    const timed = async (target: keyof typeof serverSeconds, turn: () => Promise<unknown>) => {
+      const from = serverCpu?.() ?? 0;
+      await turn();
+      serverSeconds[target] += (serverCpu?.() ?? 0) - from;
+    };
     const slice = options.duration / options.rounds;
     const targets = [
       async () => {
         api.child.send("stages");
         const from: StageTotals = await api.next();
-        await drive(options.concurrency, slice, send, samples.send);
+        const client = cpuMicros();
+        await timed("send", () => drive(options.concurrency, slice, send, samples.send));
+        sendClientCpuMicros += cpuMicros() - client;
         api.child.send("stages");
         addStages(stages, from, await api.next());
       },
       async () => {
         const from = cpuMicros();
-        await drive(options.concurrency, slice, writes, samples.bare);
+        await timed("bare", () => drive(options.concurrency, slice, writes, samples.bare));
         bareClientCpuMicros += cpuMicros() - from;
       },
       () => drive(options.concurrency, slice, allWrites, samples.bareAll),
@@ -420,7 +476,7 @@ export default async function run(args: string[]): Promise<void> {
             async () => {
               compared.child.send("stages");
               const from: StageTotals = await compared.next();
-              await drive(options.concurrency, slice, sendCompared!, samples.compared);
+              await timed("compared", () => drive(options.concurrency, slice, sendCompared!, samples.compared));
               compared.child.send("stages");
               addStages(comparedStages, from, await compared.next());
             },
@@ -473,6 +529,17 @@ export default async function run(args: string[]): Promise<void> {
         ),
         ...(other ? ["", "the --compare checkout:", ...stageTable(comparedStages, other.mean, other.count, 0).slice(1, -1)] : []),
         `${"CPU per op: bare SQL now, client process".padEnd(46)}${fixed(bareClientCpuMicros / 1000 / Math.max(1, bare.count), 2).padStart(10)}  the bench's own process (postgres.js), all threads`,
+        ...machineBudget({
+          sends: http.count,
+          apiCpuMs: (stages["API process CPU"]?.sum ?? 0) * 1000,
+          sinkCpuMs: (sinkAfter.cpuMicros - sinkBefore.cpuMicros) / 1000 / (answered / Math.max(1, http.count)),
+          httpClientCpuMs: sendClientCpuMicros / 1000,
+          sendServerMs: serverCpu ? serverSeconds.send * 1000 : null,
+          bareOps: bare.count,
+          bareClientCpuMs: bareClientCpuMicros / 1000,
+          bareServerMs: serverCpu ? serverSeconds.bare * 1000 : null,
+          comparedServerMs: serverCpu && other ? { ms: serverSeconds.compared * 1000, sends: other.count } : null,
+        }),
         `total time ${fixed((performance.now() - started) / 1000)} s`,
         "",
       ].join("\n"),

@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import SMTPConnection from "nodemailer/lib/smtp-connection";
 import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome } from "../core/transport.ts";
 
@@ -34,6 +34,9 @@ export type SmtpSessionOptions = {
 export type SmtpSessionResult = { outcome: DeliveryOutcome; stage: SmtpStage };
 
 type SmtpError = Error & { code?: string; responseCode?: number; command?: string };
+
+/** nodemailer's socket, corked while a message and its dot are written (see sendOnSession). */
+const socketOf = (conn: SMTPConnection) => (conn as unknown as { _socket?: { cork?(): void; uncork?(): void } })._socket;
 
 // Bounds the polite QUIT so a silent server cannot hold the caller after the outcome is known.
 const QUIT_WAIT_MS = 2000;
@@ -136,35 +139,54 @@ export function sendOnSession(
     if (conn.destroyed) return lost();
 
     const body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-    // nodemailer only starts reading the message after the 354 reply to DATA; when the
-    // source has been read to the end, the terminating dot goes out right behind it. So the
-    // end is held back until beforeFinalDot has recorded that the server may now accept it;
-    // if that fails the source errors instead, nodemailer never writes the dot, and the
-    // session is cut (the server discards a transaction without its dot).
-    let ending = false;
-    const source = new Readable({
-      read() {
-        if (stage !== "content") {
-          stage = "content";
-          this.push(body);
-          return;
-        }
-        if (ending) return;
-        ending = true;
-        if (!meta.beforeFinalDot) return void this.push(null);
-        meta.beforeFinalDot().then(
-          () => this.push(null),
-          (error: Error) => {
-            aborted = true;
-            this.destroy(error);
-          },
-        );
+    // nodemailer hands the message to its dot-stuffing stream once the server has answered DATA
+    // with 354 (it calls the source's pipe()). Only then is beforeFinalDot asked to record that the
+    // server may now accept the message; once it has, the whole message and the terminating dot
+    // are written together, in one write to the socket. If the mark fails, the source reports the
+    // error instead: nodemailer writes neither the message nor the dot, and the session is cut
+    // (the server discards a transaction without its dot). No Readable and pipe per message.
+    let reportError: ((error: Error) => void) | null = null;
+    let dropped = false;
+    // What nodemailer asks of a message stream: pipe() after 354, an 'error' listener, and
+    // removeListener and destroy() when it tears the session down.
+    const source = {
+      on(event: string, listener: (error: Error) => void) {
+        if (event === "error") reportError = listener;
+        return source;
       },
-    });
-    source.once("end", () => {
-      stage = "final";
-    });
-    conn.send({ from: envelope.from, to: [envelope.to], size: body.length }, source, (err, info) => {
+      removeListener(event: string, listener: (error: Error) => void) {
+        if (event === "error" && reportError === listener) reportError = null;
+        return source;
+      },
+      destroy() {
+        dropped = true;
+      },
+      pipe(data: NodeJS.WritableStream) {
+        stage = "content";
+        const writeAll = () => {
+          // Lost meanwhile: the outcome is settled (before any byte of the message); write nothing.
+          if (settled || dropped || conn.destroyed) return;
+          const socket = socketOf(conn);
+          socket?.cork?.();
+          data.write(body);
+          data.end();
+          stage = "final";
+          // Corked until the dot has been handed to the socket too (nodemailer writes it as the
+          // stream ends), so that both leave in one segment.
+          if (socket) process.nextTick(() => socket.uncork?.());
+        };
+        if (!meta.beforeFinalDot) writeAll();
+        else {
+          meta.beforeFinalDot().then(writeAll, (error: Error) => {
+            aborted = true;
+            reportError?.(error);
+          });
+        }
+        return data;
+      },
+    };
+    // Typed as a Readable by nodemailer; it uses only what `source` has (index.js, send and close).
+    conn.send({ from: envelope.from, to: [envelope.to], size: body.length }, source as unknown as Readable, (err, info) => {
       if (err) return fail(err as SmtpError);
       const response = info?.response ?? "";
       finish({ kind: "sent", providerMessageId: queueIdOf(response) ?? meta.messageId, response }, "final", true);

@@ -156,6 +156,34 @@ describe("SMTP relay transport against a local sink", () => {
     expect(sink.messages).toHaveLength(1);
   });
 
+  test("the final-dot mark is asked for once the server took DATA; a slow one still delivers the message once", async () => {
+    let asked = 0;
+    const slowMark = async () => {
+      asked++;
+      // The envelope was answered (DATA 354): nothing of the message has reached the sink yet.
+      expect(sink.messages).toHaveLength(0);
+      await Bun.sleep(50);
+    };
+    const outcome = await relay(sink).deliver(envelope, raw, { ...meta, beforeFinalDot: slowMark });
+    expect(outcome).toMatchObject({ kind: "sent", stage: "final" });
+    expect(asked).toBe(1);
+    expect(sink.messages).toHaveLength(1);
+    expect(sink.messages[0]!.raw.toString().trimEnd()).toBe(Buffer.from(raw).toString().trimEnd());
+  });
+
+  test("a refused final-dot mark sends no dot: transient at the content stage, nothing at the sink, the next send goes out", async () => {
+    const t = relay(sink);
+    const refused = async () => {
+      throw new Error("the delivery was taken over by reconciliation");
+    };
+    const outcome = await t.deliver(envelope, raw, { ...meta, beforeFinalDot: refused });
+    expect(outcome).toMatchObject({ kind: "transient", stage: "content" });
+    await Bun.sleep(50);
+    expect(sink.messages).toHaveLength(0);
+    expect((await t.deliver(envelope, raw, meta)).kind).toBe("sent");
+    expect(sink.messages).toHaveLength(1);
+  });
+
   test("the same transport keeps working across sends", async () => {
     const t = relay(sink);
     expect((await t.deliver(envelope, raw, meta)).kind).toBe("sent");
