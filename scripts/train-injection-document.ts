@@ -12,8 +12,8 @@
 //
 // For each author: the document model is fitted without it (and with ordinary mail, below) and
 // scores its messages; those scores and the records' combined scores choose the stack's k (the
-// weight of the combined score's logit) and margin (how confident the document must be to raise
-// a verdict): the most attacks caught, pooled over the authors, with at most 3% of their pooled
+// weight of the combined score's logit), margin (how confident the document must be to raise
+// a verdict) and sure (a combined score it never lowers): the most attacks caught, pooled over the authors, with at most 3% of their pooled
 // benign mail flagged, ties to fewer flagged; if no setting keeps to 3%, the fewest flagged among
 // those catching at least what the combined score alone catches. The cut is where a document the model finds neutral
 // (logit 0) keeps the combiner's own verdict. The shipped model is then fitted on every author,
@@ -25,6 +25,7 @@ import { COMBINER, combinedScore } from "../src/comprehension/injection/combiner
 import {
   DOCUMENT_FORMAT,
   type DocumentView,
+  documentLogit,
   documentView,
   leftToRules,
   type Stack,
@@ -38,13 +39,15 @@ import { injectionInput, injectionRecords } from "./eval-modern.ts";
 import type { Records } from "./loao-injection.ts";
 import { features } from "./loao-injection-report.ts";
 import { fitLogistic, indexTokens } from "./logistic-fit.ts";
+import { AUTHOR_SLICES } from "./train-injection.ts";
 
 const { values } = parseArgs({
   options: {
     records: { type: "string", default: "/tmp/inj-loao" },
-    authors: { type: "string", default: "train-v2,train-v3,train-v4,train-v5,train-v6,train-v8,train-v9" },
+    authors: { type: "string", default: AUTHOR_SLICES.join(",") },
     "held-out": { type: "string", default: "" },
     write: { type: "boolean", default: false },
+    dump: { type: "string" },
   },
 });
 
@@ -65,10 +68,13 @@ const MARGINS = [0, 0.25, 0.5];
 // The document logit's bounds. Down: on five authors 3 and more scored the same, 2 lost 5 attacks,
 // 1 lost 22. Up: 1 lost 2 attacks against none, and keeps a short message (few words, a confident
 // logit) from being pushed over by its words alone.
-// Sure: a combined score at or above it is never lowered; on seven authors no verdict that high was
-// (0.95 and 0.99 scored the same as none), so it costs nothing there and keeps the stage from
-// clearing a plain attack in a long mail whose other words lean to ordinary mail.
-const BOUNDS = { up: 1, down: 3, sure: 0.95 };
+const BOUNDS = { up: 1, down: 3 };
+// Sure: a combined score at or above it is never lowered, chosen in the grid. On eleven authors
+// (change 12) lowering a score of 0.7 or more let go no look-alike that stayed flagged otherwise
+// (0.7 to 0.95 flagged the same 63) but cleared attacks (5 of them against 0.95), and an override
+// padded with ordinary mail; 0.6 flagged 9 look-alikes more. Before, on seven authors, 0.95 and
+// 0.99 scored the same as none.
+const SURES = [0.6, 0.7, 0.8, 0.95];
 const BENIGN_LIMIT = 0.03;
 // Each easy-ham-1 message against an author's message's 1: 0.1 and 0.3 scored alike on the authors
 // (725 and 729 of 936 attacks); 0.3 for the ordinary mail's sake.
@@ -76,7 +82,16 @@ const ORDINARY_WEIGHT = 0.3;
 
 // ruled: a signal the detector leaves to the rules fired (document.ts leftToRules: business-email
 // fraud, invisible payloads), and the verdict is the combined score's alone; judged the same here.
-type Doc = { author: string; id: string; attack: boolean; view: DocumentView; combined: number; ruled: boolean; weight?: number };
+type Doc = {
+  author: string;
+  id: string;
+  attack: boolean;
+  view: DocumentView;
+  combined: number;
+  ruled: boolean;
+  weight?: number;
+  evidence?: Record<string, number>;
+};
 
 async function load(author: string): Promise<Doc[]> {
   const recs = (JSON.parse(readFileSync(`${values.records}/${author}.json`, "utf8")) as Records).items;
@@ -89,7 +104,8 @@ async function load(author: string): Promise<Doc[]> {
     const combined = Math.round(combinedScore(features(x, SHARPEN), COMBINER) * 1000) / 1000;
     const view = documentView(input.subject, input.bodyClean, input.hiddenText ?? "");
     const ruled = leftToRules(x.rules.filter((s) => s.weight >= CUTOFFS.risk.signalFloor));
-    docs.push({ author, id: r.id, attack: r.label === "injection", view, combined, ruled });
+    const evidence = Object.fromEntries(features(x, SHARPEN));
+    docs.push({ author, id: r.id, attack: r.label === "injection", view, combined, ruled, evidence });
   }
   return docs;
 }
@@ -234,18 +250,30 @@ if (import.meta.main) {
     folds.set(a, model);
     for (const doc of docs.filter((d) => d.author === a)) scored.push({ doc, logit: viewLogit(model, doc.view) });
   }
+  // `--dump FILE`: every author's messages as its fold scored them, for experiments with the stack.
+  if (values.dump) {
+    const rows = scored.map(({ doc, logit }) => {
+      const { author, id, attack, combined, ruled, evidence, view } = doc;
+      const model = folds.get(author)!;
+      const parts = view.parts.map((part) => documentLogit(model, part));
+      return { author, id, attack, combined, ruled, evidence, logit, whole: documentLogit(model, view.whole), parts };
+    });
+    writeFileSync(values.dump, JSON.stringify(rows));
+  }
   // A neutral document (logit 0) keeps the combiner's verdict: z = k × logit(threshold).
   const neutral = (k: number) => Math.round(k * Math.log(COMBINER.threshold / (1 - COMBINER.threshold)) * 1000) / 1000;
   const limit = Math.floor(scored.filter((s) => !s.doc.attack).length * BENIGN_LIMIT);
   const before = scored.filter((s) => s.doc.attack && s.doc.combined >= COMBINER.threshold).length;
   const grid: { stack: Stack; caught: number; benign: number }[] = [];
   for (const k of KS)
-    for (const margin of MARGINS) {
-      const stack = { k, margin, ...BOUNDS, cut: neutral(k) };
-      const { caught, benign } = counts(scored, stack);
-      console.log(`k ${k}, margin ${margin}: ${caught}/${scored.filter((s) => s.doc.attack).length} attacks, ${benign} benign flagged`);
-      grid.push({ stack, caught, benign });
-    }
+    for (const margin of MARGINS)
+      for (const sure of SURES) {
+        const stack = { k, margin, sure, ...BOUNDS, cut: neutral(k) };
+        const { caught, benign } = counts(scored, stack);
+        const attacks = scored.filter((s) => s.doc.attack).length;
+        console.log(`k ${k}, margin ${margin}, sure ${sure}: ${caught}/${attacks} attacks, ${benign} benign flagged`);
+        grid.push({ stack, caught, benign });
+      }
   // The most attacks within the limit; if no setting keeps to it, the fewest benign flagged among
   // those that catch at least what the combined score alone catches (ties to more attacks).
   const within = grid.filter((g) => g.benign <= limit).sort((a, b) => b.caught - a.caught || a.benign - b.benign);
@@ -255,7 +283,7 @@ if (import.meta.main) {
   if (!within[0]) console.log(`no setting flags at most ${limit} benign messages: the fewest flagged of those catching ${before} or more`);
   const stack = best.stack;
   console.log(
-    `chosen k ${stack.k}, margin ${stack.margin}, bounds -${stack.down} +${stack.up}, cut ${stack.cut}; each author left out:\n${table(scored, stack, authors)}`,
+    `chosen k ${stack.k}, margin ${stack.margin}, sure ${stack.sure}, bounds -${stack.down} +${stack.up}, cut ${stack.cut}; each author left out:\n${table(scored, stack, authors)}`,
   );
   const [n, alone, kept] = await padded(authors, folds, stack);
   console.log(

@@ -14,7 +14,7 @@
 // error. The SpamAssassin ham is never trained on, so `eval-injection.ts --ham` stays unseen.
 // A holdout not listed in HOLDOUT_FILES is never read: a new blind set stays blind until added.
 // Since change 6 also the independent authors' hand-written slices named in AUTHOR_SLICES
-// (test/fixtures/injection-modern/train-v2, train-v3); no other slice there is read.
+// (test/fixtures/injection-modern/train-v2 ... train-v13 but train-v7); no other slice there is read.
 //
 // Model: logistic regression, one example per window (injection/features.ts). A malicious
 // message's positive example is its most suspicious window under a first model trained on whole
@@ -51,7 +51,21 @@ export const HOLDOUT_FILES = [
 // `--leave-out train-v3` leaves one author out. The combiner's fitting data (holdouts 9-11, the
 // modern slice `train`, the composed slice) stay out, so its learned-stage signal stays honest.
 // INJ_AUTHOR_SLICES (comma-separated) overrides the list for leave-one-author-out grids only.
-export const AUTHOR_SLICES = process.env.INJ_AUTHOR_SLICES?.split(",") ?? ["train-v2", "train-v3"];
+// Since change 12 (docs/judgement.md) every author's slice but the held-out ones, train-v7 and
+// train-v14, which no stage trains on.
+export const AUTHOR_SLICES = process.env.INJ_AUTHOR_SLICES?.split(",") ?? [
+  "train-v2",
+  "train-v3",
+  "train-v4",
+  "train-v5",
+  "train-v6",
+  "train-v8",
+  "train-v9",
+  "train-v10",
+  "train-v11",
+  "train-v12",
+  "train-v13",
+];
 // An author's attack counts 3 times a written attack, each window of an author's benign mail 100
 // times a written benign window (so the authors' look-alikes carry most of the "written" share):
 // a few hundred hand-written messages would otherwise barely move a weight. Chosen leave-one-
