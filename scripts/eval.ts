@@ -169,12 +169,16 @@ if (existsSync(fixture("injection-modern/blind-v2"))) {
   console.log(perKey("flagged per label/language", v2.byLanguage));
 }
 
-// train-v7 (author ql) was written for change 11 and trained on by no stage: held out like the
-// blind slices, but a development set once a change is tuned on it.
-if (existsSync(fixture("injection-modern/train-v7"))) {
-  console.log("\n## Injection: held-out slice train-v7 (author ql, trained on by no stage)");
-  const v7 = await scoreInjection(injectionRecords("train-v7"));
-  console.log(formatScore("injection detector", v7.score, "benign flagged"));
+// train-v7 (author ql, written for change 11) and train-v14 (author qs, for change 12) are trained
+// on by no stage: held out like the blind slices, but development sets once a change is tuned on them.
+for (const [slice, author] of [
+  ["train-v7", "ql"],
+  ["train-v14", "qs"],
+]) {
+  if (!existsSync(fixture(`injection-modern/${slice}`))) continue;
+  console.log(`\n## Injection: held-out slice ${slice} (author ${author}, trained on by no stage)`);
+  const held = await scoreInjection(injectionRecords(slice!));
+  console.log(formatScore("injection detector", held.score, "benign flagged"));
 }
 
 console.log("\n## Injection: training slices (the combiner's fit data; in-sample)");
