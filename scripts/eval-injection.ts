@@ -167,7 +167,8 @@
 // 8/18, steering 5/10, tricks 7/11 (Portuguese, Korean, hidden Chinese and a fake tool call
 // missed), conditional or delayed 5/7. The false alarm is again a bug report about an AI
 // feature quoting a role marker.
-// Real ham (--ham, never trained on): 0 of 4,150 flagged (0.00%) after the seventh round too,
+// Real ham (--ham; the learned stage never trains on it, the document stage of change 11 on its
+// easy-ham-1 part): 0 of 4,150 flagged (0.00%) after the seventh round too,
 // ~1.2-1.9 ms per message,
 // ~10-35 ms for a 50 KB body (~40 ms in Japanese, each character a token; ~13 ms before).
 // Holdouts are reported, not gated, unless --strict.

@@ -14,9 +14,10 @@
 // `--authors` (default AUTHOR_SLICES): the slices to score, each from <slice>.json in DIR (a fold
 // that left it out, or loao-injection.ts --held-out).
 //
-// `--dir` holds <slice>.json per fold and all.json, or shipped.json (the shipped learned stage on
-// everything: it trained on no author's slice, so every figure of it is held out), or the control
-// train-v2+train-v3.json (retrained leaving every author out).
+// `--dir` holds <slice>.json per fold and all.json, or shipped.json (a shipped learned stage that
+// trained on no author's slice, as before change 12, on everything: loao-injection.ts --shipped
+// refuses to write it since), or the control train-v2+train-v3.json (retrained leaving every
+// author out).
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { COMBINER, type Combiner, combinedScore, evidence } from "../src/comprehension/injection/combiner.ts";

@@ -6,9 +6,10 @@
 //     [--authors train-v2,...] [--held-out train-v7] [--write]
 //
 // `--records DIR`: scripts/loao-injection.ts records, one <author>.json per author, each made by
-// a learned stage that never trained on that author (a fold that left it out, or the shipped
-// stage copied in as <author>-model.json and `--rescore`d): the combined score each message gets
-// there is what the detector would give mail of an author it never saw.
+// a learned stage that never trained on that author (the fold that left it out; for a held-out
+// slice, the all-authors stage copied in as <slice>-model.json and `--rescore`d): the combined
+// score each message gets there is what the detector would give mail of an author it never saw.
+// Records of a stage that trained on their author are refused.
 //
 // For each author: the document model is fitted without it (and with ordinary mail, below) and
 // scores its messages; those scores and the records' combined scores choose the stack's k (the
@@ -94,7 +95,9 @@ type Doc = {
 };
 
 async function load(author: string): Promise<Doc[]> {
-  const recs = (JSON.parse(readFileSync(`${values.records}/${author}.json`, "utf8")) as Records).items;
+  const file = JSON.parse(readFileSync(`${values.records}/${author}.json`, "utf8")) as Records;
+  if (file.trained_on[author] !== undefined) throw new Error(`${values.records}/${author}.json: its learned stage trained on ${author}`);
+  const recs = file.items;
   const seen = new Map(recs.filter((x) => x.source.startsWith(`${author}:`)).map((x) => [x.source.slice(author.length + 1), x]));
   const docs: Doc[] = [];
   for (const r of injectionRecords(author)) {
@@ -202,36 +205,43 @@ async function ordinary(weight: number): Promise<Doc[]> {
 }
 
 /**
- * Every author's attacks padded with a held-out ordinary message (easy-ham-2, in turn), once
- * before it and once after, scored by that author's fold: padding an attack with ordinary mail
- * must not let it go. Returns the padded attacks, and how many the combined score alone and the
- * stack flag.
+ * Every author's attacks the stack flags, padded with a held-out ordinary message (easy-ham-2, in
+ * turn) before and after it, joined by a blank line and by a single line break, scored by that
+ * author's fold: padding an attack with ordinary mail must not let it go. Returns how many padded
+ * attacks there are, how many the combined score alone flags, and how many the stack keeps.
  */
 async function padded(authors: string[], folds: Map<string, Fitted>, stack: Stack): Promise<[number, number, number]> {
   const ham = await spamAssassin("easy-ham-2");
-  let [n, alone, stackedToo] = [0, 0, 0];
+  let [n, alone, stackedToo, k] = [0, 0, 0, 0];
+  type Input = Parameters<typeof scoreInjectionRisk>[0];
+  const flags = (author: string, input: Input) => {
+    const risk = scoreInjectionRisk(input, shippedModel(), undefined, null);
+    const view = documentView(input.subject, input.bodyClean, input.hiddenText);
+    const doc: Doc = { author, id: "", attack: true, view, combined: risk.score, ruled: leftToRules(risk.signals) };
+    return [risk.risky, value(stack, { doc, logit: viewLogit(folds.get(author)!, view) }) >= stack.cut];
+  };
   for (const a of authors)
     for (const r of injectionRecords(a)) {
       if (r.label !== "injection") continue;
       const input = await injectionInput(r);
-      for (const before of [true, false]) {
-        const pad = ham[n % ham.length]!;
-        const join = (x: string, y: string) => (before ? `${y}\n\n${x}` : `${x}\n\n${y}`);
-        const body = join(input.bodyClean, pad.body);
-        const hidden = join(input.hiddenText ?? "", pad.hidden);
-        const risk = scoreInjectionRisk({ ...input, bodyClean: body, hiddenText: hidden }, shippedModel(), undefined, null);
-        const ruled = leftToRules(risk.signals);
-        const doc: Doc = {
-          author: a,
-          id: r.id,
-          attack: true,
-          view: documentView(input.subject, body, hidden),
-          combined: risk.score,
-          ruled,
-        };
+      const [, unpadded] = flags(a, input);
+      if (!unpadded) continue;
+      for (const [before, gap] of [
+        [true, "\n\n"],
+        [false, "\n\n"],
+        [true, "\n"],
+        [false, "\n"],
+      ] as const) {
+        const pad = ham[k++ % ham.length]!;
+        const join = (x: string, y: string) => (before ? `${y}${gap}${x}` : `${x}${gap}${y}`);
+        const [byCombined, byStack] = flags(a, {
+          ...input,
+          bodyClean: join(input.bodyClean, pad.body),
+          hiddenText: join(input.hiddenText ?? "", pad.hidden),
+        });
         n++;
-        if (risk.risky) alone++;
-        if (value(stack, { doc, logit: viewLogit(folds.get(a)!, doc.view) }) >= stack.cut) stackedToo++;
+        if (byCombined) alone++;
+        if (byStack) stackedToo++;
       }
     }
   return [n, alone, stackedToo];
@@ -265,12 +275,12 @@ if (import.meta.main) {
   const limit = Math.floor(scored.filter((s) => !s.doc.attack).length * BENIGN_LIMIT);
   const before = scored.filter((s) => s.doc.attack && s.doc.combined >= COMBINER.threshold).length;
   const grid: { stack: Stack; caught: number; benign: number }[] = [];
+  const attacks = scored.filter((s) => s.doc.attack).length;
   for (const k of KS)
     for (const margin of MARGINS)
       for (const sure of SURES) {
         const stack = { k, margin, sure, ...BOUNDS, cut: neutral(k) };
         const { caught, benign } = counts(scored, stack);
-        const attacks = scored.filter((s) => s.doc.attack).length;
         console.log(`k ${k}, margin ${margin}, sure ${sure}: ${caught}/${attacks} attacks, ${benign} benign flagged`);
         grid.push({ stack, caught, benign });
       }
@@ -287,7 +297,7 @@ if (import.meta.main) {
   );
   const [n, alone, kept] = await padded(authors, folds, stack);
   console.log(
-    `padded with ordinary mail (easy-ham-2), each author's fold: ${kept}/${n} attacks flagged (${alone} by the combined score alone)`,
+    `the stack's attacks padded with ordinary mail (easy-ham-2; before, after; a blank line, a line break), each author's fold: ${kept}/${n} still flagged (${alone} by the combined score alone)`,
   );
   const all = fit([...docs, ...extra]);
   for (const slice of heldOut) {

@@ -50,7 +50,8 @@ export const HOLDOUT_FILES = [
 // README saying how it was written), trained on as sources named after the slice, so
 // `--leave-out train-v3` leaves one author out. The combiner's fitting data (holdouts 9-11, the
 // modern slice `train`, the composed slice) stay out, so its learned-stage signal stays honest.
-// INJ_AUTHOR_SLICES (comma-separated) overrides the list for leave-one-author-out grids only.
+// INJ_AUTHOR_SLICES (comma-separated) overrides the list for leave-one-author-out grids only (it
+// also sets train-injection-document.ts's default authors).
 // Since change 12 (docs/judgement.md) every author's slice but the held-out ones, train-v7 and
 // train-v14, which no stage trains on.
 export const AUTHOR_SLICES = process.env.INJ_AUTHOR_SLICES?.split(",") ?? [

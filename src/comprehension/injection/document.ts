@@ -12,11 +12,11 @@
 // stacked z = say + k × logit(combined score); flagged when z ≥ cut, where say is the document
 // logit bounded to [-down, +up] and counted upwards only past a margin: it is there to let go of
 // look-alikes, and a short message gives it few words to go on. It lowers a verdict only as far as
-// the message's most attack-like paragraph allows (viewLogit), so padding cannot clear an attack
-// any more than the stage lets go of it unpadded. The cut is where a document the model finds
-// neutral keeps the combiner's verdict; a combined score of `sure` or more is never lowered. k and
-// the margin are chosen leave-one-author-out (docs/judgement.md, change 11), the bounds and `sure`
-// fixed there. Mail where no signal fired is never read by this stage: its combined score is 0 and
+// the message's most attack-like paragraph or line allows (viewLogit), so padding cannot clear an
+// attack any more than the stage lets go of it unpadded, and never lowers one it read only in part.
+// The cut is where a document the model finds neutral keeps the combiner's verdict; a combined
+// score of `sure` or more is never lowered. k, the margin and `sure` are chosen leave-one-author-out
+// (docs/judgement.md, changes 11 and 12), the bounds fixed in change 11. Mail where no signal fired is never read by this stage: its combined score is 0 and
 // stays 0.
 
 import { readFileSync } from "node:fs";
@@ -50,27 +50,32 @@ export function parseDocumentModel(file: DocumentFile): DocumentModel {
 }
 
 // Bounds: the first 50,000 characters of the visible text and 10,000 of the hidden text are
-// read, in at most 128 parts of at most 2,000 distinct tokens each, 6,000 for the whole visible
+// read, in at most 1,024 parts of at most 2,000 distinct tokens each, 6,000 for the whole visible
 // text and 2,000 for the hidden text; a long newsletter is judged by its opening, as a reader
-// judges it, and hidden text always has its own share.
+// judges it, and hidden text always has its own share. A message read only in part is never let
+// go by the stage (DocumentView.complete): what was not read could be the attack.
 const MAX_VISIBLE = 50_000;
 const MAX_HIDDEN = 10_000;
-const MAX_PARTS = 128;
+const MAX_SUBJECT = 1_000;
+const MAX_PARTS = 1_024;
 const MAX_PART_TOKENS = 2_000;
 const MAX_WHOLE_TOKENS = 6_000;
 const MAX_HIDDEN_TOKENS = 2_000;
 const MAX_WORD = 30;
 // A part is a paragraph merged with the next ones until it has this many pieces between spaces
-// (a greeting or a signature alone says too little), and also every paragraph on its own: an
-// attack of one line, or in a script written without spaces, is a part of its own however
-// ordinary the paragraphs it was merged with.
+// (a greeting or a signature alone says too little), and also every paragraph and every line on
+// its own: an attack of one line, in a script written without spaces, or joined to an ordinary
+// paragraph by a single line break, is a part of its own however ordinary what it was merged with.
 const PART_MIN_WORDS = 30;
 const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]+/gu;
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
-/** A message read by the document stage: all of it, and its parts (paragraphs, hidden text). */
-export type DocumentView = { whole: Set<string>; parts: Set<string>[] };
+/**
+ * A message read by the document stage: all of it, its parts (paragraphs, lines, hidden text), and
+ * whether every part of it was read (false when a bound cut it short).
+ */
+export type DocumentView = { whole: Set<string>; parts: Set<string>[]; complete: boolean };
 
 /**
  * Presence tokens: words ("w:"), word pairs ("b:"), character pairs of scripts written without
@@ -79,10 +84,15 @@ export type DocumentView = { whole: Set<string>; parts: Set<string>[] };
  */
 export function documentView(subject: string, body: string, hidden: string): DocumentView {
   const hiddenParts = parts(hidden.slice(0, MAX_HIDDEN), "h");
-  const visible = parts(`${subject.slice(0, 1_000)}\n\n${body.slice(0, MAX_VISIBLE)}`, "").slice(
-    0,
-    Math.max(MAX_PARTS / 2, MAX_PARTS - hiddenParts.length),
-  );
+  const hiddenKept = hiddenParts.slice(0, MAX_PARTS / 2);
+  const visibleParts = parts(`${subject.slice(0, MAX_SUBJECT)}\n\n${body.slice(0, MAX_VISIBLE)}`, "");
+  const visible = visibleParts.slice(0, MAX_PARTS - hiddenKept.length);
+  const complete =
+    subject.length <= MAX_SUBJECT &&
+    body.length <= MAX_VISIBLE &&
+    hidden.length <= MAX_HIDDEN &&
+    visible.length === visibleParts.length &&
+    hiddenKept.length === hiddenParts.length;
   const whole = new Set<string>();
   const fill = (parts: Set<string>[], cap: number) => {
     let added = 0;
@@ -94,7 +104,7 @@ export function documentView(subject: string, body: string, hidden: string): Doc
   };
   fill(visible, MAX_WHOLE_TOKENS);
   fill(hiddenParts, MAX_HIDDEN_TOKENS);
-  return { whole, parts: [...visible, ...hiddenParts.slice(0, MAX_PARTS / 2)] };
+  return { whole, parts: [...visible, ...hiddenKept], complete };
 }
 
 /** The whole message's tokens (what the trainer fits on). */
@@ -104,16 +114,23 @@ export function documentTokens(subject: string, body: string, hidden: string): S
 
 /**
  * The token sets of the merged paragraphs first (the whole text in order), then of each paragraph
- * that is not a part already. Each paragraph is read once; a merged part is the union of its
- * paragraphs' tokens (tokens never span lines, so none span paragraphs).
+ * that is not a part already, then of each line of a paragraph of several lines. Each line is read
+ * once; a paragraph is the union of its lines' tokens and a merged part the union of its
+ * paragraphs' (tokens never span lines).
  */
 function parts(text: string, prefix: string): Set<string>[] {
   const paragraphs = text.split(/\n\s*\n/).filter((p) => p.trim() !== "");
-  const read = paragraphs.map((p) => tokens(p, prefix, MAX_PART_TOKENS));
+  const lines = paragraphs.map((p) =>
+    p
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => tokens(line, prefix, MAX_PART_TOKENS)),
+  );
+  const read = lines.map((each) => (each.length === 1 ? each[0]! : union(each)));
   const runs = mergedRuns(paragraphs);
   const merged = runs.map((run) => (run.length === 1 ? read[run[0]!]! : union(run.map((i) => read[i]!))));
   const single = new Set(runs.filter((run) => run.length === 1).map((run) => run[0]!));
-  return [...merged, ...read.filter((_, i) => !single.has(i))];
+  return [...merged, ...read.filter((_, i) => !single.has(i)), ...lines.flatMap((each) => (each.length > 1 ? each : []))];
 }
 
 /** Runs of paragraph indexes merged until each has over PART_MIN_WORDS pieces; a short tail joins the last. */
@@ -194,6 +211,7 @@ export function documentLogit(model: Pick<DocumentModel, "bias" | "weights">, to
 export function viewLogit(model: Pick<DocumentModel, "bias" | "weights">, view: DocumentView): number {
   const whole = documentLogit(model, view.whole);
   if (whole >= 0) return whole;
+  if (!view.complete) return 0;
   let most = whole;
   for (const part of view.parts) most = Math.max(most, documentLogit(model, part));
   return Math.min(0, most);
