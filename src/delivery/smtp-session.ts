@@ -4,8 +4,9 @@ import type { DeliveryEnvelope, DeliveryMeta, DeliveryOutcome } from "../core/tr
 
 /**
  * Where an SMTP session got to. Everything up to `content` ends before the server can hold
- * the message; `final` is the window after the whole message went out and before the
- * server's answer, where a lost connection leaves the outcome unknown.
+ * the message (with a final-dot mark, `content` spans the mark, before any byte of the message
+ * is written); `final` begins when the message and its final dot are handed to the socket and
+ * lasts until the server's answer, where a lost connection leaves the outcome unknown.
  */
 export type SmtpStage = "connect" | "ehlo" | "starttls" | "auth" | "mail" | "rcpt" | "data" | "content" | "final";
 
@@ -175,12 +176,17 @@ export function sendOnSession(
           // stream ends), so that both leave in one segment.
           if (socket) process.nextTick(() => socket.uncork?.());
         };
-        if (!meta.beforeFinalDot) writeAll();
+        const mark = meta.beforeFinalDot;
+        if (!mark) writeAll();
         else {
-          meta.beforeFinalDot().then(writeAll, (error: Error) => {
-            aborted = true;
-            reportError?.(error);
-          });
+          // Called from nodemailer's socket handler: a mark that throws at once must end the send
+          // as one that rejects, not escape as an uncaught exception.
+          Promise.resolve()
+            .then(() => mark())
+            .then(writeAll, (error: Error) => {
+              aborted = true;
+              reportError?.(error);
+            });
         }
         return data;
       },

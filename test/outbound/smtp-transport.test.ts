@@ -160,15 +160,29 @@ describe("SMTP relay transport against a local sink", () => {
     let asked = 0;
     const slowMark = async () => {
       asked++;
-      // The envelope was answered (DATA 354): nothing of the message has reached the sink yet.
+      // The envelope was answered (DATA 354): nothing of the message has reached the sink yet,
+      // nor while the mark is being written: a final dot sent before it commits would let the
+      // sink take the message during this sleep.
       expect(sink.messages).toHaveLength(0);
       await Bun.sleep(50);
+      expect(sink.messages).toHaveLength(0);
     };
     const outcome = await relay(sink).deliver(envelope, raw, { ...meta, beforeFinalDot: slowMark });
     expect(outcome).toMatchObject({ kind: "sent", stage: "final" });
     expect(asked).toBe(1);
     expect(sink.messages).toHaveLength(1);
     expect(sink.messages[0]!.raw.toString().trimEnd()).toBe(Buffer.from(raw).toString().trimEnd());
+  });
+
+  test("a final-dot mark that throws at once is refused like one that rejects", async () => {
+    const t = relay(sink);
+    const throwsAtOnce = (() => {
+      throw new Error("no database connection");
+    }) as unknown as () => Promise<void>;
+    const outcome = await t.deliver(envelope, raw, { ...meta, beforeFinalDot: throwsAtOnce });
+    expect(outcome).toMatchObject({ kind: "transient", stage: "content" });
+    await Bun.sleep(50);
+    expect(sink.messages).toHaveLength(0);
   });
 
   test("a refused final-dot mark sends no dot: transient at the content stage, nothing at the sink, the next send goes out", async () => {
