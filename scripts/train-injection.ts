@@ -72,7 +72,8 @@ export const AUTHOR_SLICES = process.env.INJ_AUTHOR_SLICES?.split(",") ?? [
 // a few hundred hand-written messages would otherwise barely move a weight. Chosen leave-one-
 // author-out (scripts/loao-injection.ts, docs/judgement.md change 6) among attack weights 1-8 and
 // benign weights 1-100, with the sharpen exponent below and L2; the environment variables exist
-// for that grid.
+// for that grid. Checked again on eleven authors (change 12): benign weights 30, 100 and 300 gave
+// 1,075, 1,077 and 1,077 attacks left out at 66, 64 and 64 look-alikes flagged.
 const AUTHOR_WEIGHT = Number(process.env.INJ_AUTHOR_WEIGHT ?? 3);
 const AUTHOR_BENIGN_WEIGHT = Number(process.env.INJ_AUTHOR_BENIGN_WEIGHT ?? 100);
 const SPAM_WINDOWS_PER_MESSAGE = 12; // long spam would otherwise outweigh everything written
