@@ -13,11 +13,12 @@
 //
 // For each author: the document model is fitted without it (and with ordinary mail, below) and
 // scores its messages; those scores and the records' combined scores choose the stack's k (the
-// weight of the combined score's logit), margin (how confident the document must be to raise
-// a verdict) and sure (a combined score it never lowers): the most attacks caught, pooled over the authors, with at most 3% of their pooled
-// benign mail flagged, ties to fewer flagged; if no setting keeps to 3%, the fewest flagged among
-// those catching at least what the combined score alone catches. The cut is where a document the model finds neutral
-// (logit 0) keeps the combiner's own verdict. The shipped model is then fitted on every author,
+// weight of the combined score's logit), margin (how confident the document must be to raise a
+// verdict) and sure (a combined score it never lowers): the most attacks caught, pooled over the
+// authors, with at most 3% of their pooled benign mail flagged, ties to fewer flagged; if no
+// setting keeps to 3%, the fewest flagged among those catching at least what the combined score
+// alone catches. The cut is where a document the model finds neutral (logit 0) keeps the
+// combiner's own verdict. The shipped model is then fitted on every author,
 // and each `--held-out` slice (trained on by neither stage) is scored once with it. `--write`
 // saves it to document-model.json.
 import { readFileSync, writeFileSync } from "node:fs";

@@ -15,9 +15,9 @@
 // the message's most attack-like paragraph or line allows (viewLogit), so padding cannot clear an
 // attack any more than the stage lets go of it unpadded, and never lowers one it read only in part.
 // The cut is where a document the model finds neutral keeps the combiner's verdict; a combined
-// score of `sure` or more is never lowered. k, the margin and `sure` are chosen leave-one-author-out
-// (docs/judgement.md, changes 11 and 12), the bounds fixed in change 11. Mail where no signal fired is never read by this stage: its combined score is 0 and
-// stays 0.
+// score of `sure` or more is never lowered. k, the margin and `sure` are chosen leave-one-author-
+// out (docs/judgement.md, changes 11 and 12), the bounds fixed in change 11. Mail where no signal
+// fired is never read by this stage: its combined score is 0 and stays 0.
 
 import { readFileSync } from "node:fs";
 
