@@ -200,7 +200,7 @@ console.log(
 console.log(`combiner: ${COMBINER.method}`);
 const stage = shippedDocumentModel().stack;
 console.log(
-  `document stage: k ${stage.k}, bounds -${stage.down}/+${stage.up}, margin ${stage.margin}, cut ${stage.cut} (scripts/train-injection-document.ts)`,
+  `document stage: k ${stage.k}, bounds -${stage.down}/+${stage.up}, margin ${stage.margin}, sure ${stage.sure}, cut ${stage.cut} (scripts/train-injection-document.ts)`,
 );
 
 console.log("\n## Sender risk");
