@@ -24,8 +24,9 @@ export type DeliveryMeta = {
   /**
    * Called once the server has agreed to take the message (its 354) and before any byte of it is
    * written, so before the final dot (for the local transport, before anything is stored): it
-   * records durably that the receiver may now accept it. If it throws, the transport must not let the message be accepted (no final dot) and
-   * answers `transient`: the attempt was handed to someone else, or the mark could not be written.
+   * records durably that the receiver may now accept it. If it throws, the transport must not let
+   * the message be accepted (no final dot) and answers `transient`: the attempt was handed to
+   * someone else, or the mark could not be written.
    */
   beforeFinalDot?: () => Promise<void>;
 };

@@ -3,6 +3,7 @@
 // thread keeps serving. Hashes from before are PBKDF2-SHA256; they still verify, and say they need
 // an upgrade, which the sign-in does on success.
 
+import { jobThread } from "../../job-thread.ts";
 import { base64, base64url, constantTimeEqual, randomBytes } from "../../secrets.ts";
 import type { Argon2Job, Argon2Reply } from "./argon2-worker.ts";
 
@@ -48,57 +49,18 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return { ok: false, needsRehash: false };
 }
 
-// One worker per process, started on first use. While it has work it holds the process open;
-// idle, it lets go (unref where the runtime has it, else it is ended and started again later).
-type Waiting = { resolve(hash: Uint8Array): void; reject(error: Error): void };
-// ref/unref exist on Bun's (and Node's) Worker, not on Deno's.
-type Holdable = { ref?(): void; unref?(): void };
-let worker: Worker | null = null;
-const waiting = new Map<number, Waiting>();
-let nextJob = 0;
+// Derived on a thread of its own (job-thread.ts), so the event loop keeps serving.
+const argon = jobThread<Argon2Job, Argon2Reply>(new URL("./argon2-worker.ts", import.meta.url), "argon2id worker");
 
-function argonWorker(): Worker {
-  if (worker) return worker;
-  const started = new Worker(new URL("./argon2-worker.ts", import.meta.url).href, { type: "module" });
-  started.onmessage = ({ data }: MessageEvent<Argon2Reply>) => {
-    const job = waiting.get(data.id);
-    if (!job) return;
-    waiting.delete(data.id);
-    if ("hash" in data) job.resolve(data.hash);
-    else job.reject(new Error(`argon2id failed: ${data.error}`));
-    if (waiting.size === 0) idle(started);
-  };
-  started.onerror = (event: ErrorEvent) => {
-    event.preventDefault?.();
-    // A dead worker fails what it held; the next derivation starts a new one.
-    if (worker === started) worker = null;
-    started.terminate();
-    for (const job of waiting.values()) job.reject(new Error(`argon2id worker failed: ${event.message}`));
-    waiting.clear();
-  };
-  worker = started;
-  return started;
-}
-
-function idle(w: Worker): void {
-  const holdable = w as unknown as Holdable;
-  if (typeof holdable.unref === "function") {
-    holdable.unref();
-    return;
-  }
-  if (worker === w) worker = null;
-  w.terminate();
-}
-
-function derive(password: string, salt: Uint8Array, params: Argon2Params, hashLength: number = ARGON2.hashLength): Promise<Uint8Array> {
-  const w = argonWorker();
-  (w as unknown as Holdable).ref?.();
-  const id = ++nextJob;
-  const job: Argon2Job = { id, password: encoder.encode(password), salt, ...params, hashLength };
-  return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve, reject });
-    w.postMessage(job);
-  });
+async function derive(
+  password: string,
+  salt: Uint8Array,
+  params: Argon2Params,
+  hashLength: number = ARGON2.hashLength,
+): Promise<Uint8Array> {
+  const reply = await argon.ask({ password: encoder.encode(password), salt, ...params, hashLength });
+  if ("hash" in reply) return reply.hash;
+  throw new Error(`argon2id failed: ${reply.error}`);
 }
 
 function parseArgon2(stored: string): { params: Argon2Params; salt: Uint8Array; hash: Uint8Array } | null {
