@@ -27,7 +27,6 @@ import { COMBINER, combinedScore } from "../src/comprehension/injection/combiner
 import {
   DOCUMENT_FORMAT,
   type DocumentView,
-  documentLogit,
   documentView,
   leftToRules,
   type Stack,
@@ -49,7 +48,6 @@ const { values } = parseArgs({
     authors: { type: "string", default: AUTHOR_SLICES.join(",") },
     "held-out": { type: "string", default: "" },
     write: { type: "boolean", default: false },
-    dump: { type: "string" },
   },
 });
 
@@ -84,16 +82,7 @@ const ORDINARY_WEIGHT = 0.3;
 
 // ruled: a signal the detector leaves to the rules fired (document.ts leftToRules: business-email
 // fraud, invisible payloads), and the verdict is the combined score's alone; judged the same here.
-type Doc = {
-  author: string;
-  id: string;
-  attack: boolean;
-  view: DocumentView;
-  combined: number;
-  ruled: boolean;
-  weight?: number;
-  evidence?: Record<string, number>;
-};
+type Doc = { author: string; id: string; attack: boolean; view: DocumentView; combined: number; ruled: boolean; weight?: number };
 
 async function load(author: string): Promise<Doc[]> {
   const file = JSON.parse(readFileSync(`${values.records}/${author}.json`, "utf8")) as Records;
@@ -108,8 +97,7 @@ async function load(author: string): Promise<Doc[]> {
     const combined = Math.round(combinedScore(features(x, SHARPEN), COMBINER) * 1000) / 1000;
     const view = documentView(input.subject, input.bodyClean, input.hiddenText ?? "");
     const ruled = leftToRules(x.rules.filter((s) => s.weight >= CUTOFFS.risk.signalFloor));
-    const evidence = Object.fromEntries(features(x, SHARPEN));
-    docs.push({ author, id: r.id, attack: r.label === "injection", view, combined, ruled, evidence });
+    docs.push({ author, id: r.id, attack: r.label === "injection", view, combined, ruled });
   }
   return docs;
 }
@@ -260,16 +248,6 @@ if (import.meta.main) {
     const model = fit([...docs.filter((d) => d.author !== a), ...extra]);
     folds.set(a, model);
     for (const doc of docs.filter((d) => d.author === a)) scored.push({ doc, logit: viewLogit(model, doc.view) });
-  }
-  // `--dump FILE`: every author's messages as its fold scored them, for experiments with the stack.
-  if (values.dump) {
-    const rows = scored.map(({ doc, logit }) => {
-      const { author, id, attack, combined, ruled, evidence, view } = doc;
-      const model = folds.get(author)!;
-      const parts = view.parts.map((part) => documentLogit(model, part));
-      return { author, id, attack, combined, ruled, evidence, logit, whole: documentLogit(model, view.whole), parts };
-    });
-    writeFileSync(values.dump, JSON.stringify(rows));
   }
   // A neutral document (logit 0) keeps the combiner's verdict: z = k × logit(threshold).
   const neutral = (k: number) => Math.round(k * Math.log(COMBINER.threshold / (1 - COMBINER.threshold)) * 1000) / 1000;
